@@ -1,0 +1,154 @@
+/**
+ * Configuration from environment variables, validated once at start. Every
+ * variable is declared with its parser and default; a bad or missing value
+ * raises ConfigError naming the variable, and the process stops.
+ */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  ${problems.join('\n  ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export type Env = Record<string, string | undefined>;
+
+export interface Variable<T> {
+  readonly name: string;
+  readonly description: string;
+  read(env: Env): T;
+}
+
+type Parser<T> = (raw: string) => T;
+
+function variable<T>(name: string, parse: Parser<T>, opts: { default?: T; description?: string; required?: boolean }): Variable<T> {
+  return {
+    name,
+    description: opts.description ?? '',
+    read(env) {
+      const raw = env[name];
+      if (raw === undefined || raw === '') {
+        if (opts.default !== undefined) return opts.default;
+        if (opts.required) throw new Error(`${name} is required`);
+        return undefined as T;
+      }
+      try {
+        return parse(raw);
+      } catch (err) {
+        throw new Error(`${name}: ${(err as Error).message} (got ${JSON.stringify(raw.length > 80 ? raw.slice(0, 80) + '…' : raw)})`);
+      }
+    },
+  };
+}
+
+export const vars = {
+  string(name: string, opts: { default?: string; required?: boolean; description?: string } = {}): Variable<string> {
+    return variable(name, (s) => s, opts);
+  },
+  optionalString(name: string, description = ''): Variable<string | undefined> {
+    return variable<string | undefined>(name, (s) => s, { description });
+  },
+  int(name: string, opts: { default?: number; min?: number; max?: number; required?: boolean; description?: string } = {}): Variable<number> {
+    return variable(
+      name,
+      (s) => {
+        if (!/^-?\d+$/.test(s.trim())) throw new Error('must be an integer');
+        const n = Number(s);
+        if (opts.min !== undefined && n < opts.min) throw new Error(`must be at least ${opts.min}`);
+        if (opts.max !== undefined && n > opts.max) throw new Error(`must be at most ${opts.max}`);
+        return n;
+      },
+      opts,
+    );
+  },
+  bool(name: string, opts: { default?: boolean; description?: string } = {}): Variable<boolean> {
+    return variable(
+      name,
+      (s) => {
+        const v = s.trim().toLowerCase();
+        if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+        if (['0', 'false', 'no', 'off'].includes(v)) return false;
+        throw new Error('must be true or false');
+      },
+      opts,
+    );
+  },
+  url(name: string, opts: { default?: string; required?: boolean; protocols?: string[]; description?: string } = {}): Variable<string> {
+    return variable(
+      name,
+      (s) => {
+        let u: URL;
+        try {
+          u = new URL(s);
+        } catch {
+          throw new Error('must be a URL');
+        }
+        if (opts.protocols && !opts.protocols.includes(u.protocol.replace(/:$/, ''))) {
+          throw new Error(`must use one of ${opts.protocols.join(', ')}`);
+        }
+        return s;
+      },
+      opts,
+    );
+  },
+  oneOf<T extends string>(name: string, values: readonly T[], opts: { default?: T; description?: string } = {}): Variable<T> {
+    return variable(
+      name,
+      (s) => {
+        if (!values.includes(s as T)) throw new Error(`must be one of ${values.join(', ')}`);
+        return s as T;
+      },
+      opts,
+    );
+  },
+  list(name: string, opts: { default?: string[]; description?: string } = {}): Variable<string[]> {
+    return variable(
+      name,
+      (s) =>
+        s
+          .split(',')
+          .map((x) => x.trim())
+          .filter(Boolean),
+      opts,
+    );
+  },
+  /** 32 bytes given as base64 or base64url (44/43 chars) or hex (64 chars). */
+  key32(name: string, opts: { description?: string } = {}): Variable<Buffer | undefined> {
+    return variable<Buffer | undefined>(name, parseKey32, opts);
+  },
+};
+
+export function parseKey32(s: string): Buffer {
+  const t = s.trim();
+  let buf: Buffer;
+  if (/^[0-9a-fA-F]{64}$/.test(t)) buf = Buffer.from(t, 'hex');
+  else buf = Buffer.from(t.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
+  if (buf.length !== 32) throw new Error('must be 32 bytes, as hex or base64');
+  return buf;
+}
+
+/** Reads every variable of a spec; collects all problems before failing. */
+export function readConfig<S extends Record<string, Variable<unknown>>>(
+  spec: S,
+  env: Env = process.env,
+): { [K in keyof S]: S[K] extends Variable<infer T> ? T : never } {
+  const out: Record<string, unknown> = {};
+  const problems: string[] = [];
+  for (const [key, v] of Object.entries(spec)) {
+    try {
+      out[key] = v.read(env);
+    } catch (err) {
+      problems.push((err as Error).message);
+    }
+  }
+  if (problems.length) throw new ConfigError(problems);
+  return out as never;
+}
+
+/** Variables every service reads the same way. */
+export const commonVars = {
+  dataDir: vars.string('DATA_DIR', { default: './data', description: 'Directory for embedded storage, keys and blobs' }),
+  databaseUrl: vars.optionalString('DATABASE_URL', 'PostgreSQL URL; embedded PGlite under DATA_DIR when unset'),
+  redisUrl: vars.optionalString('REDIS_URL', 'Redis URL; in-memory state (single node) when unset'),
+  logLevel: vars.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, { default: 'info' }),
+  host: vars.string('HOST', { default: '0.0.0.0', description: 'Interface to listen on' }),
+};

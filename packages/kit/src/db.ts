@@ -1,0 +1,230 @@
+/**
+ * Storage port: PostgreSQL through `pg` when DATABASE_URL is set, embedded
+ * PGlite otherwise. Both speak the same SQL, so one set of migrations serves
+ * both. Each service lives in its own schema (search_path), so the services
+ * can share one database or live in separate ones.
+ */
+import { mkdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import { AppError } from './errors.js';
+
+export interface QueryResult<R> {
+  rows: R[];
+  rowCount: number;
+}
+
+export interface Queryable {
+  query<R = Record<string, any>>(sql: string, params?: unknown[]): Promise<QueryResult<R>>;
+}
+
+export interface Database extends Queryable {
+  readonly kind: 'postgres' | 'pglite';
+  readonly schema: string;
+  /** Runs fn inside one transaction; rolls back when it throws. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /** Runs a multi-statement script (migrations). */
+  exec(sql: string): Promise<void>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  /** postgres:// URL; when absent PGlite is used. */
+  url?: string;
+  /** PGlite data directory; absent or 'memory://' keeps it in memory. */
+  dataDir?: string;
+  /** Schema owned by the service. */
+  schema: string;
+  /** Pool size for PostgreSQL. */
+  poolSize?: number;
+  /** Milliseconds to wait for a pooled connection before failing fast. */
+  connectTimeoutMs?: number;
+}
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
+  if (!SCHEMA_NAME.test(opts.schema)) throw new Error(`invalid schema name ${opts.schema}`);
+  return opts.url ? openPostgres(opts) : openPglite(opts);
+}
+
+/** Connection-level failures become 503 with a stable code instead of a 500. */
+function wrapDbError(err: unknown): never {
+  const e = err as { code?: string; message?: string };
+  const connectionCodes = ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08003', '08006'];
+  if (
+    (e.code && connectionCodes.includes(e.code)) ||
+    /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED|Client has encountered a connection error/i.test(e.message ?? '')
+  ) {
+    throw new AppError(503, 'database_unavailable', 'The database is unavailable; retry later', { cause: err });
+  }
+  throw err;
+}
+
+async function openPostgres(opts: DatabaseOptions): Promise<Database> {
+  const schema = opts.schema;
+  const pool = new pg.Pool({
+    connectionString: opts.url,
+    max: opts.poolSize ?? 10,
+    connectionTimeoutMillis: opts.connectTimeoutMs ?? 2000,
+    // Keeps a dead server from hanging requests forever.
+    query_timeout: 15_000,
+    options: `-c search_path=${schema}`,
+  });
+  // An idle client losing its connection must not crash the process.
+  pool.on('error', () => {});
+  await pool.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`).catch(wrapDbError);
+
+  const asQueryable = (c: pg.Pool | pg.PoolClient): Queryable => ({
+    async query(sql, params) {
+      try {
+        const r = await c.query(sql, params as unknown[]);
+        return { rows: r.rows, rowCount: r.rowCount ?? 0 };
+      } catch (err) {
+        wrapDbError(err);
+      }
+    },
+  });
+  const base = asQueryable(pool);
+  return {
+    kind: 'postgres',
+    schema,
+    query: base.query,
+    async transaction(fn) {
+      const client = await pool.connect().catch(wrapDbError);
+      try {
+        await client.query('BEGIN');
+        const result = await fn(asQueryable(client));
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+    async exec(sql) {
+      await pool.query(sql).catch(wrapDbError);
+    },
+    async ping() {
+      await pool.query('SELECT 1').catch(wrapDbError);
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+}
+
+async function openPglite(opts: DatabaseOptions): Promise<Database> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const dir = opts.dataDir && opts.dataDir !== 'memory://' ? opts.dataDir : undefined;
+  if (dir) mkdirSync(dir, { recursive: true });
+  const db = dir ? await PGlite.create(dir) : await PGlite.create();
+  const schema = opts.schema;
+  await db.exec(`CREATE SCHEMA IF NOT EXISTS ${schema}; SET search_path TO ${schema};`);
+  const norm = <R>(r: { rows: R[]; affectedRows?: number }): QueryResult<R> => ({
+    rows: r.rows,
+    rowCount: Math.max(r.affectedRows ?? 0, r.rows.length),
+  });
+  return {
+    kind: 'pglite',
+    schema,
+    async query<R>(sql: string, params?: unknown[]) {
+      return norm(await db.query<R>(sql, params as unknown[]));
+    },
+    async transaction(fn) {
+      return db.transaction(async (tx) =>
+        fn({
+          async query<R>(sql: string, params?: unknown[]) {
+            return norm(await tx.query<R>(sql, params as unknown[]));
+          },
+        }),
+      );
+    },
+    async exec(sql) {
+      await db.exec(sql);
+    },
+    async ping() {
+      await db.query('SELECT 1');
+    },
+    async close() {
+      await db.close();
+    },
+  };
+}
+
+/**
+ * Applies numbered migrations (`0001_name.sql`, …) from a directory, once
+ * each, in order. An advisory lock serialises nodes starting together.
+ */
+export async function migrate(db: Database, dir: string): Promise<string[]> {
+  const files = readdirSync(dir)
+    .filter((f) => /^\d{4}_.+\.sql$/.test(f))
+    .sort();
+  const applied: string[] = [];
+  await db.transaction(async (tx) => {
+    await tx.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`migrate:${db.schema}`]);
+    await tx.query(
+      `CREATE TABLE IF NOT EXISTS schema_migrations (version int PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
+    const done = new Set((await tx.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
+    for (const file of files) {
+      const version = Number(file.slice(0, 4));
+      if (done.has(version)) continue;
+      const sql = readFileSync(path.join(dir, file), 'utf8');
+      // Statements run one at a time inside the transaction (PGlite's
+      // transaction API takes one statement per query).
+      for (const stmt of splitSql(sql)) await tx.query(stmt);
+      await tx.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [version, file]);
+      applied.push(file);
+    }
+  });
+  return applied;
+}
+
+/** Splits a migration script on semicolons outside quotes, comments and $$ bodies. */
+export function splitSql(sql: string): string[] {
+  const out: string[] = [];
+  let cur = '';
+  let i = 0;
+  while (i < sql.length) {
+    const c = sql[i];
+    if (c === '-' && sql[i + 1] === '-') {
+      const end = sql.indexOf('\n', i);
+      i = end === -1 ? sql.length : end + 1;
+      continue;
+    }
+    if (c === "'") {
+      const end = sql.indexOf("'", i + 1);
+      cur += sql.slice(i, end + 1);
+      i = end + 1;
+      continue;
+    }
+    if (c === '$' && sql[i + 1] === '$') {
+      const end = sql.indexOf('$$', i + 2);
+      cur += sql.slice(i, end + 2);
+      i = end + 2;
+      continue;
+    }
+    if (c === ';') {
+      if (cur.trim()) out.push(cur.trim());
+      cur = '';
+      i++;
+      continue;
+    }
+    cur += c;
+    i++;
+  }
+  if (cur.trim()) out.push(cur.trim());
+  return out;
+}
+
+/** True when err is a unique-constraint violation (both backends use SQLSTATE 23505). */
+export function isUniqueViolation(err: unknown, constraint?: string): boolean {
+  const e = err as { code?: string; constraint?: string; message?: string };
+  if (e?.code !== '23505') return false;
+  return constraint === undefined || e.constraint === constraint || (e.message ?? '').includes(constraint);
+}

@@ -1,0 +1,141 @@
+// The shared HTTP shell: strict validation, one error body, probes, OpenAPI.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { Type } from 'typebox';
+import { createService, AppError, type App } from '../src/index.js';
+import { captureLogs as capture } from '../src/testing.js';
+
+
+async function build(fieldCase: 'pascal' | 'camel' | 'snake', ready = true) {
+  const logs = capture();
+  const app = await createService({
+    name: 'demo',
+    fieldCase,
+    logStream: logs.stream,
+    bodyLimit: 1024,
+    readiness: { database: async () => { if (!ready) throw new Error('down'); } },
+  });
+  app.post(
+    '/things',
+    {
+      schema: {
+        body: Type.Object({ Name: Type.String({ minLength: 1 }), Size: Type.Optional(Type.Integer({ minimum: 0 })) }, { additionalProperties: false }),
+        querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1 })) }),
+      },
+    },
+    async (req) => ({ got: req.body, limit: req.query.limit ?? null }),
+  );
+  app.get('/boom', async () => {
+    throw new Error('secret internals');
+  });
+  app.get('/teapot', async () => {
+    throw new AppError(409, 'already_there', 'It exists', { details: { Extra: 1 }, headers: { 'retry-after': '3' } });
+  });
+  await app.ready();
+  return { app, logs };
+}
+
+describe('http shell', () => {
+  let app: App;
+  let logs: ReturnType<typeof capture>;
+  before(async () => {
+    ({ app, logs } = await build('pascal'));
+  });
+  after(() => app.close());
+
+  it('accepts a valid body and coerces query strings', async () => {
+    const r = await app.inject({ method: 'POST', url: '/things?limit=5', payload: { Name: 'a', Size: 2 } });
+    assert.equal(r.statusCode, 200);
+    assert.deepEqual(r.json(), { got: { Name: 'a', Size: 2 }, limit: 5 });
+    assert.match(r.headers['x-request-id'] as string, /^[0-9a-f-]{36}$/);
+  });
+
+  it('rejects wrong types without coercing them', async () => {
+    const r = await app.inject({ method: 'POST', url: '/things', payload: { Name: 123 } });
+    assert.equal(r.statusCode, 400);
+    assert.equal(r.json().Code, 'validation_failed');
+    assert.equal(r.json().Field, 'Name');
+  });
+
+  it('names a missing field', async () => {
+    const r = await app.inject({ method: 'POST', url: '/things', payload: {} });
+    assert.equal(r.statusCode, 400);
+    assert.equal(r.json().Field, 'Name');
+    assert.match(r.json().Message, /missing the required field Name/);
+  });
+
+  it('rejects unknown fields instead of dropping them', async () => {
+    const r = await app.inject({ method: 'POST', url: '/things', payload: { Name: 'a', Colour: 'red' } });
+    assert.equal(r.statusCode, 400);
+    assert.equal(r.json().Field, 'Colour');
+  });
+
+  it('rejects malformed JSON with malformed_json', async () => {
+    const r = await app.inject({ method: 'POST', url: '/things', headers: { 'content-type': 'application/json' }, payload: '{"Name":' });
+    assert.equal(r.statusCode, 400);
+    assert.equal(r.json().Code, 'malformed_json');
+  });
+
+  it('rejects an oversized body with 413', async () => {
+    const r = await app.inject({ method: 'POST', url: '/things', payload: { Name: 'x'.repeat(5000) } });
+    assert.equal(r.statusCode, 413);
+    assert.equal(r.json().Code, 'payload_too_large');
+  });
+
+  it('rejects a non-JSON content type with 415', async () => {
+    const r = await app.inject({ method: 'POST', url: '/things', headers: { 'content-type': 'text/xml' }, payload: '<a/>' });
+    assert.equal(r.statusCode, 415);
+    assert.equal(r.json().Code, 'unsupported_media_type');
+  });
+
+  it('answers unknown routes with 404 route_not_found', async () => {
+    const r = await app.inject({ method: 'GET', url: '/nowhere' });
+    assert.equal(r.statusCode, 404);
+    assert.equal(r.json().Code, 'route_not_found');
+  });
+
+  it('maps AppError with its details and headers', async () => {
+    const r = await app.inject({ method: 'GET', url: '/teapot' });
+    assert.equal(r.statusCode, 409);
+    assert.equal(r.headers['retry-after'], '3');
+    assert.deepEqual({ ...r.json(), RequestId: undefined }, { Code: 'already_there', Message: 'It exists', Extra: 1, RequestId: undefined });
+  });
+
+  it('hides internals of an unexpected error', async () => {
+    const r = await app.inject({ method: 'GET', url: '/boom' });
+    assert.equal(r.statusCode, 500);
+    assert.equal(r.json().Code, 'internal_error');
+    assert.doesNotMatch(r.body, /secret internals|at /);
+    assert.match(logs.text(), /secret internals/); // logged for operators
+  });
+
+  it('serves liveness, readiness and OpenAPI 3.1', async () => {
+    assert.deepEqual((await app.inject({ url: '/healthz' })).json(), { Status: 'ok' });
+    const ready = await app.inject({ url: '/readyz' });
+    assert.equal(ready.statusCode, 200);
+    assert.deepEqual(ready.json(), { Status: 'ready', Checks: { database: 'ok' } });
+    const spec = (await app.inject({ url: '/openapi.json' })).json();
+    assert.equal(spec.openapi, '3.1.0');
+    assert.ok(spec.paths['/things'].post);
+    assert.equal((await app.inject({ url: '/docs' })).statusCode < 400, true);
+  });
+
+  it('logs a request id on request lines', () => {
+    const lines = logs.lines().filter((l) => l.req);
+    assert.ok(lines.length > 0);
+    assert.ok(lines.every((l) => typeof l.requestId === 'string'));
+  });
+});
+
+describe('http shell in lower case', () => {
+  it('uses code/message and reports failing readiness with 503', async () => {
+    const { app } = await build('snake', false);
+    const r = await app.inject({ url: '/readyz' });
+    assert.equal(r.statusCode, 503);
+    assert.deepEqual(r.json(), { status: 'unavailable', checks: { database: 'failing' } });
+    const e = await app.inject({ url: '/nowhere' });
+    assert.equal(e.json().code, 'route_not_found');
+    assert.equal(typeof e.json().request_id, 'string');
+    await app.close();
+  });
+});

@@ -1,0 +1,124 @@
+// One contract, run on the in-memory adapter always and on Redis when
+// REDIS_URL is set (CI): both adapters must behave the same.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { testStateStore, type TestStateStore } from '../src/testing.js';
+
+const adapters: [string, string | null][] = [['memory', null]];
+if (process.env.REDIS_URL) adapters.push(['redis', process.env.REDIS_URL]);
+
+for (const [name, url] of adapters) {
+  describe(`state store contract: ${name}`, () => {
+    let t: TestStateStore;
+    before(async () => {
+      t = await testStateStore(url);
+    });
+    after(async () => {
+      await t.drop();
+    });
+
+    it('reports its kind', () => {
+      assert.equal(t.state.kind, name);
+    });
+
+    it('gets, sets and deletes values', async () => {
+      assert.equal(await t.state.get('a'), null);
+      await t.state.set('a', 'one');
+      assert.equal(await t.state.get('a'), 'one');
+      assert.equal(await t.state.ttl('a'), -1);
+      await t.state.del('a');
+      assert.equal(await t.state.get('a'), null);
+      assert.equal(await t.state.ttl('a'), -2);
+    });
+
+    it('expires values', async () => {
+      await t.state.set('short', 'x', 60);
+      const ttl = await t.state.ttl('short');
+      assert.ok(ttl > 0 && ttl <= 60, `ttl ${ttl}`);
+      await sleep(90);
+      assert.equal(await t.state.get('short'), null);
+    });
+
+    it('sets only when absent', async () => {
+      assert.equal(await t.state.setIfAbsent('once', '1', 1000), true);
+      assert.equal(await t.state.setIfAbsent('once', '2', 1000), false);
+      assert.equal(await t.state.get('once'), '1');
+    });
+
+    it('counts with an expiry fixed at creation', async () => {
+      assert.equal(await t.state.incr('c', 80), 1);
+      assert.equal(await t.state.incr('c', 80), 2);
+      assert.equal(await t.state.incr('c', 80), 3);
+      await sleep(120);
+      assert.equal(await t.state.incr('c', 80), 1);
+    });
+
+    it('counts concurrent increments exactly', async () => {
+      const results = await Promise.all(Array.from({ length: 50 }, () => t.state.incr('par', 5000)));
+      assert.deepEqual([...results].sort((a, b) => a - b), Array.from({ length: 50 }, (_, i) => i + 1));
+    });
+
+    it('limits hits in a sliding window and tells when to retry', async () => {
+      for (let i = 1; i <= 3; i++) {
+        const d = await t.state.hit('w', 3, 200);
+        assert.deepEqual([d.allowed, d.count], [true, i]);
+      }
+      const refused = await t.state.hit('w', 3, 200);
+      assert.equal(refused.allowed, false);
+      assert.equal(refused.count, 3);
+      assert.ok(refused.retryAfterMs > 0 && refused.retryAfterMs <= 200, `retry ${refused.retryAfterMs}`);
+      await sleep(refused.retryAfterMs + 30);
+      assert.equal((await t.state.hit('w', 3, 200)).allowed, true);
+    });
+
+    it('admits exactly the limit under concurrent hits', async () => {
+      const ds = await Promise.all(Array.from({ length: 30 }, () => t.state.hit('wpar', 10, 5000)));
+      assert.equal(ds.filter((d) => d.allowed).length, 10);
+    });
+
+    it('keeps set members with individual expiry', async () => {
+      await t.state.setAdd('deny', 'sid-1', 1000);
+      await t.state.setAdd('deny', 'sid-2', 60);
+      assert.equal(await t.state.setHas('deny', 'sid-1'), true);
+      assert.equal(await t.state.setHas('deny', 'sid-2'), true);
+      assert.equal(await t.state.setHas('deny', 'sid-3'), false);
+      await sleep(100);
+      assert.equal(await t.state.setHas('deny', 'sid-2'), false);
+      assert.deepEqual(await t.state.setMembers('deny'), ['sid-1']);
+      await t.state.setRemove('deny', 'sid-1');
+      assert.equal(await t.state.setHas('deny', 'sid-1'), false);
+    });
+
+    it('publishes to subscribers until they unsubscribe', async () => {
+      const got: string[] = [];
+      const unsubscribe = await t.state.subscribe('ch', (m) => got.push(m));
+      const other: string[] = [];
+      const unsubscribeOther = await t.state.subscribe('ch', (m) => other.push(m));
+      await t.state.publish('ch', 'hello');
+      await t.state.publish('elsewhere', 'nope');
+      for (let i = 0; i < 50 && got.length < 1; i++) await sleep(10);
+      assert.deepEqual(got, ['hello']);
+      assert.deepEqual(other, ['hello']);
+      await unsubscribe();
+      await t.state.publish('ch', 'again');
+      for (let i = 0; i < 50 && other.length < 2; i++) await sleep(10);
+      assert.deepEqual(got, ['hello']);
+      assert.deepEqual(other, ['hello', 'again']);
+      await unsubscribeOther();
+    });
+
+    it('answers ping', async () => {
+      await t.state.ping();
+    });
+  });
+}
+
+if (process.env.REDIS_URL) {
+  describe('state store on an unreachable Redis', () => {
+    it('fails fast with a 503 AppError instead of hanging', async () => {
+      const { openStateStore } = await import('../src/state.js');
+      await assert.rejects(openStateStore({ url: 'redis://127.0.0.1:1' }));
+    });
+  });
+}
