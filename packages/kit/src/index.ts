@@ -5,3 +5,5 @@ export * from './state.js';
 export * from './crypto.js';
 export * from './logger.js';
 export * from './http.js';
+export * from './access-token.js';
+export * from './tls.js';

@@ -98,7 +98,7 @@ describe('http shell', () => {
     const r = await app.inject({ method: 'GET', url: '/teapot' });
     assert.equal(r.statusCode, 409);
     assert.equal(r.headers['retry-after'], '3');
-    assert.deepEqual({ ...r.json(), RequestId: undefined }, { Code: 'already_there', Message: 'It exists', Extra: 1, RequestId: undefined });
+    assert.deepEqual({ ...(r.json() as object), RequestId: undefined }, { Code: 'already_there', Message: 'It exists', Extra: 1, RequestId: undefined });
   });
 
   it('hides internals of an unexpected error', async () => {

@@ -1,0 +1,395 @@
+/**
+ * Access tokens: the platform-wide contract between the auth service (which
+ * signs) and every verifier (social, game servers). Ed25519 only.
+ *
+ * - PASETO v4.public (default): claims as JSON; `iat`/`exp` are ISO 8601
+ *   strings, as PASETO's registered claims require; the footer is JSON
+ *   `{"kid":"k4.pid.…"}`.
+ * - EdDSA JWT (alternative): header `{alg:"EdDSA", typ:"JWT", kid}`;
+ *   `iat`/`exp` are NumericDate seconds.
+ * - `kid` is the PASERK `k4.pid` of the public key in both formats, and the
+ *   `kid` of the key's JWKS entry ({kty:OKP, crv:Ed25519, x, kid, alg:EdDSA, use:sig}).
+ * Verifiers resolve the key by kid, check the signature, exp, iat, iss and
+ * aud, and read sub, sid, platform, roles, region, jti.
+ */
+import { createPublicKey, type KeyObject } from 'node:crypto';
+import http from 'node:http';
+import https from 'node:https';
+import { blake2b } from '@noble/hashes/blake2.js';
+import { jwtVerify, decodeProtectedHeader, SignJWT } from 'jose';
+import { PublicProtocol } from 'paseto';
+import {
+  VerifyFactory,
+  SignFactory,
+  PublicKeyFromCryptoKey,
+  SecretKeyFromCryptoKey,
+  type PublicKey as PasetoPublicKey,
+  type SecretKey as PasetoSecretKey,
+} from 'paseto/v4/public';
+import { AppError } from './errors.js';
+
+export type TokenFormat = 'paseto' | 'jwt';
+
+export interface AccessClaims {
+  sub: string;
+  sid: string;
+  platform: string;
+  roles: string[];
+  region: string;
+  iss: string;
+  aud: string;
+  /** Unix seconds, whatever the format carried. */
+  iat: number;
+  exp: number;
+  jti: string;
+  kid: string;
+  format: TokenFormat;
+}
+
+export interface Ed25519Jwk {
+  kty: 'OKP';
+  crv: 'Ed25519';
+  x: string;
+  kid: string;
+  alg: 'EdDSA';
+  use: 'sig';
+}
+
+const b64u = (b: Uint8Array) => Buffer.from(b).toString('base64url');
+
+/** PASERK `k4.public` of a raw 32-byte Ed25519 public key. */
+export function paserkPublic(raw: Uint8Array): string {
+  if (raw.length !== 32) throw new Error('an Ed25519 public key has 32 bytes');
+  return `k4.public.${b64u(raw)}`;
+}
+
+/** PASERK `k4.pid`: BLAKE2b-264 over "k4.pid." || the k4.public PASERK. */
+export function paserkPid(raw: Uint8Array): string {
+  const header = 'k4.pid.';
+  const digest = blake2b(Buffer.from(header + paserkPublic(raw)), { dkLen: 33 });
+  return header + b64u(digest);
+}
+
+/** The raw 32 bytes of an Ed25519 public KeyObject. */
+export function rawPublicKey(key: KeyObject): Buffer {
+  const jwk = key.export({ format: 'jwk' }) as { x: string };
+  return Buffer.from(jwk.x, 'base64url');
+}
+
+export function publicJwk(key: KeyObject): Ed25519Jwk {
+  const raw = rawPublicKey(key);
+  return { kty: 'OKP', crv: 'Ed25519', x: b64u(raw), kid: paserkPid(raw), alg: 'EdDSA', use: 'sig' };
+}
+
+export function keyFromJwk(jwk: { kty?: string; crv?: string; x?: string }): KeyObject {
+  if (jwk.kty !== 'OKP' || jwk.crv !== 'Ed25519' || typeof jwk.x !== 'string') throw new Error('not an Ed25519 JWK');
+  return createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: jwk.x }, format: 'jwk' });
+}
+
+/** Reads the kid without verifying anything (to choose the key). */
+export function tokenKid(token: string): { format: TokenFormat; kid: string } {
+  if (token.startsWith('v4.public.')) {
+    const parts = token.split('.');
+    if (parts.length !== 4) throw new Error('PASETO token without a footer');
+    const footer = JSON.parse(Buffer.from(parts[3], 'base64url').toString('utf8')) as { kid?: unknown };
+    if (typeof footer.kid !== 'string') throw new Error('PASETO footer without kid');
+    return { format: 'paseto', kid: footer.kid };
+  }
+  if (token.split('.').length === 3) {
+    const header = decodeProtectedHeader(token);
+    if (typeof header.kid !== 'string') throw new Error('JWT header without kid');
+    return { format: 'jwt', kid: header.kid };
+  }
+  throw new Error('neither a PASETO v4.public token nor a JWT');
+}
+
+// ------------------------------------------------------------ key sets
+
+export interface KeyResolver {
+  /** The public key for kid, or undefined when the key set has none. */
+  resolve(kid: string): Promise<KeyObject | undefined>;
+  /** Drops cached keys (a key_rotation event arrived). */
+  refresh(): Promise<void>;
+}
+
+/** Keys known in process (the auth service verifying its own tokens, tests). */
+export function staticKeyResolver(keys: () => Map<string, KeyObject> | Promise<Map<string, KeyObject>>): KeyResolver {
+  return {
+    async resolve(kid) {
+      return (await keys()).get(kid);
+    },
+    async refresh() {},
+  };
+}
+
+export interface RemoteKeySetOptions {
+  url: string;
+  /** How long a fetched key set is trusted before it is fetched again. */
+  cacheMs?: number;
+  /** Minimum time between fetches caused by unknown kids. */
+  cooldownMs?: number;
+  /** Extra CA certificates (PEM) to trust, e.g. the auth service's self-signed one. */
+  ca?: string | Buffer;
+  timeoutMs?: number;
+}
+
+export function fetchJson(url: string, opts: { ca?: string | Buffer; timeoutMs?: number } = {}): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const u = new URL(url);
+    const lib = u.protocol === 'https:' ? https : http;
+    const req = lib.get(u, { ca: opts.ca, timeout: opts.timeoutMs ?? 3000, headers: { accept: 'application/json' } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        if ((res.statusCode ?? 0) >= 400) return reject(new Error(`GET ${url}: HTTP ${res.statusCode}`));
+        try {
+          resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+        } catch (err) {
+          reject(err);
+        }
+      });
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error(`GET ${url}: timed out`)));
+    req.on('error', reject);
+  });
+}
+
+/**
+ * A remote JWKS, parsed once into KeyObjects and cached. An unknown kid
+ * causes a refetch, at most once per cooldown, so a rotated key is picked up
+ * at once while garbage kids cannot hammer the auth service.
+ */
+export function remoteKeyResolver(opts: RemoteKeySetOptions): KeyResolver & { keys(): Map<string, KeyObject> } {
+  const cacheMs = opts.cacheMs ?? 10 * 60_000;
+  const cooldownMs = opts.cooldownMs ?? 30_000;
+  let keys = new Map<string, KeyObject>();
+  let fetchedAt = 0;
+  let lastAttempt = 0;
+  let inflight: Promise<void> | undefined;
+
+  const load = () =>
+    (inflight ??= (async () => {
+      lastAttempt = Date.now();
+      try {
+        const body = (await fetchJson(opts.url, { ca: opts.ca, timeoutMs: opts.timeoutMs })) as { keys?: unknown[] };
+        const next = new Map<string, KeyObject>();
+        for (const jwk of body.keys ?? []) {
+          const j = jwk as { kid?: string; use?: string };
+          if (typeof j.kid !== 'string' || (j.use && j.use !== 'sig')) continue;
+          try {
+            next.set(j.kid, keyFromJwk(j as never));
+          } catch {
+            /* not an Ed25519 key: ignore */
+          }
+        }
+        keys = next;
+        fetchedAt = Date.now();
+      } finally {
+        inflight = undefined;
+      }
+    })());
+
+  return {
+    keys: () => keys,
+    async resolve(kid) {
+      const stale = Date.now() - fetchedAt > cacheMs;
+      if (stale || (!keys.has(kid) && Date.now() - lastAttempt >= cooldownMs)) {
+        try {
+          await load();
+        } catch (err) {
+          // A stale but present key set keeps working while the auth service is unreachable.
+          if (!keys.size) throw new AppError(503, 'key_set_unavailable', 'The token key set cannot be fetched', { cause: err });
+        }
+      }
+      return keys.get(kid);
+    },
+    async refresh() {
+      lastAttempt = 0;
+      await load().catch(() => {});
+    },
+  };
+}
+
+// ------------------------------------------------------------ verification
+
+export interface VerifierOptions {
+  issuer: string;
+  audience: string;
+  keys: KeyResolver;
+  /** Seconds of clock skew tolerated on exp/iat. */
+  clockToleranceSec?: number;
+  /** Formats accepted (both by default). */
+  formats?: TokenFormat[];
+}
+
+export type AccessTokenVerifier = (token: string) => Promise<AccessClaims>;
+
+const invalid = (why: string) => new AppError(401, 'invalid_token', `Access token rejected: ${why}`);
+
+function toSeconds(v: unknown, name: string): number {
+  if (typeof v === 'number' && Number.isFinite(v)) return Math.floor(v);
+  if (typeof v === 'string') {
+    const t = Date.parse(v);
+    if (!Number.isNaN(t)) return Math.floor(t / 1000);
+  }
+  throw invalid(`claim ${name} is missing or malformed`);
+}
+
+function readClaims(p: Record<string, unknown>, kid: string, format: TokenFormat): AccessClaims {
+  const str = (n: string) => {
+    if (typeof p[n] !== 'string' || !(p[n] as string)) throw invalid(`claim ${n} is missing`);
+    return p[n] as string;
+  };
+  const aud = Array.isArray(p.aud) ? String(p.aud[0]) : str('aud');
+  const roles = p.roles;
+  if (!Array.isArray(roles) || !roles.every((r) => typeof r === 'string')) throw invalid('claim roles is malformed');
+  return {
+    sub: str('sub'),
+    sid: str('sid'),
+    platform: str('platform'),
+    roles: roles as string[],
+    region: typeof p.region === 'string' ? p.region : '',
+    iss: str('iss'),
+    aud,
+    iat: toSeconds(p.iat, 'iat'),
+    exp: toSeconds(p.exp, 'exp'),
+    jti: str('jti'),
+    kid,
+    format,
+  };
+}
+
+const pasetoV4 = new PublicProtocol(VerifyFactory);
+const pasetoKeys = new WeakMap<KeyObject, Promise<PasetoPublicKey>>();
+
+/** The PASETO library's key handle for a node KeyObject (converted once). */
+export function pasetoPublicKey(key: KeyObject): Promise<PasetoPublicKey> {
+  let p = pasetoKeys.get(key);
+  if (!p) {
+    const jwk = key.export({ format: 'jwk' });
+    p = globalThis.crypto.subtle
+      .importKey('jwk', jwk, { name: 'Ed25519' }, true, ['verify'])
+      .then((ck) => PublicKeyFromCryptoKey(ck as never));
+    pasetoKeys.set(key, p);
+  }
+  return p;
+}
+
+export function createAccessTokenVerifier(opts: VerifierOptions): AccessTokenVerifier {
+  const tolerance = opts.clockToleranceSec ?? 30;
+  const formats = opts.formats ?? ['paseto', 'jwt'];
+  return async (token) => {
+    let format: TokenFormat;
+    let kid: string;
+    try {
+      ({ format, kid } = tokenKid(token));
+    } catch (err) {
+      throw invalid((err as Error).message);
+    }
+    if (!formats.includes(format)) throw invalid(`format ${format} is not accepted`);
+    const key = await opts.keys.resolve(kid);
+    if (!key) throw invalid('unknown key id');
+    let payload: Record<string, unknown>;
+    try {
+      if (format === 'paseto') {
+        const result = await pasetoV4.Verify(await pasetoPublicKey(key), token, {
+          issuer: opts.issuer,
+          audience: opts.audience,
+          clockTolerance: tolerance,
+          requiredClaims: ['exp', 'iat', 'sub', 'jti'],
+        });
+        payload = result.claims as Record<string, unknown>;
+      } else {
+        payload = (
+          await jwtVerify(token, key, {
+            issuer: opts.issuer,
+            audience: opts.audience,
+            algorithms: ['EdDSA', 'Ed25519'],
+            clockTolerance: tolerance,
+            requiredClaims: ['exp', 'iat', 'sub', 'jti'],
+          })
+        ).payload as Record<string, unknown>;
+      }
+    } catch (err) {
+      throw invalid((err as Error).message);
+    }
+    const claims = readClaims(payload, kid, format);
+    const now = Math.floor(Date.now() / 1000);
+    if (claims.exp + tolerance <= now) throw invalid('expired');
+    if (claims.iat - tolerance > now) throw invalid('issued in the future');
+    return claims;
+  };
+}
+
+// ------------------------------------------------------------ signing
+
+export interface AccessTokenInput {
+  sub: string;
+  sid: string;
+  platform: string;
+  roles: string[];
+  region: string;
+  jti: string;
+  /** Unix seconds. */
+  iat: number;
+  exp: number;
+}
+
+export interface SigningKey {
+  kid: string;
+  privateKey: KeyObject;
+}
+
+const pasetoSign = new PublicProtocol(SignFactory);
+const pasetoSecretKeys = new WeakMap<KeyObject, Promise<PasetoSecretKey>>();
+
+function pasetoSecretKey(key: KeyObject): Promise<PasetoSecretKey> {
+  let p = pasetoSecretKeys.get(key);
+  if (!p) {
+    const jwk = key.export({ format: 'jwk' });
+    p = globalThis.crypto.subtle
+      .importKey('jwk', jwk, { name: 'Ed25519' }, true, ['sign'])
+      .then((ck) => SecretKeyFromCryptoKey(ck as never));
+    pasetoSecretKeys.set(key, p);
+  }
+  return p;
+}
+
+/** Signs an access token in the chosen format with the platform's claim set. */
+export async function signAccessToken(
+  format: TokenFormat,
+  key: SigningKey,
+  iss: string,
+  aud: string,
+  c: AccessTokenInput,
+): Promise<string> {
+  if (format === 'jwt') {
+    return new SignJWT({ sid: c.sid, platform: c.platform, roles: c.roles, region: c.region })
+      .setProtectedHeader({ alg: 'EdDSA', typ: 'JWT', kid: key.kid })
+      .setSubject(c.sub)
+      .setIssuer(iss)
+      .setAudience(aud)
+      .setIssuedAt(c.iat)
+      .setExpirationTime(c.exp)
+      .setJti(c.jti)
+      .sign(key.privateKey);
+  }
+  const iso = (s: number) => new Date(s * 1000).toISOString().replace(/\.\d{3}Z$/, '+00:00');
+  return pasetoSign.Sign(
+    await pasetoSecretKey(key.privateKey),
+    {
+      sub: c.sub,
+      sid: c.sid,
+      platform: c.platform,
+      roles: c.roles,
+      region: c.region,
+      iss,
+      aud,
+      iat: iso(c.iat),
+      exp: iso(c.exp),
+      jti: c.jti,
+    },
+    { footer: Buffer.from(JSON.stringify({ kid: key.kid })), addIssuedAt: false },
+  );
+}
