@@ -147,6 +147,7 @@ export async function startOidcProvider(options: { alg?: 'RS256' | 'ES256' } = {
       response_types: ['code'],
       grant_types: ['authorization_code'],
       token_endpoint_auth_method: 'client_secret_basic',
+      id_token_signed_response_alg: alg,
     });
     registered.add(clientId);
   }
@@ -182,7 +183,9 @@ export async function startOidcProvider(options: { alg?: 'RS256' | 'ES256' } = {
       jar.store(res);
       const location = res.headers.get('location');
       if (res.status < 300 || res.status >= 400 || !location) {
-        throw new Error(`authorization flow stopped at ${new URL(url).pathname}: ${res.status} ${await res.text()}`);
+        const page = await res.text();
+        const reason = /error_description<\/strong>: ([^<]*)/.exec(page)?.[1] ?? page.slice(0, 200);
+        throw new Error(`authorization flow stopped at ${new URL(url).pathname}: ${res.status} ${reason}`);
       }
       await res.arrayBuffer();
       const next = new URL(location, url);
