@@ -4,7 +4,7 @@
  * ones. Building also prepares the shared state: the token-signing key and
  * the seeded super-admin.
  */
-import { createService, type App, type Database, type StateStore } from '@platform/kit';
+import { createService, dummyPasswordHash, type App, type Database, type StateStore } from '@platform/kit';
 import type { DestinationStream } from 'pino';
 import type { RegistryConfig } from './config.js';
 import { adminRoutes } from './routes/admin.js';
@@ -56,6 +56,9 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<App> {
   const tokens = tokenService(key, { ttlSeconds: config.tokenTtlSeconds, clock });
   const seeded = await seedSuperAdmin(db, { email: config.adminEmail, password: config.adminPassword });
   if (seeded.generatedPassword) (deps.announce ?? announceToStderr)(adminPasswordBanner(config.adminEmail.toLowerCase(), seeded.generatedPassword));
+
+  // Made now so the first login for an unknown email costs no more than any other.
+  await dummyPasswordHash();
 
   const cache = new KeyCache(state, config.keyCacheTtlMs);
   await cache.start();
