@@ -49,6 +49,11 @@ describe('games', () => {
     assertError(await h.app.inject({ method: 'POST', url: '/games', headers: { ...bearer(a.token), 'content-type': 'application/json' }, payload: '{' }), 400, 'malformed_json');
     assertError(await h.app.inject({ method: 'POST', url: '/games', headers: bearer(a.token), payload: { DisplayName: 'x'.repeat(70_000) } }), 413, 'payload_too_large');
     assertError(await h.app.inject({ method: 'POST', url: '/games', payload: { DisplayName: 'a' } }), 401, 'unauthorized');
+    assertError(
+      await h.app.inject({ method: 'POST', url: '/games', headers: { ...bearer(a.token), 'content-type': 'application/xml' }, payload: '<a/>' }),
+      415,
+      'unsupported_media_type',
+    );
   });
 
   it('scopes games to their developer; the super-admin sees all', async () => {
