@@ -164,7 +164,9 @@ describe('account', () => {
     assert.equal(del.statusCode, 202);
     assert.equal(del.json().status, 'deleted');
     const again = await h.app.inject({ method: 'DELETE', url: '/account', headers: bearer(u.access_token) });
-    assert.equal(again.statusCode, 401); // its session is gone; a retry with a live token would be 202 again
+    assert.equal(again.statusCode, 202); // a retry (lost response) confirms again
+    assert.equal(again.json().deleted_at, del.json().deleted_at);
+    assert.equal((await h.app.inject({ method: 'GET', url: '/account', headers: bearer(u.access_token) })).statusCode, 401);
     assert.equal((await h.app.inject({ method: 'POST', url: '/refresh', payload: { refresh_token: u.refresh_token } })).statusCode, 401);
     assert.equal((await h.app.inject({ method: 'POST', url: '/login', payload: { email: u.email, password: u.password } })).statusCode, 401);
     const outbox = await h.tdb.db.query(`SELECT topic, payload FROM outbox WHERE payload->>'account_id' = $1`, [u.account_id]);
@@ -192,7 +194,7 @@ describe('account', () => {
     assert.equal(re.statusCode, 201);
   });
 
-  it('a DELETE retried while the first is in flight is 202 again and writes one notice', async () => {
+  it('concurrent DELETEs are 202 and write one notice; a revoked token cannot delete an active account', async () => {
     const u = await register(h.app);
     const second = (await h.app.inject({ method: 'POST', url: '/login', payload: { email: u.email, password: u.password } })).json();
     const rs = await Promise.all([
@@ -205,6 +207,11 @@ describe('account', () => {
     assert.equal((await h.app.inject({ method: 'GET', url: '/account', headers: bearer(second.access_token) })).statusCode, 401);
     const n = await h.tdb.db.query(`SELECT count(*)::int AS n FROM outbox WHERE payload->>'account_id' = $1`, [u.account_id]);
     assert.equal(n.rows[0].n, 1);
+    const v = await register(h.app);
+    await h.app.inject({ method: 'POST', url: '/logout', headers: bearer(v.access_token) });
+    const refused = await h.app.inject({ method: 'DELETE', url: '/account', headers: bearer(v.access_token) });
+    assert.equal(refused.statusCode, 401);
+    assert.equal(await h.app.auth.accounts.isDeleted(v.account_id), false);
   });
 
   it('never logs a password, refresh token, access token or guest secret', async () => {

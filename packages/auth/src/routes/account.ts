@@ -1,6 +1,6 @@
 /** The signed-in account: view, profile, link, unlink, export, delete. */
 import { Type } from 'typebox';
-import type { App } from '@platform/kit';
+import { unauthorized, type App } from '@platform/kit';
 import type { AuthContext } from '../context.js';
 import { Email, Nonce, Password, Provider, Ticket } from './schemas.js';
 
@@ -82,7 +82,12 @@ export async function accountRoutes(app: App, c: AuthContext) {
   });
 
   app.delete('/account', { schema: { tags: ['account'], summary: 'Delete the account (soft, purged after the grace window)', security } }, async (req, reply) => {
-    const claims = await c.authenticate(req);
+    // A retry after a lost 202 carries a token whose session the first call revoked: it may
+    // only confirm the deletion again, never act on an account that is still active.
+    const claims = await c.authenticate(req, { allowRevoked: true });
+    if (claims.revoked && !(await c.accounts.isDeleted(claims.sub))) {
+      throw unauthorized('invalid_token', 'Access token rejected: the session was revoked');
+    }
     const r = await c.accounts.delete(claims.sub, c.auditCtx(req));
     for (const sid of new Set([...r.sessions, claims.sid])) await c.tokens.deny(sid);
     reply.status(202);

@@ -464,6 +464,11 @@ export function createAccountService(config: AuthConfig, db: Database, tokens: T
       };
     },
 
+    async isDeleted(accountId: string): Promise<boolean> {
+      const r = await db.query<{ status: string }>(`SELECT status FROM accounts WHERE id = $1`, [accountId]);
+      return r.rows[0]?.status === 'deleted';
+    },
+
     /** Soft delete; the deletion notice goes to the outbox in the same transaction. Repeatable. */
     async delete(accountId: string, ctx: AuditContext): Promise<{ status: 'deleted'; deleted_at: string; purge_after: string; sessions: string[] }> {
       return db.transaction(async (tx) => {
