@@ -1,7 +1,7 @@
 /** Operator endpoints (role admin). */
-import { Type } from 'typebox';
 import { forbidden, type App } from '@platform/kit';
 import type { AuthContext } from '../context.js';
+import { optionalBody } from './schemas.js';
 import { KEY_ROTATION_CHANNEL, rotateSigningKey } from '../services/keys.js';
 
 export async function adminRoutes(app: App, c: AuthContext) {
@@ -12,18 +12,13 @@ export async function adminRoutes(app: App, c: AuthContext) {
         tags: ['admin'],
         summary: 'Start a signing-key rotation; emergency activates the new key at once',
         security: [{ bearer: [] }],
-        body: Type.Optional(
-          Type.Object(
-            { emergency: Type.Optional(Type.Boolean()), retire_previous: Type.Optional(Type.Boolean()) },
-            { additionalProperties: false },
-          ),
-        ),
+        description: 'Optional body {emergency?: boolean, retire_previous?: boolean}.',
       },
     },
     async (req) => {
       const claims = await c.authenticate(req);
       if (!claims.roles.includes('admin')) throw forbidden('forbidden', 'The admin role is required');
-      const body = req.body ?? {};
+      const body = optionalBody<{ emergency: boolean; retire_previous: boolean }>(req.body, { emergency: 'boolean', retire_previous: 'boolean' });
       const r = await rotateSigningKey(c.db, c.config.masterKey!, keyTimings(c), c.auditCtx(req), {
         emergency: body.emergency,
         retirePrevious: body.retire_previous,

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { badRequest } from '@platform/kit';
 import { DEVICE_PLATFORMS } from '../services/accounts.js';
 
 export const Email = Type.String({ format: 'email', maxLength: 254 });
@@ -18,3 +19,20 @@ export const TokenResponse = Type.Object({
   token_type: Type.Literal('Bearer'),
   account_id: Type.String({ format: 'uuid' }),
 });
+
+/**
+ * For endpoints whose body is optional (POST without a body has none, which a
+ * body schema would refuse): an absent body is `{}`, otherwise an object with
+ * only the given fields of the given types.
+ */
+export function optionalBody<T extends Record<string, unknown>>(body: unknown, fields: Record<string, 'string' | 'boolean'>): Partial<T> {
+  if (body === undefined || body === null) return {};
+  if (typeof body !== 'object' || Array.isArray(body)) throw badRequest('validation_failed', 'body must be an object');
+  for (const [k, v] of Object.entries(body)) {
+    if (!(k in fields)) throw badRequest('validation_failed', `body has an unknown field ${k}`, { field: k });
+    if (typeof v !== fields[k] || (typeof v === 'string' && (!v || v.length > 512))) {
+      throw badRequest('validation_failed', `body field ${k} must be a ${fields[k] === 'string' ? 'non-empty string' : 'boolean'}`, { field: k });
+    }
+  }
+  return body as Partial<T>;
+}

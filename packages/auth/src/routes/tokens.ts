@@ -1,8 +1,9 @@
 /** /refresh, /logout and the public key set. */
 import { Type } from 'typebox';
-import { AppError, badRequest, type App } from '@platform/kit';
+import { AppError, type App } from '@platform/kit';
 import type { AuthContext } from '../context.js';
 import { audit } from '../services/audit.js';
+import { optionalBody } from './schemas.js';
 
 /** Verifiers may cache the key set this long; the rotation propagation wait is at least this. */
 export const JWKS_MAX_AGE_SECONDS = 300;
@@ -35,18 +36,7 @@ export async function tokenRoutes(app: App, c: AuthContext) {
       },
     },
     async (req, reply) => {
-      const body = req.body as unknown;
-      let refreshToken: string | undefined;
-      if (body !== undefined && body !== null) {
-        if (typeof body !== 'object' || Array.isArray(body)) throw badRequest('validation_failed', 'body must be an object');
-        const extra = Object.keys(body).find((k) => k !== 'refresh_token');
-        if (extra) throw badRequest('validation_failed', `body has an unknown field ${extra}`, { field: extra });
-        const rt = (body as { refresh_token?: unknown }).refresh_token;
-        if (rt !== undefined && (typeof rt !== 'string' || !rt || rt.length > 512)) {
-          throw badRequest('validation_failed', 'body field refresh_token must be a non-empty string', { field: 'refresh_token' });
-        }
-        refreshToken = rt as string | undefined;
-      }
+      const { refresh_token: refreshToken } = optionalBody<{ refresh_token: string }>(req.body, { refresh_token: 'string' });
       let sessionId: string;
       let accountId: string;
       let jti: string | undefined;

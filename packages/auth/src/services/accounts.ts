@@ -7,7 +7,6 @@ import {
   AppError,
   badRequest,
   conflict,
-  dummyPasswordHash,
   forbidden,
   hashPassword,
   isUniqueViolation,
@@ -20,7 +19,7 @@ import {
 } from '@platform/kit';
 import type { AuthConfig } from '../config.js';
 import { audit, type AuditContext } from './audit.js';
-import { GUEST_SECRET_ARGON2, hashNewPassword } from './passwords.js';
+import { GUEST_SECRET_ARGON2, dummyHashFor, hashNewPassword } from './passwords.js';
 import type { PlatformVerifiers, VerifiedPlatformIdentity } from './platform.js';
 import type { TokenPair, TokenService, SessionSubject } from './tokens.js';
 
@@ -194,7 +193,7 @@ export function createAccountService(config: AuthConfig, db: Database, tokens: T
         [input.accountId],
       );
       const a = found.rows[0];
-      const ok = await verifyPassword(a?.secret_hash ?? (await dummyPasswordHash(GUEST_SECRET_ARGON2)), input.guestSecret);
+      const ok = await verifyPassword(a?.secret_hash ?? (await dummyHashFor(GUEST_SECRET_ARGON2)), input.guestSecret);
       if (!a || !ok) {
         await audit(db, ctx, 'login', a?.id ?? null, { method: 'guest', outcome: 'failure' });
         throw unauthorized('invalid_credentials', 'The account id or guest secret is wrong');
@@ -256,7 +255,7 @@ export function createAccountService(config: AuthConfig, db: Database, tokens: T
           headers: { 'retry-after': String(Math.max(1, Math.ceil(retryMs / 1000))) },
         });
       }
-      const ok = await verifyPassword(row?.secret_hash ?? (await dummyPasswordHash(config.passwordParams)), input.password);
+      const ok = await verifyPassword(row?.secret_hash ?? (await dummyHashFor(config.passwordParams)), input.password);
       if (!row || row.status === 'deleted') {
         await audit(db, ctx, 'login', null, { method: 'email', outcome: 'failure', reason: 'unknown_email' });
         throw invalidCredentials();

@@ -36,3 +36,17 @@ export function hashNewPassword(password: string, params: Argon2Params): Promise
   checkPasswordPolicy(password);
   return hashPassword(password, params);
 }
+
+/**
+ * A hash to verify against when there is no credential, with the SAME
+ * parameters as real ones so an unknown account costs the same time. (The
+ * kit's dummyPasswordHash keeps one hash for the first parameters it sees;
+ * the auth service uses two parameter sets, so it keeps one per set.)
+ */
+const dummies = new Map<string, Promise<string>>();
+export function dummyHashFor(params: Argon2Params): Promise<string> {
+  const key = `${params.memoryCost}:${params.timeCost}:${params.parallelism}`;
+  let h = dummies.get(key);
+  if (!h) dummies.set(key, (h = hashPassword(`dummy-${Math.random()}`, params)));
+  return h;
+}
