@@ -49,7 +49,11 @@ export interface AuthDeps {
   platformVerifiers?: PlatformVerifiers;
 }
 
-export type AuthApp = App & { auth: AuthContext; purgeDeletedAccounts(now?: Date): Promise<number> };
+export type AuthApp = App & {
+  auth: AuthContext;
+  purgeDeletedAccounts(now?: Date): Promise<number>;
+  pruneIdleGuests(now?: Date): Promise<number>;
+};
 
 export async function buildApp(config: AuthConfig, deps: AuthDeps): Promise<AuthApp> {
   const { db, state } = deps;
@@ -141,6 +145,7 @@ export async function buildApp(config: AuthConfig, deps: AuthDeps): Promise<Auth
   };
   app.decorate('auth', context);
   app.decorate('purgeDeletedAccounts', (now?: Date) => accounts.purgeDeletedAccounts(now));
+  app.decorate('pruneIdleGuests', (now?: Date) => accounts.pruneIdleGuests(now));
 
   await app.register(async (scope) => signInRoutes(scope as App, context));
   await app.register(async (scope) => tokenRoutes(scope as App, context));
@@ -151,7 +156,13 @@ export async function buildApp(config: AuthConfig, deps: AuthDeps): Promise<Auth
   const tick = (what: string, fn: () => Promise<unknown>) => () =>
     void fn().catch((err) => app.log.warn({ err: (err as Error).message }, `${what} failed`));
   const keyTimer = setInterval(tick('key refresh', context.refreshKeys), config.keyRefreshSeconds * 1000);
-  const purgeTimer = setInterval(tick('purge', () => accounts.purgeDeletedAccounts()), config.purgeIntervalSeconds * 1000);
+  const purgeTimer = setInterval(
+    tick('purge', async () => {
+      await accounts.purgeDeletedAccounts();
+      await accounts.pruneIdleGuests();
+    }),
+    config.purgeIntervalSeconds * 1000,
+  );
   keyTimer.unref();
   purgeTimer.unref();
   const unsubscribe = await state

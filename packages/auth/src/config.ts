@@ -34,6 +34,7 @@ export const authVars = {
   passwordTimeCost: vars.int('AUTH_PASSWORD_TIME_COST', { default: 2, min: 1 }),
   passwordParallelism: vars.int('AUTH_PASSWORD_PARALLELISM', { default: 1, min: 1, max: 16 }),
   deletionGraceHours: vars.int('AUTH_DELETION_GRACE_HOURS', { default: 720, min: 0 }),
+  guestIdleDays: vars.int('AUTH_GUEST_IDLE_DAYS', { default: 180, min: 1, description: 'guests without sign-in or refresh this long are pruned' }),
   purgeIntervalSeconds: vars.int('AUTH_PURGE_INTERVAL_SECONDS', { default: 3600, min: 1 }),
   rateWindowSeconds: vars.int('AUTH_RATE_WINDOW_SECONDS', { default: 60, min: 1 }),
   rateGeneralPerIp: vars.int('AUTH_RATE_GENERAL_PER_IP', { default: 600, min: 1 }),

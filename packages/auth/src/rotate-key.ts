@@ -1,5 +1,5 @@
 /**
- * `npm run -w @platform/auth rotate-key [-- --emergency [--retire-previous]]`:
+ * `npm run -w @platform/auth rotate-key [-- --emergency [--retire-previous]] [--offline]`:
  * starts a signing-key rotation against the configured database. The nodes'
  * periodic tick activates the new key after AUTH_KEY_PROPAGATION_SECONDS and
  * retires the old one after the access-token lifetime.
@@ -12,6 +12,11 @@ import { openAuthStores, resolveMasterKey } from './start.js';
 
 try {
   const config = readAuthConfig(process.env);
+  if (!config.databaseUrl && !process.argv.includes('--offline')) {
+    // Embedded PGlite belongs to one process: writing it beside a running service corrupts it.
+    console.error('DATABASE_URL is not set: with the embedded database use POST /admin/keys/rotate, or stop the service and pass --offline');
+    process.exit(2);
+  }
   config.masterKey = resolveMasterKey(config, (m) => console.warn(m));
   const emergency = process.argv.includes('--emergency');
   const { db, state } = await openAuthStores(config);

@@ -214,6 +214,55 @@ describe('account', () => {
     assert.equal(await h.app.auth.accounts.isDeleted(v.account_id), false);
   });
 
+  it('prunes guests idle longer than AUTH_GUEST_IDLE_DAYS, never upgraded accounts', async () => {
+    const idle = await guest(h.app);
+    const active = await guest(h.app);
+    const upgraded = await guest(h.app);
+    await h.app.inject({ method: 'POST', url: '/account/link', headers: bearer(upgraded.access_token), payload: { email: email(), password: GOOD_PASSWORD } });
+    await h.app.inject({ method: 'POST', url: '/refresh', payload: { refresh_token: active.refresh_token } });
+    const old = `now() - interval '200 days'`;
+    for (const id of [idle.account_id, active.account_id, upgraded.account_id]) {
+      await h.tdb.db.query(`UPDATE accounts SET created_at = ${old} WHERE id = $1`, [id]);
+      await h.tdb.db.query(`UPDATE identities SET last_login_at = ${old} WHERE account_id = $1`, [id]);
+      await h.tdb.db.query(`UPDATE refresh_tokens SET issued_at = ${old} WHERE session_id IN (SELECT id FROM sessions WHERE account_id = $1)`, [id]);
+    }
+    // `active` refreshed "recently": move only its last refresh back to 10 days ago.
+    await h.tdb.db.query(
+      `UPDATE refresh_tokens SET issued_at = now() - interval '10 days' WHERE prev_token_id IS NOT NULL AND session_id IN (SELECT id FROM sessions WHERE account_id = $1)`,
+      [active.account_id],
+    );
+    assert.ok((await h.app.pruneIdleGuests()) >= 1);
+    const left = async (id: string) => (await h.tdb.db.query(`SELECT count(*)::int AS n FROM accounts WHERE id = $1`, [id])).rows[0].n;
+    assert.equal(await left(idle.account_id), 0);
+    assert.equal(await left(active.account_id), 1);
+    assert.equal(await left(upgraded.account_id), 1);
+    const audit = await h.tdb.db.query(`SELECT count(*)::int AS n FROM audit_log WHERE account_id = $1`, [idle.account_id]);
+    assert.equal(audit.rows[0].n, 0);
+  });
+
+  it('admins lock and ban accounts; sessions end, sign-in is refused with 403 account_disabled', async () => {
+    const admin = await register(h.app);
+    await h.tdb.db.query(`UPDATE accounts SET roles = ARRAY['player', 'admin'] WHERE id = $1`, [admin.account_id]);
+    const adminToken = (await h.app.inject({ method: 'POST', url: '/login', payload: { email: admin.email, password: admin.password } })).json().access_token;
+    const u = await register(h.app);
+    const set = (id: string, status: unknown, token = adminToken) =>
+      h.app.inject({ method: 'POST', url: `/admin/accounts/${id}/status`, headers: bearer(token), payload: { status } });
+    assert.equal((await set(u.account_id, 'banned', u.access_token)).statusCode, 403);
+    assert.equal((await set(u.account_id, 'deleted')).statusCode, 400);
+    assert.equal((await set('not-a-uuid', 'banned')).statusCode, 400);
+    assert.equal((await set('00000000-0000-4000-8000-000000000000', 'banned')).json().code, 'account_not_found');
+    const r = await set(u.account_id, 'banned');
+    assert.equal(r.statusCode, 200);
+    assert.equal(r.json().sessions_revoked, 1);
+    assert.equal((await h.app.inject({ method: 'GET', url: '/account', headers: bearer(u.access_token) })).statusCode, 401);
+    assert.equal((await h.app.inject({ method: 'POST', url: '/refresh', payload: { refresh_token: u.refresh_token } })).statusCode, 401);
+    const login = await h.app.inject({ method: 'POST', url: '/login', payload: { email: u.email, password: u.password } });
+    assert.equal(login.statusCode, 403);
+    assert.equal(login.json().code, 'account_disabled');
+    assert.equal((await set(u.account_id, 'active')).statusCode, 200);
+    assert.equal((await h.app.inject({ method: 'POST', url: '/login', payload: { email: u.email, password: u.password } })).statusCode, 200);
+  });
+
   it('never logs a password, refresh token, access token or guest secret', async () => {
     const g = await guest(h.app);
     const u = await register(h.app);

@@ -1,3 +1,4 @@
+import { Type } from 'typebox';
 /** Operator endpoints (role admin). */
 import { forbidden, type App } from '@platform/kit';
 import type { AuthContext } from '../context.js';
@@ -26,6 +27,29 @@ export async function adminRoutes(app: App, c: AuthContext) {
       await c.keys.reload();
       if (body.emergency) await c.state.publish(KEY_ROTATION_CHANNEL, JSON.stringify({ kid: r.kid }));
       return { kid: r.kid, state: r.state, activate_at: r.activateAt };
+    },
+  );
+
+  app.post(
+    '/admin/accounts/:id/status',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Set an account status (active, locked, banned); locking or banning revokes every session',
+        security: [{ bearer: [] }],
+        params: Type.Object({ id: Type.String({ format: 'uuid' }) }),
+        body: Type.Object(
+          { status: Type.Union([Type.Literal('active'), Type.Literal('locked'), Type.Literal('banned')]) },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (req) => {
+      const claims = await c.authenticate(req);
+      if (!claims.roles.includes('admin')) throw forbidden('forbidden', 'The admin role is required');
+      const r = await c.accounts.setStatus(req.params.id, req.body.status, c.auditCtx(req));
+      for (const sid of r.sessions) await c.tokens.deny(sid);
+      return { id: r.id, status: r.status, sessions_revoked: r.sessions.length };
     },
   );
 }

@@ -513,6 +513,51 @@ export function createAccountService(config: AuthConfig, db: Database, tokens: T
       }
       return due.rowCount;
     },
+
+    /**
+     * Removes guest accounts (never upgraded) without any sign-in or refresh for
+     * AUTH_GUEST_IDLE_DAYS: the account and everything hanging off it.
+     */
+    async pruneIdleGuests(now: Date = new Date()): Promise<number> {
+      const idle = await db.query<{ id: string }>(
+        `SELECT a.id FROM accounts a
+         WHERE a.is_guest AND a.status = 'active'
+           AND a.created_at < $1::timestamptz - make_interval(days => $2::int)
+           AND NOT EXISTS (SELECT 1 FROM identities i WHERE i.account_id = a.id AND i.last_login_at >= $1::timestamptz - make_interval(days => $2::int))
+           AND NOT EXISTS (SELECT 1 FROM sessions s JOIN refresh_tokens rt ON rt.session_id = s.id
+                           WHERE s.account_id = a.id AND rt.issued_at >= $1::timestamptz - make_interval(days => $2::int))
+         LIMIT 500`,
+        [now, config.guestIdleDays],
+      );
+      for (const { id } of idle.rows) {
+        await db.transaction(async (tx) => {
+          await tx.query(`DELETE FROM audit_log WHERE account_id = $1`, [id]);
+          await tx.query(`DELETE FROM devices WHERE account_id = $1`, [id]);
+          await tx.query(`DELETE FROM accounts WHERE id = $1 AND is_guest`, [id]); // identities, credentials, sessions cascade
+        });
+      }
+      return idle.rowCount;
+    },
+
+    /** Operator transition of the account status; locking or banning ends every session. */
+    async setStatus(accountId: string, status: 'active' | 'locked' | 'banned', ctx: AuditContext): Promise<{ id: string; status: string; sessions: string[] }> {
+      return db.transaction(async (tx) => {
+        const r = await tx.query<{ id: string }>(
+          `UPDATE accounts SET status = $2, updated_at = now() WHERE id = $1 AND status <> 'deleted' RETURNING id`,
+          [accountId, status],
+        );
+        if (!r.rowCount) throw new AppError(404, 'account_not_found', 'No such account');
+        let sessions: string[] = [];
+        if (status !== 'active') {
+          sessions = (
+            await tx.query<{ id: string }>(`UPDATE sessions SET revoked_at = now() WHERE account_id = $1 AND revoked_at IS NULL RETURNING id`, [accountId])
+          ).rows.map((x) => x.id);
+          await tx.query(`UPDATE refresh_tokens SET used = true WHERE session_id = ANY($1::uuid[])`, [sessions]);
+          await audit(tx, ctx, 'logout', accountId, { by: 'admin', status, sessions_revoked: sessions.length });
+        }
+        return { id: accountId, status, sessions };
+      });
+    },
   };
   return service;
 }
