@@ -1,0 +1,178 @@
+/**
+ * The auth service: buildApp(config, deps) wires stores, keys and routes into
+ * a Fastify app. With deps.tls it serves HTTPS (TLS 1.3 only); without, tests
+ * use app.inject.
+ */
+import path from 'node:path';
+import type { KeyObject } from 'node:crypto';
+import type { DestinationStream } from 'pino';
+import {
+  AppError,
+  createAccessTokenVerifier,
+  createService,
+  migrate,
+  tls13Options,
+  unauthorized,
+  type App,
+  type Database,
+  type KeyResolver,
+  type StateStore,
+  type TlsMaterial,
+} from '@platform/kit';
+import type { AuthConfig } from './config.js';
+import type { AuthContext } from './context.js';
+import { createAccountService } from './services/accounts.js';
+import { KeyCache, KEY_ROTATION_CHANNEL, advanceRotation, ensureActiveKey } from './services/keys.js';
+import type { PlatformVerifiers } from './services/platform.js';
+import { createPlatformVerifiers } from './providers/index.js';
+import { createRateLimiter } from './services/rate-limit.js';
+import { createTokenService, DENY_JTI, DENY_SID } from './services/tokens.js';
+import { signInRoutes } from './routes/sign-in.js';
+import { tokenRoutes } from './routes/tokens.js';
+import { accountRoutes } from './routes/account.js';
+import { adminRoutes, keyTimings } from './routes/admin.js';
+
+export const MIGRATIONS_DIR = path.resolve(import.meta.dirname, '../migrations');
+
+export const HSTS = 'max-age=31536000; includeSubDomains';
+
+export async function migrateAuth(db: Database): Promise<string[]> {
+  return migrate(db, MIGRATIONS_DIR);
+}
+
+export interface AuthDeps {
+  db: Database;
+  state: StateStore;
+  logStream?: DestinationStream;
+  /** HTTPS material; absent → plain HTTP (tests through app.inject). */
+  tls?: TlsMaterial;
+  /** External platform ticket verification; absent → every provider is not configured. */
+  platformVerifiers?: PlatformVerifiers;
+}
+
+export type AuthApp = App & {
+  auth: AuthContext;
+  purgeDeletedAccounts(now?: Date): Promise<number>;
+  pruneIdleGuests(now?: Date): Promise<number>;
+};
+
+export async function buildApp(config: AuthConfig, deps: AuthDeps): Promise<AuthApp> {
+  const { db, state } = deps;
+  if (!config.masterKey) throw new Error('buildApp needs config.masterKey (AUTH_MASTER_KEY or the generated master.key)');
+  const masterKey = config.masterKey;
+  const keys = new KeyCache(db, masterKey);
+  const nodeCtx = { nodeId: config.nodeId, ip: null };
+  await ensureActiveKey(db, masterKey, nodeCtx);
+  await keys.reload();
+
+  // Verifies our own tokens; an unknown kid (a key another node just created) triggers one reload.
+  let lastMissReload = 0;
+  const resolver: KeyResolver = {
+    async resolve(kid) {
+      let key: KeyObject | undefined = keys.publicKeys().get(kid);
+      if (!key && Date.now() - lastMissReload > 5000) {
+        lastMissReload = Date.now();
+        await keys.reload();
+        key = keys.publicKeys().get(kid);
+      }
+      return key;
+    },
+    async refresh() {
+      await keys.reload();
+    },
+  };
+  const verify = createAccessTokenVerifier({ issuer: config.issuer, audience: config.audience, keys: resolver });
+  const tokens = createTokenService(config, db, state, keys);
+  const accounts = createAccountService(config, db, tokens, deps.platformVerifiers ?? createPlatformVerifiers(config));
+
+  const app = (await createService({
+    name: 'auth',
+    description: 'Identities, accounts, sessions, access and refresh tokens, key set',
+    fieldCase: 'snake',
+    logStream: deps.logStream,
+    logLevel: config.logLevel,
+    trustProxy: config.trustProxy as boolean | string[],
+    server: deps.tls ? { https: tls13Options(deps.tls) } : undefined,
+    readiness: {
+      database: () => db.ping(),
+      state: () => state.ping(),
+      signing_keys: async () => {
+        if (!keys.loaded) throw new Error('signing keys not loaded');
+      },
+    },
+    openapi: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'PASETO v4.public or EdDSA JWT' } },
+      tags: [{ name: 'sign-in' }, { name: 'tokens' }, { name: 'account' }, { name: 'admin' }],
+    },
+  })) as AuthApp;
+
+  const limiter = createRateLimiter(state, config.rateWindowSeconds);
+  const unlimited = new Set(['/healthz', '/readyz', '/.well-known/jwks.json']);
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('strict-transport-security', HSTS);
+    if (!unlimited.has(req.url.split('?')[0])) {
+      await limiter.check({ name: 'all:ip', key: req.ip, limit: config.rateGeneralPerIp });
+    }
+  });
+
+  const bearerToken = (req: { headers: Record<string, unknown> }): string => {
+    const h = req.headers.authorization;
+    if (typeof h !== 'string' || !/^Bearer\s+\S+$/i.test(h)) throw unauthorized('unauthenticated', 'A Bearer access token is required');
+    return h.replace(/^Bearer\s+/i, '').trim();
+  };
+
+  const context: AuthContext = {
+    config,
+    db,
+    state,
+    keys,
+    tokens,
+    accounts,
+    limiter,
+    async authenticate(req, opts = {}) {
+      const claims = await verify(bearerToken(req));
+      const revoked = (await state.setHas(DENY_SID, claims.sid)) || (await state.setHas(DENY_JTI, claims.jti));
+      if (revoked && !opts.allowRevoked) throw new AppError(401, 'invalid_token', 'Access token rejected: the session was revoked');
+      return { ...claims, revoked };
+    },
+    async optionalAuth(req) {
+      return req.headers.authorization === undefined ? undefined : context.authenticate(req);
+    },
+    auditCtx: (req) => ({ nodeId: config.nodeId, ip: req.ip }),
+    async refreshKeys() {
+      await advanceRotation(db, keyTimings(context), nodeCtx);
+      await keys.reload();
+    },
+  };
+  app.decorate('auth', context);
+  app.decorate('purgeDeletedAccounts', (now?: Date) => accounts.purgeDeletedAccounts(now));
+  app.decorate('pruneIdleGuests', (now?: Date) => accounts.pruneIdleGuests(now));
+
+  await app.register(async (scope) => signInRoutes(scope as App, context));
+  await app.register(async (scope) => tokenRoutes(scope as App, context));
+  await app.register(async (scope) => accountRoutes(scope as App, context));
+  await app.register(async (scope) => adminRoutes(scope as App, context));
+
+  // Background work on every node: key cache refresh + rotation steps, purge of deleted accounts.
+  const tick = (what: string, fn: () => Promise<unknown>) => () =>
+    void fn().catch((err) => app.log.warn({ err: (err as Error).message }, `${what} failed`));
+  const keyTimer = setInterval(tick('key refresh', context.refreshKeys), config.keyRefreshSeconds * 1000);
+  const purgeTimer = setInterval(
+    tick('purge', async () => {
+      await accounts.purgeDeletedAccounts();
+      await accounts.pruneIdleGuests();
+    }),
+    config.purgeIntervalSeconds * 1000,
+  );
+  keyTimer.unref();
+  purgeTimer.unref();
+  const unsubscribe = await state
+    .subscribe(KEY_ROTATION_CHANNEL, () => tick('key reload', () => keys.reload())())
+    .catch(() => undefined);
+  app.addHook('onClose', async () => {
+    clearInterval(keyTimer);
+    clearInterval(purgeTimer);
+    await unsubscribe?.().catch(() => {});
+  });
+  return app;
+}

@@ -1,0 +1,80 @@
+/**
+ * Auth service configuration: every variable, its default and its bounds.
+ * A value out of bounds (e.g. an access-token lifetime outside 5–15 minutes)
+ * is a ConfigError and the service does not start.
+ */
+import { hostname } from 'node:os';
+import path from 'node:path';
+import { platformProviderVars } from './providers/index.js';
+import { readConfig, commonVars, vars, ConfigError, type Env, type Argon2Params } from '@platform/kit';
+
+export const authVars = {
+  ...commonVars,
+  port: vars.int('AUTH_PORT', { default: 8443, min: 0, max: 65535, description: 'HTTPS port' }),
+  tlsCert: vars.optionalString('AUTH_TLS_CERT', 'PEM certificate file; a self-signed one is generated under DATA_DIR/auth/tls when unset'),
+  tlsKey: vars.optionalString('AUTH_TLS_KEY', 'PEM private key file of AUTH_TLS_CERT'),
+  trustProxy: vars.string('AUTH_TRUST_PROXY', {
+    default: 'false',
+    description: 'Fastify trustProxy: false, true, a hop count or a comma-separated list of proxy addresses/CIDRs',
+  }),
+  masterKey: vars.key32('AUTH_MASTER_KEY', { description: '32 bytes (hex/base64) encrypting signing keys at rest' }),
+  issuer: vars.string('AUTH_ISSUER', { default: 'https://localhost:8443', description: 'iss of every access token' }),
+  audience: vars.string('AUTH_AUDIENCE', { default: 'game-platform', description: 'aud of every access token' }),
+  tokenFormat: vars.oneOf('AUTH_TOKEN_FORMAT', ['paseto', 'jwt'] as const, { default: 'paseto' }),
+  accessTtlSeconds: vars.int('AUTH_ACCESS_TOKEN_TTL_SECONDS', { default: 600, min: 300, max: 900 }),
+  refreshTtlDays: vars.int('AUTH_REFRESH_TTL_DAYS', { default: 30, min: 1, max: 365 }),
+  sessionMaxDays: vars.int('AUTH_SESSION_MAX_DAYS', { default: 90, min: 1, max: 3650 }),
+  nodeId: vars.string('AUTH_NODE_ID', { default: `${hostname()}-${process.pid}` }),
+  defaultRegion: vars.string('AUTH_DEFAULT_REGION', { default: 'global', description: 'region claim of accounts without home_region' }),
+  keyPropagationSeconds: vars.int('AUTH_KEY_PROPAGATION_SECONDS', { default: 900, min: 300, description: 'wait between publishing and signing with a new key (≥ JWKS max-age 300 s)' }),
+  keyRefreshSeconds: vars.int('AUTH_KEY_REFRESH_SECONDS', { default: 30, min: 1, description: 'how often each node reloads keys and advances rotations' }),
+  lockoutThreshold: vars.int('AUTH_LOCKOUT_THRESHOLD', { default: 5, min: 1, max: 1000 }),
+  lockoutBaseSeconds: vars.int('AUTH_LOCKOUT_BASE_SECONDS', { default: 30, min: 1 }),
+  lockoutMaxSeconds: vars.int('AUTH_LOCKOUT_MAX_SECONDS', { default: 3600, min: 1 }),
+  passwordMemoryKib: vars.int('AUTH_PASSWORD_MEMORY_KIB', { default: 19456, min: 1024, description: 'Argon2id m (OWASP: 19456)' }),
+  passwordTimeCost: vars.int('AUTH_PASSWORD_TIME_COST', { default: 2, min: 1 }),
+  passwordParallelism: vars.int('AUTH_PASSWORD_PARALLELISM', { default: 1, min: 1, max: 16 }),
+  deletionGraceHours: vars.int('AUTH_DELETION_GRACE_HOURS', { default: 720, min: 0 }),
+  guestIdleDays: vars.int('AUTH_GUEST_IDLE_DAYS', { default: 180, min: 1, description: 'guests without sign-in or refresh this long are pruned' }),
+  purgeIntervalSeconds: vars.int('AUTH_PURGE_INTERVAL_SECONDS', { default: 3600, min: 1 }),
+  rateWindowSeconds: vars.int('AUTH_RATE_WINDOW_SECONDS', { default: 60, min: 1 }),
+  rateGeneralPerIp: vars.int('AUTH_RATE_GENERAL_PER_IP', { default: 600, min: 1 }),
+  rateLoginPerIpEmail: vars.int('AUTH_RATE_LOGIN_PER_IP_EMAIL', { default: 10, min: 1 }),
+  rateLoginPerIp: vars.int('AUTH_RATE_LOGIN_PER_IP', { default: 100, min: 1 }),
+  rateGuestPerDevice: vars.int('AUTH_RATE_GUEST_PER_DEVICE', { default: 5, min: 1 }),
+  rateGuestPerIp: vars.int('AUTH_RATE_GUEST_PER_IP', { default: 30, min: 1 }),
+  ratePlatformPerIpProvider: vars.int('AUTH_RATE_PLATFORM_PER_IP_PROVIDER', { default: 20, min: 1 }),
+  rateRefreshPerIp: vars.int('AUTH_RATE_REFRESH_PER_IP', { default: 120, min: 1 }),
+  // External platforms (store_a, store_b, idp_a, idp_b): docs/auth-providers.md.
+  ...platformProviderVars,
+};
+
+type Raw = ReturnType<typeof readConfig<typeof authVars>>;
+
+export interface AuthConfig extends Omit<Raw, 'trustProxy'> {
+  trustProxy: boolean | number | string[];
+  passwordParams: Argon2Params;
+  /** Where the auth service keeps its embedded files. */
+  authDir: string;
+}
+
+function parseTrustProxy(s: string): boolean | number | string[] {
+  const v = s.trim().toLowerCase();
+  if (v === 'false' || v === '0' || v === '') return false;
+  if (v === 'true') return true;
+  if (/^\d+$/.test(v)) return Number(v);
+  return s.split(',').map((x) => x.trim()).filter(Boolean);
+}
+
+export function readAuthConfig(env: Env = process.env): AuthConfig {
+  const raw = readConfig(authVars, env);
+  if (raw.lockoutMaxSeconds < raw.lockoutBaseSeconds) {
+    throw new ConfigError(['AUTH_LOCKOUT_MAX_SECONDS must be at least AUTH_LOCKOUT_BASE_SECONDS']);
+  }
+  return {
+    ...raw,
+    trustProxy: parseTrustProxy(raw.trustProxy),
+    passwordParams: { memoryCost: raw.passwordMemoryKib, timeCost: raw.passwordTimeCost, parallelism: raw.passwordParallelism },
+    authDir: path.join(raw.dataDir, 'auth'),
+  };
+}

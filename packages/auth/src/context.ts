@@ -1,0 +1,26 @@
+/** What every route plugin of the auth service receives. */
+import type { FastifyRequest } from 'fastify';
+import type { AccessClaims, Database, StateStore } from '@platform/kit';
+import type { AuthConfig } from './config.js';
+import type { AccountService } from './services/accounts.js';
+import type { AuditContext } from './services/audit.js';
+import type { KeyCache } from './services/keys.js';
+import type { RateLimiter } from './services/rate-limit.js';
+import type { TokenService } from './services/tokens.js';
+
+export interface AuthContext {
+  config: AuthConfig;
+  db: Database;
+  state: StateStore;
+  keys: KeyCache;
+  tokens: TokenService;
+  accounts: AccountService;
+  limiter: RateLimiter;
+  /** Verifies the Bearer token (signature, claims, deny set); 401 otherwise. */
+  authenticate(req: FastifyRequest, opts?: { allowRevoked?: boolean }): Promise<AccessClaims & { revoked: boolean }>;
+  /** Bearer claims when an Authorization header is present, else undefined. */
+  optionalAuth(req: FastifyRequest): Promise<(AccessClaims & { revoked: boolean }) | undefined>;
+  auditCtx(req: FastifyRequest): AuditContext;
+  /** Reloads the key cache and advances due rotation steps. */
+  refreshKeys(): Promise<void>;
+}

@@ -1,0 +1,96 @@
+/** The signed-in account: view, profile, link, unlink, export, delete. */
+import { Type } from 'typebox';
+import { unauthorized, type App } from '@platform/kit';
+import type { AuthContext } from '../context.js';
+import { Email, Nonce, Password, Provider, Ticket } from './schemas.js';
+
+export async function accountRoutes(app: App, c: AuthContext) {
+  const security = [{ bearer: [] }];
+
+  app.get('/account', { schema: { tags: ['account'], summary: 'The account with its identities and devices', security } }, async (req) => {
+    const claims = await c.authenticate(req);
+    return c.accounts.view(claims.sub);
+  });
+
+  app.patch(
+    '/account',
+    {
+      schema: {
+        tags: ['account'],
+        summary: 'Update profile fields',
+        security,
+        body: Type.Object(
+          {
+            display_name: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+            home_region: Type.Optional(Type.String({ minLength: 1, maxLength: 32, pattern: '^[a-z0-9-]+$' })),
+          },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (req) => {
+      const claims = await c.authenticate(req);
+      return c.accounts.update(claims.sub, { displayName: req.body.display_name, homeRegion: req.body.home_region });
+    },
+  );
+
+  app.post(
+    '/account/link',
+    {
+      schema: {
+        tags: ['account'],
+        summary: 'Link an email and password, or a platform ticket, to the account (upgrades a guest)',
+        security,
+        body: Type.Union([
+          Type.Object({ email: Email, password: Password }, { additionalProperties: false }),
+          Type.Object({ provider: Provider, ticket: Ticket, nonce: Type.Optional(Nonce) }, { additionalProperties: false }),
+        ]),
+      },
+    },
+    async (req) => {
+      const claims = await c.authenticate(req);
+      const body = req.body as { email?: string; password?: string; provider?: string; ticket?: string; nonce?: string };
+      if (body.email !== undefined) return c.accounts.linkEmail(claims.sub, { email: body.email, password: body.password! }, c.auditCtx(req));
+      await c.limiter.check({ name: 'platform:ip_provider', key: `${req.ip}|${body.provider}`, limit: c.config.ratePlatformPerIpProvider });
+      return c.accounts.linkPlatform(claims.sub, { provider: body.provider!, ticket: body.ticket!, nonce: body.nonce }, c.auditCtx(req));
+    },
+  );
+
+  app.post(
+    '/account/unlink',
+    {
+      schema: {
+        tags: ['account'],
+        summary: 'Remove an identity (never the last one)',
+        security,
+        body: Type.Union([
+          Type.Object({ provider: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false }),
+          Type.Object({ identity_id: Type.String({ format: 'uuid' }) }, { additionalProperties: false }),
+        ]),
+      },
+    },
+    async (req) => {
+      const claims = await c.authenticate(req);
+      const body = req.body as { provider?: string; identity_id?: string };
+      return c.accounts.unlink(claims.sub, { provider: body.provider, identityId: body.identity_id }, c.auditCtx(req));
+    },
+  );
+
+  app.post('/account/export', { schema: { tags: ['account'], summary: 'Everything held about the account', security } }, async (req) => {
+    const claims = await c.authenticate(req);
+    return c.accounts.export(claims.sub);
+  });
+
+  app.delete('/account', { schema: { tags: ['account'], summary: 'Delete the account (soft, purged after the grace window)', security } }, async (req, reply) => {
+    // A retry after a lost 202 carries a token whose session the first call revoked: it may
+    // only confirm the deletion again, never act on an account that is still active.
+    const claims = await c.authenticate(req, { allowRevoked: true });
+    if (claims.revoked && !(await c.accounts.isDeleted(claims.sub))) {
+      throw unauthorized('invalid_token', 'Access token rejected: the session was revoked');
+    }
+    const r = await c.accounts.delete(claims.sub, c.auditCtx(req));
+    for (const sid of new Set([...r.sessions, claims.sid])) await c.tokens.deny(sid);
+    reply.status(202);
+    return { status: r.status, deleted_at: r.deleted_at, purge_after: r.purge_after };
+  });
+}

@@ -1,0 +1,59 @@
+import { Type } from 'typebox';
+/** Operator endpoints (role admin). */
+import { forbidden, type App } from '@platform/kit';
+import type { AuthContext } from '../context.js';
+import { optionalBody } from './schemas.js';
+import { KEY_ROTATION_CHANNEL, rotateSigningKey } from '../services/keys.js';
+
+export async function adminRoutes(app: App, c: AuthContext) {
+  app.post(
+    '/admin/keys/rotate',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Start a signing-key rotation; emergency activates the new key at once',
+        security: [{ bearer: [] }],
+        description: 'Optional body {emergency?: boolean, retire_previous?: boolean}.',
+      },
+    },
+    async (req) => {
+      const claims = await c.authenticate(req);
+      if (!claims.roles.includes('admin')) throw forbidden('forbidden', 'The admin role is required');
+      const body = optionalBody<{ emergency: boolean; retire_previous: boolean }>(req.body, { emergency: 'boolean', retire_previous: 'boolean' });
+      const r = await rotateSigningKey(c.db, c.config.masterKey!, keyTimings(c), c.auditCtx(req), {
+        emergency: body.emergency,
+        retirePrevious: body.retire_previous,
+      });
+      await c.keys.reload();
+      if (body.emergency) await c.state.publish(KEY_ROTATION_CHANNEL, JSON.stringify({ kid: r.kid }));
+      return { kid: r.kid, state: r.state, activate_at: r.activateAt };
+    },
+  );
+
+  app.post(
+    '/admin/accounts/:id/status',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Set an account status (active, locked, banned); locking or banning revokes every session',
+        security: [{ bearer: [] }],
+        params: Type.Object({ id: Type.String({ format: 'uuid' }) }),
+        body: Type.Object(
+          { status: Type.Union([Type.Literal('active'), Type.Literal('locked'), Type.Literal('banned')]) },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (req) => {
+      const claims = await c.authenticate(req);
+      if (!claims.roles.includes('admin')) throw forbidden('forbidden', 'The admin role is required');
+      const r = await c.accounts.setStatus(req.params.id, req.body.status, c.auditCtx(req));
+      for (const sid of r.sessions) await c.tokens.deny(sid);
+      return { id: r.id, status: r.status, sessions_revoked: r.sessions.length };
+    },
+  );
+}
+
+export function keyTimings(c: { config: AuthContext['config'] }) {
+  return { propagationSeconds: c.config.keyPropagationSeconds, retireAfterSeconds: c.config.accessTtlSeconds + 60 };
+}

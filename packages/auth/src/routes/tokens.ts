@@ -1,0 +1,70 @@
+/** /refresh, /logout and the public key set. */
+import { Type } from 'typebox';
+import { AppError, type App } from '@platform/kit';
+import type { AuthContext } from '../context.js';
+import { audit } from '../services/audit.js';
+import { optionalBody } from './schemas.js';
+
+/** Verifiers may cache the key set this long; the rotation propagation wait is at least this. */
+export const JWKS_MAX_AGE_SECONDS = 300;
+
+const RefreshToken = Type.String({ minLength: 1, maxLength: 512 });
+
+export async function tokenRoutes(app: App, c: AuthContext) {
+  app.post(
+    '/refresh',
+    {
+      schema: {
+        tags: ['tokens'],
+        summary: 'Rotate a refresh token: the old one is spent, a new pair is returned',
+        body: Type.Object({ refresh_token: RefreshToken }, { additionalProperties: false }),
+      },
+    },
+    async (req) => {
+      await c.limiter.check({ name: 'refresh:ip', key: req.ip, limit: c.config.rateRefreshPerIp });
+      return c.tokens.refresh(req.body.refresh_token, c.auditCtx(req));
+    },
+  );
+
+  app.post(
+    '/logout',
+    {
+      schema: {
+        tags: ['tokens'],
+        summary: 'Revoke the session of the Bearer token or of the refresh token in the body',
+        description: 'The session id and the token id go on the deny set (deny:sid / deny:jti) until every access token of the session has expired.',
+      },
+    },
+    async (req, reply) => {
+      const { refresh_token: refreshToken } = optionalBody<{ refresh_token: string }>(req.body, { refresh_token: 'string' });
+      let sessionId: string;
+      let accountId: string;
+      let jti: string | undefined;
+      if (req.headers.authorization) {
+        // A retried logout (sid already denied) is still a success.
+        const claims = await c.authenticate(req, { allowRevoked: true });
+        ({ sid: sessionId, sub: accountId, jti } = claims);
+      } else if (refreshToken) {
+        const s = await c.tokens.sessionOfRefreshToken(refreshToken);
+        if (!s) throw new AppError(401, 'invalid_refresh_token', 'The refresh token is unknown or expired');
+        sessionId = s.session_id;
+        accountId = s.account_id;
+      } else {
+        throw new AppError(401, 'unauthenticated', 'A Bearer access token or a refresh_token is required');
+      }
+      const revoked = await c.db.transaction(async (tx) => {
+        const done = await c.tokens.revokeSession(tx, sessionId);
+        if (done) await audit(tx, c.auditCtx(req), 'logout', accountId, { session_id: sessionId });
+        return done;
+      });
+      await c.tokens.deny(sessionId, jti);
+      req.log.debug({ revoked }, 'logout');
+      reply.status(204).send();
+    },
+  );
+
+  app.get('/.well-known/jwks.json', { schema: { tags: ['tokens'], summary: 'Public signing keys (published and active)' } }, async (_req, reply) => {
+    reply.header('cache-control', `public, max-age=${JWKS_MAX_AGE_SECONDS}`);
+    return c.keys.jwks();
+  });
+}

@@ -1,0 +1,604 @@
+/**
+ * Sign-in flows (guest, email and password, platform tickets) and the
+ * account's own operations (profile, link, unlink, export, delete, purge).
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  AppError,
+  badRequest,
+  conflict,
+  forbidden,
+  hashPassword,
+  isUniqueViolation,
+  randomToken,
+  sha256Hex,
+  unauthorized,
+  verifyPassword,
+  type Database,
+  type Queryable,
+} from '@platform/kit';
+import type { AuthConfig } from '../config.js';
+import { audit, type AuditContext } from './audit.js';
+import { GUEST_SECRET_ARGON2, dummyHashFor, hashNewPassword } from './passwords.js';
+import type { PlatformVerifiers, VerifiedPlatformIdentity } from './platform.js';
+import type { TokenPair, TokenService, SessionSubject } from './tokens.js';
+
+export const DEVICE_PLATFORMS = ['ios', 'android', 'win', 'mac', 'linux', 'console', 'web'] as const;
+export type DevicePlatform = (typeof DEVICE_PLATFORMS)[number];
+
+export interface DeviceInput {
+  fingerprint: string;
+  platform?: DevicePlatform;
+}
+
+interface AccountRow {
+  id: string;
+  display_name: string;
+  status: 'active' | 'locked' | 'banned' | 'deleted';
+  roles: string[];
+  home_region: string;
+  is_guest: boolean;
+  created_at: Date;
+  updated_at: Date;
+  deleted_at: Date | null;
+}
+
+export type SignInResult = TokenPair & { account_id: string };
+
+const invalidCredentials = () => unauthorized('invalid_credentials', 'The email or password is wrong');
+const subjectOf = (a: Pick<AccountRow, 'id' | 'roles' | 'home_region'>): SessionSubject => ({ accountId: a.id, roles: a.roles, region: a.home_region });
+
+/** The account may sign in: banned and locked accounts are refused after the credential checked out. */
+function assertUsable(a: Pick<AccountRow, 'status'>) {
+  if (a.status === 'banned' || a.status === 'locked') throw forbidden('account_disabled', `The account is ${a.status}`);
+  if (a.status === 'deleted') throw unauthorized('invalid_credentials', 'The credentials are not valid');
+}
+
+async function upsertDevice(tx: Queryable, device: DeviceInput | undefined, accountId: string | null): Promise<string | null> {
+  if (!device) return null;
+  const r = await tx.query<{ id: string }>(
+    `INSERT INTO devices (account_id, platform, fingerprint_hash) VALUES ($1, COALESCE($2::text, 'web'), $3)
+     ON CONFLICT (fingerprint_hash) DO UPDATE
+       SET last_seen_at = now(), account_id = COALESCE(EXCLUDED.account_id, devices.account_id),
+           platform = COALESCE($2::text, devices.platform)
+     RETURNING id`,
+    [accountId, device.platform ?? null, sha256Hex(device.fingerprint)],
+  );
+  return r.rows[0].id;
+}
+
+export function createAccountService(config: AuthConfig, db: Database, tokens: TokenService, verifiers: PlatformVerifiers) {
+  const lockSeconds = (failedAttempts: number) =>
+    Math.min(config.lockoutMaxSeconds, config.lockoutBaseSeconds * 2 ** Math.max(0, failedAttempts - config.lockoutThreshold));
+
+  async function signIn(
+    tx: Queryable,
+    account: Pick<AccountRow, 'id' | 'roles' | 'home_region'>,
+    method: string,
+    deviceId: string | null,
+    ctx: AuditContext,
+  ) {
+    const session = await tokens.createSession(tx, subjectOf(account), { method, deviceId, ip: ctx.ip ?? undefined });
+    return { subject: subjectOf(account), session, method };
+  }
+
+  async function finish(r: Awaited<ReturnType<typeof signIn>>): Promise<SignInResult> {
+    return { ...(await tokens.pair(r.subject, r.session, r.method)), account_id: r.subject.accountId };
+  }
+
+  async function verifyTicket(provider: string, ticket: string, nonce?: string): Promise<VerifiedPlatformIdentity> {
+    if (!verifiers.configured().includes(provider)) {
+      throw badRequest('provider_not_configured', `The provider ${provider} is not configured on this platform`);
+    }
+    try {
+      const id = await verifiers.verify(provider, ticket, nonce === undefined ? undefined : { nonce });
+      if (!id.providerUserId) throw new Error('verifier returned no subject');
+      return id;
+    } catch (err) {
+      if (err instanceof AppError && err.status !== 500) throw err;
+      throw new AppError(401, 'invalid_ticket', 'The platform ticket could not be verified', { cause: err });
+    }
+  }
+
+  async function markGuestUpgraded(tx: Queryable, accountId: string) {
+    await tx.query(`UPDATE accounts SET is_guest = false, updated_at = now() WHERE id = $1`, [accountId]);
+  }
+
+  const service = {
+    // ------------------------------------------------------------ guest
+    async createGuest(
+      input: { device: DeviceInput; idempotencyKey?: string },
+      ctx: AuditContext,
+    ): Promise<SignInResult & { guest_secret: string }> {
+      const keyHash = input.idempotencyKey ? sha256Hex(`guest-idempotency:${input.idempotencyKey}`) : undefined;
+      const fingerprintHash = sha256Hex(input.device.fingerprint);
+      if (keyHash) {
+        const replay = await service.replayGuest(keyHash, fingerprintHash, input.device, ctx);
+        if (replay) return replay;
+      }
+      const secret = randomToken(32);
+      const secretHash = await hashPassword(secret, GUEST_SECRET_ARGON2);
+      try {
+        const r = await db.transaction(async (tx) => {
+          const a = (
+            await tx.query<AccountRow>(
+              `INSERT INTO accounts (display_name, is_guest, roles) VALUES ($1, true, ARRAY['player']) RETURNING *`,
+              [`guest-${randomUUID().slice(0, 8)}`],
+            )
+          ).rows[0];
+          const deviceId = await upsertDevice(tx, input.device, a.id);
+          const identity = await tx.query<{ id: string }>(
+            `INSERT INTO identities (account_id, provider, provider_user_id, verified, last_login_at) VALUES ($1, 'guest', $2, true, now()) RETURNING id`,
+            [a.id, a.id],
+          );
+          await tx.query(`INSERT INTO credentials (identity_id, type, secret_hash) VALUES ($1, 'guest_secret', $2)`, [identity.rows[0].id, secretHash]);
+          if (keyHash) await tx.query(`INSERT INTO guest_idempotency (key_hash, account_id, device_id) VALUES ($1, $2, $3)`, [keyHash, a.id, deviceId]);
+          await audit(tx, ctx, 'login', a.id, { method: 'guest', outcome: 'success', created: true });
+          return signIn(tx, a, 'guest', deviceId, ctx);
+        });
+        return { ...(await finish(r)), guest_secret: secret };
+      } catch (err) {
+        // A concurrent request with the same Idempotency-Key won the insert: answer as its retry.
+        if (keyHash && isUniqueViolation(err, 'guest_idempotency_pkey')) {
+          const replay = await service.replayGuest(keyHash, fingerprintHash, input.device, ctx);
+          if (replay) return replay;
+        }
+        throw err;
+      }
+    },
+
+    /**
+     * A retried /guest (same Idempotency-Key, same device) gets the SAME guest
+     * account: a new session and a fresh guest secret (the first response, and
+     * its secret, never reached the client; the stored hash is replaced).
+     */
+    async replayGuest(
+      keyHash: string,
+      fingerprintHash: string,
+      device: DeviceInput,
+      ctx: AuditContext,
+    ): Promise<(SignInResult & { guest_secret: string }) | undefined> {
+      const found = await db.query<{ account_id: string; fingerprint_hash: string }>(
+        `SELECT g.account_id, d.fingerprint_hash FROM guest_idempotency g JOIN devices d ON d.id = g.device_id WHERE g.key_hash = $1`,
+        [keyHash],
+      );
+      const row = found.rows[0];
+      if (!row) return undefined;
+      if (row.fingerprint_hash !== fingerprintHash) {
+        throw conflict('idempotency_key_reused', 'This Idempotency-Key was used by another device');
+      }
+      const secret = randomToken(32);
+      const secretHash = await hashPassword(secret, GUEST_SECRET_ARGON2);
+      const r = await db.transaction(async (tx) => {
+        const a = (await tx.query<AccountRow>(`SELECT * FROM accounts WHERE id = $1 FOR UPDATE`, [row.account_id])).rows[0];
+        if (!a || a.status !== 'active' || !a.is_guest) throw conflict('idempotency_key_reused', 'The guest of this Idempotency-Key is no longer available');
+        await tx.query(
+          `UPDATE credentials SET secret_hash = $2, rotated_at = now(), failed_attempts = 0, locked_until = NULL
+           WHERE type = 'guest_secret' AND identity_id IN (SELECT id FROM identities WHERE account_id = $1 AND provider = 'guest')`,
+          [a.id, secretHash],
+        );
+        const deviceId = await upsertDevice(tx, device, a.id);
+        await audit(tx, ctx, 'login', a.id, { method: 'guest', outcome: 'success', idempotent_replay: true });
+        return signIn(tx, a, 'guest', deviceId, ctx);
+      });
+      return { ...(await finish(r)), guest_secret: secret };
+    },
+
+    async restoreGuest(input: { accountId: string; guestSecret: string; device: DeviceInput }, ctx: AuditContext): Promise<SignInResult> {
+      const found = await db.query<AccountRow & { secret_hash: string; identity_id: string }>(
+        `SELECT a.*, c.secret_hash, i.id AS identity_id FROM accounts a
+         JOIN identities i ON i.account_id = a.id AND i.provider = 'guest'
+         JOIN credentials c ON c.identity_id = i.id AND c.type = 'guest_secret'
+         WHERE a.id = $1`,
+        [input.accountId],
+      );
+      const a = found.rows[0];
+      const ok = await verifyPassword(a?.secret_hash ?? (await dummyHashFor(GUEST_SECRET_ARGON2)), input.guestSecret);
+      if (!a || !ok) {
+        await audit(db, ctx, 'login', a?.id ?? null, { method: 'guest', outcome: 'failure' });
+        throw unauthorized('invalid_credentials', 'The account id or guest secret is wrong');
+      }
+      assertUsable(a);
+      const r = await db.transaction(async (tx) => {
+        const deviceId = await upsertDevice(tx, input.device, a.id);
+        await tx.query(`UPDATE identities SET last_login_at = now() WHERE id = $1`, [a.identity_id]);
+        await audit(tx, ctx, 'login', a.id, { method: 'guest', outcome: 'success', restored: true });
+        return signIn(tx, a, 'guest', deviceId, ctx);
+      });
+      return finish(r);
+    },
+
+    // ------------------------------------------------------------ email and password
+    async register(
+      input: { email: string; password: string; displayName?: string; device?: DeviceInput },
+      ctx: AuditContext,
+    ): Promise<SignInResult> {
+      const email = input.email.trim().toLowerCase();
+      const hash = await hashNewPassword(input.password, config.passwordParams);
+      try {
+        const r = await db.transaction(async (tx) => {
+          const a = (
+            await tx.query<AccountRow>(`INSERT INTO accounts (display_name, is_guest) VALUES ($1, false) RETURNING *`, [
+              input.displayName ?? email.split('@')[0],
+            ])
+          ).rows[0];
+          const identity = await tx.query<{ id: string }>(
+            `INSERT INTO identities (account_id, provider, provider_user_id, verified, last_login_at) VALUES ($1, 'email', $2, false, now()) RETURNING id`,
+            [a.id, email],
+          );
+          await tx.query(`INSERT INTO credentials (identity_id, type, secret_hash) VALUES ($1, 'password', $2)`, [identity.rows[0].id, hash]);
+          const deviceId = await upsertDevice(tx, input.device, a.id);
+          await audit(tx, ctx, 'login', a.id, { method: 'email', outcome: 'success', registered: true });
+          return signIn(tx, a, 'email', deviceId, ctx);
+        });
+        return finish(r);
+      } catch (err) {
+        if (isUniqueViolation(err, 'identities_provider_user')) throw conflict('email_taken', 'An account with this email exists');
+        throw err;
+      }
+    },
+
+    async login(input: { email: string; password: string; device?: DeviceInput }, ctx: AuditContext): Promise<SignInResult> {
+      const email = input.email.trim().toLowerCase();
+      const found = await db.query<AccountRow & { identity_id: string; credential_id: string; secret_hash: string; locked_until: Date | null }>(
+        `SELECT a.*, i.id AS identity_id, c.id AS credential_id, c.secret_hash, c.locked_until
+         FROM identities i JOIN accounts a ON a.id = i.account_id
+         JOIN credentials c ON c.identity_id = i.id AND c.type = 'password'
+         WHERE i.provider = 'email' AND i.provider_user_id = $1`,
+        [email],
+      );
+      const row = found.rows[0];
+      if (row?.locked_until && new Date(row.locked_until).getTime() > Date.now()) {
+        await audit(db, ctx, 'login', row.id, { method: 'email', outcome: 'failure', reason: 'locked' });
+        const retryMs = new Date(row.locked_until).getTime() - Date.now();
+        throw new AppError(423, 'account_locked', 'Too many wrong passwords; the credential is locked for a while', {
+          headers: { 'retry-after': String(Math.max(1, Math.ceil(retryMs / 1000))) },
+        });
+      }
+      const ok = await verifyPassword(row?.secret_hash ?? (await dummyHashFor(config.passwordParams)), input.password);
+      if (!row || row.status === 'deleted') {
+        await audit(db, ctx, 'login', null, { method: 'email', outcome: 'failure', reason: 'unknown_email' });
+        throw invalidCredentials();
+      }
+      if (!ok) {
+        // Counted atomically in the database, so parallel failures on any node add up exactly.
+        const r = await db.query<{ failed_attempts: number; locked_until: Date | null }>(
+          `UPDATE credentials SET failed_attempts = failed_attempts + 1,
+             locked_until = CASE WHEN failed_attempts + 1 >= $2
+               THEN now() + make_interval(secs => LEAST($4::int, $3::int * power(2, failed_attempts + 1 - $2::int)::int))
+               ELSE locked_until END
+           WHERE id = $1 RETURNING failed_attempts, locked_until`,
+          [row.credential_id, config.lockoutThreshold, config.lockoutBaseSeconds, config.lockoutMaxSeconds],
+        );
+        const attempts = r.rows[0]?.failed_attempts ?? 0;
+        await audit(db, ctx, 'login', row.id, { method: 'email', outcome: 'failure', reason: 'wrong_password', failed_attempts: attempts });
+        if (attempts >= config.lockoutThreshold) {
+          await audit(db, ctx, 'lockout', row.id, { failed_attempts: attempts, locked_seconds: lockSeconds(attempts) });
+        }
+        throw invalidCredentials();
+      }
+      assertUsable(row);
+      const r = await db.transaction(async (tx) => {
+        await tx.query(`UPDATE credentials SET failed_attempts = 0, locked_until = NULL WHERE id = $1`, [row.credential_id]);
+        await tx.query(`UPDATE identities SET last_login_at = now() WHERE id = $1`, [row.identity_id]);
+        const deviceId = await upsertDevice(tx, input.device, row.id);
+        await audit(tx, ctx, 'login', row.id, { method: 'email', outcome: 'success' });
+        return signIn(tx, row, 'email', deviceId, ctx);
+      });
+      return finish(r);
+    },
+
+    // ------------------------------------------------------------ platform tickets
+    /** Upserts the identity on (provider, provider_user_id); safe to retry. Returns its owner. */
+    async upsertPlatformIdentity(tx: Queryable, id: VerifiedPlatformIdentity, accountId: string): Promise<{ identityId: string; accountId: string; created: boolean }> {
+      const ins = await tx.query<{ id: string; account_id: string }>(
+        `INSERT INTO identities (account_id, provider, provider_user_id, verified, last_login_at) VALUES ($1, $2, $3, true, now())
+         ON CONFLICT (provider, provider_user_id) DO NOTHING RETURNING id, account_id`,
+        [accountId, id.provider, id.providerUserId],
+      );
+      if (ins.rowCount) return { identityId: ins.rows[0].id, accountId: ins.rows[0].account_id, created: true };
+      const got = await tx.query<{ id: string; account_id: string }>(
+        `UPDATE identities SET last_login_at = now() WHERE provider = $1 AND provider_user_id = $2 RETURNING id, account_id`,
+        [id.provider, id.providerUserId],
+      );
+      return { identityId: got.rows[0].id, accountId: got.rows[0].account_id, created: false };
+    },
+
+    async platformSignIn(
+      input: { provider: string; ticket: string; nonce?: string; device?: DeviceInput; linkTo?: string },
+      ctx: AuditContext,
+    ): Promise<SignInResult> {
+      const id = await verifyTicket(input.provider, input.ticket, input.nonce);
+      if (input.linkTo) {
+        const accountId = input.linkTo;
+        const r = await db.transaction(async (tx) => {
+          const a = (await tx.query<AccountRow>(`SELECT * FROM accounts WHERE id = $1 FOR UPDATE`, [accountId])).rows[0];
+          if (!a || a.status !== 'active') throw unauthorized('invalid_token', 'The account is not active');
+          const got = await service.upsertPlatformIdentity(tx, id, a.id);
+          if (got.accountId !== a.id) throw conflict('identity_linked_elsewhere', 'This platform identity belongs to another account');
+          if (got.created) {
+            await markGuestUpgraded(tx, a.id);
+            await audit(tx, ctx, 'link', a.id, { provider: id.provider, identity_id: got.identityId });
+          }
+          const deviceId = await upsertDevice(tx, input.device, a.id);
+          await audit(tx, ctx, 'login', a.id, { method: id.provider, outcome: 'success' });
+          return signIn(tx, a, id.provider, deviceId, ctx);
+        });
+        return finish(r);
+      }
+      const r = await db.transaction(async (tx) => {
+        const existing = await tx.query<AccountRow>(
+          `SELECT a.* FROM identities i JOIN accounts a ON a.id = i.account_id WHERE i.provider = $1 AND i.provider_user_id = $2`,
+          [id.provider, id.providerUserId],
+        );
+        let a = existing.rows[0];
+        if (!a) {
+          a = (
+            await tx.query<AccountRow>(`INSERT INTO accounts (display_name, is_guest) VALUES ($1, false) RETURNING *`, [
+              id.displayName ?? `${id.provider}-player`,
+            ])
+          ).rows[0];
+        }
+        const got = await service.upsertPlatformIdentity(tx, id, a.id);
+        if (got.accountId !== a.id) {
+          // A concurrent first sign-in created the identity: retry against its account.
+          throw new RetrySignIn();
+        }
+        assertUsable(a);
+        const deviceId = await upsertDevice(tx, input.device, a.id);
+        await audit(tx, ctx, 'login', a.id, { method: id.provider, outcome: 'success', created: got.created });
+        return signIn(tx, a, id.provider, deviceId, ctx);
+      }).catch(async (err) => {
+        if (err instanceof RetrySignIn) return service.platformSignInVerified(id, input.device, ctx);
+        throw err;
+      });
+      return 'subject' in r ? finish(r) : r;
+    },
+
+    /** Second attempt after losing a creation race; the identity exists now. */
+    async platformSignInVerified(id: VerifiedPlatformIdentity, device: DeviceInput | undefined, ctx: AuditContext): Promise<SignInResult> {
+      const r = await db.transaction(async (tx) => {
+        const a = (
+          await tx.query<AccountRow>(
+            `SELECT a.* FROM identities i JOIN accounts a ON a.id = i.account_id WHERE i.provider = $1 AND i.provider_user_id = $2`,
+            [id.provider, id.providerUserId],
+          )
+        ).rows[0];
+        if (!a) throw new AppError(503, 'conflict_retry', 'Concurrent sign-in; retry');
+        assertUsable(a);
+        const deviceId = await upsertDevice(tx, device, a.id);
+        await audit(tx, ctx, 'login', a.id, { method: id.provider, outcome: 'success' });
+        return signIn(tx, a, id.provider, deviceId, ctx);
+      });
+      return finish(r);
+    },
+
+    // ------------------------------------------------------------ the account itself
+    async view(accountId: string) {
+      const a = (await db.query<AccountRow>(`SELECT * FROM accounts WHERE id = $1`, [accountId])).rows[0];
+      if (!a || a.status === 'deleted') throw unauthorized('invalid_token', 'The account no longer exists');
+      return { ...accountBody(a), identities: await identitiesOf(db, accountId), devices: await devicesOf(db, accountId) };
+    },
+
+    async update(accountId: string, patch: { displayName?: string; homeRegion?: string }) {
+      await db.query(
+        `UPDATE accounts SET display_name = COALESCE($2, display_name), home_region = COALESCE($3, home_region), updated_at = now()
+         WHERE id = $1 AND status <> 'deleted'`,
+        [accountId, patch.displayName ?? null, patch.homeRegion ?? null],
+      );
+      return service.view(accountId);
+    },
+
+    async linkEmail(accountId: string, input: { email: string; password: string }, ctx: AuditContext) {
+      const email = input.email.trim().toLowerCase();
+      const hash = await hashNewPassword(input.password, config.passwordParams);
+      try {
+        await db.transaction(async (tx) => {
+          await lockActiveAccount(tx, accountId);
+          const identity = await tx.query<{ id: string }>(
+            `INSERT INTO identities (account_id, provider, provider_user_id, verified) VALUES ($1, 'email', $2, false) RETURNING id`,
+            [accountId, email],
+          );
+          await tx.query(`INSERT INTO credentials (identity_id, type, secret_hash) VALUES ($1, 'password', $2)`, [identity.rows[0].id, hash]);
+          await markGuestUpgraded(tx, accountId);
+          await audit(tx, ctx, 'link', accountId, { provider: 'email', identity_id: identity.rows[0].id });
+        });
+      } catch (err) {
+        if (isUniqueViolation(err, 'identities_provider_user')) throw conflict('email_taken', 'An account with this email exists');
+        throw err;
+      }
+      return { identities: await identitiesOf(db, accountId) };
+    },
+
+    async linkPlatform(accountId: string, input: { provider: string; ticket: string; nonce?: string }, ctx: AuditContext) {
+      const id = await verifyTicket(input.provider, input.ticket, input.nonce);
+      await db.transaction(async (tx) => {
+        await lockActiveAccount(tx, accountId);
+        const got = await service.upsertPlatformIdentity(tx, id, accountId);
+        if (got.accountId !== accountId) throw conflict('identity_linked_elsewhere', 'This platform identity belongs to another account');
+        if (got.created) {
+          await markGuestUpgraded(tx, accountId);
+          await audit(tx, ctx, 'link', accountId, { provider: id.provider, identity_id: got.identityId });
+        }
+      });
+      return { identities: await identitiesOf(db, accountId) };
+    },
+
+    /** Removes an identity unless it is the account's last usable credential. */
+    async unlink(accountId: string, which: { provider?: string; identityId?: string }, ctx: AuditContext) {
+      await db.transaction(async (tx) => {
+        // The row lock serialises concurrent unlinks of one account, so the guard cannot be raced.
+        await lockActiveAccount(tx, accountId);
+        const ids = (await tx.query<{ id: string; provider: string }>(`SELECT id, provider FROM identities WHERE account_id = $1`, [accountId])).rows;
+        const target = ids.filter((i) => (which.identityId ? i.id === which.identityId : i.provider === which.provider));
+        if (!target.length) throw new AppError(404, 'identity_not_found', 'The account has no such identity');
+        if (ids.length - target.length < 1) throw conflict('last_credential', 'An account must keep at least one way to sign in');
+        await tx.query(`DELETE FROM identities WHERE id = ANY($1::uuid[])`, [target.map((t) => t.id)]);
+        for (const t of target) await audit(tx, ctx, 'unlink', accountId, { provider: t.provider, identity_id: t.id });
+      });
+      return { identities: await identitiesOf(db, accountId) };
+    },
+
+    /** Everything held about the account (no secret hashes). */
+    async export(accountId: string) {
+      const view = await service.view(accountId);
+      const credentials = await db.query(
+        `SELECT c.id, c.identity_id, c.type, c.failed_attempts, c.locked_until, c.rotated_at
+         FROM credentials c JOIN identities i ON i.id = c.identity_id WHERE i.account_id = $1`,
+        [accountId],
+      );
+      const sessions = await db.query(
+        `SELECT id, device_id, auth_method, ip_cidr, region, created_at, expires_at, revoked_at FROM sessions WHERE account_id = $1 ORDER BY created_at`,
+        [accountId],
+      );
+      const auditRows = await db.query(`SELECT id, event, ip, node_id, detail, at FROM audit_log WHERE account_id = $1 ORDER BY at`, [accountId]);
+      return {
+        exported_at: new Date().toISOString(),
+        account: accountBody((await db.query<AccountRow>(`SELECT * FROM accounts WHERE id = $1`, [accountId])).rows[0]),
+        identities: view.identities,
+        credentials: credentials.rows,
+        devices: view.devices,
+        sessions: sessions.rows,
+        audit_log: auditRows.rows,
+      };
+    },
+
+    async isDeleted(accountId: string): Promise<boolean> {
+      const r = await db.query<{ status: string }>(`SELECT status FROM accounts WHERE id = $1`, [accountId]);
+      return r.rows[0]?.status === 'deleted';
+    },
+
+    /** Soft delete; the deletion notice goes to the outbox in the same transaction. Repeatable. */
+    async delete(accountId: string, ctx: AuditContext): Promise<{ status: 'deleted'; deleted_at: string; purge_after: string; sessions: string[] }> {
+      return db.transaction(async (tx) => {
+        const a = (await tx.query<AccountRow>(`SELECT * FROM accounts WHERE id = $1 FOR UPDATE`, [accountId])).rows[0];
+        if (!a) throw unauthorized('invalid_token', 'The account no longer exists');
+        let deletedAt = a.deleted_at ? new Date(a.deleted_at) : undefined;
+        let sessions: string[] = [];
+        if (a.status !== 'deleted' || !deletedAt) {
+          const d = await tx.query<{ deleted_at: Date }>(
+            `UPDATE accounts SET status = 'deleted', deleted_at = now(), updated_at = now() WHERE id = $1 RETURNING deleted_at`,
+            [accountId],
+          );
+          deletedAt = new Date(d.rows[0].deleted_at);
+          sessions = (
+            await tx.query<{ id: string }>(`UPDATE sessions SET revoked_at = now() WHERE account_id = $1 AND revoked_at IS NULL RETURNING id`, [accountId])
+          ).rows.map((s) => s.id);
+          await tx.query(`UPDATE refresh_tokens SET used = true WHERE session_id IN (SELECT id FROM sessions WHERE account_id = $1)`, [accountId]);
+          await tx.query(`INSERT INTO outbox (topic, payload) VALUES ('account.deleted', $1)`, [
+            JSON.stringify({ type: 'account.deleted', account_id: accountId, deleted_at: deletedAt.toISOString() }),
+          ]);
+          await audit(tx, ctx, 'delete', accountId, { grace_hours: config.deletionGraceHours });
+        }
+        const purgeAfter = new Date(deletedAt.getTime() + config.deletionGraceHours * 3_600_000);
+        return { status: 'deleted', deleted_at: deletedAt.toISOString(), purge_after: purgeAfter.toISOString(), sessions };
+      });
+    },
+
+    /** Hard-deletes personal data of accounts deleted longer than the grace window ago. The account row (sub) stays. */
+    async purgeDeletedAccounts(now: Date = new Date()): Promise<number> {
+      const due = await db.query<{ id: string }>(
+        `SELECT id FROM accounts WHERE status = 'deleted' AND purged_at IS NULL AND deleted_at <= $1::timestamptz - make_interval(hours => $2::int) LIMIT 500`,
+        [now, config.deletionGraceHours],
+      );
+      for (const { id } of due.rows) {
+        await db.transaction(async (tx) => {
+          await tx.query(`DELETE FROM identities WHERE account_id = $1`, [id]); // credentials cascade
+          await tx.query(`DELETE FROM devices WHERE account_id = $1`, [id]);
+          await tx.query(`DELETE FROM audit_log WHERE account_id = $1`, [id]);
+          await tx.query(`DELETE FROM sessions WHERE account_id = $1`, [id]); // refresh tokens cascade
+          await tx.query(`DELETE FROM guest_idempotency WHERE account_id = $1`, [id]);
+          await tx.query(`UPDATE accounts SET display_name = '', home_region = '', purged_at = now() WHERE id = $1`, [id]);
+        });
+      }
+      return due.rowCount;
+    },
+
+    /**
+     * Removes guest accounts (never upgraded) without any sign-in or refresh for
+     * AUTH_GUEST_IDLE_DAYS: the account and everything hanging off it.
+     */
+    async pruneIdleGuests(now: Date = new Date()): Promise<number> {
+      const idle = await db.query<{ id: string }>(
+        `SELECT a.id FROM accounts a
+         WHERE a.is_guest AND a.status = 'active'
+           AND a.created_at < $1::timestamptz - make_interval(days => $2::int)
+           AND NOT EXISTS (SELECT 1 FROM identities i WHERE i.account_id = a.id AND i.last_login_at >= $1::timestamptz - make_interval(days => $2::int))
+           AND NOT EXISTS (SELECT 1 FROM sessions s JOIN refresh_tokens rt ON rt.session_id = s.id
+                           WHERE s.account_id = a.id AND rt.issued_at >= $1::timestamptz - make_interval(days => $2::int))
+         LIMIT 500`,
+        [now, config.guestIdleDays],
+      );
+      for (const { id } of idle.rows) {
+        await db.transaction(async (tx) => {
+          await tx.query(`DELETE FROM audit_log WHERE account_id = $1`, [id]);
+          await tx.query(`DELETE FROM devices WHERE account_id = $1`, [id]);
+          await tx.query(`DELETE FROM accounts WHERE id = $1 AND is_guest`, [id]); // identities, credentials, sessions cascade
+        });
+      }
+      return idle.rowCount;
+    },
+
+    /** Operator transition of the account status; locking or banning ends every session. */
+    async setStatus(accountId: string, status: 'active' | 'locked' | 'banned', ctx: AuditContext): Promise<{ id: string; status: string; sessions: string[] }> {
+      return db.transaction(async (tx) => {
+        const r = await tx.query<{ id: string }>(
+          `UPDATE accounts SET status = $2, updated_at = now() WHERE id = $1 AND status <> 'deleted' RETURNING id`,
+          [accountId, status],
+        );
+        if (!r.rowCount) throw new AppError(404, 'account_not_found', 'No such account');
+        let sessions: string[] = [];
+        if (status !== 'active') {
+          sessions = (
+            await tx.query<{ id: string }>(`UPDATE sessions SET revoked_at = now() WHERE account_id = $1 AND revoked_at IS NULL RETURNING id`, [accountId])
+          ).rows.map((x) => x.id);
+          await tx.query(`UPDATE refresh_tokens SET used = true WHERE session_id = ANY($1::uuid[])`, [sessions]);
+          await audit(tx, ctx, 'logout', accountId, { by: 'admin', status, sessions_revoked: sessions.length });
+        }
+        return { id: accountId, status, sessions };
+      });
+    },
+  };
+  return service;
+}
+
+class RetrySignIn extends Error {}
+
+async function lockActiveAccount(tx: Queryable, accountId: string) {
+  const a = await tx.query<{ status: string }>(`SELECT status FROM accounts WHERE id = $1 FOR UPDATE`, [accountId]);
+  if (!a.rowCount || a.rows[0].status !== 'active') throw unauthorized('invalid_token', 'The account is not active');
+}
+
+function accountBody(a: AccountRow) {
+  return {
+    id: a.id,
+    display_name: a.display_name,
+    status: a.status,
+    roles: a.roles,
+    home_region: a.home_region,
+    is_guest: a.is_guest,
+    created_at: iso(a.created_at),
+    updated_at: iso(a.updated_at),
+    deleted_at: a.deleted_at ? iso(a.deleted_at) : null,
+  };
+}
+
+const iso = (d: Date | string) => new Date(d).toISOString();
+
+async function identitiesOf(db: Queryable, accountId: string) {
+  const r = await db.query<{ id: string; provider: string; provider_user_id: string; verified: boolean; linked_at: Date; last_login_at: Date | null }>(
+    `SELECT id, provider, provider_user_id, verified, linked_at, last_login_at FROM identities WHERE account_id = $1 ORDER BY linked_at, id`,
+    [accountId],
+  );
+  return r.rows.map((i) => ({ ...i, linked_at: iso(i.linked_at), last_login_at: i.last_login_at ? iso(i.last_login_at) : null }));
+}
+
+async function devicesOf(db: Queryable, accountId: string) {
+  const r = await db.query<{ id: string; platform: string; push_handle: string | null; first_seen_at: Date; last_seen_at: Date }>(
+    `SELECT id, platform, push_handle, first_seen_at, last_seen_at FROM devices WHERE account_id = $1 ORDER BY first_seen_at, id`,
+    [accountId],
+  );
+  return r.rows.map((d) => ({ ...d, first_seen_at: iso(d.first_seen_at), last_seen_at: iso(d.last_seen_at) }));
+}
+
+export type AccountService = ReturnType<typeof createAccountService>;

@@ -1,0 +1,27 @@
+/** Sliding-window limits shared by every node through the state store. */
+import { sha256Hex, tooManyRequests, type StateStore } from '@platform/kit';
+
+export interface Limit {
+  /** What is limited, e.g. `login:ip`. */
+  name: string;
+  /** The caller's key within it (hashed: emails and fingerprints do not go into Redis in clear). */
+  key: string;
+  limit: number;
+}
+
+export function createRateLimiter(state: StateStore, windowSeconds: number) {
+  const windowMs = windowSeconds * 1000;
+  return {
+    /** Records a hit on every limit; refuses with 429 rate_limited when any is exhausted. */
+    async check(...limits: Limit[]): Promise<void> {
+      let retryAfterMs = 0;
+      for (const l of limits) {
+        const d = await state.hit(`rl:${l.name}:${sha256Hex(l.key).slice(0, 32)}`, l.limit, windowMs);
+        if (!d.allowed) retryAfterMs = Math.max(retryAfterMs, d.retryAfterMs);
+      }
+      if (retryAfterMs > 0) throw tooManyRequests('rate_limited', 'Too many requests; retry later', retryAfterMs);
+    },
+  };
+}
+
+export type RateLimiter = ReturnType<typeof createRateLimiter>;

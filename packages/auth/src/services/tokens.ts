@@ -1,0 +1,176 @@
+/**
+ * Sessions, access tokens and rotating refresh tokens.
+ *
+ * A refresh token is 32 random bytes (base64url); only its SHA-256 is stored.
+ * Each use marks the row used in one conditional UPDATE, so among concurrent
+ * uses of one token exactly one wins; a later use of a used token is treated
+ * as theft: the session and its whole chain are revoked.
+ */
+import { randomUUID } from 'node:crypto';
+import { randomToken, sha256Hex, signAccessToken, unauthorized, type Database, type Queryable, type StateStore } from '@platform/kit';
+import type { AuthConfig } from '../config.js';
+import type { KeyCache } from './keys.js';
+import { audit, type AuditContext } from './audit.js';
+
+export const DENY_SID = 'deny:sid';
+export const DENY_JTI = 'deny:jti';
+
+export interface TokenPair {
+  access_token: string;
+  refresh_token: string;
+  expires_in: number;
+  token_type: 'Bearer';
+}
+
+export interface SessionSubject {
+  accountId: string;
+  roles: string[];
+  region: string;
+}
+
+/** Keeps a /24 (IPv4) or /64 (IPv6) network: enough for abuse analysis, less personal than the address. */
+export function ipCidr(ip: string | undefined): string | null {
+  if (!ip) return null;
+  const v4 = ip.replace(/^::ffff:/, '');
+  if (/^\d+\.\d+\.\d+\.\d+$/.test(v4)) return v4.split('.').slice(0, 3).join('.') + '.0/24';
+  if (ip.includes(':')) {
+    const parts = ip.split('::')[0].split(':').slice(0, 4);
+    while (parts.length < 4) parts.push('0');
+    return parts.join(':') + '::/64';
+  }
+  return null;
+}
+
+export function createTokenService(config: AuthConfig, db: Database, state: StateStore, keys: KeyCache) {
+  const refreshTtlMs = config.refreshTtlDays * 86_400_000;
+  const maxAccessTtlMs = config.accessTtlSeconds * 1000 + 60_000;
+
+  async function accessToken(s: SessionSubject, sid: string, platform: string): Promise<string> {
+    const iat = Math.floor(Date.now() / 1000);
+    return signAccessToken(config.tokenFormat, keys.signingKey(), config.issuer, config.audience, {
+      sub: s.accountId,
+      sid,
+      platform,
+      roles: s.roles,
+      region: s.region || config.defaultRegion,
+      jti: randomUUID(),
+      iat,
+      exp: iat + config.accessTtlSeconds,
+    });
+  }
+
+  async function insertRefreshToken(tx: Queryable, sessionId: string, prevId: string | null, sessionExpiresAt: Date): Promise<string> {
+    const secret = randomToken(32);
+    const expiresAt = new Date(Math.min(Date.now() + refreshTtlMs, sessionExpiresAt.getTime()));
+    await tx.query(
+      `INSERT INTO refresh_tokens (id, session_id, token_hash, prev_token_id, expires_at) VALUES ($1, $2, $3, $4, $5)`,
+      [randomUUID(), sessionId, sha256Hex(secret), prevId, expiresAt],
+    );
+    return secret;
+  }
+
+  return {
+    maxAccessTtlMs,
+
+    /** Inside the caller's transaction: a session and its first refresh token. */
+    async createSession(
+      tx: Queryable,
+      s: SessionSubject,
+      opts: { method: string; deviceId: string | null; ip?: string },
+    ): Promise<{ sessionId: string; refreshToken: string }> {
+      const sessionId = randomUUID();
+      const expiresAt = new Date(Date.now() + config.sessionMaxDays * 86_400_000);
+      await tx.query(
+        `INSERT INTO sessions (id, account_id, device_id, auth_method, ip_cidr, region, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+        [sessionId, s.accountId, opts.deviceId, opts.method, ipCidr(opts.ip), s.region || config.defaultRegion, expiresAt],
+      );
+      const refreshToken = await insertRefreshToken(tx, sessionId, null, expiresAt);
+      return { sessionId, refreshToken };
+    },
+
+    /** After the session's transaction committed: the response body. */
+    async pair(s: SessionSubject, session: { sessionId: string; refreshToken: string }, method: string): Promise<TokenPair> {
+      return {
+        access_token: await accessToken(s, session.sessionId, method),
+        refresh_token: session.refreshToken,
+        expires_in: config.accessTtlSeconds,
+        token_type: 'Bearer',
+      };
+    },
+
+    async refresh(refreshToken: string, ctx: AuditContext): Promise<TokenPair & { account_id: string }> {
+      const hash = sha256Hex(refreshToken);
+      const rotated = await db.transaction(async (tx) => {
+        // The one statement that decides the winner: a used row no longer matches.
+        const r = await tx.query<{
+          id: string;
+          session_id: string;
+          account_id: string;
+          session_expires_at: Date;
+          auth_method: string;
+          roles: string[];
+          home_region: string;
+        }>(
+          `UPDATE refresh_tokens rt SET used = true
+           FROM sessions s, accounts a
+           WHERE rt.token_hash = $1 AND rt.used = false AND rt.expires_at > now()
+             AND s.id = rt.session_id AND s.revoked_at IS NULL AND s.expires_at > now()
+             AND a.id = s.account_id AND a.status = 'active'
+           RETURNING rt.id, rt.session_id, s.account_id, s.expires_at AS session_expires_at, s.auth_method, a.roles, a.home_region`,
+          [hash],
+        );
+        if (!r.rowCount) return undefined;
+        const row = r.rows[0];
+        const secret = await insertRefreshToken(tx, row.session_id, row.id, new Date(row.session_expires_at));
+        await audit(tx, ctx, 'refresh', row.account_id, { session_id: row.session_id });
+        return { row, secret };
+      });
+      if (rotated) {
+        const { row, secret } = rotated;
+        const subject = { accountId: row.account_id, roles: row.roles, region: row.home_region };
+        return { ...(await this.pair(subject, { sessionId: row.session_id, refreshToken: secret }, row.auth_method)), account_id: row.account_id };
+      }
+      const found = await db.query<{ session_id: string; used: boolean; account_id: string; revoked_at: Date | null }>(
+        `SELECT rt.session_id, rt.used, s.account_id, s.revoked_at FROM refresh_tokens rt JOIN sessions s ON s.id = rt.session_id WHERE rt.token_hash = $1`,
+        [hash],
+      );
+      const f = found.rows[0];
+      if (f?.used) {
+        // Reuse: the token was stolen or the client is broken; either way the session ends.
+        if (!f.revoked_at) {
+          await db.transaction(async (tx) => {
+            const revoked = await tx.query(`UPDATE sessions SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL RETURNING id`, [f.session_id]);
+            await tx.query(`UPDATE refresh_tokens SET used = true WHERE session_id = $1`, [f.session_id]);
+            if (revoked.rowCount) await audit(tx, ctx, 'refresh', f.account_id, { session_id: f.session_id, outcome: 'token_reused', session_revoked: true });
+          });
+          await state.setAdd(DENY_SID, f.session_id, maxAccessTtlMs);
+        }
+        throw unauthorized('token_reused', 'This refresh token was already used; the session has been terminated');
+      }
+      throw unauthorized('invalid_refresh_token', 'The refresh token is unknown, expired or its session was revoked');
+    },
+
+    /** Revokes a session and puts its sid (and the presented jti) on the deny set. */
+    async revokeSession(tx: Queryable, sessionId: string): Promise<boolean> {
+      const r = await tx.query(`UPDATE sessions SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL RETURNING id`, [sessionId]);
+      await tx.query(`UPDATE refresh_tokens SET used = true WHERE session_id = $1 AND used = false`, [sessionId]);
+      return r.rowCount > 0;
+    },
+
+    async deny(sid: string, jti?: string): Promise<void> {
+      await state.setAdd(DENY_SID, sid, maxAccessTtlMs);
+      if (jti) await state.setAdd(DENY_JTI, jti, maxAccessTtlMs);
+    },
+
+    async sessionOfRefreshToken(refreshToken: string): Promise<{ session_id: string; account_id: string; revoked_at: Date | null } | undefined> {
+      const r = await db.query<{ session_id: string; account_id: string; revoked_at: Date | null }>(
+        `SELECT rt.session_id, s.account_id, s.revoked_at FROM refresh_tokens rt JOIN sessions s ON s.id = rt.session_id
+         WHERE rt.token_hash = $1 AND rt.expires_at > now()`,
+        [sha256Hex(refreshToken)],
+      );
+      return r.rows[0];
+    },
+  };
+}
+
+export type TokenService = ReturnType<typeof createTokenService>;

@@ -1,0 +1,51 @@
+/** Starting the service from the environment: stores, migrations, master key, TLS, HTTPS listener. */
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { loadOrCreateTls, openDatabase, openStateStore, parseKey32, serve, type Env } from '@platform/kit';
+import { readAuthConfig, type AuthConfig } from './config.js';
+import { buildApp, migrateAuth, type AuthApp } from './app.js';
+import type { PlatformVerifiers } from './services/platform.js';
+
+/** AUTH_MASTER_KEY, or a key generated once into DATA_DIR/auth/master.key (development only). */
+export function resolveMasterKey(config: AuthConfig, warn: (msg: string) => void): Buffer {
+  if (config.masterKey) return config.masterKey;
+  const file = path.join(config.authDir, 'master.key');
+  if (!existsSync(file)) {
+    mkdirSync(config.authDir, { recursive: true });
+    writeFileSync(file, randomBytes(32).toString('hex') + '\n', { mode: 0o600 });
+  }
+  chmodSync(file, 0o600);
+  warn(`AUTH_MASTER_KEY is not set: using ${file}; production must set AUTH_MASTER_KEY (from a secret manager)`);
+  return parseKey32(readFileSync(file, 'utf8'));
+}
+
+export async function openAuthStores(config: AuthConfig) {
+  const db = await openDatabase({ url: config.databaseUrl, dataDir: path.join(config.authDir, 'pg'), schema: 'auth' });
+  const state = await openStateStore({ url: config.redisUrl });
+  await migrateAuth(db);
+  return { db, state };
+}
+
+export async function startAuth(env: Env = process.env, opts: { platformVerifiers?: PlatformVerifiers } = {}): Promise<AuthApp> {
+  const config = readAuthConfig(env);
+  const warnings: string[] = [];
+  config.masterKey = resolveMasterKey(config, (m) => warnings.push(m));
+  const tls = await loadOrCreateTls({ certPath: config.tlsCert, keyPath: config.tlsKey, dir: path.join(config.authDir, 'tls') });
+  const { db, state } = await openAuthStores(config);
+  const app = await buildApp(config, { db, state, tls, platformVerifiers: opts.platformVerifiers });
+  for (const w of warnings) app.log.warn(w);
+  app.log.info(
+    { certPath: tls.certPath, generated: tls.generated },
+    `TLS certificate: ${tls.certPath}${tls.generated ? ' (self-signed, generated now; clients must trust it)' : ''}`,
+  );
+  await serve(app, {
+    port: config.port,
+    host: config.host,
+    onClose: async () => {
+      await state.close();
+      await db.close();
+    },
+  });
+  return app;
+}

@@ -1,0 +1,70 @@
+// Every endpoint with bad input answers 4xx with a code, never 5xx; the client IP behind a proxy.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { harness, guest, bearer, type Harness } from './support/harness.js';
+
+describe('bad input on every endpoint', () => {
+  let h: Harness;
+  let token: string;
+  before(async () => {
+    h = await harness({ AUTH_TRUST_PROXY: '127.0.0.1' });
+    token = (await guest(h.app)).access_token;
+  });
+  after(() => h.close());
+
+  const posts = ['/guest', '/guest/restore', '/register', '/login', '/platform', '/refresh', '/logout', '/account/link', '/account/unlink', '/admin/keys/rotate'];
+
+  it('malformed JSON → 400 malformed_json', async () => {
+    for (const url of [...posts, '/account']) {
+      const r = await h.app.inject({ method: url === '/account' ? 'PATCH' : 'POST', url, headers: { 'content-type': 'application/json', ...bearer(token) }, payload: '{"a":' });
+      assert.equal(r.statusCode, 400, `${url}: ${r.body}`);
+      assert.equal(r.json().code, 'malformed_json', url);
+    }
+  });
+
+  it('oversized → 413, wrong content type → 415, unknown field / wrong type → 400', async () => {
+    for (const url of posts) {
+      const big = await h.app.inject({ method: 'POST', url, headers: bearer(token), payload: { x: 'y'.repeat(70_000) } });
+      assert.equal(big.statusCode, 413, url);
+      const xml = await h.app.inject({ method: 'POST', url, headers: { 'content-type': 'text/xml', ...bearer(token) }, payload: '<a/>' });
+      assert.equal(xml.statusCode, 415, url);
+      const unknown = await h.app.inject({ method: 'POST', url, headers: bearer(token), payload: { surprise: true } });
+      assert.ok(unknown.statusCode >= 400 && unknown.statusCode < 500, `${url}: ${unknown.statusCode}`);
+      assert.equal(typeof unknown.json().code, 'string');
+      const array = await h.app.inject({ method: 'POST', url, headers: bearer(token), payload: [1, 2] as never });
+      assert.ok(array.statusCode >= 400 && array.statusCode < 500, `${url}: ${array.statusCode} ${array.body}`);
+    }
+  });
+
+  it('Bearer endpoints without or with a bad token → 401', async () => {
+    // Valid bodies, so that only the token is wrong (bodies are validated before the handler runs).
+    const cases: [string, string, object | undefined][] = [
+      ['GET', '/account', undefined],
+      ['PATCH', '/account', { display_name: 'x' }],
+      ['POST', '/account/link', { provider: 'idp_a', ticket: 't' }],
+      ['POST', '/account/unlink', { provider: 'guest' }],
+      ['POST', '/account/export', undefined],
+      ['DELETE', '/account', undefined],
+      ['POST', '/admin/keys/rotate', undefined],
+    ];
+    for (const [method, url, payload] of cases) {
+      const none = await h.app.inject({ method: method as 'GET', url, payload });
+      assert.equal(none.statusCode, 401, `${method} ${url}: ${none.body}`);
+      assert.equal(none.json().code, 'unauthenticated');
+      const bad = await h.app.inject({ method: method as 'GET', url, headers: { authorization: 'Bearer v4.public.AAAA.BBBB' }, payload });
+      assert.equal(bad.statusCode, 401, `${method} ${url}: ${bad.body}`);
+      assert.equal(bad.json().code, 'invalid_token');
+    }
+    const basic = await h.app.inject({ method: 'GET', url: '/account', headers: { authorization: 'Basic dTpw' } });
+    assert.equal(basic.json().code, 'unauthenticated');
+  });
+
+  it('behind a trusted proxy the audit entry carries the forwarded client IP', async () => {
+    const r = await h.app.inject({ method: 'POST', url: '/guest', headers: { 'x-forwarded-for': '203.0.113.7' }, payload: { device_fingerprint: 'proxied-device-1' } });
+    assert.equal(r.statusCode, 200);
+    const row = await h.tdb.db.query(`SELECT ip FROM audit_log WHERE account_id = $1`, [r.json().account_id]);
+    assert.equal(row.rows[0].ip, '203.0.113.7');
+    const s = await h.tdb.db.query(`SELECT ip_cidr FROM sessions WHERE account_id = $1`, [r.json().account_id]);
+    assert.equal(s.rows[0].ip_cidr, '203.0.113.0/24');
+  });
+});

@@ -1,0 +1,179 @@
+// Email and password: sign-up, login, policy, lockout (423) versus rate limit (429), races.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { harness, register, email, GOOD_PASSWORD, type Harness } from './support/harness.js';
+
+describe('sign-up and login', () => {
+  let h: Harness;
+  before(async () => {
+    h = await harness({ AUTH_LOCKOUT_THRESHOLD: '5', AUTH_LOCKOUT_BASE_SECONDS: '30', AUTH_RATE_LOGIN_PER_IP_EMAIL: '50' });
+  });
+  after(() => h.close());
+
+  const login = (payload: Record<string, unknown>, ip = '10.0.0.1') => h.app.inject({ method: 'POST', url: '/login', payload, remoteAddress: ip });
+
+  it('registers (201) and logs in (200) with tokens and account id', async () => {
+    const e = email();
+    const r = await h.app.inject({
+      method: 'POST',
+      url: '/register',
+      payload: { email: e, password: GOOD_PASSWORD, display_name: 'Ada', device: { fingerprint: 'device-register-1', platform: 'ios' } },
+    });
+    assert.equal(r.statusCode, 201);
+    const reg = r.json();
+    assert.ok(reg.access_token && reg.refresh_token && reg.account_id);
+    const l = await login({ email: e.toUpperCase(), password: GOOD_PASSWORD });
+    assert.equal(l.statusCode, 200);
+    assert.equal(l.json().account_id, reg.account_id);
+    assert.equal(l.json().expires_in, 600);
+    const acc = await h.app.inject({ method: 'GET', url: '/account', headers: { authorization: `Bearer ${l.json().access_token}` } });
+    assert.equal(acc.json().display_name, 'Ada');
+    assert.equal(acc.json().is_guest, false);
+    assert.equal(acc.json().identities[0].provider_user_id, e);
+    assert.equal(acc.json().devices[0].platform, 'ios');
+    assert.doesNotMatch(acc.body, /argon2|secret_hash/);
+  });
+
+  it('answers a wrong password and an unknown email alike: 401 invalid_credentials', async () => {
+    const u = await register(h.app);
+    const a = await login({ email: u.email, password: 'wrong password here' });
+    const b = await login({ email: email(), password: 'wrong password here' });
+    assert.equal(a.statusCode, 401);
+    assert.equal(b.statusCode, 401);
+    assert.equal(a.json().code, 'invalid_credentials');
+    assert.equal(b.json().code, 'invalid_credentials');
+    assert.equal(a.json().message, b.json().message);
+  });
+
+  it('refuses weak passwords with 400 weak_password', async () => {
+    for (const [password, reason] of [
+      ['short1', 'too_short'],
+      ['x'.repeat(257), 'too_long'],
+      ['1234567890', 'common'],
+      ['Qwertyuiop', 'common'],
+      ['iloveyou12', 'common'],
+    ] as const) {
+      const r = await h.app.inject({ method: 'POST', url: '/register', payload: { email: email(), password } });
+      assert.equal(r.statusCode, 400, password);
+      assert.equal(r.json().code, 'weak_password');
+      assert.equal(r.json().reason, reason);
+    }
+  });
+
+  it('409 email_taken, case-insensitively', async () => {
+    const u = await register(h.app);
+    const r = await h.app.inject({ method: 'POST', url: '/register', payload: { email: u.email.toUpperCase(), password: GOOD_PASSWORD } });
+    assert.equal(r.statusCode, 409);
+    assert.equal(r.json().code, 'email_taken');
+  });
+
+  it('parallel sign-ups with one email: exactly one succeeds', async () => {
+    const e = email();
+    const rs = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        h.app.inject({ method: 'POST', url: '/register', payload: { email: i % 2 ? e : e.toUpperCase(), password: GOOD_PASSWORD }, remoteAddress: `10.1.0.${i}` }),
+      ),
+    );
+    assert.deepEqual(rs.map((r) => r.statusCode).sort(), [201, 409, 409, 409, 409, 409, 409, 409]);
+    const n = await h.tdb.db.query(`SELECT count(*)::int AS n FROM identities WHERE provider = 'email' AND provider_user_id = $1`, [e]);
+    assert.equal(n.rows[0].n, 1);
+  });
+
+  it('locks the credential after the threshold (423 + Retry-After), counting parallel failures exactly', async () => {
+    const u = await register(h.app);
+    const wrong = await Promise.all(Array.from({ length: 7 }, (_, i) => login({ email: u.email, password: `wrong-password-${i}` }, `10.2.0.${i}`)));
+    for (const r of wrong) assert.ok([401, 423].includes(r.statusCode), r.body);
+    const cred = await h.tdb.db.query(
+      `SELECT c.failed_attempts, c.locked_until FROM credentials c JOIN identities i ON i.id = c.identity_id WHERE i.provider_user_id = $1`,
+      [u.email],
+    );
+    const counted = wrong.filter((r) => r.statusCode === 401).length;
+    assert.equal(cred.rows[0].failed_attempts, counted, 'every wrong password that was checked is counted once');
+    assert.ok(counted >= 5);
+    assert.ok(cred.rows[0].locked_until);
+    // Locked: even the right password is refused until the lock ends.
+    const locked = await login({ email: u.email, password: u.password }, '10.2.1.1');
+    assert.equal(locked.statusCode, 423);
+    assert.equal(locked.json().code, 'account_locked');
+    const retry = Number(locked.headers['retry-after']);
+    // base 30 s doubling per failure past the threshold: 30 * 2^(counted-5)
+    assert.ok(retry > 0 && retry <= 30 * 2 ** (counted - 5), `retry-after ${retry}`);
+    const audit = await h.tdb.db.query(`SELECT count(*)::int AS n FROM audit_log WHERE event = 'lockout' AND account_id = $1`, [u.account_id]);
+    assert.ok(audit.rows[0].n >= 1);
+    // The lock ends (simulated): the right password works and resets the counter.
+    await h.tdb.db.query(`UPDATE credentials SET locked_until = now() - interval '1 second' WHERE identity_id IN (SELECT id FROM identities WHERE provider_user_id = $1)`, [u.email]);
+    const ok = await login({ email: u.email, password: u.password }, '10.2.1.2');
+    assert.equal(ok.statusCode, 200);
+    const after = await h.tdb.db.query(`SELECT c.failed_attempts, c.locked_until FROM credentials c JOIN identities i ON i.id = c.identity_id WHERE i.provider_user_id = $1`, [u.email]);
+    assert.equal(after.rows[0].failed_attempts, 0);
+    assert.equal(after.rows[0].locked_until, null);
+  });
+
+  it('audits login success and failure with node id and ip', async () => {
+    const u = await register(h.app);
+    await login({ email: u.email, password: 'not the password' }, '10.3.0.9');
+    await login({ email: u.email, password: u.password }, '10.3.0.9');
+    const rows = (await h.tdb.db.query(`SELECT event, ip, node_id, detail FROM audit_log WHERE account_id = $1 AND ip = '10.3.0.9' ORDER BY at`, [u.account_id])).rows;
+    assert.deepEqual(rows.map((r) => [r.event, r.detail.outcome]), [['login', 'failure'], ['login', 'success']]);
+    assert.ok(rows.every((r) => r.node_id === 'node-a'));
+  });
+
+  it('bad input: 4xx with a code', async () => {
+    const cases: [string, unknown, number, string][] = [
+      ['/login', {}, 400, 'validation_failed'],
+      ['/login', { email: 'not-an-email', password: 'x' }, 400, 'validation_failed'],
+      ['/login', { email: email(), password: 12 }, 400, 'validation_failed'],
+      ['/login', { email: email(), password: 'x', extra: 1 }, 400, 'validation_failed'],
+      ['/login', { email: email(), password: 'x'.repeat(2000) }, 400, 'validation_failed'],
+      ['/register', { email: email() }, 400, 'validation_failed'],
+      ['/register', { email: email(), password: GOOD_PASSWORD, device: { fingerprint: 'abcdefgh', platform: 'amiga' } }, 400, 'validation_failed'],
+      ['/register', { email: email(), password: GOOD_PASSWORD, display_name: '' }, 400, 'validation_failed'],
+    ];
+    for (const [url, payload, status, code] of cases) {
+      const r = await h.app.inject({ method: 'POST', url, payload: payload as object, remoteAddress: '10.4.0.1' });
+      assert.equal(r.statusCode, status, `${url} ${JSON.stringify(payload)}: ${r.body}`);
+      assert.equal(r.json().code, code);
+    }
+    const malformed = await h.app.inject({ method: 'POST', url: '/login', headers: { 'content-type': 'application/json' }, payload: '{"email":' });
+    assert.equal(malformed.json().code, 'malformed_json');
+    const big = await h.app.inject({ method: 'POST', url: '/register', payload: { email: email(), password: 'p'.repeat(70_000) } });
+    assert.equal(big.statusCode, 413);
+  });
+});
+
+describe('rate limit (429) comes before the password check and the lockout (423)', () => {
+  let h: Harness;
+  before(async () => {
+    h = await harness({ AUTH_RATE_LOGIN_PER_IP_EMAIL: '3', AUTH_RATE_LOGIN_PER_IP: '1000', AUTH_LOCKOUT_THRESHOLD: '100' });
+  });
+  after(() => h.close());
+
+  it('429 rate_limited with Retry-After after the per IP+email limit, even for the right password', async () => {
+    const u = await register(h.app); // counts one hit for this IP+email (sign-up shares the login limits)
+    const ip = '10.9.9.9';
+    for (let i = 0; i < 3; i++) {
+      const r = await h.app.inject({ method: 'POST', url: '/login', payload: { email: u.email, password: 'wrong password!' }, remoteAddress: ip });
+      assert.equal(r.statusCode, 401);
+    }
+    const r = await h.app.inject({ method: 'POST', url: '/login', payload: { email: u.email, password: u.password }, remoteAddress: ip });
+    assert.equal(r.statusCode, 429);
+    assert.equal(r.json().code, 'rate_limited');
+    assert.ok(Number(r.headers['retry-after']) >= 1);
+    // Another caller is not affected.
+    const other = await h.app.inject({ method: 'POST', url: '/login', payload: { email: u.email, password: u.password }, remoteAddress: '10.9.9.10' });
+    assert.equal(other.statusCode, 200);
+  });
+});
+
+describe('production password hashing parameters', () => {
+  it('stores Argon2id with m=19456, t=2, p=1 by default', async () => {
+    const h = await harness({ AUTH_PASSWORD_MEMORY_KIB: '', AUTH_PASSWORD_TIME_COST: '', AUTH_PASSWORD_PARALLELISM: '' });
+    try {
+      const u = await register(h.app);
+      const row = await h.tdb.db.query(`SELECT c.secret_hash FROM credentials c JOIN identities i ON i.id = c.identity_id WHERE i.provider_user_id = $1`, [u.email]);
+      assert.match(row.rows[0].secret_hash, /^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+    } finally {
+      await h.close();
+    }
+  });
+});

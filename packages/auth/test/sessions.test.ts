@@ -1,0 +1,225 @@
+// Guests, refresh-token rotation and reuse detection, logout and the deny set, several nodes.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { harness, guest, register, fingerprint, bearer, type Harness } from './support/harness.js';
+import { DENY_SID, DENY_JTI } from '../src/services/tokens.js';
+import { tokenKid } from '@platform/kit';
+
+describe('guests', () => {
+  let h: Harness;
+  before(async () => {
+    h = await harness({ AUTH_RATE_GUEST_PER_DEVICE: '5', AUTH_RATE_GUEST_PER_IP: '1000' });
+  });
+  after(() => h.close());
+
+  it('creates a guest with a one-time secret of 256 bits', async () => {
+    const r = await h.app.inject({ method: 'POST', url: '/guest', payload: { device_fingerprint: fingerprint(), platform: 'android' } });
+    assert.equal(r.statusCode, 200);
+    const g = r.json();
+    assert.deepEqual(Object.keys(g).sort(), ['access_token', 'account_id', 'expires_in', 'guest_secret', 'refresh_token', 'token_type']);
+    assert.equal(Buffer.from(g.guest_secret, 'base64url').length, 32);
+    assert.equal(Buffer.from(g.refresh_token, 'base64url').length, 32);
+    const acc = (await h.app.inject({ method: 'GET', url: '/account', headers: bearer(g.access_token) })).json();
+    assert.equal(acc.is_guest, true);
+    assert.deepEqual(acc.roles, ['player']);
+    assert.equal(acc.identities[0].provider, 'guest');
+    assert.equal(acc.devices[0].platform, 'android');
+    const stored = await h.tdb.db.query(
+      `SELECT c.secret_hash, d.fingerprint_hash FROM credentials c JOIN identities i ON i.id = c.identity_id JOIN devices d ON d.account_id = i.account_id WHERE i.account_id = $1`,
+      [g.account_id],
+    );
+    assert.match(stored.rows[0].secret_hash, /^\$argon2id\$v=19\$m=4096,t=1,p=1\$/);
+    assert.match(stored.rows[0].fingerprint_hash, /^[0-9a-f]{64}$/);
+  });
+
+  it('restores a returning guest with account id and secret; a wrong secret is 401', async () => {
+    const g = await guest(h.app);
+    const ok = await h.app.inject({ method: 'POST', url: '/guest/restore', payload: { account_id: g.account_id, guest_secret: g.guest_secret, device_fingerprint: fingerprint() } });
+    assert.equal(ok.statusCode, 200);
+    assert.equal(ok.json().account_id, g.account_id);
+    assert.equal(ok.json().guest_secret, undefined);
+    const bad = await h.app.inject({ method: 'POST', url: '/guest/restore', payload: { account_id: g.account_id, guest_secret: 'x'.repeat(43), device_fingerprint: fingerprint() } });
+    assert.equal(bad.statusCode, 401);
+    assert.equal(bad.json().code, 'invalid_credentials');
+    const unknown = await h.app.inject({ method: 'POST', url: '/guest/restore', payload: { account_id: '00000000-0000-4000-8000-000000000000', guest_secret: g.guest_secret, device_fingerprint: fingerprint() } });
+    assert.equal(unknown.statusCode, 401);
+  });
+
+  it('a retried /guest with the same Idempotency-Key returns the same guest (fresh secret, old one void)', async () => {
+    const device = fingerprint();
+    const key = `idem-${device}`;
+    const send = () => h.app.inject({ method: 'POST', url: '/guest', headers: { 'idempotency-key': key }, payload: { device_fingerprint: device } });
+    const [a, b] = await Promise.all([send(), send()]);
+    assert.equal(a.statusCode, 200, a.body);
+    assert.equal(b.statusCode, 200, b.body);
+    assert.equal(a.json().account_id, b.json().account_id);
+    const c = await send();
+    assert.equal(c.json().account_id, a.json().account_id);
+    const n = await h.tdb.db.query(`SELECT count(*)::int AS n FROM devices d JOIN accounts a ON a.id = d.account_id WHERE a.is_guest`);
+    const guests = await h.tdb.db.query(`SELECT count(*)::int AS n FROM guest_idempotency WHERE account_id = $1`, [a.json().account_id]);
+    assert.equal(guests.rows[0].n, 1);
+    assert.ok(n.rows[0].n >= 1);
+    // Only the latest secret restores.
+    const restore = (s: string) => h.app.inject({ method: 'POST', url: '/guest/restore', payload: { account_id: a.json().account_id, guest_secret: s, device_fingerprint: device } });
+    assert.equal((await restore(c.json().guest_secret)).statusCode, 200);
+    assert.equal((await restore(a.json().guest_secret)).statusCode, 401);
+    // The same key from another device is a conflict.
+    const other = await h.app.inject({ method: 'POST', url: '/guest', headers: { 'idempotency-key': key }, payload: { device_fingerprint: fingerprint() } });
+    assert.equal(other.statusCode, 409);
+    assert.equal(other.json().code, 'idempotency_key_reused');
+  });
+
+  it('without a key, each /guest is a new guest; the per-device limit answers 429', async () => {
+    const device = fingerprint();
+    const ids = new Set<string>();
+    for (let i = 0; i < 5; i++) {
+      const r = await h.app.inject({ method: 'POST', url: '/guest', payload: { device_fingerprint: device } });
+      assert.equal(r.statusCode, 200);
+      ids.add(r.json().account_id);
+    }
+    assert.equal(ids.size, 5);
+    const r = await h.app.inject({ method: 'POST', url: '/guest', payload: { device_fingerprint: device } });
+    assert.equal(r.statusCode, 429);
+    assert.equal(r.json().code, 'rate_limited');
+    assert.ok(Number(r.headers['retry-after']) >= 1);
+  });
+
+  it('bad input: 4xx with a code', async () => {
+    for (const [url, payload, headers] of [
+      ['/guest', {}, {}],
+      ['/guest', { device_fingerprint: 'short' }, {}],
+      ['/guest', { device_fingerprint: 12345678 }, {}],
+      ['/guest', { device_fingerprint: fingerprint(), platform: 'amiga' }, {}],
+      ['/guest', { device_fingerprint: fingerprint(), extra: true }, {}],
+      ['/guest', { device_fingerprint: fingerprint() }, { 'idempotency-key': 'bad key!' }],
+      ['/guest/restore', { account_id: 'nope', guest_secret: 'x', device_fingerprint: fingerprint() }, {}],
+      ['/guest/restore', { guest_secret: 'x', device_fingerprint: fingerprint() }, {}],
+    ] as [string, object, Record<string, string>][]) {
+      const r = await h.app.inject({ method: 'POST', url, payload, headers });
+      assert.equal(r.statusCode, 400, `${url} ${JSON.stringify(payload)} ${r.body}`);
+      assert.equal(r.json().code, 'validation_failed');
+    }
+  });
+});
+
+describe('refresh tokens', () => {
+  let h: Harness;
+  before(async () => {
+    h = await harness({ AUTH_RATE_REFRESH_PER_IP: '10000' });
+  });
+  after(() => h.close());
+
+  const refresh = (token: string, app = h.app) => app.inject({ method: 'POST', url: '/refresh', payload: { refresh_token: token } });
+
+  it('rotates: the new token works, the chain is recorded, only hashes are stored', async () => {
+    const g = await guest(h.app);
+    const r = await refresh(g.refresh_token);
+    assert.equal(r.statusCode, 200);
+    const next = r.json();
+    assert.notEqual(next.refresh_token, g.refresh_token);
+    assert.equal(next.account_id, g.account_id);
+    assert.equal(next.expires_in, 600);
+    const rows = (await h.tdb.db.query(`SELECT id, prev_token_id, used, token_hash, expires_at FROM refresh_tokens ORDER BY issued_at`)).rows;
+    const chain = rows.filter((x) => x.prev_token_id !== null);
+    assert.ok(chain.length >= 1);
+    assert.ok(!rows.some((x) => x.token_hash === g.refresh_token || x.token_hash === next.refresh_token));
+    const days = (new Date(chain[chain.length - 1].expires_at).getTime() - Date.now()) / 86_400_000;
+    assert.ok(days > 29.9 && days <= 30, `sliding 30 days, got ${days}`);
+    assert.equal((await refresh(next.refresh_token)).statusCode, 200);
+  });
+
+  it('20 concurrent refreshes of one token: exactly one winner', async () => {
+    const g = await guest(h.app);
+    const rs = await Promise.all(Array.from({ length: 20 }, () => refresh(g.refresh_token)));
+    const ok = rs.filter((r) => r.statusCode === 200);
+    assert.equal(ok.length, 1);
+    for (const r of rs.filter((x) => x.statusCode !== 200)) {
+      assert.equal(r.statusCode, 401);
+      assert.ok(['token_reused', 'invalid_refresh_token'].includes(r.json().code), r.body);
+    }
+  });
+
+  it('reuse of a used token revokes the session and its chain, audited', async () => {
+    const g = await guest(h.app);
+    const next = (await refresh(g.refresh_token)).json();
+    const reuse = await refresh(g.refresh_token);
+    assert.equal(reuse.statusCode, 401);
+    assert.equal(reuse.json().code, 'token_reused');
+    // The successor died with the session, and the session's access tokens are denied.
+    const after = await refresh(next.refresh_token);
+    assert.equal(after.statusCode, 401);
+    assert.equal(after.json().code, 'token_reused');
+    const acc = await h.app.inject({ method: 'GET', url: '/account', headers: bearer(next.access_token) });
+    assert.equal(acc.statusCode, 401);
+    const audit = await h.tdb.db.query(`SELECT detail FROM audit_log WHERE account_id = $1 AND event = 'refresh'`, [g.account_id]);
+    assert.ok(audit.rows.some((r) => r.detail.outcome === 'token_reused'));
+  });
+
+  it('unknown, expired or revoked: 401 invalid_refresh_token', async () => {
+    assert.equal((await refresh('A'.repeat(43))).json().code, 'invalid_refresh_token');
+    const g = await guest(h.app);
+    await h.tdb.db.query(`UPDATE sessions SET expires_at = now() - interval '1 second' WHERE account_id = $1`, [g.account_id]);
+    const r = await refresh(g.refresh_token);
+    assert.equal(r.statusCode, 401);
+    assert.equal(r.json().code, 'invalid_refresh_token');
+    for (const payload of [{}, { refresh_token: '' }, { refresh_token: 5 }, { refresh_token: 'x', more: 1 }]) {
+      const b = await h.app.inject({ method: 'POST', url: '/refresh', payload });
+      assert.equal(b.statusCode, 400);
+      assert.equal(b.json().code, 'validation_failed');
+    }
+  });
+
+  it('a refresh token issued by one node is accepted by another (same keys, same issuer)', async () => {
+    const other = await h.node();
+    const g = await guest(h.app);
+    const r = await refresh(g.refresh_token, other);
+    assert.equal(r.statusCode, 200);
+    assert.equal(tokenKid(r.json().access_token).kid, tokenKid(g.access_token).kid);
+    const acc = await h.app.inject({ method: 'GET', url: '/account', headers: bearer(r.json().access_token) });
+    assert.equal(acc.statusCode, 200);
+  });
+});
+
+describe('logout', () => {
+  let h: Harness;
+  before(async () => {
+    h = await harness();
+  });
+  after(() => h.close());
+
+  it('with Bearer: 204, session revoked, sid and jti on the deny set, retry is harmless', async () => {
+    const u = await register(h.app);
+    const claims = await h.app.auth.authenticate({ headers: bearer(u.access_token) } as never);
+    const r = await h.app.inject({ method: 'POST', url: '/logout', headers: bearer(u.access_token) });
+    assert.equal(r.statusCode, 204);
+    assert.equal(await h.tstate.state.setHas(DENY_SID, claims.sid), true);
+    assert.equal(await h.tstate.state.setHas(DENY_JTI, claims.jti), true);
+    assert.equal((await h.app.inject({ method: 'GET', url: '/account', headers: bearer(u.access_token) })).statusCode, 401);
+    assert.equal((await h.app.inject({ method: 'POST', url: '/refresh', payload: { refresh_token: u.refresh_token } })).statusCode, 401);
+    assert.equal((await h.app.inject({ method: 'POST', url: '/logout', headers: bearer(u.access_token) })).statusCode, 204);
+    const audit = await h.tdb.db.query(`SELECT count(*)::int AS n FROM audit_log WHERE account_id = $1 AND event = 'logout'`, [u.account_id]);
+    assert.equal(audit.rows[0].n, 1);
+  });
+
+  it('with the refresh token in the body', async () => {
+    const g = await guest(h.app);
+    const r = await h.app.inject({ method: 'POST', url: '/logout', payload: { refresh_token: g.refresh_token } });
+    assert.equal(r.statusCode, 204);
+    assert.equal((await h.app.inject({ method: 'GET', url: '/account', headers: bearer(g.access_token) })).statusCode, 401);
+  });
+
+  it('errors: nothing, a bad token, bad bodies', async () => {
+    const none = await h.app.inject({ method: 'POST', url: '/logout' });
+    assert.equal(none.statusCode, 401);
+    assert.equal(none.json().code, 'unauthenticated');
+    const badRt = await h.app.inject({ method: 'POST', url: '/logout', payload: { refresh_token: 'nope' } });
+    assert.equal(badRt.json().code, 'invalid_refresh_token');
+    const badBearer = await h.app.inject({ method: 'POST', url: '/logout', headers: bearer('v4.public.garbage') });
+    assert.equal(badBearer.statusCode, 401);
+    assert.equal(badBearer.json().code, 'invalid_token');
+    for (const payload of [{ other: 1 }, { refresh_token: 3 }, [1]]) {
+      const r = await h.app.inject({ method: 'POST', url: '/logout', payload: payload as object });
+      assert.equal(r.statusCode, 400, r.body);
+    }
+  });
+});

@@ -1,0 +1,81 @@
+/** A migrated auth app on its own schema and key prefix (PGlite + memory, or PostgreSQL + Redis in CI). */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { DestinationStream } from 'pino';
+import { testDatabase, testStateStore, type TestDatabase, type TestStateStore } from '@platform/kit/testing';
+import type { Env, TlsMaterial } from '@platform/kit';
+import { buildApp, migrateAuth, type AuthApp } from '../../src/app.js';
+import { readAuthConfig, type AuthConfig } from '../../src/config.js';
+import type { PlatformVerifiers } from '../../src/services/platform.js';
+
+/** Cheap Argon2 for tests that are not about the password parameters. */
+export const FAST_ENV: Env = { AUTH_PASSWORD_MEMORY_KIB: '1024', AUTH_PASSWORD_TIME_COST: '1', LOG_LEVEL: 'silent' };
+
+export interface Harness {
+  app: AuthApp;
+  config: AuthConfig;
+  tdb: TestDatabase;
+  tstate: TestStateStore;
+  /** Another node on the same database and state store. */
+  node(env?: Env): Promise<AuthApp>;
+  close(): Promise<void>;
+}
+
+export async function harness(
+  env: Env = {},
+  deps: { logStream?: DestinationStream; tls?: TlsMaterial; platformVerifiers?: PlatformVerifiers } = {},
+): Promise<Harness> {
+  const tdb = await testDatabase('auth');
+  const tstate = await testStateStore();
+  await migrateAuth(tdb.db);
+  const masterKey = randomBytes(32).toString('hex');
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'auth-test-'));
+  const configFor = (extra: Env) => readAuthConfig({ ...FAST_ENV, DATA_DIR: dataDir, AUTH_MASTER_KEY: masterKey, ...env, ...extra });
+  const config = configFor({ AUTH_NODE_ID: 'node-a' });
+  const app = await buildApp(config, { db: tdb.db, state: tstate.state, ...deps });
+  const others: AuthApp[] = [];
+  return {
+    app,
+    config,
+    tdb,
+    tstate,
+    async node(extra = {}) {
+      const other = await buildApp(configFor({ AUTH_NODE_ID: `node-${others.length + 2}`, ...extra }), {
+        db: tdb.db,
+        state: tstate.state,
+        platformVerifiers: deps.platformVerifiers,
+      });
+      others.push(other);
+      return other;
+    },
+    async close() {
+      for (const o of others) await o.close();
+      await app.close();
+      await tdb.drop();
+      await tstate.drop();
+    },
+  };
+}
+
+let fp = 0;
+export const fingerprint = () => `device-${process.pid}-${++fp}-${randomBytes(4).toString('hex')}`;
+
+export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+export async function guest(app: AuthApp, body: Record<string, unknown> = {}) {
+  const r = await app.inject({ method: 'POST', url: '/guest', payload: { device_fingerprint: fingerprint(), ...body } });
+  if (r.statusCode !== 200) throw new Error(`guest: ${r.statusCode} ${r.body}`);
+  return r.json() as { access_token: string; refresh_token: string; expires_in: number; account_id: string; guest_secret: string };
+}
+
+let emails = 0;
+export const email = () => `player${++emails}-${randomBytes(3).toString('hex')}@example.test`;
+export const GOOD_PASSWORD = 'correct horse battery staple 42';
+
+export async function register(app: AuthApp, e = email(), password = GOOD_PASSWORD) {
+  const r = await app.inject({ method: 'POST', url: '/register', payload: { email: e, password } });
+  if (r.statusCode !== 201) throw new Error(`register: ${r.statusCode} ${r.body}`);
+  return { ...(r.json() as { access_token: string; refresh_token: string; account_id: string }), email: e, password };
+}
