@@ -1,0 +1,78 @@
+/** Parties: create, read, invite, join, leave, kick, leader, session, visibility, join metadata. */
+import type { App } from '@platform/kit';
+import { Type } from 'typebox';
+import type { Ctx } from '../services/context.js';
+import {
+  createParty,
+  getParty,
+  inviteToParty,
+  joinParty,
+  kick,
+  leaveParty,
+  setJoinMetadata,
+  setSession,
+  setVisibility,
+  transferLeader,
+} from '../services/parties.js';
+import { IdParams, JoinMetadata, MemberTargetBody, PartyVisibilitySchema, TargetBody } from './schemas.js';
+
+export function partyRoutes(app: App, ctx: Ctx): void {
+  app.post(
+    '/v1/parties',
+    {
+      schema: {
+        tags: ['parties'],
+        body: Type.Object(
+          { maxSize: Type.Optional(Type.Integer()), visibility: Type.Optional(PartyVisibilitySchema), join: Type.Optional(JoinMetadata) },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (req, reply) => {
+      reply.status(201);
+      return createParty(ctx, req.user, req.body);
+    },
+  );
+  app.get('/v1/parties/:id', { schema: { tags: ['parties'], params: IdParams } }, async (req) => getParty(ctx, req.user, req.params.id));
+  app.post('/v1/parties/:id/invites', { schema: { tags: ['parties'], params: IdParams, body: TargetBody } }, async (req, reply) => {
+    reply.status(201);
+    return inviteToParty(ctx, req.user, req.params.id, req.body);
+  });
+  app.post(
+    '/v1/parties/:id/join',
+    {
+      schema: {
+        tags: ['parties'],
+        params: IdParams,
+        body: Type.Optional(Type.Object({ inviteId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) }, { additionalProperties: false })),
+      },
+    },
+    async (req) => joinParty(ctx, req.user, req.params.id, req.body ?? {}),
+  );
+  app.post('/v1/parties/:id/leave', { schema: { tags: ['parties'], params: IdParams } }, async (req) => leaveParty(ctx, req.user, req.params.id));
+  app.post('/v1/parties/:id/kick', { schema: { tags: ['parties'], params: IdParams, body: MemberTargetBody } }, async (req) =>
+    kick(ctx, req.user, req.params.id, req.body),
+  );
+  app.post('/v1/parties/:id/leader', { schema: { tags: ['parties'], params: IdParams, body: MemberTargetBody } }, async (req) =>
+    transferLeader(ctx, req.user, req.params.id, req.body),
+  );
+  app.post(
+    '/v1/parties/:id/session',
+    {
+      schema: {
+        tags: ['parties'],
+        params: IdParams,
+        body: Type.Object({ sessionHandle: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })) }, { additionalProperties: false }),
+      },
+    },
+    async (req) => setSession(ctx, req.user, req.params.id, req.body.sessionHandle),
+  );
+  app.post(
+    '/v1/parties/:id/visibility',
+    { schema: { tags: ['parties'], params: IdParams, body: Type.Object({ visibility: PartyVisibilitySchema }, { additionalProperties: false }) } },
+    async (req) => setVisibility(ctx, req.user, req.params.id, req.body.visibility),
+  );
+  app.post('/v1/parties/:id/join-metadata', { schema: { tags: ['parties'], params: IdParams, body: JoinMetadata } }, async (req) =>
+    setJoinMetadata(ctx, req.user, req.params.id, req.body),
+  );
+}
