@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import assert from 'node:assert/strict';
 import { migrate, publicJwk, randomToken, safeEqualHex, sha256Hex, signAccessToken, type TokenFormat } from '@platform/kit';
 import { testDatabase, testStateStore, type TestDatabase, type TestStateStore } from '@platform/kit/testing';
-import { buildApp, readSocialConfig, userChannel, type EventEnvelope } from '../src/index.js';
+import { buildApp, partyChannel, readSocialConfig, userChannel, type EventEnvelope } from '../src/index.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -153,6 +153,7 @@ export interface Harness {
     opts?: { body?: unknown; raw?: string; headers?: Record<string, string>; game?: Game },
   ): Promise<{ status: number; body: any; headers: Record<string, unknown> }>;
   events(u: TestUser): Promise<EventRecorder>;
+  partyEvents(partyId: string): Promise<EventRecorder>;
   assertNoAccountIds(): void;
   close(): Promise<void>;
 }
@@ -219,7 +220,17 @@ export async function startHarness(env: Record<string, string> = {}, opts: { now
       }
       return { status: r.statusCode, body, headers: r.headers };
     },
-    events: (u) => recordEvents(state, u),
+    // Recorders start clean: events still in flight from earlier calls are drained.
+    events: async (u) => {
+      const r = await recordEvents(state, u);
+      await r.reset();
+      return r;
+    },
+    partyEvents: async (partyId) => {
+      const r = await recordChannel(state, partyChannel(partyId));
+      await r.reset();
+      return r;
+    },
     assertNoAccountIds() {
       const all = bodies.join('\n');
       for (const sub of subs) assert.ok(!all.includes(sub), `a response carried the account id ${sub}`);
@@ -242,14 +253,21 @@ export interface EventRecorder {
   /** Asserts the exact sequence of event types received so far (after letting in-flight ones land). */
   expectTypes(types: string[]): Promise<void>;
   clear(): void;
+  /** Lets in-flight events (published before subscribing) land, then forgets them. */
+  reset(): Promise<void>;
   stop(): Promise<void>;
 }
 
 /** Subscribes to a user's event channel, as the realtime layer will. */
 export async function recordEvents(state: TestStateStore, u: TestUser): Promise<EventRecorder> {
+  return recordChannel(state, userChannel(u.id));
+}
+
+/** Subscribes to any event channel (a party's, for instance). */
+export async function recordChannel(state: TestStateStore, channel: string): Promise<EventRecorder> {
   const events: EventEnvelope[] = [];
   const waiters: (() => void)[] = [];
-  const unsubscribe = await state.state.subscribe(userChannel(u.id), (m) => {
+  const unsubscribe = await state.state.subscribe(channel, (m) => {
     events.push(JSON.parse(m));
     waiters.splice(0).forEach((w) => w());
   });
@@ -260,7 +278,7 @@ export async function recordEvents(state: TestStateStore, u: TestUser): Promise<
       const check = () => (events.some((e) => JSON.stringify(e) === marker) ? resolve() : waiters.push(check));
       check();
     });
-    await state.state.publish(userChannel(u.id), marker);
+    await state.state.publish(channel, marker);
     await seen;
     for (let i = events.length - 1; i >= 0; i--) if (events[i].type === ('__marker' as never)) events.splice(i, 1);
   };
@@ -280,6 +298,10 @@ export async function recordEvents(state: TestStateStore, u: TestUser): Promise<
       );
     },
     clear() {
+      events.length = 0;
+    },
+    async reset() {
+      await settle();
       events.length = 0;
     },
     stop: unsubscribe,

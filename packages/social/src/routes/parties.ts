@@ -44,7 +44,11 @@ export function partyRoutes(app: App, ctx: Ctx): void {
       schema: {
         tags: ['parties'],
         params: IdParams,
-        body: Type.Optional(Type.Object({ inviteId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) }, { additionalProperties: false })),
+        body: Type.Object({ inviteId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) }, { additionalProperties: false }),
+      },
+      // An empty POST (no body at all) means "join without an invite".
+      preValidation: async (req) => {
+        req.body ??= {};
       },
     },
     async (req) => joinParty(ctx, req.user, req.params.id, req.body ?? {}),
