@@ -124,7 +124,9 @@ CREATE TABLE chat_messages (
   channel_id uuid NOT NULL,
   from_user uuid NOT NULL REFERENCES users(id) ON DELETE CASCADE,
   body text NOT NULL,
-  sent_at timestamptz NOT NULL DEFAULT clock_timestamp()
+  sent_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+  -- Insertion order breaks ties between messages of the same instant.
+  seq bigserial NOT NULL
 );
-CREATE INDEX chat_messages_channel ON chat_messages (channel, channel_id, sent_at DESC);
+CREATE INDEX chat_messages_channel ON chat_messages (channel, channel_id, sent_at DESC, seq DESC);
 CREATE INDEX chat_messages_sent ON chat_messages (sent_at);

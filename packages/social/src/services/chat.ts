@@ -112,7 +112,7 @@ export async function history(ctx: Ctx, me: UserRow, kind: ChatKind, channelIdRa
          FROM chat_messages m JOIN users u ON u.id = m.from_user
         WHERE m.channel = $1 AND m.channel_id = $2 AND ($4::timestamptz IS NULL OR m.sent_at < $4)
           AND NOT EXISTS (SELECT 1 FROM blocks b WHERE (b.blocker = $3 AND b.blocked = m.from_user) OR (b.blocker = m.from_user AND b.blocked = $3))
-        ORDER BY m.sent_at DESC, m.id DESC LIMIT $5`,
+        ORDER BY m.sent_at DESC, m.seq DESC LIMIT $5`,
       [kind, channelId, me.id, beforeAt, limit],
     )
   ).rows;
