@@ -121,11 +121,16 @@ describe('friends, blocks, mutes', () => {
     const b = await h.user('Jon');
     await befriend(h, a, b);
     const recB = await h.events(b);
+    const recA = await h.events(a);
     const r = await h.req(a, 'DELETE', `/v1/friends/${b.publicId}`);
     assert.equal(r.status, 204);
     const [ev] = await recB.next('friendRemoved');
     assert.deepEqual(ev.data, { publicId: a.publicId });
+    const [own] = await recA.next('friendRemoved');
+    assert.deepEqual(own.data, { publicId: b.publicId });
+    await recB.expectTypes(['friendRemoved']);
     await recB.stop();
+    await recA.stop();
     const again = await h.req(a, 'DELETE', `/v1/friends/${b.publicId}`);
     assert.equal(again.status, 404);
     assert.equal(again.body.code, 'friend_not_found');

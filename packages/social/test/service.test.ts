@@ -209,3 +209,20 @@ describe('identity privacy', () => {
     await recB.stop();
   });
 });
+
+describe('openapi', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness();
+  });
+  after(async () => h.close());
+
+  it('documents every /v1 operation without authentication', async () => {
+    const r = await h.req(null, 'GET', '/openapi.json');
+    assert.equal(r.status, 200);
+    const paths = Object.keys(r.body.paths);
+    for (const p of ['/v1/me', '/v1/friends/requests', '/v1/parties/{id}/join', '/v1/chat/{kind}/{channelId}/messages', '/v1/invites/game/{inviteId}/accept']) {
+      assert.ok(paths.includes(p), p);
+    }
+  });
+});

@@ -117,7 +117,9 @@ export async function removeFriend(ctx: Ctx, me: UserRow, publicId: string): Pro
     throw notFound('friend_not_found', 'This user is not your friend');
   });
   if (!(await unfriend(ctx.db, me.id, other.id))) throw notFound('friend_not_found', 'This user is not your friend');
+  // Both sides hear of it: "a friend removed you" and "a friend was removed" (the caller's other devices).
   await ctx.events.toUser(other.id, 'friendRemoved', { publicId: me.public_id }, { actorId: me.id });
+  await ctx.events.toUser(me.id, 'friendRemoved', { publicId: other.public_id });
 }
 
 /** FriendSummary list; presence and rich presence filtered for the caller's game. */
@@ -167,7 +169,10 @@ export async function block(ctx: Ctx, me: UserRow, publicId: string): Promise<vo
     );
     return unfriend(tx, me.id, other.id);
   });
-  if (wereFriends) await ctx.events.toUser(other.id, 'friendRemoved', { publicId: me.public_id });
+  if (wereFriends) {
+    await ctx.events.toUser(other.id, 'friendRemoved', { publicId: me.public_id });
+    await ctx.events.toUser(me.id, 'friendRemoved', { publicId: other.public_id });
+  }
 }
 
 export async function unblock(ctx: Ctx, me: UserRow, publicId: string): Promise<void> {
