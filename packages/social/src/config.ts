@@ -26,6 +26,8 @@ const spec = {
   chatMaxLength: vars.int('SOCIAL__CHAT__MAXLENGTH', { default: 2000, min: 1, max: 10_000 }),
   partyDefaultMaxSize: vars.int('SOCIAL__PARTIES__DEFAULTMAXSIZE', { default: 4, min: 2, max: 100 }),
   partyMaxSizeLimit: vars.int('SOCIAL__PARTIES__MAXSIZELIMIT', { default: 16, min: 2, max: 100 }),
+  chatPerMinute: vars.int('SOCIAL__LIMITS__CHATPERMINUTE', { default: 60, min: 1, max: 100_000 }),
+  actionsPerMinute: vars.int('SOCIAL__LIMITS__ACTIONSPERMINUTE', { default: 30, min: 1, max: 100_000 }),
   tlsMode: vars.oneOf('SOCIAL__TLS__MODE', ['https', 'http'] as const, { default: 'https' }),
   tlsCertFile: vars.optionalString('SOCIAL__TLS__CERTFILE'),
   tlsKeyFile: vars.optionalString('SOCIAL__TLS__KEYFILE'),

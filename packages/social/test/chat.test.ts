@@ -142,3 +142,30 @@ describe('chat disabled', () => {
     }
   });
 });
+
+describe('rate limits', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness({ SOCIAL__LIMITS__CHATPERMINUTE: '3', SOCIAL__LIMITS__ACTIONSPERMINUTE: '2' });
+  });
+  after(async () => h.close());
+
+  it('chat messages and outreach (requests, invites, reports) are limited per user: 429 rate_limited with Retry-After', async () => {
+    const a = await h.user('Spammer');
+    const b = await h.user('Target');
+    const c = await h.user('Target2');
+    const d = await h.user('Target3');
+    await befriend(h, a, b); // a's first outreach action
+    const dm = (await h.req(a, 'GET', '/v1/friends')).body[0].dmChannelId;
+    for (let i = 0; i < 3; i++) assert.equal((await h.req(a, 'POST', `/v1/chat/dm/${dm}/messages`, { body: { body: `m${i}` } })).status, 201);
+    const chat = await h.req(a, 'POST', `/v1/chat/dm/${dm}/messages`, { body: { body: 'one too many' } });
+    assert.equal(chat.status, 429);
+    assert.equal(chat.body.code, 'rate_limited');
+    assert.ok(Number(chat.headers['retry-after']) >= 1);
+    assert.equal((await h.req(b, 'POST', `/v1/chat/dm/${dm}/messages`, { body: { body: 'others unaffected' } })).status, 201);
+    assert.equal((await h.req(a, 'POST', '/v1/friends/requests', { body: { toPublicId: c.publicId } })).status, 201);
+    const third = await h.req(a, 'POST', '/v1/reports', { body: { targetPublicId: d.publicId, reason: 'spam' } });
+    assert.equal(third.status, 429);
+    assert.equal(third.body.code, 'rate_limited');
+  });
+});

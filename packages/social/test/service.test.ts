@@ -226,3 +226,25 @@ describe('openapi', () => {
     }
   });
 });
+
+describe('logging', () => {
+  it('never logs tokens, API keys, game secrets or account ids', async () => {
+    const { captureLogs } = await import('@platform/kit/testing');
+    const logs = captureLogs();
+    const h = await startHarness({ LOG_LEVEL: 'debug', SOCIAL__AUTH__APIKEY: 'server-key-logging-test-123' }, { logStream: logs.stream });
+    try {
+      const game = h.registry.addGame('summary');
+      const u = await h.user('Logged');
+      await h.req(u, 'GET', '/v1/friends', { game });
+      await h.req(u, 'GET', '/v1/me', { game: { ...game, secret: 'wrong-but-secret-value' } });
+      await h.req(null, 'GET', '/v1/me', { headers: { 'x-api-key': 'server-key-logging-test-123', 'x-user-id': 'acct-logged-api' } });
+      const text = logs.text();
+      assert.ok(text.includes('"url":"/v1/friends"'), 'requests are logged');
+      for (const secret of [u.token, game.secret, 'wrong-but-secret-value', 'server-key-logging-test-123', u.sub, 'acct-logged-api']) {
+        assert.ok(!text.includes(secret), `log contains ${secret.slice(0, 12)}…`);
+      }
+    } finally {
+      await h.close();
+    }
+  });
+});

@@ -158,7 +158,10 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(env: Record<string, string> = {}, opts: { now?: () => Date } = {}): Promise<Harness> {
+export async function startHarness(
+  env: Record<string, string> = {},
+  opts: { now?: () => Date; logStream?: import('pino').DestinationStream } = {},
+): Promise<Harness> {
   const keys = await startKeySet();
   const registry = await startRegistry();
   const db = await testDatabase('social');
@@ -172,7 +175,7 @@ export async function startHarness(env: Record<string, string> = {}, opts: { now
     LOG_LEVEL: 'silent',
     ...env,
   });
-  const app = await buildApp(config, { db: db.db, state: state.state, now: opts.now });
+  const app = await buildApp(config, { db: db.db, state: state.state, now: opts.now, logStream: opts.logStream });
   await app.ready();
   const bodies: string[] = [];
   const subs: string[] = [];

@@ -4,6 +4,7 @@ import type { Ctx, GameContext, ProfileVisibility, UserRow } from './context.js'
 import { listBlocked, listFriends } from './friends.js';
 import { currentPartyId, removeMember } from './parties.js';
 import { clearPresence, notifyPresence } from './presence.js';
+import { limitOutreach } from './limits.js';
 import { friendIds, fullHandle, rename, requireUser, resolveTarget, userByAccount, userSummary } from './users.js';
 
 export interface ProfilePatch {
@@ -139,6 +140,7 @@ export async function fileReport(
 ) {
   const target = await resolveTarget(ctx.db, { handle: body.targetHandle, publicId: body.targetPublicId }, { handle: 'targetHandle', publicId: 'targetPublicId' });
   if (target.id === me.id) throw badRequest('cannot_report_self', 'You cannot report yourself');
+  await limitOutreach(ctx, me.id);
   await ctx.db.query('INSERT INTO reports (reporter, target, reason, context, game_id) VALUES ($1, $2, $3, $4, $5)', [
     me.id,
     target.id,

@@ -6,6 +6,7 @@
 import { AppError, badRequest, notFound, type Queryable } from '@platform/kit';
 import type { Ctx, UserRow } from './context.js';
 import { areFriends, blockedEitherWay } from './users.js';
+import { limitChat } from './limits.js';
 
 export type ChatKind = 'dm' | 'party';
 
@@ -73,6 +74,7 @@ export async function sendChatMessage(ctx: Ctx, sender: UserRow, input: { channe
   } else if (!(await isPartyMember(ctx.db, sender.id, channelId))) {
     throw noChannel();
   }
+  await limitChat(ctx, sender.id);
   const row = (
     await ctx.db.query<MessageRow>(
       `INSERT INTO chat_messages (channel, channel_id, from_user, body, sent_at) VALUES ($1, $2, $3, $4, $5)

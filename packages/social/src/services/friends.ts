@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { badRequest, conflict, isUniqueViolation, notFound, type Queryable } from '@platform/kit';
 import type { Ctx, GameContext, UserRow } from './context.js';
 import { readPresence, viewPresence } from './presence.js';
+import { limitOutreach } from './limits.js';
 import { areFriends, assertNotBlocked, fullHandle, resolveTarget, requireUser, userSummary } from './users.js';
 
 /**
@@ -47,6 +48,7 @@ export async function sendRequest(ctx: Ctx, me: UserRow, body: { toHandle?: stri
   if (target.id === me.id) throw badRequest('cannot_friend_self', 'You cannot befriend yourself');
   await assertNotBlocked(ctx.db, me.id, target.id);
   if (await areFriends(ctx.db, me.id, target.id)) throw conflict('already_friends', 'You are already friends');
+  await limitOutreach(ctx, me.id);
   // A crossing request (the target already asked the caller) is accepted.
   const crossing = await ctx.db.transaction(async (tx) => {
     const r = await tx.query<{ id: string }>('DELETE FROM friend_requests WHERE from_user = $1 AND to_user = $2 RETURNING id', [target.id, me.id]);

@@ -6,6 +6,7 @@
  */
 import { AppError, badRequest, conflict, forbidden, isUniqueViolation, notFound, type Queryable } from '@platform/kit';
 import type { Ctx, UserRow } from './context.js';
+import { limitOutreach } from './limits.js';
 import { areFriends, assertNotBlocked, findByHandle, findByPublicId, fullHandle, resolveTarget } from './users.js';
 
 export type PartyVisibility = 'Public' | 'FriendsOnly' | 'Private';
@@ -189,6 +190,7 @@ async function inviteTarget(ctx: Ctx, me: UserRow, body: { toHandle?: string; to
   if (to.id === me.id) throw badRequest('cannot_invite_self', 'You cannot invite yourself');
   await assertNotBlocked(ctx.db, me.id, to.id);
   if (!(await areFriends(ctx.db, me.id, to.id))) throw forbidden('not_friends', 'You can only invite friends');
+  await limitOutreach(ctx, me.id);
   return to;
 }
 
