@@ -5,7 +5,7 @@
  * graceful SIGTERM.
  */
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
@@ -109,7 +109,7 @@ export async function createService(opts: ServiceOptions): Promise<App> {
     bodyLimit: opts.bodyLimit ?? 64 * 1024,
     trustProxy: opts.trustProxy ?? false,
     requestIdHeader: 'x-request-id',
-    requestIdLogLabel: 'requestId',
+    logController: new LogController({ requestIdLogLabel: 'requestId' } as never),
     genReqId: () => randomUUID(),
     return503OnClosing: true,
     forceCloseConnections: 'idle',

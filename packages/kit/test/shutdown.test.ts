@@ -1,0 +1,40 @@
+// SIGTERM: in-flight requests finish, new connections are refused, stores close, exit 0.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import http from 'node:http';
+import path from 'node:path';
+
+function get(port: number, p: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get({ host: '127.0.0.1', port, path: p, agent: false }, (res) => {
+        let body = '';
+        res.on('data', (c) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      })
+      .on('error', reject);
+  });
+}
+
+describe('graceful shutdown', () => {
+  it('drains an in-flight request on SIGTERM, then refuses connections and exits 0', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'fixtures', 'slow-service.ts')], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (c) => (out += c));
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    for (let i = 0; i < 200 && !/port=\d+/.test(out); i++) await new Promise((r) => setTimeout(r, 50));
+    const port = Number(/port=(\d+)/.exec(out)![1]);
+    const inflight = get(port, '/slow');
+    await new Promise((r) => setTimeout(r, 150));
+    child.kill('SIGTERM');
+    const res = await inflight;
+    assert.equal(res.status, 200);
+    assert.deepEqual(JSON.parse(res.body), { done: true });
+    assert.equal(await exited, 0);
+    assert.match(out, /closed=true/);
+    await assert.rejects(get(port, '/healthz'));
+  });
+});

@@ -1,0 +1,95 @@
+/**
+ * The registry's HTTP application. buildApp is port-agnostic and takes its
+ * stores as dependencies, so tests inject their own; main.ts wires the real
+ * ones. Building also prepares the shared state: the token-signing key and
+ * the seeded super-admin.
+ */
+import { createService, dummyPasswordHash, type App, type Database, type StateStore } from '@platform/kit';
+import type { DestinationStream } from 'pino';
+import type { RegistryConfig } from './config.js';
+import { adminRoutes } from './routes/admin.js';
+import { developerRoutes } from './routes/developers.js';
+import { gameRoutes } from './routes/games.js';
+import { moduleRoutes } from './routes/modules.js';
+import { validateKeyRoutes } from './routes/validateKey.js';
+import { authenticator, type Authenticator } from './services/auth.js';
+import type { BlobStore } from './services/blobs.js';
+import { developerService, seedSuperAdmin } from './services/developers.js';
+import { gameService } from './services/games.js';
+import { KeyCache } from './services/keyCache.js';
+import { moduleService } from './services/modules.js';
+import { loadSigningKey, tokenService } from './services/tokens.js';
+
+export type AppConfig = Omit<RegistryConfig, 'masterKey'> & { masterKey: Buffer };
+
+export interface AppDeps {
+  db: Database;
+  state: StateStore;
+  blobs: BlobStore;
+  logStream?: DestinationStream;
+  /** Milliseconds since the epoch; tests move it to mint expired tokens. */
+  clock?: () => number;
+  /** Where a generated super-admin password is shown, once (stderr by default). */
+  announce?: (text: string) => void;
+}
+
+export interface Context {
+  config: AppConfig;
+  auth: Authenticator;
+  developers: ReturnType<typeof developerService>;
+  games: ReturnType<typeof gameService>;
+  modules: ReturnType<typeof moduleService>;
+}
+
+const announceToStderr = (text: string) => process.stderr.write(text);
+
+export function adminPasswordBanner(email: string, password: string): string {
+  const line = '='.repeat(72);
+  return `\n${line}\n  Super-admin account created: ${email}\n  Generated password (shown only this once): ${password}\n  Set REGISTRY_ADMIN_PASSWORD to choose it yourself.\n${line}\n\n`;
+}
+
+export async function buildApp(config: AppConfig, deps: AppDeps): Promise<App> {
+  const { db, state, blobs } = deps;
+  const clock = deps.clock ?? Date.now;
+
+  const key = await loadSigningKey(db, config.masterKey);
+  const tokens = tokenService(key, { ttlSeconds: config.tokenTtlSeconds, clock });
+  const seeded = await seedSuperAdmin(db, { email: config.adminEmail, password: config.adminPassword });
+  if (seeded.generatedPassword) (deps.announce ?? announceToStderr)(adminPasswordBanner(config.adminEmail.toLowerCase(), seeded.generatedPassword));
+
+  // Made now so the first login for an unknown email costs no more than any other.
+  await dummyPasswordHash();
+
+  const cache = new KeyCache(state, config.keyCacheTtlMs);
+  await cache.start();
+
+  const app = await createService({
+    name: 'registry',
+    description: 'Developer accounts, games and their API credentials, server-module admission',
+    fieldCase: 'pascal',
+    logLevel: config.logLevel,
+    logStream: deps.logStream,
+    readiness: { database: () => db.ping(), state: () => state.ping() },
+    openapi: {
+      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT (EdDSA)' } },
+      tags: [{ name: 'developers' }, { name: 'games' }, { name: 'modules' }, { name: 'admin' }, { name: 'auth' }],
+    },
+  });
+  if (seeded.demoted) app.log.warn({ demoted: seeded.demoted }, 'the previous super-admin was demoted to developer');
+  app.addHook('onClose', async () => cache.stop());
+
+  const ctx: Context = {
+    config,
+    auth: authenticator(db, tokens),
+    developers: developerService(db, tokens),
+    games: gameService(db, blobs, cache),
+    modules: moduleService(db, blobs, { maxBytes: config.moduleMaxBytes, allowlist: config.importAllowlist }),
+  };
+  developerRoutes(app, ctx);
+  gameRoutes(app, ctx);
+  moduleRoutes(app, ctx);
+  adminRoutes(app, ctx);
+  validateKeyRoutes(app, ctx);
+  await app.ready();
+  return app;
+}

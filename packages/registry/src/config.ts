@@ -1,0 +1,99 @@
+/**
+ * Registry configuration, read once from the environment. The listening port
+ * is fixed (3004) and deliberately not configurable.
+ */
+import { ConfigError, commonVars, readConfig, vars, type Env, type Variable } from '@platform/kit';
+
+export const REGISTRY_PORT = 3004;
+
+/** The WASI subset a sandboxed game server module may import. */
+export const DEFAULT_WASI_IMPORTS = [
+  'args_get',
+  'args_sizes_get',
+  'environ_get',
+  'environ_sizes_get',
+  'clock_time_get',
+  'clock_res_get',
+  'fd_write',
+  'fd_read',
+  'fd_close',
+  'fd_seek',
+  'fd_fdstat_get',
+  'proc_exit',
+  'random_get',
+  'sched_yield',
+].map((f) => `wasi_snapshot_preview1.${f}`);
+
+/** Default import allowlist: the WASI subset plus the platform host API. */
+export const DEFAULT_IMPORT_ALLOWLIST = [...DEFAULT_WASI_IMPORTS, 'platform.*'];
+
+export const PASSWORD_MIN = 10;
+export const PASSWORD_MAX = 256;
+
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
+const PATTERN = /^[^\s,]+\.[^\s,]+$/;
+
+function checked<T>(v: Variable<T>, check: (value: T) => string | undefined): Variable<T> {
+  return {
+    ...v,
+    read(env) {
+      const value = v.read(env);
+      const problem = check(value);
+      if (problem) throw new Error(`${v.name}: ${problem}`);
+      return value;
+    },
+  };
+}
+
+export const registryVars = {
+  ...commonVars,
+  schema: vars.string('REGISTRY_DB_SCHEMA', { default: 'registry', description: 'PostgreSQL schema owned by the registry' }),
+  masterKey: vars.key32('REGISTRY_MASTER_KEY', {
+    description: 'Encrypts the token-signing key at rest (32 bytes, hex or base64); generated into DATA_DIR/registry/master.key when unset',
+  }),
+  adminEmail: checked(vars.string('REGISTRY_ADMIN_EMAIL', { default: 'admin@localhost', description: 'Email of the seeded super-admin' }), (v) =>
+    EMAIL.test(v) ? undefined : 'must be an email address',
+  ),
+  adminPassword: checked(vars.optionalString('REGISTRY_ADMIN_PASSWORD', 'Password of the seeded super-admin; generated and printed once when unset'), (v) =>
+    v === undefined || (v.length >= PASSWORD_MIN && v.length <= PASSWORD_MAX)
+      ? undefined
+      : `must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters`,
+  ),
+  tokenTtlSeconds: vars.int('REGISTRY_TOKEN_TTL_SECONDS', {
+    default: 12 * 3600,
+    min: 60,
+    max: 30 * 24 * 3600,
+    description: 'Lifetime of developer tokens in seconds',
+  }),
+  keyCacheTtlMs: vars.int('REGISTRY_KEY_CACHE_TTL_MS', {
+    default: 5000,
+    min: 0,
+    max: 60_000,
+    description: 'How long a node caches an API key lookup of /auth/validate-key (0 disables the cache)',
+  }),
+  moduleMaxBytes: vars.int('REGISTRY_MODULE_MAX_BYTES', {
+    default: 8 * 1024 * 1024,
+    min: 1024,
+    max: 64 * 1024 * 1024,
+    description: 'Largest accepted module (decoded bytes)',
+  }),
+  importAllowlist: checked(
+    vars.list('REGISTRY_MODULE_IMPORT_ALLOWLIST', {
+      default: DEFAULT_IMPORT_ALLOWLIST,
+      description: 'Comma-separated glob patterns (`*` = any characters) over "module.name" of wasm imports',
+    }),
+    (list) => {
+      const bad = list.filter((p) => !PATTERN.test(p));
+      return bad.length ? `patterns must look like module.name (got ${bad.join(', ')})` : undefined;
+    },
+  ),
+};
+
+export type RegistryConfig = ReturnType<typeof readRegistryConfig>;
+
+/** Reads and validates the registry's variables; throws ConfigError naming each bad one. */
+export function readRegistryConfig(env: Env = process.env) {
+  return readConfig(registryVars, env);
+}
+
+export { ConfigError };

@@ -1,0 +1,85 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { migrate, openDatabase, openStateStore, parseKey32, serve, type App, type Env } from '@platform/kit';
+import { buildApp } from './app.js';
+import { readRegistryConfig, REGISTRY_PORT } from './config.js';
+import { FsBlobStore } from './services/blobs.js';
+
+export { buildApp, adminPasswordBanner, type AppConfig, type AppDeps } from './app.js';
+export { readRegistryConfig, registryVars, REGISTRY_PORT, DEFAULT_IMPORT_ALLOWLIST, type RegistryConfig } from './config.js';
+export { FsBlobStore, type BlobStore } from './services/blobs.js';
+export { INVALIDATION_CHANNEL } from './services/keyCache.js';
+
+export const MIGRATIONS_DIR = fileURLToPath(new URL('../migrations', import.meta.url));
+
+/** The master key from a file under DATA_DIR, made (mode 0600) on first use. */
+export function loadOrCreateMasterKey(dataDir: string): { key: Buffer; file: string; created: boolean } {
+  const file = path.join(dataDir, 'registry', 'master.key');
+  if (existsSync(file)) return { key: parseKey32(readFileSync(file, 'utf8')), file, created: false };
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const key = randomBytes(32);
+  // 'wx' fails when another process created it meanwhile: then use theirs.
+  try {
+    writeFileSync(file, key.toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return { key: parseKey32(readFileSync(file, 'utf8')), file, created: false };
+    throw err;
+  }
+  return { key, file, created: true };
+}
+
+export interface RunningRegistry {
+  app: App;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the registry from environment variables: config, stores,
+ * migrations, HTTP on port 3004. `port` exists for tests only; signal
+ * handling (SIGTERM drain) is installed unless `handleSignals` is false.
+ */
+export async function startRegistry(env: Env = process.env, options: { port?: number; handleSignals?: boolean } = {}): Promise<RunningRegistry> {
+  const config = readRegistryConfig(env);
+  let masterKey = config.masterKey;
+  let generatedKeyFile: string | undefined;
+  if (!masterKey) {
+    const loaded = loadOrCreateMasterKey(config.dataDir);
+    masterKey = loaded.key;
+    generatedKeyFile = loaded.file;
+  }
+  const db = await openDatabase({ url: config.databaseUrl, dataDir: path.join(config.dataDir, 'registry', 'pg'), schema: config.schema });
+  let state;
+  try {
+    await migrate(db, MIGRATIONS_DIR);
+    state = await openStateStore({ url: config.redisUrl });
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
+  const closeStores = async () => {
+    await state.close();
+    await db.close();
+  };
+  let app: App;
+  try {
+    app = await buildApp({ ...config, masterKey }, { db, state, blobs: new FsBlobStore(path.join(config.dataDir, 'registry', 'blobs')) });
+  } catch (err) {
+    await closeStores();
+    throw err;
+  }
+  if (generatedKeyFile) {
+    app.log.warn({ file: generatedKeyFile }, 'REGISTRY_MASTER_KEY is unset: using the master key file; set REGISTRY_MASTER_KEY in production');
+  }
+  const port = options.port ?? REGISTRY_PORT;
+  if (options.handleSignals === false) await app.listen({ port, host: config.host });
+  else await serve(app, { port, host: config.host, onClose: closeStores });
+  return {
+    app,
+    async close() {
+      await app.close();
+      await closeStores();
+    },
+  };
+}

@@ -1,0 +1,14 @@
+// Entry point: `node --import tsx packages/registry/src/main.ts`.
+import { ConfigError } from '@platform/kit';
+import { startRegistry } from './index.js';
+
+try {
+  await startRegistry(process.env);
+} catch (err) {
+  if (err instanceof ConfigError) {
+    process.stderr.write(`registry: ${err.message}\n`);
+    process.exit(2);
+  }
+  process.stderr.write(`registry: failed to start: ${(err as Error).message}\n`);
+  process.exit(1);
+}

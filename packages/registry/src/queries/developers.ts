@@ -1,0 +1,46 @@
+import type { Queryable } from '@platform/kit';
+import type { Role } from '../services/tokens.js';
+
+export interface DeveloperRow {
+  id: string;
+  email: string;
+  display_name: string;
+  password_hash: string;
+  role: Role;
+  created_at: Date;
+}
+
+const COLUMNS = 'id, email, display_name, password_hash, role, created_at';
+
+export function developerQueries(db: Queryable) {
+  return {
+    /** Throws a unique violation (developers_email_key) when the email is taken. */
+    async insert(d: { email: string; displayName: string; passwordHash: string; role: Role }): Promise<DeveloperRow> {
+      const r = await db.query<DeveloperRow>(
+        `INSERT INTO developers (email, display_name, password_hash, role) VALUES ($1, $2, $3, $4) RETURNING ${COLUMNS}`,
+        [d.email, d.displayName, d.passwordHash, d.role],
+      );
+      return r.rows[0];
+    },
+    async byEmail(email: string): Promise<DeveloperRow | undefined> {
+      const r = await db.query<DeveloperRow>(`SELECT ${COLUMNS} FROM developers WHERE lower(email) = lower($1)`, [email]);
+      return r.rows[0];
+    },
+    async byId(id: string): Promise<DeveloperRow | undefined> {
+      const r = await db.query<DeveloperRow>(`SELECT ${COLUMNS} FROM developers WHERE id = $1`, [id]);
+      return r.rows[0];
+    },
+    async superAdmins(): Promise<DeveloperRow[]> {
+      return (await db.query<DeveloperRow>(`SELECT ${COLUMNS} FROM developers WHERE role = 'super-admin'`)).rows;
+    },
+    async setRole(id: string, role: Role): Promise<void> {
+      await db.query(`UPDATE developers SET role = $2, updated_at = now() WHERE id = $1`, [id, role]);
+    },
+    async setPasswordHash(id: string, hash: string): Promise<void> {
+      await db.query(`UPDATE developers SET password_hash = $2, updated_at = now() WHERE id = $1`, [id, hash]);
+    },
+    async list(): Promise<DeveloperRow[]> {
+      return (await db.query<DeveloperRow>(`SELECT ${COLUMNS} FROM developers ORDER BY created_at, id`)).rows;
+    },
+  };
+}

@@ -1,0 +1,95 @@
+import type { Queryable } from '@platform/kit';
+
+export type CrossGameVisibility = 'isolated' | 'summary' | 'full';
+
+export interface GameRow {
+  id: string;
+  developer_id: string;
+  display_name: string;
+  launch_command: string | null;
+  api_key: string;
+  api_secret_hash: string;
+  settings: Record<string, unknown>;
+  cross_game_visibility: CrossGameVisibility;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface GamePatch {
+  displayName?: string;
+  launchCommand?: string | null;
+  settings?: Record<string, unknown>;
+  crossGameVisibility?: CrossGameVisibility;
+}
+
+const COLUMNS = 'id, developer_id, display_name, launch_command, api_key, api_secret_hash, settings, cross_game_visibility, created_at, updated_at';
+
+/** `owner` null means unrestricted (super-admin); otherwise rows of that developer only. */
+export function gameQueries(db: Queryable) {
+  return {
+    async insert(g: { developerId: string; displayName: string; launchCommand: string | null; apiKey: string; apiSecretHash: string }): Promise<GameRow> {
+      const r = await db.query<GameRow>(
+        `INSERT INTO games (developer_id, display_name, launch_command, api_key, api_secret_hash) VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
+        [g.developerId, g.displayName, g.launchCommand, g.apiKey, g.apiSecretHash],
+      );
+      return r.rows[0];
+    },
+    async get(id: string, owner: string | null): Promise<GameRow | undefined> {
+      const r = await db.query<GameRow>(`SELECT ${COLUMNS} FROM games WHERE id = $1 AND ($2::uuid IS NULL OR developer_id = $2::uuid)`, [id, owner]);
+      return r.rows[0];
+    },
+    async list(owner: string | null): Promise<GameRow[]> {
+      const r = await db.query<GameRow>(
+        `SELECT ${COLUMNS} FROM games WHERE ($1::uuid IS NULL OR developer_id = $1::uuid) ORDER BY created_at, id`,
+        [owner],
+      );
+      return r.rows;
+    },
+    async update(id: string, owner: string | null, p: GamePatch): Promise<GameRow | undefined> {
+      const r = await db.query<GameRow>(
+        `UPDATE games SET
+           display_name = COALESCE($3, display_name),
+           launch_command = CASE WHEN $4::boolean THEN $5 ELSE launch_command END,
+           settings = COALESCE($6::jsonb, settings),
+           cross_game_visibility = COALESCE($7, cross_game_visibility),
+           updated_at = now()
+         WHERE id = $1 AND ($2::uuid IS NULL OR developer_id = $2::uuid)
+         RETURNING ${COLUMNS}`,
+        [
+          id,
+          owner,
+          p.displayName ?? null,
+          p.launchCommand !== undefined,
+          p.launchCommand ?? null,
+          p.settings === undefined ? null : JSON.stringify(p.settings),
+          p.crossGameVisibility ?? null,
+        ],
+      );
+      return r.rows[0];
+    },
+    async replaceSecret(id: string, owner: string | null, apiSecretHash: string): Promise<GameRow | undefined> {
+      const r = await db.query<GameRow>(
+        `UPDATE games SET api_secret_hash = $3, updated_at = now() WHERE id = $1 AND ($2::uuid IS NULL OR developer_id = $2::uuid) RETURNING ${COLUMNS}`,
+        [id, owner, apiSecretHash],
+      );
+      return r.rows[0];
+    },
+    /** Deletes the game (its builds and registrations cascade); returns the row and its build digests. */
+    async delete(id: string, owner: string | null): Promise<{ game: GameRow; shas: string[] } | undefined> {
+      const shas = await db.query<{ sha256: string }>(`SELECT DISTINCT sha256 FROM module_builds WHERE game_id = $1 AND sha256 IS NOT NULL`, [id]);
+      const r = await db.query<GameRow>(
+        `DELETE FROM games WHERE id = $1 AND ($2::uuid IS NULL OR developer_id = $2::uuid) RETURNING ${COLUMNS}`,
+        [id, owner],
+      );
+      return r.rows[0] ? { game: r.rows[0], shas: shas.rows.map((s) => s.sha256) } : undefined;
+    },
+    /** The hot path of /auth/validate-key: one lookup on the unique api_key index. */
+    async byApiKey(apiKey: string): Promise<Pick<GameRow, 'id' | 'api_secret_hash' | 'cross_game_visibility'> | undefined> {
+      const r = await db.query<Pick<GameRow, 'id' | 'api_secret_hash' | 'cross_game_visibility'>>(
+        `SELECT id, api_secret_hash, cross_game_visibility FROM games WHERE api_key = $1`,
+        [apiKey],
+      );
+      return r.rows[0];
+    },
+  };
+}

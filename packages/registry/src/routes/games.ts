@@ -1,0 +1,127 @@
+import { Type } from 'typebox';
+import type { App } from '@platform/kit';
+import type { Context } from '../app.js';
+import { gameView } from '../services/games.js';
+import {
+  bearer,
+  CrossGameVisibility,
+  ErrorBody,
+  GameParams,
+  GameView,
+  GameWithSecretView,
+  Settings,
+  UserRegistrationView,
+} from './schemas.js';
+
+const DisplayName = Type.String({ minLength: 1, maxLength: 100 });
+const LaunchCommand = Type.String({ maxLength: 1000 });
+const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody };
+
+export function gameRoutes(app: App, ctx: Context): void {
+  app.post(
+    '/games',
+    {
+      schema: {
+        tags: ['games'],
+        summary: 'Register a game; its API secret is shown only in this answer',
+        security: bearer,
+        body: Type.Object({ DisplayName, LaunchCommand: Type.Optional(LaunchCommand) }, { additionalProperties: false }),
+        response: { 201: GameWithSecretView, ...errors },
+      },
+    },
+    async (req, reply) => {
+      const caller = await ctx.auth.developer(req);
+      const r = await ctx.games.create(caller, { displayName: req.body.DisplayName, launchCommand: req.body.LaunchCommand });
+      reply.status(201);
+      return r;
+    },
+  );
+
+  app.get(
+    '/games',
+    { schema: { tags: ['games'], summary: 'Own games (a super-admin sees all)', security: bearer, response: { 200: Type.Array(GameView), 401: ErrorBody } } },
+    async (req) => ctx.games.list(await ctx.auth.developer(req)),
+  );
+
+  app.get(
+    '/games/:gameId',
+    { schema: { tags: ['games'], summary: 'One game', security: bearer, params: GameParams, response: { 200: GameView, ...errors } } },
+    async (req) => gameView(await ctx.games.get(await ctx.auth.developer(req), req.params.gameId)),
+  );
+
+  app.patch(
+    '/games/:gameId',
+    {
+      schema: {
+        tags: ['games'],
+        summary: 'Change a game; absent fields stay, Settings is replaced whole, LaunchCommand null clears it',
+        security: bearer,
+        params: GameParams,
+        body: Type.Object(
+          {
+            DisplayName: Type.Optional(DisplayName),
+            LaunchCommand: Type.Optional(Type.Union([LaunchCommand, Type.Null()])),
+            Settings: Type.Optional(Settings),
+            CrossGameVisibility: Type.Optional(CrossGameVisibility),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: GameView, ...errors },
+      },
+    },
+    async (req) => {
+      const caller = await ctx.auth.developer(req);
+      return ctx.games.update(caller, req.params.gameId, {
+        displayName: req.body.DisplayName,
+        launchCommand: req.body.LaunchCommand,
+        settings: req.body.Settings as Record<string, unknown> | undefined,
+        crossGameVisibility: req.body.CrossGameVisibility,
+      });
+    },
+  );
+
+  app.delete(
+    '/games/:gameId',
+    {
+      schema: {
+        tags: ['games'],
+        summary: 'Delete a game with its builds, blobs and registrations',
+        security: bearer,
+        params: GameParams,
+        response: { 204: Type.Null(), ...errors },
+      },
+    },
+    async (req, reply) => {
+      await ctx.games.remove(await ctx.auth.developer(req), req.params.gameId);
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.post(
+    '/games/:gameId/regenerate-key',
+    {
+      schema: {
+        tags: ['games'],
+        summary: 'Replace the API secret; the old one stops working at once',
+        security: bearer,
+        params: GameParams,
+        response: { 200: GameWithSecretView, ...errors },
+      },
+    },
+    async (req) => ctx.games.regenerateSecret(await ctx.auth.developer(req), req.params.gameId),
+  );
+
+  app.get(
+    '/games/:gameId/users',
+    {
+      schema: {
+        tags: ['games'],
+        summary: 'Users registered to a game',
+        security: bearer,
+        params: GameParams,
+        response: { 200: Type.Array(UserRegistrationView), ...errors },
+      },
+    },
+    async (req) => ctx.games.users(await ctx.auth.developer(req), req.params.gameId),
+  );
+}

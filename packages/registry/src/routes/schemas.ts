@@ -1,0 +1,60 @@
+/** TypeBox schemas shared by the registry's routes (PascalCase fields). */
+import { Type } from 'typebox';
+import { errorSchema } from '@platform/kit';
+
+export const ErrorBody = errorSchema('pascal');
+
+const Uuid = Type.String({ format: 'uuid' });
+const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601, UTC' });
+export const Role = Type.Union([Type.Literal('super-admin'), Type.Literal('developer')]);
+
+export const CrossGameVisibility = Type.Union([Type.Literal('isolated'), Type.Literal('summary'), Type.Literal('full')], {
+  description: 'How rich presence crosses game boundaries; the stricter of two games applies (isolated < summary < full)',
+});
+
+export const Settings = Type.Object({}, { additionalProperties: true, description: 'Free-form JSON object, at most 16 KiB serialised' });
+
+export const AuthResponse = Type.Object({ Token: Type.String(), DeveloperId: Uuid, Email: Type.String(), Role });
+
+export const DeveloperView = Type.Object({ Id: Uuid, Email: Type.String(), DisplayName: Type.String(), Role, CreatedAt: Timestamp });
+
+export const GameView = Type.Object({
+  GameId: Uuid,
+  DeveloperId: Uuid,
+  DisplayName: Type.String(),
+  ApiKey: Type.String(),
+  LaunchCommand: Type.Union([Type.String(), Type.Null()]),
+  Settings,
+  CrossGameVisibility,
+  CreatedAt: Timestamp,
+  UpdatedAt: Timestamp,
+});
+
+export const GameWithSecretView = Type.Object({ Game: GameView, ApiSecret: Type.String({ description: 'Shown only here; stored as a SHA-256 digest' }) });
+
+export const UserRegistrationView = Type.Object({
+  Id: Uuid,
+  UserId: Type.String(),
+  GameId: Uuid,
+  DisplayName: Type.Union([Type.String(), Type.Null()]),
+  RegisteredAt: Timestamp,
+});
+
+export const Packaging = Type.Union([Type.Literal('wasm'), Type.Literal('native')]);
+
+export const ModuleBuildView = Type.Object({
+  BuildId: Uuid,
+  GameId: Uuid,
+  Packaging,
+  Version: Type.String(),
+  SizeBytes: Type.Integer(),
+  Sha256: Type.Union([Type.String(), Type.Null()]),
+  Admitted: Type.Boolean(),
+  Schedulable: Type.Boolean(),
+  Imports: Type.Array(Type.String()),
+  CreatedAt: Timestamp,
+});
+
+export const GameParams = Type.Object({ gameId: Type.String({ description: 'Game id (uuid); anything else is 404' }) });
+
+export const bearer = [{ bearerAuth: [] }];

@@ -1,0 +1,30 @@
+import { Type } from 'typebox';
+import type { App } from '@platform/kit';
+import type { Context } from '../app.js';
+import { CrossGameVisibility, ErrorBody } from './schemas.js';
+
+export function validateKeyRoutes(app: App, ctx: Context): void {
+  app.post(
+    '/auth/validate-key',
+    {
+      schema: {
+        tags: ['auth'],
+        summary: "Check a game's API key and secret (used by the other services)",
+        body: Type.Object({ ApiKey: Type.String({ maxLength: 256 }), ApiSecret: Type.String({ maxLength: 256 }) }, { additionalProperties: false }),
+        response: {
+          200: Type.Object({ Valid: Type.Literal(true), GameId: Type.String({ format: 'uuid' }), CrossGameVisibility }),
+          400: ErrorBody,
+          401: Type.Object({ Valid: Type.Literal(false), Code: Type.String(), Message: Type.String() }),
+        },
+      },
+    },
+    async (req, reply) => {
+      const found = await ctx.games.validateKey(req.body.ApiKey, req.body.ApiSecret);
+      if (!found) {
+        reply.status(401);
+        return { Valid: false as const, Code: 'invalid_api_key', Message: 'Unknown API key or wrong secret' };
+      }
+      return { Valid: true as const, GameId: found.gameId, CrossGameVisibility: found.visibility };
+    },
+  );
+}

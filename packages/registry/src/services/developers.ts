@@ -1,0 +1,125 @@
+/**
+ * Developer accounts: registration, login and the seeded super-admin.
+ */
+import {
+  AppError,
+  badRequest,
+  conflict,
+  dummyPasswordHash,
+  hashPassword,
+  isUniqueViolation,
+  randomToken,
+  verifyPassword,
+  type Database,
+} from '@platform/kit';
+import { PASSWORD_MAX, PASSWORD_MIN } from '../config.js';
+import { developerQueries, type DeveloperRow } from '../queries/developers.js';
+import type { Role, TokenService } from './tokens.js';
+
+export interface AuthResponse {
+  Token: string;
+  DeveloperId: string;
+  Email: string;
+  Role: Role;
+}
+
+export interface DeveloperView {
+  Id: string;
+  Email: string;
+  DisplayName: string;
+  Role: Role;
+  CreatedAt: string;
+}
+
+export const developerView = (d: DeveloperRow): DeveloperView => ({
+  Id: d.id,
+  Email: d.email,
+  DisplayName: d.display_name,
+  Role: d.role,
+  CreatedAt: new Date(d.created_at).toISOString(),
+});
+
+export function checkPassword(password: string): void {
+  if (password.length < PASSWORD_MIN || password.length > PASSWORD_MAX) {
+    throw badRequest('weak_password', `Password must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters long`);
+  }
+}
+
+const invalidCredentials = () => new AppError(401, 'invalid_credentials', 'Email or password is wrong');
+
+export function developerService(db: Database, tokens: TokenService) {
+  const q = developerQueries(db);
+  const respond = async (d: DeveloperRow): Promise<AuthResponse> => ({
+    Token: await tokens.issue({ developerId: d.id, role: d.role }),
+    DeveloperId: d.id,
+    Email: d.email,
+    Role: d.role,
+  });
+
+  return {
+    async register(input: { email: string; password: string; displayName: string }): Promise<AuthResponse> {
+      checkPassword(input.password);
+      const displayName = input.displayName.trim();
+      if (!displayName) throw badRequest('validation_failed', 'DisplayName must not be blank', { Field: 'DisplayName' });
+      const email = input.email.trim().toLowerCase();
+      const passwordHash = await hashPassword(input.password);
+      try {
+        return await respond(await q.insert({ email, displayName, passwordHash, role: 'developer' }));
+      } catch (err) {
+        if (isUniqueViolation(err, 'developers_email_key')) throw conflict('email_taken', 'An account with this email already exists');
+        throw err;
+      }
+    },
+
+    async login(input: { email: string; password: string }): Promise<AuthResponse> {
+      const d = await q.byEmail(input.email.trim());
+      // Unknown accounts cost one Argon2 verification too, so timing tells nothing.
+      const ok = await verifyPassword(d?.password_hash ?? (await dummyPasswordHash()), input.password);
+      if (!d || !ok) throw invalidCredentials();
+      return respond(d);
+    },
+
+    async list(): Promise<DeveloperView[]> {
+      return (await q.list()).map(developerView);
+    },
+  };
+}
+
+/**
+ * Makes the configured account the one super-admin, idempotently and safely
+ * when several nodes start together (advisory lock). Returns the generated
+ * password when one had to be made, so the caller can print it once.
+ */
+export async function seedSuperAdmin(db: Database, cfg: { email: string; password?: string }): Promise<{ created: boolean; generatedPassword?: string; demoted?: string }> {
+  const email = cfg.email.trim().toLowerCase();
+  return db.transaction(async (tx) => {
+    await tx.query(`SELECT pg_advisory_xact_lock(hashtext('registry:seed-super-admin'))`);
+    const q = developerQueries(tx);
+    let demoted: string | undefined;
+    for (const admin of await q.superAdmins()) {
+      if (admin.email.toLowerCase() !== email) {
+        await q.setRole(admin.id, 'developer');
+        demoted = admin.email;
+      }
+    }
+    const existing = await q.byEmail(email);
+    if (!existing) {
+      const password = cfg.password ?? randomToken(18);
+      await q.insert({ email, displayName: 'Super Admin', passwordHash: await hashPassword(password), role: 'super-admin' });
+      return { created: true, generatedPassword: cfg.password ? undefined : password, demoted };
+    }
+    if (existing.role !== 'super-admin') {
+      // Promoting an existing account: its password is replaced by the
+      // configured (or a freshly generated) one, so its previous holder
+      // cannot walk in as super-admin.
+      const password = cfg.password ?? randomToken(18);
+      await q.setPasswordHash(existing.id, await hashPassword(password));
+      await q.setRole(existing.id, 'super-admin');
+      return { created: false, generatedPassword: cfg.password ? undefined : password, demoted };
+    }
+    if (cfg.password && !(await verifyPassword(existing.password_hash, cfg.password))) {
+      await q.setPasswordHash(existing.id, await hashPassword(cfg.password));
+    }
+    return { created: false, demoted };
+  });
+}

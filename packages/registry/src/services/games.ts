@@ -1,0 +1,167 @@
+/**
+ * Games: developer-scoped CRUD, API credentials and key validation.
+ */
+import { badRequest, notFound, randomToken, safeEqual, sha256Hex, type Database } from '@platform/kit';
+import { gameQueries, type CrossGameVisibility, type GamePatch, type GameRow } from '../queries/games.js';
+import { moduleQueries } from '../queries/modules.js';
+import { registrationQueries, type RegistrationRow } from '../queries/registrations.js';
+import type { BlobStore } from './blobs.js';
+import type { KeyCache } from './keyCache.js';
+import type { Caller } from './auth.js';
+
+export const SETTINGS_MAX_BYTES = 16 * 1024;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface GameView {
+  GameId: string;
+  DeveloperId: string;
+  DisplayName: string;
+  ApiKey: string;
+  LaunchCommand: string | null;
+  Settings: Record<string, unknown>;
+  CrossGameVisibility: CrossGameVisibility;
+  CreatedAt: string;
+  UpdatedAt: string;
+}
+
+export interface UserRegistrationView {
+  Id: string;
+  UserId: string;
+  GameId: string;
+  DisplayName: string | null;
+  RegisteredAt: string;
+}
+
+export const gameView = (g: GameRow): GameView => ({
+  GameId: g.id,
+  DeveloperId: g.developer_id,
+  DisplayName: g.display_name,
+  ApiKey: g.api_key,
+  LaunchCommand: g.launch_command,
+  Settings: g.settings,
+  CrossGameVisibility: g.cross_game_visibility,
+  CreatedAt: new Date(g.created_at).toISOString(),
+  UpdatedAt: new Date(g.updated_at).toISOString(),
+});
+
+export const registrationView = (r: RegistrationRow): UserRegistrationView => ({
+  Id: r.id,
+  UserId: r.user_id,
+  GameId: r.game_id,
+  DisplayName: r.display_name,
+  RegisteredAt: new Date(r.registered_at).toISOString(),
+});
+
+const newApiKey = () => `gk_${randomToken(24)}`;
+const newApiSecret = () => `gs_${randomToken(32)}`;
+
+export const gameNotFound = () => notFound('game_not_found', 'No such game');
+
+/** The owner filter of a caller: a super-admin sees every game. */
+export const ownerOf = (caller: Caller): string | null => (caller.role === 'super-admin' ? null : caller.id);
+
+/** Another developer's game, a missing one and a malformed id all look the same: 404. */
+export function checkGameId(gameId: string): void {
+  if (!UUID.test(gameId)) throw gameNotFound();
+}
+
+function checkSettings(settings: Record<string, unknown>): void {
+  if (Buffer.byteLength(JSON.stringify(settings)) > SETTINGS_MAX_BYTES) {
+    throw badRequest('settings_too_large', `Settings must serialise to at most ${SETTINGS_MAX_BYTES} bytes of JSON`);
+  }
+}
+
+function nonBlank(name: string, value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const t = value.trim();
+  if (!t) throw badRequest('validation_failed', `${name} must not be blank`, { Field: name });
+  return t;
+}
+
+export function gameService(db: Database, blobs: BlobStore, cache: KeyCache) {
+  const games = gameQueries(db);
+
+  const withSecret = async (create: (secretHash: string) => Promise<GameRow | undefined>) => {
+    const secret = newApiSecret();
+    const row = await create(sha256Hex(secret));
+    if (!row) throw gameNotFound();
+    return { Game: gameView(row), ApiSecret: secret };
+  };
+
+  return {
+    async create(caller: Caller, input: { displayName: string; launchCommand?: string }) {
+      const displayName = nonBlank('DisplayName', input.displayName)!;
+      return withSecret((apiSecretHash) =>
+        games.insert({ developerId: caller.id, displayName, launchCommand: input.launchCommand ?? null, apiKey: newApiKey(), apiSecretHash }),
+      );
+    },
+
+    async list(caller: Caller): Promise<GameView[]> {
+      return (await games.list(ownerOf(caller))).map(gameView);
+    },
+
+    /** The game when the caller may see it; 404 otherwise. */
+    async get(caller: Caller, gameId: string): Promise<GameRow> {
+      checkGameId(gameId);
+      const g = await games.get(gameId, ownerOf(caller));
+      if (!g) throw gameNotFound();
+      return g;
+    },
+
+    async update(caller: Caller, gameId: string, patch: GamePatch): Promise<GameView> {
+      checkGameId(gameId);
+      const displayName = nonBlank('DisplayName', patch.displayName);
+      if (patch.settings !== undefined) checkSettings(patch.settings);
+      const g = await games.update(gameId, ownerOf(caller), { ...patch, displayName });
+      if (!g) throw gameNotFound();
+      if (patch.crossGameVisibility !== undefined) await cache.invalidate(g.api_key);
+      return gameView(g);
+    },
+
+    async regenerateSecret(caller: Caller, gameId: string) {
+      checkGameId(gameId);
+      const owner = ownerOf(caller);
+      const result = await withSecret((hash) => games.replaceSecret(gameId, owner, hash));
+      await cache.invalidate(result.Game.ApiKey);
+      return result;
+    },
+
+    async remove(caller: Caller, gameId: string): Promise<void> {
+      checkGameId(gameId);
+      const deleted = await games.delete(gameId, ownerOf(caller));
+      if (!deleted) throw gameNotFound();
+      await cache.invalidate(deleted.game.api_key);
+      // Drop blobs no other build references; the lock keeps a concurrent
+      // upload of the same bytes from losing its blob.
+      for (const sha of deleted.shas) {
+        await db.transaction(async (tx) => {
+          const q = moduleQueries(tx);
+          await q.lockBlob(sha);
+          if ((await q.referencesTo(sha)) === 0) await blobs.delete(sha);
+        });
+      }
+    },
+
+    async users(caller: Caller, gameId: string): Promise<UserRegistrationView[]> {
+      const g = await this.get(caller, gameId);
+      return (await registrationQueries(db).byGame(g.id)).map(registrationView);
+    },
+
+    async allUsers(): Promise<UserRegistrationView[]> {
+      return (await registrationQueries(db).all()).map(registrationView);
+    },
+
+    /** Constant-time check of a game's API key and secret. */
+    async validateKey(apiKey: string, apiSecret: string): Promise<{ gameId: string; visibility: CrossGameVisibility } | undefined> {
+      const found = await cache.get(apiKey, async () => {
+        const row = await games.byApiKey(apiKey);
+        return row && { gameId: row.id, secretHash: row.api_secret_hash, visibility: row.cross_game_visibility };
+      });
+      const presented = sha256Hex(apiSecret);
+      // Unknown keys compare against a fixed digest so both paths do the same work.
+      const ok = safeEqual(presented, found?.secretHash ?? '0'.repeat(64));
+      return found && ok ? { gameId: found.gameId, visibility: found.visibility } : undefined;
+    },
+  };
+}
+

@@ -1,0 +1,63 @@
+/**
+ * In-process cache for /auth/validate-key: ApiKey → what validation needs.
+ * Entries live `ttlMs` at most. Changes made on this node drop the entry at
+ * once; changes made on other nodes arrive through the state store's
+ * `registry:game-invalidated` channel.
+ */
+import type { StateStore, Unsubscribe } from '@platform/kit';
+import type { CrossGameVisibility } from '../queries/games.js';
+
+export const INVALIDATION_CHANNEL = 'registry:game-invalidated';
+
+export interface CachedKey {
+  gameId: string;
+  secretHash: string;
+  visibility: CrossGameVisibility;
+}
+
+export class KeyCache {
+  private entries = new Map<string, CachedKey & { expiresAt: number }>();
+  /** Bumped on every invalidation: a lookup that raced one is not cached. */
+  private generation = 0;
+  private unsubscribe?: Unsubscribe;
+
+  constructor(
+    private readonly state: StateStore,
+    private readonly ttlMs: number,
+    private readonly maxEntries = 10_000,
+  ) {}
+
+  async start(): Promise<void> {
+    this.unsubscribe = await this.state.subscribe(INVALIDATION_CHANNEL, (apiKey) => this.drop(apiKey));
+  }
+
+  async stop(): Promise<void> {
+    await this.unsubscribe?.();
+  }
+
+  /** Looks up through the cache; `load` runs on a miss. */
+  async get(apiKey: string, load: () => Promise<CachedKey | undefined>): Promise<CachedKey | undefined> {
+    const hit = this.entries.get(apiKey);
+    if (hit && hit.expiresAt > Date.now()) return hit;
+    if (hit) this.entries.delete(apiKey);
+    const generation = this.generation;
+    const loaded = await load();
+    // Unknown keys are not cached: a flood of random keys cannot grow memory.
+    if (loaded && this.ttlMs > 0 && generation === this.generation) {
+      if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+      this.entries.set(apiKey, { ...loaded, expiresAt: Date.now() + this.ttlMs });
+    }
+    return loaded;
+  }
+
+  drop(apiKey: string): void {
+    this.generation++;
+    this.entries.delete(apiKey);
+  }
+
+  /** Drops locally, then tells the other nodes. */
+  async invalidate(apiKey: string): Promise<void> {
+    this.drop(apiKey);
+    await this.state.publish(INVALIDATION_CHANNEL, apiKey);
+  }
+}

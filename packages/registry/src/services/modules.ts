@@ -1,0 +1,123 @@
+/**
+ * Server-module builds: admission of wasm modules by import scan, metadata
+ * records for native builds.
+ */
+import { AppError, badRequest, conflict, isUniqueViolation, sha256Hex, type Database } from '@platform/kit';
+import { moduleQueries, type ModuleBuildRow } from '../queries/modules.js';
+import type { BlobStore } from './blobs.js';
+import { importAllowlist, readWasmImports, WasmFormatError } from './wasm.js';
+
+/** SemVer 2.0.0 (semver.org's recommended expression). */
+export const SEMVER =
+  /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/;
+export const VERSION_MAX = 64;
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+export interface ModuleBuildView {
+  BuildId: string;
+  GameId: string;
+  Packaging: 'wasm' | 'native';
+  Version: string;
+  SizeBytes: number;
+  Sha256: string | null;
+  Admitted: boolean;
+  Schedulable: boolean;
+  Imports: string[];
+  CreatedAt: string;
+}
+
+export const moduleView = (b: ModuleBuildRow): ModuleBuildView => ({
+  BuildId: b.id,
+  GameId: b.game_id,
+  Packaging: b.packaging,
+  Version: b.version,
+  SizeBytes: b.size_bytes,
+  Sha256: b.sha256,
+  Admitted: b.admitted,
+  Schedulable: b.schedulable,
+  Imports: b.imports,
+  CreatedAt: new Date(b.created_at).toISOString(),
+});
+
+/** Base64 request body large enough for a module of `maxBytes`, plus room for the other fields. */
+export const moduleBodyLimit = (maxBytes: number) => Math.ceil(maxBytes / 3) * 4 + 16 * 1024;
+
+/** Decodes strict, padded standard base64; anything else is refused. */
+export function decodeBase64Strict(s: string): Buffer {
+  if (!BASE64.test(s)) throw badRequest('invalid_base64', 'WasmBase64 is not valid padded standard base64');
+  const bytes = Buffer.from(s, 'base64');
+  // Non-zero padding bits make another encoding of the same bytes: refuse.
+  if (bytes.toString('base64') !== s) throw badRequest('invalid_base64', 'WasmBase64 is not canonical base64');
+  return bytes;
+}
+
+export function moduleService(db: Database, blobs: BlobStore, opts: { maxBytes: number; allowlist: string[] }) {
+  const allowed = importAllowlist(opts.allowlist);
+
+  const insert = async (row: Omit<ModuleBuildRow, 'id' | 'created_at'>, bytes?: Buffer): Promise<ModuleBuildView> => {
+    try {
+      return moduleView(
+        await db.transaction(async (tx) => {
+          const q = moduleQueries(tx);
+          if (row.sha256) await q.lockBlob(row.sha256);
+          const stored = await q.insert(row);
+          // The blob is written inside the transaction: a failed write stores nothing.
+          if (bytes && row.sha256) await blobs.put(row.sha256, bytes);
+          return stored;
+        }),
+      );
+    } catch (err) {
+      if (isUniqueViolation(err, 'module_builds_game_version')) {
+        throw conflict('version_exists', `Version ${row.version} already exists for this game`);
+      }
+      throw err;
+    }
+  };
+
+  return {
+    async upload(gameId: string, input: { packaging: 'wasm' | 'native'; version: string; wasmBase64?: string }): Promise<ModuleBuildView> {
+      if (input.version.length > VERSION_MAX || !SEMVER.test(input.version)) {
+        throw badRequest('invalid_version', `Version must be a SemVer 2.0.0 version (for example 1.4.0-beta.2) of at most ${VERSION_MAX} characters`);
+      }
+      if (input.packaging === 'native') {
+        if (input.wasmBase64 !== undefined) {
+          throw badRequest('native_has_no_wasm', 'A native build is registered as metadata only; send no WasmBase64');
+        }
+        return insert({ game_id: gameId, packaging: 'native', version: input.version, size_bytes: 0, sha256: null, admitted: true, schedulable: false, imports: [] });
+      }
+      if (input.wasmBase64 === undefined) throw badRequest('wasm_required', 'A wasm build needs WasmBase64', { Field: 'WasmBase64' });
+      const b64 = input.wasmBase64;
+      const decodedSize = Math.floor((b64.length * 3) / 4) - (b64.endsWith('==') ? 2 : b64.endsWith('=') ? 1 : 0);
+      if (decodedSize > opts.maxBytes) {
+        throw new AppError(413, 'module_too_large', `The module is ${decodedSize} bytes; the limit is ${opts.maxBytes}`);
+      }
+      const bytes = decodeBase64Strict(b64);
+
+      let imports;
+      try {
+        imports = readWasmImports(bytes);
+      } catch (err) {
+        if (err instanceof WasmFormatError) throw badRequest('invalid_wasm', `Not a well-formed wasm module: ${err.message}`);
+        throw err;
+      }
+      if (!WebAssembly.validate(new Uint8Array(bytes))) {
+        throw badRequest('invalid_wasm', 'Not a valid wasm module: it fails WebAssembly validation');
+      }
+      const qualified = [...new Set(imports.map((i) => `${i.module}.${i.name}`))];
+      const offending = qualified.filter((q) => !allowed(q));
+      if (offending.length) {
+        throw badRequest('imports_not_allowed', `The module imports functions outside the allowlist: ${offending.join(', ')}`, {
+          OffendingImports: offending,
+        });
+      }
+      return insert(
+        { game_id: gameId, packaging: 'wasm', version: input.version, size_bytes: bytes.length, sha256: sha256Hex(bytes), admitted: true, schedulable: true, imports: qualified },
+        bytes,
+      );
+    },
+
+    async list(gameId: string): Promise<ModuleBuildView[]> {
+      return (await moduleQueries(db).byGame(gameId)).map(moduleView);
+    },
+  };
+}

@@ -1,0 +1,119 @@
+// `npm start`: runs every service of the platform on embedded defaults, each
+// as its own process (as production runs them), in dependency order:
+// registry (3004) → auth (8443, TLS) → social (9443, trusting auth's cert).
+// Ctrl-C or SIGTERM stops them all gracefully.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import https from 'node:https';
+import http from 'node:http';
+import path from 'node:path';
+
+const root = path.resolve(import.meta.dirname, '..');
+const dataDir = path.resolve(process.env.DATA_DIR ?? path.join(root, 'data'));
+
+interface ServiceDef {
+  name: string;
+  health: string;
+  env: () => Record<string, string>;
+}
+
+const services: ServiceDef[] = [
+  { name: 'registry', health: 'http://127.0.0.1:3004/healthz', env: () => ({}) },
+  { name: 'auth', health: 'https://127.0.0.1:8443/healthz', env: () => ({}) },
+  {
+    name: 'social',
+    health: 'https://127.0.0.1:9443/healthz',
+    env: () => ({
+      SOCIAL__AUTH__JWKSURL: process.env.SOCIAL__AUTH__JWKSURL ?? 'https://127.0.0.1:8443/.well-known/jwks.json',
+      SOCIAL__AUTH__CAFILE: process.env.SOCIAL__AUTH__CAFILE ?? path.join(dataDir, 'auth', 'tls', 'tls-cert.pem'),
+      SOCIAL__REGISTRY__URL: process.env.SOCIAL__REGISTRY__URL ?? 'http://127.0.0.1:3004',
+    }),
+  },
+];
+
+const children: ChildProcess[] = [];
+let stopping = false;
+
+function prefix(name: string, stream: NodeJS.ReadableStream, out: NodeJS.WritableStream) {
+  let buf = '';
+  stream.on('data', (chunk: Buffer) => {
+    buf += chunk.toString();
+    let i;
+    while ((i = buf.indexOf('\n')) >= 0) {
+      out.write(`[${name}] ${buf.slice(0, i)}\n`);
+      buf = buf.slice(i + 1);
+    }
+  });
+}
+
+function probe(url: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const lib = url.startsWith('https') ? https : http;
+    const req = lib.get(url, { rejectUnauthorized: false, timeout: 1000 }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200);
+    });
+    req.on('error', () => resolve(false));
+    req.on('timeout', () => req.destroy());
+  });
+}
+
+async function waitHealthy(s: ServiceDef, child: ChildProcess): Promise<void> {
+  for (let i = 0; i < 120; i++) {
+    if (child.exitCode !== null) throw new Error(`${s.name} exited with code ${child.exitCode}`);
+    if (await probe(s.health)) return;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error(`${s.name} did not become healthy at ${s.health}`);
+}
+
+function stopAll(code: number) {
+  if (stopping) return;
+  stopping = true;
+  for (const c of [...children].reverse()) if (c.exitCode === null) c.kill('SIGTERM');
+  setTimeout(() => process.exit(code), 12_000).unref();
+  Promise.all(children.map((c) => (c.exitCode !== null ? null : new Promise((r) => c.once('exit', r))))).then(() => process.exit(code));
+}
+
+process.on('SIGINT', () => stopAll(0));
+process.on('SIGTERM', () => stopAll(0));
+
+const started: string[] = [];
+for (const s of services) {
+  const main = path.join(root, 'packages', s.name, 'src', 'main.ts');
+  if (!existsSync(main)) continue;
+  const child = spawn(process.execPath, ['--import', 'tsx', main], {
+    cwd: root,
+    env: { ...process.env, DATA_DIR: dataDir, ...s.env() },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  prefix(s.name, child.stdout!, process.stdout);
+  prefix(s.name, child.stderr!, process.stderr);
+  child.on('exit', (code) => {
+    if (!stopping) {
+      console.error(`[platform] ${s.name} exited (${code}); stopping the platform`);
+      stopAll(code ?? 1);
+    }
+  });
+  try {
+    await waitHealthy(s, child);
+  } catch (err) {
+    console.error(`[platform] ${(err as Error).message}`);
+    stopAll(1);
+    break;
+  }
+  started.push(s.name);
+}
+
+if (!stopping) {
+  const base: Record<string, string> = {
+    registry: 'http://localhost:3004',
+    auth: 'https://localhost:8443',
+    social: 'https://localhost:9443',
+  };
+  console.log('\n[platform] running on embedded storage under', dataDir);
+  for (const name of started) console.log(`[platform]   ${name.padEnd(8)} ${base[name]}   docs: ${base[name]}/docs   OpenAPI: ${base[name]}/openapi.json`);
+  if (started.includes('auth')) console.log(`[platform] auth's self-signed certificate: ${path.join(dataDir, 'auth', 'tls', 'tls-cert.pem')} (curl --cacert …)`);
+  console.log('[platform] Ctrl-C stops everything.\n');
+}
