@@ -93,6 +93,20 @@ describe('friends, blocks, mutes', () => {
     assert.equal((await h.req(b, 'GET', '/v1/friends')).body[0].publicId, a.publicId);
   });
 
+  it('two simultaneous requests in opposite directions end as friends', async () => {
+    const a = await h.user('Sim1');
+    const b = await h.user('Sim2');
+    const [x, y] = await Promise.all([
+      h.req(a, 'POST', '/v1/friends/requests', { body: { toPublicId: b.publicId } }),
+      h.req(b, 'POST', '/v1/friends/requests', { body: { toPublicId: a.publicId } }),
+    ]);
+    assert.deepEqual([x.status, y.status], [201, 201]);
+    assert.deepEqual([x.body.state, y.body.state].sort(), ['accepted', 'pending']);
+    assert.equal((await h.req(a, 'GET', '/v1/friends')).body.length, 1);
+    assert.deepEqual((await h.req(a, 'GET', '/v1/friends/requests?dir=outgoing')).body, []);
+    assert.deepEqual((await h.req(b, 'GET', '/v1/friends/requests?dir=outgoing')).body, []);
+  });
+
   it('decline, cancel and their errors', async () => {
     const a = await h.user('Gus');
     const b = await h.user('Hal');

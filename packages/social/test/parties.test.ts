@@ -46,7 +46,7 @@ describe('parties and invites', () => {
     const big = await h.req(b, 'POST', '/v1/parties', { body: { join: { bag: { x: 'y'.repeat(2100) } } } });
     assert.equal(big.body.code, 'join_bag_too_large');
     assert.equal((await h.req(a, 'GET', `/v1/parties/${p.partyId}`)).status, 200);
-    for (const id of [p.partyId, 'not-a-uuid', '00000000-0000-0000-0000-000000000000']) {
+    for (const id of [p.partyId, 'not-a-uuid', '00000000-0000-0000-0000-000000000000', '-'.repeat(36), 'g'.repeat(36)]) {
       const x = await h.req(b, 'GET', `/v1/parties/${id}`);
       assert.equal(x.status, 404);
       assert.equal(x.body.code, 'party_not_found');
@@ -129,7 +129,12 @@ describe('parties and invites', () => {
     assert.equal((await h.req(stranger, 'POST', `/v1/parties/${p.partyId}/invites`, { body: { toPublicId: guest.publicId } })).body.code, 'party_not_found');
     // Someone else's invite is not found; the addressee joins a Private party with it.
     assert.equal((await h.req(other, 'POST', `/v1/parties/${p.partyId}/join`, { body: { inviteId: inv.body.inviteId } })).body.code, 'invite_not_found');
-    assert.equal((await h.req(guest, 'POST', `/v1/parties/${p.partyId}/join`, { body: { inviteId: 'nope' } })).body.code, 'invite_not_found');
+    for (const bogus of ['nope', '-'.repeat(36)]) {
+      assert.equal((await h.req(guest, 'POST', `/v1/parties/${p.partyId}/join`, { body: { inviteId: bogus } })).body.code, 'invite_not_found');
+      assert.equal((await h.req(guest, 'POST', `/v1/invites/game/${bogus}/accept`)).body.code, 'invite_not_found');
+      assert.equal((await h.req(guest, 'POST', `/v1/invites/${bogus}/decline`)).body.code, 'invite_not_found');
+      assert.equal((await h.req(guest, 'DELETE', `/v1/invites/${bogus}`)).body.code, 'invite_not_found');
+    }
     const j = await h.req(guest, 'POST', `/v1/parties/${p.partyId}/join`, { body: { inviteId: inv.body.inviteId } });
     assert.equal(j.status, 200);
     assert.equal(j.body.partyId, p.partyId);

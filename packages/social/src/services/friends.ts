@@ -3,7 +3,7 @@
  * row), friendships (one row per direction), blocks and mutes.
  */
 import { createHash } from 'node:crypto';
-import { badRequest, conflict, isUniqueViolation, notFound, type Queryable } from '@platform/kit';
+import { badRequest, conflict, notFound, type Queryable } from '@platform/kit';
 import type { Ctx, GameContext, UserRow } from './context.js';
 import { readPresence, viewPresence } from './presence.js';
 import { limitOutreach } from './limits.js';
@@ -49,24 +49,29 @@ export async function sendRequest(ctx: Ctx, me: UserRow, body: { toHandle?: stri
   await assertNotBlocked(ctx.db, me.id, target.id);
   if (await areFriends(ctx.db, me.id, target.id)) throw conflict('already_friends', 'You are already friends');
   await limitOutreach(ctx, me.id);
-  // A crossing request (the target already asked the caller) is accepted.
-  const crossing = await ctx.db.transaction(async (tx) => {
-    const r = await tx.query<{ id: string }>('DELETE FROM friend_requests WHERE from_user = $1 AND to_user = $2 RETURNING id', [target.id, me.id]);
-    if (!r.rows[0]) return undefined;
-    await makeFriends(tx, me.id, target.id);
-    return r.rows[0].id;
+  // One transaction per pair, serialised by an advisory lock, so two users asking each other at the same time
+  // end as friends instead of as two crossing pending requests.
+  const [lo, hi] = [me.id, target.id].sort();
+  const outcome = await ctx.db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`friend:${lo}:${hi}`]);
+    const crossing = await tx.query<{ id: string }>('DELETE FROM friend_requests WHERE from_user = $1 AND to_user = $2 RETURNING id', [target.id, me.id]);
+    if (crossing.rows[0]) {
+      await makeFriends(tx, me.id, target.id);
+      return { accepted: true, id: crossing.rows[0].id };
+    }
+    if (await areFriends(tx, me.id, target.id)) throw conflict('already_friends', 'You are already friends');
+    const inserted = await tx.query<{ id: string }>(
+      'INSERT INTO friend_requests (from_user, to_user) VALUES ($1, $2) ON CONFLICT (from_user, to_user) DO NOTHING RETURNING id',
+      [me.id, target.id],
+    );
+    if (!inserted.rows[0]) throw conflict('request_exists', 'A friend request to this user is already pending');
+    return { accepted: false, id: inserted.rows[0].id };
   });
-  if (crossing) {
-    await ctx.events.toUser(target.id, 'friendRequestAccepted', requestSummary(crossing, me, 'outgoing', 'accepted'), { actorId: me.id });
-    return requestSummary(crossing, target, 'outgoing', 'accepted');
+  if (outcome.accepted) {
+    await ctx.events.toUser(target.id, 'friendRequestAccepted', requestSummary(outcome.id, me, 'outgoing', 'accepted'), { actorId: me.id });
+    return requestSummary(outcome.id, target, 'outgoing', 'accepted');
   }
-  let id: string;
-  try {
-    id = (await ctx.db.query<{ id: string }>('INSERT INTO friend_requests (from_user, to_user) VALUES ($1, $2) RETURNING id', [me.id, target.id])).rows[0].id;
-  } catch (err) {
-    if (isUniqueViolation(err)) throw conflict('request_exists', 'A friend request to this user is already pending');
-    throw err;
-  }
+  const id = outcome.id;
   await ctx.events.toUser(target.id, 'friendRequestReceived', requestSummary(id, me, 'incoming', 'pending'), { actorId: me.id, actorPublicId: me.public_id });
   return requestSummary(id, target, 'outgoing', 'pending');
 }

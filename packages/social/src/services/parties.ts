@@ -42,6 +42,7 @@ interface InviteRow {
 }
 
 const MAX_BAG_BYTES = 2048;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function checkJoin(join: JoinMetadata | undefined): void {
   if (join?.bag !== undefined && Buffer.byteLength(JSON.stringify(join.bag)) > MAX_BAG_BYTES) {
@@ -53,7 +54,7 @@ const joinDto = (row: { has_join: boolean; join_lobby_id: string | null; join_ba
   row.has_join ? { ...(row.join_lobby_id !== null ? { lobbyId: row.join_lobby_id } : {}), ...(row.join_bag !== null ? { bag: row.join_bag } : {}) } : undefined;
 
 async function partyRow(db: Queryable, id: string): Promise<PartyRow | undefined> {
-  if (!/^[0-9a-f-]{36}$/i.test(id)) return undefined;
+  if (!UUID.test(id)) return undefined;
   return (await db.query<PartyRow>('SELECT * FROM parties WHERE id = $1', [id])).rows[0];
 }
 
@@ -210,7 +211,7 @@ export async function inviteToGame(ctx: Ctx, me: UserRow, body: { toHandle?: str
 
 /** A pending, unexpired invite addressed to the caller, or the matching error. */
 async function usableInvite(ctx: Ctx, me: UserRow, inviteId: string, kind: 'party' | 'game', partyId?: string): Promise<InviteRow> {
-  const i = /^[0-9a-f-]{36}$/i.test(inviteId)
+  const i = UUID.test(inviteId)
     ? (await ctx.db.query<InviteRow>('SELECT * FROM invites WHERE id = $1', [inviteId])).rows[0]
     : undefined;
   if (!i || i.to_user !== me.id || i.kind !== kind || (partyId !== undefined && i.party_id !== partyId)) {
@@ -244,7 +245,7 @@ export async function listInvites(ctx: Ctx, me: UserRow, dir: 'incoming' | 'outg
 const findUser = async (db: Queryable, id: string) => (await db.query<UserRow>('SELECT * FROM users WHERE id = $1', [id])).rows[0];
 
 export async function declineInvite(ctx: Ctx, me: UserRow, inviteId: string) {
-  const i = /^[0-9a-f-]{36}$/i.test(inviteId) ? (await ctx.db.query<InviteRow>('SELECT * FROM invites WHERE id = $1', [inviteId])).rows[0] : undefined;
+  const i = UUID.test(inviteId) ? (await ctx.db.query<InviteRow>('SELECT * FROM invites WHERE id = $1', [inviteId])).rows[0] : undefined;
   if (!i || i.to_user !== me.id) throw notFound('invite_not_found', 'No such invite');
   if (effectiveState(i, ctx.now()) !== 'pending') throw conflict('invite_not_pending', `The invite is ${effectiveState(i, ctx.now())}`);
   const r = (await ctx.db.query<InviteRow>(`UPDATE invites SET state = 'declined' WHERE id = $1 AND state = 'pending' RETURNING *`, [i.id])).rows[0];
@@ -254,7 +255,7 @@ export async function declineInvite(ctx: Ctx, me: UserRow, inviteId: string) {
 
 /** The sender withdraws a pending invite (state `revoked`). */
 export async function revokeInvite(ctx: Ctx, me: UserRow, inviteId: string): Promise<void> {
-  const i = /^[0-9a-f-]{36}$/i.test(inviteId) ? (await ctx.db.query<InviteRow>('SELECT * FROM invites WHERE id = $1', [inviteId])).rows[0] : undefined;
+  const i = UUID.test(inviteId) ? (await ctx.db.query<InviteRow>('SELECT * FROM invites WHERE id = $1', [inviteId])).rows[0] : undefined;
   if (!i || i.from_user !== me.id) throw notFound('invite_not_found', 'No such invite');
   const r = await ctx.db.query(`UPDATE invites SET state = 'revoked' WHERE id = $1 AND state = 'pending'`, [i.id]);
   if (!r.rowCount) throw conflict('invite_not_pending', `The invite is ${i.state}`);
