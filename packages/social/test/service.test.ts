@@ -248,3 +248,50 @@ describe('logging', () => {
     }
   });
 });
+
+describe('bad input on every body-taking endpoint', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness();
+  });
+  after(async () => h.close());
+
+  it('malformed JSON, non-object bodies, unknown fields, wrong content type, oversized bodies: stable 4xx', async () => {
+    const u = await h.user('Fuzzer');
+    const pid = '00000000-0000-4000-8000-000000000000';
+    const endpoints: ['POST' | 'PUT' | 'PATCH', string][] = [
+      ['PATCH', '/v1/me/profile'],
+      ['POST', '/v1/me/name'],
+      ['POST', '/v1/reports'],
+      ['POST', '/v1/friends/requests'],
+      ['POST', '/v1/presence'],
+      ['PUT', `/v1/notes/${u.publicId}`],
+      ['POST', '/v1/parties'],
+      ['POST', `/v1/parties/${pid}/invites`],
+      ['POST', `/v1/parties/${pid}/join`],
+      ['POST', `/v1/parties/${pid}/kick`],
+      ['POST', `/v1/parties/${pid}/leader`],
+      ['POST', `/v1/parties/${pid}/session`],
+      ['POST', `/v1/parties/${pid}/visibility`],
+      ['POST', `/v1/parties/${pid}/join-metadata`],
+      ['POST', '/v1/invites/game'],
+      ['POST', `/v1/chat/dm/${pid}/messages`],
+    ];
+    for (const [method, url] of endpoints) {
+      const malformed = await h.req(u, method, url, { raw: '{"a":' });
+      assert.deepEqual([malformed.status, malformed.body.code], [400, 'malformed_json'], `${method} ${url}`);
+      const array = await h.req(u, method, url, { raw: '[]' });
+      assert.deepEqual([array.status, array.body.code], [400, 'validation_failed'], `${method} ${url} array`);
+      const unknown = await h.req(u, method, url, { body: { surprise: true } });
+      assert.equal(unknown.status, 400, `${method} ${url} unknown field`);
+      assert.equal(unknown.body.code, 'validation_failed');
+      const text = await h.req(u, method, url, { raw: '<a/>', headers: { 'content-type': 'application/xml' } });
+      assert.equal(text.status, 415, `${method} ${url} application/xml`);
+      const huge = await h.req(u, method, url, { raw: JSON.stringify({ x: 'y'.repeat(70_000) }) });
+      assert.deepEqual([huge.status, huge.body.code], [413, 'payload_too_large'], `${method} ${url} huge`);
+    }
+    const unknownRoute = await h.req(u, 'GET', '/v1/nothing-here');
+    assert.deepEqual([unknownRoute.status, unknownRoute.body.code], [404, 'route_not_found']);
+    assert.ok(h.bodies.every((b) => !b.includes('internal_error')));
+  });
+});
