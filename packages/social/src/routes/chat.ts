@@ -3,6 +3,7 @@ import type { App } from '@platform/kit';
 import { Type } from 'typebox';
 import type { Ctx } from '../services/context.js';
 import { history, sendChatMessage } from '../services/chat.js';
+import { ChatHistory, ChatMessageDto } from './schemas.js';
 
 const Params = Type.Object({ kind: Type.Union([Type.Literal('dm'), Type.Literal('party')]), channelId: Type.String({ minLength: 1, maxLength: 64 }) });
 
@@ -13,6 +14,7 @@ export function chatRoutes(app: App, ctx: Ctx): void {
       schema: {
         tags: ['chat'],
         summary: 'Message history, newest first',
+        response: { 200: ChatHistory },
         params: Params,
         querystring: Type.Object(
           { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })), before: Type.Optional(Type.String({ maxLength: 40 })) },
@@ -28,6 +30,7 @@ export function chatRoutes(app: App, ctx: Ctx): void {
       schema: {
         tags: ['chat'],
         summary: 'Send a message',
+        response: { 201: ChatMessageDto },
         params: Params,
         body: Type.Object({ body: Type.String({ minLength: 1, maxLength: 10_000 }) }, { additionalProperties: false }),
       },

@@ -16,10 +16,10 @@ import {
   updateProfile,
 } from '../services/account.js';
 import { meDto, profileDto } from '../services/users.js';
-import { PublicIdParams } from './schemas.js';
+import { DeletedResponse, MeResponse, NoteResponse, PrivacyExport, ProfileDto, PublicIdParams, ReportReceived, UserSummary } from './schemas.js';
 
 export function meRoutes(app: App, ctx: Ctx): void {
-  app.get('/v1/me', { schema: { tags: ['self'], summary: 'The caller' } }, async (req) => meDto(req.user));
+  app.get('/v1/me', { schema: { tags: ['self'], summary: 'The caller', response: { 200: MeResponse } } }, async (req) => meDto(req.user));
 
   app.patch(
     '/v1/me/profile',
@@ -27,6 +27,7 @@ export function meRoutes(app: App, ctx: Ctx): void {
       schema: {
         tags: ['self'],
         summary: 'Edit the profile',
+        response: { 200: ProfileDto },
         body: Type.Object(
           {
             displayName: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
@@ -48,17 +49,18 @@ export function meRoutes(app: App, ctx: Ctx): void {
       schema: {
         tags: ['self'],
         summary: 'Change the display name (a new discriminator when needed)',
+        response: { 200: MeResponse },
         body: Type.Object({ displayName: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false }),
       },
     },
     async (req) => meDto(await changeName(ctx, req.user, req.body.displayName)),
   );
 
-  app.get('/v1/me/export', { schema: { tags: ['self'], summary: 'Privacy export' } }, async (req) => exportData(ctx, req.user, req.game));
+  app.get('/v1/me/export', { schema: { tags: ['self'], summary: 'Privacy export', response: { 200: PrivacyExport } } }, async (req) => exportData(ctx, req.user, req.game));
 
   app.delete(
     '/v1/me',
-    { schema: { tags: ['self'], summary: 'Erase the caller’s social data' }, config: { noProfile: true } },
+    { schema: { tags: ['self'], summary: 'Erase the caller’s social data', response: { 200: DeletedResponse } }, config: { noProfile: true } },
     async (req) => eraseAccount(ctx, req.principal.accountId),
   );
 
@@ -68,6 +70,7 @@ export function meRoutes(app: App, ctx: Ctx): void {
       schema: {
         tags: ['users'],
         summary: 'Find users by exact Name#1234 or name prefix',
+        response: { 200: Type.Array(UserSummary) },
         querystring: Type.Object(
           {
             handle: Type.String({ minLength: 1, maxLength: 64 }),
@@ -87,11 +90,12 @@ export function meRoutes(app: App, ctx: Ctx): void {
       schema: {
         tags: ['users'],
         summary: 'Report a user to moderation',
+        response: { 202: ReportReceived },
         body: Type.Object(
           {
             targetHandle: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
             targetPublicId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-            reason: Type.Union(REPORT_REASONS.map((r) => Type.Literal(r))),
+            reason: Type.Enum(REPORT_REASONS),
             context: Type.Optional(Type.String({ maxLength: 2000 })),
           },
           { additionalProperties: false },
@@ -104,7 +108,7 @@ export function meRoutes(app: App, ctx: Ctx): void {
     },
   );
 
-  app.get('/v1/notes/:publicId', { schema: { tags: ['notes'], params: PublicIdParams } }, async (req) => getNote(ctx, req.user, req.params.publicId));
+  app.get('/v1/notes/:publicId', { schema: { tags: ['notes'], params: PublicIdParams, response: { 200: NoteResponse } } }, async (req) => getNote(ctx, req.user, req.params.publicId));
 
   app.put(
     '/v1/notes/:publicId',
@@ -113,11 +117,12 @@ export function meRoutes(app: App, ctx: Ctx): void {
         tags: ['notes'],
         params: PublicIdParams,
         body: Type.Object({ text: Type.String({ maxLength: NOTE_MAX }) }, { additionalProperties: false }),
+        response: { 200: NoteResponse, 204: Type.Null({ description: 'The note was cleared' }) },
       },
     },
     async (req, reply) => {
       const note = await putNote(ctx, req.user, req.params.publicId, req.body.text);
-      if (!note) return reply.status(204).send();
+      if (!note) return reply.status(204).send(null);
       return note;
     },
   );

@@ -14,7 +14,9 @@ import {
   setVisibility,
   transferLeader,
 } from '../services/parties.js';
-import { IdParams, JoinMetadata, MemberTargetBody, PartyVisibilitySchema, TargetBody } from './schemas.js';
+import { IdParams, InviteDto, JoinMetadata, JoinResultDto, LeaveResult, MemberTargetBody, PartyDto, PartyVisibilitySchema, TargetBody } from './schemas.js';
+
+const party = { 200: PartyDto };
 
 export function partyRoutes(app: App, ctx: Ctx): void {
   app.post(
@@ -26,6 +28,7 @@ export function partyRoutes(app: App, ctx: Ctx): void {
           { maxSize: Type.Optional(Type.Integer()), visibility: Type.Optional(PartyVisibilitySchema), join: Type.Optional(JoinMetadata) },
           { additionalProperties: false },
         ),
+        response: { 201: PartyDto },
       },
     },
     async (req, reply) => {
@@ -33,8 +36,8 @@ export function partyRoutes(app: App, ctx: Ctx): void {
       return createParty(ctx, req.user, req.body);
     },
   );
-  app.get('/v1/parties/:id', { schema: { tags: ['parties'], params: IdParams } }, async (req) => getParty(ctx, req.user, req.params.id));
-  app.post('/v1/parties/:id/invites', { schema: { tags: ['parties'], params: IdParams, body: TargetBody } }, async (req, reply) => {
+  app.get('/v1/parties/:id', { schema: { tags: ['parties'], params: IdParams, response: party } }, async (req) => getParty(ctx, req.user, req.params.id));
+  app.post('/v1/parties/:id/invites', { schema: { tags: ['parties'], params: IdParams, body: TargetBody, response: { 201: InviteDto } } }, async (req, reply) => {
     reply.status(201);
     return inviteToParty(ctx, req.user, req.params.id, req.body);
   });
@@ -45,6 +48,7 @@ export function partyRoutes(app: App, ctx: Ctx): void {
         tags: ['parties'],
         params: IdParams,
         body: Type.Object({ inviteId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) }, { additionalProperties: false }),
+        response: { 200: JoinResultDto },
       },
       // An empty POST (no body at all) means "join without an invite".
       preValidation: async (req) => {
@@ -53,11 +57,11 @@ export function partyRoutes(app: App, ctx: Ctx): void {
     },
     async (req) => joinParty(ctx, req.user, req.params.id, req.body ?? {}),
   );
-  app.post('/v1/parties/:id/leave', { schema: { tags: ['parties'], params: IdParams } }, async (req) => leaveParty(ctx, req.user, req.params.id));
-  app.post('/v1/parties/:id/kick', { schema: { tags: ['parties'], params: IdParams, body: MemberTargetBody } }, async (req) =>
+  app.post('/v1/parties/:id/leave', { schema: { tags: ['parties'], params: IdParams, response: { 200: LeaveResult } } }, async (req) => leaveParty(ctx, req.user, req.params.id));
+  app.post('/v1/parties/:id/kick', { schema: { tags: ['parties'], params: IdParams, body: MemberTargetBody, response: party } }, async (req) =>
     kick(ctx, req.user, req.params.id, req.body),
   );
-  app.post('/v1/parties/:id/leader', { schema: { tags: ['parties'], params: IdParams, body: MemberTargetBody } }, async (req) =>
+  app.post('/v1/parties/:id/leader', { schema: { tags: ['parties'], params: IdParams, body: MemberTargetBody, response: party } }, async (req) =>
     transferLeader(ctx, req.user, req.params.id, req.body),
   );
   app.post(
@@ -67,16 +71,17 @@ export function partyRoutes(app: App, ctx: Ctx): void {
         tags: ['parties'],
         params: IdParams,
         body: Type.Object({ sessionHandle: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })) }, { additionalProperties: false }),
+        response: party,
       },
     },
     async (req) => setSession(ctx, req.user, req.params.id, req.body.sessionHandle),
   );
   app.post(
     '/v1/parties/:id/visibility',
-    { schema: { tags: ['parties'], params: IdParams, body: Type.Object({ visibility: PartyVisibilitySchema }, { additionalProperties: false }) } },
+    { schema: { tags: ['parties'], params: IdParams, body: Type.Object({ visibility: PartyVisibilitySchema }, { additionalProperties: false }), response: party } },
     async (req) => setVisibility(ctx, req.user, req.params.id, req.body.visibility),
   );
-  app.post('/v1/parties/:id/join-metadata', { schema: { tags: ['parties'], params: IdParams, body: JoinMetadata } }, async (req) =>
+  app.post('/v1/parties/:id/join-metadata', { schema: { tags: ['parties'], params: IdParams, body: JoinMetadata, response: party } }, async (req) =>
     setJoinMetadata(ctx, req.user, req.params.id, req.body),
   );
 }

@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import type { Ctx } from '../services/context.js';
 import { acceptGameInvite, declineInvite, inviteToGame, listInvites, revokeInvite } from '../services/parties.js';
 import { presenceOf, setPresence, viewPresence } from '../services/presence.js';
-import { JoinMetadata, PresenceStateSchema, PublicIdParams, RichPresenceInput } from './schemas.js';
+import { InviteDto, JoinMetadata, JoinResultDto, PresenceResponse, PresenceStateSchema, PublicIdParams, RichPresenceInput } from './schemas.js';
 
 const InviteParams = Type.Object({ inviteId: Type.String({ minLength: 1, maxLength: 64 }) });
 
@@ -18,6 +18,7 @@ export function presenceRoutes(app: App, ctx: Ctx): void {
           { state: Type.Optional(PresenceStateSchema), richPresence: Type.Optional(Type.Union([RichPresenceInput, Type.Null()])) },
           { additionalProperties: false },
         ),
+        response: { 200: PresenceResponse },
       },
     },
     async (req) => {
@@ -27,7 +28,7 @@ export function presenceRoutes(app: App, ctx: Ctx): void {
     },
   );
 
-  app.get('/v1/presence/:publicId', { schema: { tags: ['presence'], params: PublicIdParams } }, async (req) =>
+  app.get('/v1/presence/:publicId', { schema: { tags: ['presence'], params: PublicIdParams, response: { 200: PresenceResponse } } }, async (req) =>
     presenceOf(ctx, req.user, req.game, req.params.publicId),
   );
 
@@ -45,6 +46,7 @@ export function presenceRoutes(app: App, ctx: Ctx): void {
           },
           { additionalProperties: false },
         ),
+        response: { 201: InviteDto },
       },
     },
     async (req, reply) => {
@@ -53,7 +55,7 @@ export function presenceRoutes(app: App, ctx: Ctx): void {
     },
   );
 
-  app.post('/v1/invites/game/:inviteId/accept', { schema: { tags: ['invites'], params: InviteParams } }, async (req) =>
+  app.post('/v1/invites/game/:inviteId/accept', { schema: { tags: ['invites'], params: InviteParams, response: { 200: JoinResultDto } } }, async (req) =>
     acceptGameInvite(ctx, req.user, req.params.inviteId),
   );
 
@@ -64,12 +66,13 @@ export function presenceRoutes(app: App, ctx: Ctx): void {
         tags: ['invites'],
         summary: 'Pending invites (incoming by default)',
         querystring: Type.Object({ dir: Type.Optional(Type.Union([Type.Literal('incoming'), Type.Literal('outgoing')])) }, { additionalProperties: false }),
+        response: { 200: Type.Array(InviteDto) },
       },
     },
     async (req) => listInvites(ctx, req.user, req.query.dir ?? 'incoming'),
   );
 
-  app.post('/v1/invites/:inviteId/decline', { schema: { tags: ['invites'], params: InviteParams } }, async (req) =>
+  app.post('/v1/invites/:inviteId/decline', { schema: { tags: ['invites'], params: InviteParams, response: { 200: InviteDto } } }, async (req) =>
     declineInvite(ctx, req.user, req.params.inviteId),
   );
 

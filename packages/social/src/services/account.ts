@@ -148,7 +148,7 @@ export async function fileReport(
     body.context ?? null,
     game.gameId,
   ]);
-  return { status: 'received' };
+  return { status: 'received' as const };
 }
 
 // ------------------------------------------------------------ notes

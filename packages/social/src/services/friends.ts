@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { badRequest, conflict, notFound, type Queryable } from '@platform/kit';
 import type { Ctx, GameContext, UserRow } from './context.js';
-import { readPresence, viewPresence } from './presence.js';
+import { readPresence, viewPresence, type VisibleState } from './presence.js';
 import { limitOutreach } from './limits.js';
 import { areFriends, assertNotBlocked, fullHandle, resolveTarget, requireUser, userSummary } from './users.js';
 
@@ -35,7 +35,8 @@ export async function unfriend(tx: Queryable, a: string, b: string): Promise<boo
 }
 
 type Direction = 'incoming' | 'outgoing';
-const requestSummary = (requestId: string, other: UserRow, direction: Direction, state: string) => ({
+type RequestState = 'pending' | 'accepted' | 'declined';
+const requestSummary = (requestId: string, other: UserRow, direction: Direction, state: RequestState) => ({
   requestId,
   publicId: other.public_id,
   fullHandle: fullHandle(other),
@@ -150,7 +151,7 @@ export async function listFriends(ctx: Ctx, me: UserRow, game: GameContext) {
       displayName: u.display_name,
       ...(u.avatar_url ? { avatarUrl: u.avatar_url } : {}),
       ...(u.status ? { status: u.status } : {}),
-      presenceState: view.state,
+      presenceState: view.state as VisibleState,
       muted: u.muted,
       ...(view.richPresence ? { richPresence: view.richPresence } : {}),
       ...(u.note !== null ? { note: u.note } : {}),

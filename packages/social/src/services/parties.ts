@@ -143,7 +143,7 @@ function inviteDto(i: InviteRow, from: UserRow, to: UserRow, now: Date) {
   const join = joinDto(i);
   return {
     inviteId: i.id,
-    kind: i.kind,
+    kind: i.kind as 'party' | 'game',
     fromPublicId: from.public_id,
     toPublicId: to.public_id,
     ...(i.party_id ? { targetId: i.party_id } : {}),
@@ -154,7 +154,9 @@ function inviteDto(i: InviteRow, from: UserRow, to: UserRow, now: Date) {
   };
 }
 
-const effectiveState = (i: InviteRow, now: Date) => (i.state === 'pending' && new Date(i.expires_at) <= now ? 'expired' : i.state);
+type InviteState = 'pending' | 'accepted' | 'declined' | 'expired' | 'revoked';
+const effectiveState = (i: InviteRow, now: Date): InviteState =>
+  i.state === 'pending' && new Date(i.expires_at) <= now ? 'expired' : (i.state as InviteState);
 
 async function createInvite(
   ctx: Ctx,
@@ -266,7 +268,7 @@ export async function acceptGameInvite(ctx: Ctx, me: UserRow, inviteId: string) 
   const r = await ctx.db.query(`UPDATE invites SET state = 'accepted' WHERE id = $1 AND state = 'pending'`, [i.id]);
   if (!r.rowCount) throw conflict('invite_not_pending', 'The invite is no longer pending');
   const join = joinDto(i);
-  return { kind: 'game', inviteId: i.id, ...(i.session_handle !== null ? { sessionHandle: i.session_handle } : {}), ...(join ? { join } : {}) };
+  return { kind: 'game' as const, inviteId: i.id, ...(i.session_handle !== null ? { sessionHandle: i.session_handle } : {}), ...(join ? { join } : {}) };
 }
 
 // ------------------------------------------------------------ join, leave
@@ -312,7 +314,7 @@ export async function joinParty(ctx: Ctx, me: UserRow, partyId: string, body: { 
   const member = (await members(ctx.db, p.id)).find((m) => m.id === me.id)!;
   await ctx.events.toParty(p.id, 'partyMemberJoined', { partyId: p.id, member: memberDto(member, fresh.leader) }, { actorPublicId: me.public_id });
   const join = joinDto(fresh);
-  return { kind: 'party', partyId: p.id, ...(fresh.session_handle !== null ? { sessionHandle: fresh.session_handle } : {}), ...(join ? { join } : {}) };
+  return { kind: 'party' as const, partyId: p.id, ...(fresh.session_handle !== null ? { sessionHandle: fresh.session_handle } : {}), ...(join ? { join } : {}) };
 }
 
 /**
@@ -351,7 +353,7 @@ export async function removeMember(ctx: Ctx, partyId: string, user: UserRow, rea
 export async function leaveParty(ctx: Ctx, me: UserRow, partyId: string) {
   await memberParty(ctx.db, me, partyId);
   const r = await removeMember(ctx, partyId, me, 'left');
-  return { state: 'left', partyId, disbanded: r.disbanded };
+  return { state: 'left' as const, partyId, disbanded: r.disbanded };
 }
 
 async function memberTarget(ctx: Ctx, p: PartyRow, body: { handle?: string; publicId?: string }): Promise<UserRow> {

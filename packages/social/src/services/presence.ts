@@ -21,6 +21,9 @@ export interface RichPresence {
   join?: { lobbyId?: string; bag?: Record<string, unknown> };
 }
 
+/** Rich presence as a viewer sees it. */
+export type RichPresenceView = Partial<RichPresence> & { joinable: boolean; originGameId?: string };
+
 export interface StoredPresence {
   state: PresenceState;
   richPresence: RichPresence | null;
@@ -64,16 +67,16 @@ export function viewPresence(
   owner: Pick<UserRow, 'id' | 'invisible'>,
   viewerId: string,
   game: GameContext,
-): { state: VisibleState | PresenceState; richPresence?: Record<string, unknown>; sameGame: boolean } {
+): { state: VisibleState | PresenceState; richPresence?: RichPresenceView; sameGame: boolean } {
   const self = owner.id === viewerId;
   if (!p) return { state: 'offline', sameGame: false };
   const hidden = !self && (p.state === 'invisible' || owner.invisible);
   if (hidden) return { state: 'offline', sameGame: false };
   const sameGame = game.gameId !== null && game.gameId === p.originGameId;
-  const out: { state: VisibleState | PresenceState; richPresence?: Record<string, unknown>; sameGame: boolean } = { state: p.state, sameGame };
+  const out: { state: VisibleState | PresenceState; richPresence?: RichPresenceView; sameGame: boolean } = { state: p.state, sameGame };
   const rp = p.richPresence;
   if (!rp) return out;
-  const full = { ...rp, ...(p.originGameId ? { originGameId: p.originGameId } : {}) };
+  const full: RichPresenceView = { ...rp, joinable: rp.joinable ?? false, ...(p.originGameId ? { originGameId: p.originGameId } : {}) };
   if (self || sameGame) {
     out.richPresence = full;
     return out;

@@ -161,7 +161,7 @@ export function meDto(u: UserRow) {
 
 /** UserSummary: avatarUrl only when the profile is public or the viewer is a friend. */
 export function userSummary(u: UserRow, opts: { friend?: boolean } = {}) {
-  const out: Record<string, unknown> = { publicId: u.public_id, fullHandle: fullHandle(u), displayName: u.display_name };
+  const out: { publicId: string; fullHandle: string; displayName: string; avatarUrl?: string } = { publicId: u.public_id, fullHandle: fullHandle(u), displayName: u.display_name };
   if (u.avatar_url && (u.visibility === 'public' || opts.friend)) out.avatarUrl = u.avatar_url;
   return out;
 }
