@@ -19,7 +19,7 @@ const spec = {
   keyCooldownSeconds: vars.int('SOCIAL__AUTH__KEYCOOLDOWNSECONDS', { default: 30, min: 0, max: 3600 }),
   registryUrl: vars.url('SOCIAL__REGISTRY__URL', { default: 'http://127.0.0.1:3004', protocols: ['http', 'https'] }),
   registryCacheSeconds: vars.int('SOCIAL__REGISTRY__CACHESECONDS', { default: 10, min: 0, max: 300 }),
-  presenceTtlSeconds: vars.int('SOCIAL__PRESENCE__TTLSECONDS', { default: 60, min: 5, max: 86_400 }),
+  presenceTtlSeconds: vars.int('SOCIAL__PRESENCE__TTLSECONDS', { default: 60, min: 1, max: 86_400 }),
   inviteTtlSeconds: vars.int('SOCIAL__INVITES__TTLSECONDS', { default: 300, min: 10, max: 7 * 86_400 }),
   chatEnabled: vars.bool('SOCIAL__CHAT__ENABLED', { default: true }),
   chatRetentionDays: vars.int('SOCIAL__CHAT__RETENTIONDAYS', { default: 30, min: 1, max: 3650 }),

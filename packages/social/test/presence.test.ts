@@ -216,3 +216,26 @@ describe('notes', () => {
     assert.equal((await h.req(b, 'GET', '/v1/friends')).body[0].note, undefined);
   });
 });
+
+describe('presence TTL', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness({ SOCIAL__PRESENCE__TTLSECONDS: '1' });
+  });
+  after(async () => h.close());
+
+  it('without heartbeats a user reads as offline once the TTL lapses; heartbeat refreshes it', async () => {
+    const { heartbeat } = await import('../src/index.js');
+    const a = await h.user('Lapse');
+    const b = await h.user('Watcher');
+    await befriend(h, a, b);
+    await h.req(a, 'POST', '/v1/presence', { body: { state: 'busy' } });
+    assert.equal((await h.req(b, 'GET', `/v1/presence/${a.publicId}`)).body.state, 'busy');
+    assert.equal(await heartbeat(h.app.ctx, a.id), true);
+    // Wait for the real expiry in the store (memory or Redis), then read through the API.
+    while ((await h.state.state.ttl(`presence:${a.id}`)) !== -2) await new Promise((r) => setTimeout(r, 50));
+    assert.equal((await h.req(b, 'GET', `/v1/presence/${a.publicId}`)).body.state, 'offline');
+    assert.equal((await h.req(b, 'GET', '/v1/friends')).body[0].presenceState, 'offline');
+    assert.equal(await heartbeat(h.app.ctx, a.id), false, 'a heartbeat does not revive lapsed presence');
+  });
+});
