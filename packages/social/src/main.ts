@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadOrCreateTls, migrate, openDatabase, openStateStore, serve, tls13Options, type Env } from '@platform/kit';
+import { ConfigError, loadOrCreateTls, migrate, openDatabase, openStateStore, serve, tls13Options, type Env } from '@platform/kit';
 import { buildApp } from './app.js';
 import { readSocialConfig } from './config.js';
 import { purgeChat } from './services/chat.js';
@@ -40,7 +40,7 @@ export async function startSocial(env: Env = process.env, opts: { listen?: boole
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   startSocial().catch((err) => {
-    console.error(err instanceof Error ? err.message : err);
-    process.exit(1);
+    process.stderr.write(`social: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(err instanceof ConfigError ? 2 : 1);
   });
 }
