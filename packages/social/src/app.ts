@@ -1,0 +1,120 @@
+/**
+ * The social service's HTTP surface. `buildApp(config, deps)` wires stores,
+ * authentication and tenancy; tests inject their own stores, clock, key
+ * resolver and registry.
+ */
+import type { DestinationStream } from 'pino';
+import {
+  createAccessTokenVerifier,
+  createService,
+  remoteKeyResolver,
+  type App,
+  type Database,
+  type KeyResolver,
+  type StateStore,
+  type Unsubscribe,
+} from '@platform/kit';
+import type { SocialConfig } from './config.js';
+import { createAuthenticator, type Principal } from './services/auth.js';
+import type { Ctx, GameContext, UserRow } from './services/context.js';
+import { createEventPublisher } from './services/events.js';
+import { registryTenancy, type TenancyResolver } from './services/tenancy.js';
+import { ensureUser } from './services/users.js';
+import { meRoutes } from './routes/me.js';
+import { friendRoutes } from './routes/friends.js';
+import { presenceRoutes } from './routes/presence.js';
+import { partyRoutes } from './routes/parties.js';
+import { chatRoutes } from './routes/chat.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal;
+    game: GameContext;
+    user: UserRow;
+  }
+  interface FastifyContextConfig {
+    /** The route works on the principal alone and must not create a profile (DELETE /v1/me). */
+    noProfile?: boolean;
+  }
+}
+
+export interface SocialDeps {
+  db: Database;
+  state: StateStore;
+  logStream?: DestinationStream;
+  /** Key set for token verification (tests); the JWKS at Social:Auth:JwksUrl otherwise. */
+  keys?: KeyResolver;
+  tenancy?: TenancyResolver;
+  now?: () => Date;
+  https?: { cert: string; key: string; minVersion?: 'TLSv1.3'; maxVersion?: 'TLSv1.3' };
+}
+
+const PUBLIC_PATHS = new Set(['/health', '/healthz', '/ready', '/readyz', '/openapi.json']);
+
+export async function buildApp(config: SocialConfig, deps: SocialDeps): Promise<App & { ctx: Ctx }> {
+  const app = await createService({
+    name: 'social',
+    fieldCase: 'camel',
+    logStream: deps.logStream,
+    logLevel: config.logLevel,
+    readiness: { database: () => deps.db.ping(), state: () => deps.state.ping() },
+    server: deps.https ? { https: deps.https } : undefined,
+    openapi: {
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer' },
+        apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },
+      },
+    },
+  });
+
+  const events = createEventPublisher(deps.state, deps.db, app.log);
+  const ctx: Ctx = { db: deps.db, state: deps.state, config, events, now: deps.now ?? (() => new Date()) };
+
+  const keys =
+    deps.keys ??
+    (config.jwksUrl ? remoteKeyResolver({ url: config.jwksUrl, ca: config.ca, cooldownMs: config.keyCooldownSeconds * 1000 }) : undefined);
+  const verifier = keys ? createAccessTokenVerifier({ issuer: config.issuer, audience: config.audience, keys }) : undefined;
+  const authenticator = createAuthenticator({ verifier, apiKey: config.apiKey });
+  const tenancy = deps.tenancy ?? registryTenancy({ registryUrl: config.registryUrl, cacheMs: config.registryCacheSeconds * 1000 });
+
+  // A key rotation announced by the auth service drops the cached key set.
+  let stopRotation: Unsubscribe | undefined;
+  if (keys) {
+    stopRotation = await deps.state.subscribe('auth:key_rotation', () => {
+      void keys.refresh();
+    });
+  }
+  app.addHook('onClose', async () => {
+    await stopRotation?.();
+  });
+
+  // Aliases beside the kit's probes.
+  app.get('/health', { schema: { tags: ['health'], summary: 'Liveness (alias of /healthz)' } }, async () => ({ status: 'ok' }));
+  app.get('/ready', { schema: { tags: ['health'], summary: 'Readiness (alias of /readyz)' } }, async (_req, reply) => {
+    const r = await app.inject({ method: 'GET', url: '/readyz' });
+    reply.status(r.statusCode);
+    return r.json();
+  });
+
+  app.addHook('onRequest', async (req) => {
+    const path = req.url.split('?')[0];
+    if (PUBLIC_PATHS.has(path) || path.startsWith('/docs')) return;
+    req.principal = await authenticator.authenticate(req.headers);
+    const key = req.headers['x-platform-game-key'];
+    const secret = req.headers['x-platform-game-secret'];
+    req.game = await tenancy.resolve(Array.isArray(key) ? key[0] : key, Array.isArray(secret) ? secret[0] : secret);
+  });
+
+  app.addHook('preHandler', async (req) => {
+    if (!req.principal || req.routeOptions.config?.noProfile) return;
+    req.user = await ensureUser(ctx, req.principal.accountId, req.principal.handleHint);
+  });
+
+  meRoutes(app, ctx);
+  friendRoutes(app, ctx);
+  presenceRoutes(app, ctx);
+  partyRoutes(app, ctx);
+  chatRoutes(app, ctx);
+
+  return Object.assign(app, { ctx });
+}

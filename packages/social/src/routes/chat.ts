@@ -1,0 +1,43 @@
+/** Chat history and an HTTP way to send (the realtime layer uses the same service). */
+import type { App } from '@platform/kit';
+import { Type } from 'typebox';
+import type { Ctx } from '../services/context.js';
+import { history, sendChatMessage } from '../services/chat.js';
+import { ChatHistory, ChatMessageDto } from './schemas.js';
+
+const Params = Type.Object({ kind: Type.Union([Type.Literal('dm'), Type.Literal('party')]), channelId: Type.String({ minLength: 1, maxLength: 64 }) });
+
+export function chatRoutes(app: App, ctx: Ctx): void {
+  app.get(
+    '/v1/chat/:kind/:channelId/messages',
+    {
+      schema: {
+        tags: ['chat'],
+        summary: 'Message history, newest first',
+        response: { 200: ChatHistory },
+        params: Params,
+        querystring: Type.Object(
+          { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })), before: Type.Optional(Type.String({ maxLength: 40 })) },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (req) => history(ctx, req.user, req.params.kind, req.params.channelId, req.query.limit ?? 50, req.query.before),
+  );
+  app.post(
+    '/v1/chat/:kind/:channelId/messages',
+    {
+      schema: {
+        tags: ['chat'],
+        summary: 'Send a message',
+        response: { 201: ChatMessageDto },
+        params: Params,
+        body: Type.Object({ body: Type.String({ minLength: 1, maxLength: 10_000 }) }, { additionalProperties: false }),
+      },
+    },
+    async (req, reply) => {
+      reply.status(201);
+      return sendChatMessage(ctx, req.user, { channel: req.params.kind, channelId: req.params.channelId, body: req.body.body });
+    },
+  );
+}

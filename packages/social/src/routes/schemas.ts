@@ -1,0 +1,162 @@
+/** TypeBox schemas shared by the route files. */
+import { Type } from 'typebox';
+
+export const PublicIdParams = Type.Object({ publicId: Type.String({ minLength: 1, maxLength: 64 }) });
+export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+
+export const Bag = Type.Record(Type.String(), Type.Unknown());
+
+export const JoinMetadata = Type.Object(
+  { lobbyId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })), bag: Type.Optional(Bag) },
+  { additionalProperties: false },
+);
+
+export const TargetBody = Type.Object(
+  { toHandle: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })), toPublicId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) },
+  { additionalProperties: false },
+);
+
+export const MemberTargetBody = Type.Object(
+  { handle: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })), publicId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) },
+  { additionalProperties: false },
+);
+
+export const PresenceStateSchema = Type.Union(
+  ['online', 'away', 'busy', 'dnd', 'invisible', 'Online', 'Away', 'Busy', 'DnD', 'Dnd', 'Invisible'].map((s) => Type.Literal(s)),
+);
+
+export const RichPresenceInput = Type.Object(
+  {
+    gameId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    activity: Type.Optional(Type.String({ maxLength: 128 })),
+    partyId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    joinable: Type.Optional(Type.Boolean()),
+    sessionHandle: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+    extra: Type.Optional(Bag),
+    join: Type.Optional(JoinMetadata),
+  },
+  { additionalProperties: false },
+);
+
+export const PartyVisibilitySchema = Type.Union([Type.Literal('Public'), Type.Literal('FriendsOnly'), Type.Literal('Private')]);
+
+// ------------------------------------------------------------ responses
+// Declared response shapes document the API and act as a whitelist: a field
+// not declared here is never serialised.
+
+const Str = Type.String();
+const Nullable = (t: ReturnType<typeof Type.String>) => Type.Union([t, Type.Null()]);
+const FreeObject = Type.Object({}, { additionalProperties: true });
+
+export const ProfileDto = Type.Object({
+  displayName: Str,
+  avatarUrl: Nullable(Str),
+  status: Nullable(Str),
+  visibility: Type.Union([Type.Literal('public'), Type.Literal('friends'), Type.Literal('private')]),
+  invisible: Type.Boolean(),
+});
+
+export const MeResponse = Type.Object({ publicId: Str, handle: Str, discriminator: Str, fullHandle: Str, profile: ProfileDto });
+
+export const UserSummary = Type.Object({ publicId: Str, fullHandle: Str, displayName: Str, avatarUrl: Type.Optional(Str) });
+
+export const JoinMetadataDto = Type.Object({ lobbyId: Type.Optional(Str), bag: Type.Optional(FreeObject) });
+
+export const RichPresenceDto = Type.Object({
+  gameId: Type.Optional(Str),
+  activity: Type.Optional(Str),
+  partyId: Type.Optional(Str),
+  joinable: Type.Boolean(),
+  sessionHandle: Type.Optional(Str),
+  extra: Type.Optional(FreeObject),
+  join: Type.Optional(JoinMetadataDto),
+  originGameId: Type.Optional(Str),
+});
+
+export const FriendSummary = Type.Object({
+  publicId: Str,
+  fullHandle: Str,
+  displayName: Str,
+  avatarUrl: Type.Optional(Str),
+  status: Type.Optional(Str),
+  presenceState: Type.Enum(['online', 'away', 'busy', 'dnd', 'offline']),
+  muted: Type.Boolean(),
+  richPresence: Type.Optional(RichPresenceDto),
+  note: Type.Optional(Str),
+  sameGame: Type.Boolean(),
+  dmChannelId: Str,
+});
+
+export const RequestSummary = Type.Object({
+  requestId: Str,
+  publicId: Str,
+  fullHandle: Str,
+  direction: Type.Union([Type.Literal('incoming'), Type.Literal('outgoing')]),
+  state: Type.Union([Type.Literal('pending'), Type.Literal('accepted'), Type.Literal('declined')]),
+});
+
+export const PresenceResponse = Type.Object({
+  publicId: Str,
+  state: Type.Enum(['online', 'away', 'busy', 'dnd', 'invisible', 'offline']),
+  richPresence: Type.Optional(RichPresenceDto),
+});
+
+export const NoteResponse = Type.Object({ subjectPublicId: Str, subjectFullHandle: Str, text: Str, updatedAt: Type.String({ format: 'date-time' }) });
+
+export const PartyMemberDto = Type.Object({ publicId: Str, fullHandle: Str, displayName: Str, isLeader: Type.Boolean(), joinedAt: Type.String({ format: 'date-time' }) });
+
+export const PartyDto = Type.Object({
+  partyId: Str,
+  leaderPublicId: Nullable(Str),
+  maxSize: Type.Integer(),
+  visibility: PartyVisibilitySchema,
+  sessionHandle: Type.Optional(Str),
+  members: Type.Array(PartyMemberDto),
+  join: Type.Optional(JoinMetadataDto),
+});
+
+export const InviteDto = Type.Object({
+  inviteId: Str,
+  kind: Type.Union([Type.Literal('party'), Type.Literal('game')]),
+  fromPublicId: Str,
+  toPublicId: Str,
+  targetId: Type.Optional(Str),
+  targetHandle: Type.Optional(Str),
+  state: Type.Enum(['pending', 'accepted', 'declined', 'expired', 'revoked']),
+  expiresAt: Type.String({ format: 'date-time' }),
+  join: Type.Optional(JoinMetadataDto),
+});
+
+export const JoinResultDto = Type.Object({
+  kind: Type.Union([Type.Literal('party'), Type.Literal('game')]),
+  partyId: Type.Optional(Str),
+  inviteId: Type.Optional(Str),
+  sessionHandle: Type.Optional(Str),
+  join: Type.Optional(JoinMetadataDto),
+});
+
+export const LeaveResult = Type.Object({ state: Type.Literal('left'), partyId: Str, disbanded: Type.Boolean() });
+
+export const ChatMessageDto = Type.Object({
+  messageId: Str,
+  channel: Type.Union([Type.Literal('dm'), Type.Literal('party')]),
+  channelId: Str,
+  fromPublicId: Str,
+  body: Str,
+  sentAt: Type.String({ format: 'date-time' }),
+});
+
+export const ChatHistory = Type.Object({ messages: Type.Array(ChatMessageDto) });
+
+export const PrivacyExport = Type.Object({
+  user: Type.Object({ publicId: Str, handle: Str, discriminator: Str, fullHandle: Str, createdAt: Type.String({ format: 'date-time' }) }),
+  profile: ProfileDto,
+  friends: Type.Array(FriendSummary),
+  blocked: Type.Array(UserSummary),
+  muted: Type.Array(UserSummary),
+  notes: Type.Array(NoteResponse),
+  partyId: Type.Optional(Str),
+});
+
+export const DeletedResponse = Type.Object({ state: Type.Literal('deleted') });
+export const ReportReceived = Type.Object({ status: Type.Literal('received') });

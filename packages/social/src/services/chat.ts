@@ -1,0 +1,128 @@
+/**
+ * Chat: messages stored in chat_messages. `sendChatMessage` is the one way in
+ * (HTTP now, the realtime layer's chatSend frames later). dm channels exist
+ * between friends (dmChannelId); party channels are the partyId.
+ */
+import { AppError, badRequest, notFound, type Queryable } from '@platform/kit';
+import type { Ctx, UserRow } from './context.js';
+import { areFriends, blockedEitherWay } from './users.js';
+import { limitChat } from './limits.js';
+
+export type ChatKind = 'dm' | 'party';
+
+interface MessageRow {
+  id: string;
+  channel: ChatKind;
+  channel_id: string;
+  body: string;
+  sent_at: Date;
+  public_id: string;
+}
+
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const noChannel = () => notFound('channel_not_found', 'No such chat channel');
+
+export function assertChatEnabled(ctx: Ctx): void {
+  if (!ctx.config.chatEnabled) throw notFound('feature_disabled', 'Chat is disabled on this server');
+}
+
+const messageDto = (m: MessageRow) => ({
+  messageId: m.id,
+  channel: m.channel,
+  channelId: m.channel_id,
+  fromPublicId: m.public_id,
+  body: m.body,
+  sentAt: new Date(m.sent_at).toISOString(),
+});
+
+/** The other participant of a dm channel the user belongs to. */
+async function dmPeer(db: Queryable, userId: string, channelId: string): Promise<string | undefined> {
+  const r = await db.query<{ user_low: string; user_high: string }>(
+    'SELECT user_low, user_high FROM dm_channels WHERE channel_id = $1 AND (user_low = $2 OR user_high = $2)',
+    [channelId, userId],
+  );
+  const row = r.rows[0];
+  return row ? (row.user_low === userId ? row.user_high : row.user_low) : undefined;
+}
+
+async function isPartyMember(db: Queryable, userId: string, partyId: string): Promise<boolean> {
+  return (await db.query('SELECT 1 FROM party_members WHERE party_id = $1 AND user_id = $2', [partyId, userId])).rowCount > 0;
+}
+
+/**
+ * Stores and publishes a message. dm: sender and peer must be friends (a
+ * block ends the friendship); party: the sender must be a current member.
+ * A peer who muted the sender still gets the message in history but no
+ * chatMessage event.
+ */
+export async function sendChatMessage(ctx: Ctx, sender: UserRow, input: { channel: ChatKind; channelId: string; body: string }) {
+  assertChatEnabled(ctx);
+  const body = input.body.trim();
+  if (!body) throw badRequest('invalid_body', 'body must not be empty', { field: 'body' });
+  if (body.length > ctx.config.chatMaxLength) {
+    throw badRequest('body_too_long', `body must have at most ${ctx.config.chatMaxLength} characters`, { field: 'body' });
+  }
+  if (!GUID.test(input.channelId)) throw noChannel();
+  const channelId = input.channelId.toLowerCase();
+  let peer: string | undefined;
+  if (input.channel === 'dm') {
+    peer = await dmPeer(ctx.db, sender.id, channelId);
+    if (!peer) throw noChannel();
+    if (!(await areFriends(ctx.db, sender.id, peer)) || (await blockedEitherWay(ctx.db, sender.id, peer))) {
+      throw new AppError(403, 'not_friends', 'Direct messages are only possible between friends');
+    }
+  } else if (!(await isPartyMember(ctx.db, sender.id, channelId))) {
+    throw noChannel();
+  }
+  await limitChat(ctx, sender.id);
+  const row = (
+    await ctx.db.query<MessageRow>(
+      `INSERT INTO chat_messages (channel, channel_id, from_user, body, sent_at) VALUES ($1, $2, $3, $4, $5)
+       RETURNING id, channel, channel_id, body, sent_at, $6::text AS public_id`,
+      [input.channel, channelId, sender.id, body, ctx.now(), sender.public_id],
+    )
+  ).rows[0];
+  const dto = messageDto(row);
+  const opts = { actorId: sender.id, actorPublicId: sender.public_id };
+  if (peer) {
+    await ctx.events.toUser(peer, 'chatMessage', dto, opts);
+    await ctx.events.toUser(sender.id, 'chatMessage', dto);
+  } else {
+    await ctx.events.toParty(channelId, 'chatMessage', dto, opts);
+  }
+  return dto;
+}
+
+/**
+ * History, newest first. Readable by the two dm participants (also after the
+ * friendship ended) and by current party members; messages of users blocked
+ * either way are left out. `before` (an instant) pages backwards.
+ */
+export async function history(ctx: Ctx, me: UserRow, kind: ChatKind, channelIdRaw: string, limit: number, before?: string) {
+  assertChatEnabled(ctx);
+  if (!GUID.test(channelIdRaw)) throw noChannel();
+  const channelId = channelIdRaw.toLowerCase();
+  if (kind === 'dm' ? !(await dmPeer(ctx.db, me.id, channelId)) : !(await isPartyMember(ctx.db, me.id, channelId))) throw noChannel();
+  let beforeAt: Date | null = null;
+  if (before !== undefined) {
+    beforeAt = new Date(before);
+    if (Number.isNaN(beforeAt.getTime())) throw badRequest('validation_failed', 'before must be an instant', { field: 'before' });
+  }
+  const rows = (
+    await ctx.db.query<MessageRow>(
+      `SELECT m.id, m.channel, m.channel_id, m.body, m.sent_at, u.public_id
+         FROM chat_messages m JOIN users u ON u.id = m.from_user
+        WHERE m.channel = $1 AND m.channel_id = $2 AND ($4::timestamptz IS NULL OR m.sent_at < $4)
+          AND NOT EXISTS (SELECT 1 FROM blocks b WHERE (b.blocker = $3 AND b.blocked = m.from_user) OR (b.blocker = m.from_user AND b.blocked = $3))
+        ORDER BY m.sent_at DESC, m.seq DESC LIMIT $5`,
+      [kind, channelId, me.id, beforeAt, limit],
+    )
+  ).rows;
+  return { messages: rows.map(messageDto) };
+}
+
+/** Deletes messages older than the retention period; returns how many. */
+export async function purgeChat(ctx: Ctx, now: Date = ctx.now()): Promise<number> {
+  const cutoff = new Date(now.getTime() - ctx.config.chatRetentionDays * 86_400_000);
+  return (await ctx.db.query('DELETE FROM chat_messages WHERE sent_at < $1', [cutoff])).rowCount;
+}

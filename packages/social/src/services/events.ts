@@ -1,0 +1,80 @@
+/**
+ * Domain events, published as JSON on the state store for the realtime layer:
+ * `social:user:<internal id>` for one user, `social:party:<partyId>` for a
+ * party. Message: {type, data, actorPublicId?}. `data` identifies users by
+ * publicId only. Events whose actor the recipient muted are not published to
+ * that recipient (mute filtering for user channels happens here; on party
+ * channels the realtime layer filters with `actorPublicId`).
+ */
+import type { Database, StateStore } from '@platform/kit';
+
+export type EventType =
+  | 'friendRequestReceived'
+  | 'friendRequestAccepted'
+  | 'friendRemoved'
+  | 'friendProfileChanged'
+  | 'friendPresenceChanged'
+  | 'partyInviteReceived'
+  | 'partyMemberJoined'
+  | 'partyMemberLeft'
+  | 'partyLeaderChanged'
+  | 'gameInviteReceived'
+  | 'chatMessage';
+
+export interface EventEnvelope {
+  type: EventType;
+  data: unknown;
+  actorPublicId?: string;
+}
+
+export interface PublishOptions {
+  /** Internal id of the user who caused the event (mute filtering). */
+  actorId?: string;
+  actorPublicId?: string;
+}
+
+export const userChannel = (userId: string) => `social:user:${userId}`;
+export const partyChannel = (partyId: string) => `social:party:${partyId}`;
+
+export interface EventPublisher {
+  toUser(userId: string, type: EventType, data: unknown, opts?: PublishOptions): Promise<void>;
+  toParty(partyId: string, type: EventType, data: unknown, opts?: PublishOptions): Promise<void>;
+}
+
+/** Events a muter no longer receives from the muted user. */
+const MUTABLE: ReadonlySet<EventType> = new Set([
+  'friendPresenceChanged',
+  'friendProfileChanged',
+  'friendRequestReceived',
+  'partyInviteReceived',
+  'gameInviteReceived',
+  'chatMessage',
+]);
+
+export function createEventPublisher(
+  state: StateStore,
+  db: Database,
+  log: { warn(obj: object, msg: string): void } = { warn() {} },
+): EventPublisher {
+  // The REST operation has already committed: a failed publish is logged, not
+  // turned into an error for a change that did happen.
+  const send = async (channel: string, env: EventEnvelope) => {
+    try {
+      await state.publish(channel, JSON.stringify(env));
+    } catch (err) {
+      log.warn({ err, type: env.type }, 'event not published');
+    }
+  };
+  return {
+    async toUser(userId, type, data, opts = {}) {
+      if (opts.actorId && MUTABLE.has(type)) {
+        const muted = await db.query('SELECT 1 FROM mutes WHERE muter = $1 AND muted = $2', [userId, opts.actorId]);
+        if (muted.rowCount) return;
+      }
+      await send(userChannel(userId), { type, data, ...(opts.actorPublicId ? { actorPublicId: opts.actorPublicId } : {}) });
+    },
+    async toParty(partyId, type, data, opts = {}) {
+      await send(partyChannel(partyId), { type, data, ...(opts.actorPublicId ? { actorPublicId: opts.actorPublicId } : {}) });
+    },
+  };
+}

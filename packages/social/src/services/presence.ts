@@ -1,0 +1,164 @@
+/**
+ * Presence lives in the state store under `presence:<internal id>` with a TTL
+ * (Social:Presence:TtlSeconds); a user whose entry lapsed reads as `offline`.
+ * Rich presence carries the game it was set from (origin) and that game's
+ * cross-game visibility; every view of it goes through `viewPresence`.
+ */
+import { badRequest, notFound } from '@platform/kit';
+import type { Ctx, CrossGameVisibility, GameContext, UserRow } from './context.js';
+import { areFriends, blockedEitherWay, friendIds, requireUser } from './users.js';
+
+export type PresenceState = 'online' | 'away' | 'busy' | 'dnd' | 'invisible';
+export type VisibleState = Exclude<PresenceState, 'invisible'> | 'offline';
+
+export interface RichPresence {
+  gameId?: string;
+  activity?: string;
+  partyId?: string;
+  joinable?: boolean;
+  sessionHandle?: string;
+  extra?: Record<string, unknown>;
+  join?: { lobbyId?: string; bag?: Record<string, unknown> };
+}
+
+/** Rich presence as a viewer sees it. */
+export type RichPresenceView = Partial<RichPresence> & { joinable: boolean; originGameId?: string };
+
+export interface StoredPresence {
+  state: PresenceState;
+  richPresence: RichPresence | null;
+  originGameId: string | null;
+  originVisibility: CrossGameVisibility;
+  updatedAt: string;
+}
+
+const RANK: Record<CrossGameVisibility, number> = { isolated: 0, summary: 1, full: 2 };
+const key = (userId: string) => `presence:${userId}`;
+const MAX_EXTRA_BYTES = 2048;
+
+export function normaliseState(raw: string): PresenceState {
+  const s = raw.toLowerCase();
+  if (s === 'online' || s === 'away' || s === 'busy' || s === 'dnd' || s === 'invisible') return s;
+  throw badRequest('invalid_state', 'state must be online, away, busy, dnd or invisible', { field: 'state' });
+}
+
+export function validateRichPresence(rp: RichPresence): RichPresence {
+  if (rp.extra !== undefined && Buffer.byteLength(JSON.stringify(rp.extra)) > MAX_EXTRA_BYTES) {
+    throw badRequest('rich_presence_too_large', 'richPresence.extra must serialise to at most 2 KiB', { field: 'richPresence.extra' });
+  }
+  if (rp.join?.bag !== undefined && Buffer.byteLength(JSON.stringify(rp.join.bag)) > MAX_EXTRA_BYTES) {
+    throw badRequest('rich_presence_too_large', 'richPresence.join.bag must serialise to at most 2 KiB', { field: 'richPresence.join.bag' });
+  }
+  return { ...rp, joinable: rp.joinable ?? false };
+}
+
+export async function readPresence(ctx: Ctx, userId: string): Promise<StoredPresence | null> {
+  const raw = await ctx.state.get(key(userId));
+  return raw ? (JSON.parse(raw) as StoredPresence) : null;
+}
+
+/**
+ * What `viewer` (in game context `game`) sees of `owner`'s presence. The
+ * owner sees everything; others see `offline` for invisible users, and rich
+ * presence filtered by the stricter of both games' cross-game visibility.
+ */
+export function viewPresence(
+  p: StoredPresence | null,
+  owner: Pick<UserRow, 'id' | 'invisible'>,
+  viewerId: string,
+  game: GameContext,
+): { state: VisibleState | PresenceState; richPresence?: RichPresenceView; sameGame: boolean } {
+  const self = owner.id === viewerId;
+  if (!p) return { state: 'offline', sameGame: false };
+  const hidden = !self && (p.state === 'invisible' || owner.invisible);
+  if (hidden) return { state: 'offline', sameGame: false };
+  const sameGame = game.gameId !== null && game.gameId === p.originGameId;
+  const out: { state: VisibleState | PresenceState; richPresence?: RichPresenceView; sameGame: boolean } = { state: p.state, sameGame };
+  const rp = p.richPresence;
+  if (!rp) return out;
+  const full: RichPresenceView = { ...rp, joinable: rp.joinable ?? false, ...(p.originGameId ? { originGameId: p.originGameId } : {}) };
+  if (self || sameGame) {
+    out.richPresence = full;
+    return out;
+  }
+  if (game.gameId === null || p.originGameId === null) return out;
+  const level = Math.min(RANK[game.visibility], RANK[p.originVisibility]);
+  if (level === RANK.summary) out.richPresence = { ...(rp.activity !== undefined ? { activity: rp.activity } : {}), joinable: false };
+  else if (level === RANK.full) out.richPresence = full;
+  return out;
+}
+
+/**
+ * friendPresenceChanged, built per recipient: the recipient's game context is
+ * the game their own presence was last set from (no presence = no game).
+ */
+export async function notifyPresence(ctx: Ctx, owner: UserRow): Promise<void> {
+  const p = await readPresence(ctx, owner.id);
+  for (const friend of await friendIds(ctx.db, owner.id)) {
+    const view = viewPresence(p, owner, friend, await currentGame(ctx, friend));
+    await ctx.events.toUser(
+      friend,
+      'friendPresenceChanged',
+      { publicId: owner.public_id, state: view.state, ...(view.richPresence ? { richPresence: view.richPresence } : {}), sameGame: view.sameGame },
+      { actorId: owner.id, actorPublicId: owner.public_id },
+    );
+  }
+}
+
+/** The game a user is currently in, as their own presence says. */
+export async function currentGame(ctx: Ctx, userId: string): Promise<GameContext> {
+  const p = await readPresence(ctx, userId);
+  return p?.originGameId ? { gameId: p.originGameId, visibility: p.originVisibility } : { gameId: null, visibility: 'isolated' };
+}
+
+export async function setPresence(
+  ctx: Ctx,
+  user: UserRow,
+  game: GameContext,
+  input: { state?: string; richPresence?: RichPresence | null },
+): Promise<StoredPresence> {
+  const current = await readPresence(ctx, user.id);
+  const state = input.state !== undefined ? normaliseState(input.state) : (current?.state ?? 'online');
+  let richPresence: RichPresence | null;
+  let originGameId = current?.originGameId ?? null;
+  let originVisibility = current?.originVisibility ?? 'isolated';
+  if (input.richPresence === undefined) {
+    richPresence = current?.richPresence ?? null;
+  } else {
+    richPresence = input.richPresence === null ? null : validateRichPresence(input.richPresence);
+    originGameId = game.gameId;
+    originVisibility = game.visibility;
+  }
+  const stored: StoredPresence = { state, richPresence, originGameId, originVisibility, updatedAt: ctx.now().toISOString() };
+  await ctx.state.set(key(user.id), JSON.stringify(stored), ctx.config.presenceTtlSeconds * 1000);
+  await notifyPresence(ctx, user);
+  return stored;
+}
+
+/** Refreshes the TTL without changing anything (realtime heartbeat). */
+export async function heartbeat(ctx: Ctx, userId: string): Promise<boolean> {
+  const current = await ctx.state.get(key(userId));
+  if (!current) return false;
+  await ctx.state.set(key(userId), current, ctx.config.presenceTtlSeconds * 1000);
+  return true;
+}
+
+export async function clearPresence(ctx: Ctx, userId: string): Promise<void> {
+  await ctx.state.del(key(userId));
+}
+
+/** Presence of another user: visible to themselves and to friends (no block). */
+export async function presenceOf(ctx: Ctx, viewer: UserRow, game: GameContext, publicId: string) {
+  const hidden = () => notFound('not_visible', 'This user’s presence is not visible to you');
+  let owner: UserRow;
+  try {
+    owner = await requireUser(ctx.db, publicId);
+  } catch {
+    throw hidden();
+  }
+  if (owner.id !== viewer.id) {
+    if (!(await areFriends(ctx.db, viewer.id, owner.id)) || (await blockedEitherWay(ctx.db, viewer.id, owner.id))) throw hidden();
+  }
+  const view = viewPresence(await readPresence(ctx, owner.id), owner, viewer.id, game);
+  return { publicId: owner.public_id, state: view.state, ...(view.richPresence ? { richPresence: view.richPresence } : {}) };
+}

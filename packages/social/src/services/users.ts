@@ -1,0 +1,167 @@
+/**
+ * Profiles: created on first use, addressed by an opaque publicId and a full
+ * handle `Name#1234` whose 4-digit discriminator is unique per display name
+ * (case-insensitive), allocated with a unique index and retries.
+ */
+import { randomInt } from 'node:crypto';
+import { AppError, badRequest, isUniqueViolation, notFound, randomToken, type Queryable } from '@platform/kit';
+import type { Ctx, UserRow } from './context.js';
+
+export const DEFAULT_DISPLAY_NAME = 'Player';
+const DISPLAY_NAME = /^[\p{L}\p{N}_.\- ]{2,32}$/u;
+const FULL_HANDLE = /^(.+)#(\d{4})$/;
+const ALLOCATION_ATTEMPTS = 25;
+
+export const fullHandle = (u: Pick<UserRow, 'display_name' | 'discriminator'>) => `${u.display_name}#${u.discriminator}`;
+export const newPublicId = () => `p_${randomToken(16)}`;
+const randomDiscriminator = () => String(randomInt(1, 10_000)).padStart(4, '0');
+
+export function normaliseDisplayName(raw: string): string {
+  const name = raw.trim().replace(/\s+/g, ' ');
+  if (!DISPLAY_NAME.test(name)) {
+    throw badRequest('invalid_display_name', 'displayName must be 2–32 letters, digits, spaces, "_", "-" or "."', { field: 'displayName' });
+  }
+  return name;
+}
+
+export async function userByAccount(db: Queryable, accountId: string): Promise<UserRow | undefined> {
+  return (await db.query<UserRow>('SELECT * FROM users WHERE account_id = $1', [accountId])).rows[0];
+}
+
+export async function userById(db: Queryable, id: string): Promise<UserRow | undefined> {
+  return (await db.query<UserRow>('SELECT * FROM users WHERE id = $1', [id])).rows[0];
+}
+
+/** The profile of an account, created on first use. */
+export async function ensureUser(ctx: Ctx, accountId: string, handleHint?: string): Promise<UserRow> {
+  const existing = await userByAccount(ctx.db, accountId);
+  if (existing) return existing;
+  let name = DEFAULT_DISPLAY_NAME;
+  if (handleHint) {
+    try {
+      name = normaliseDisplayName(handleHint.replace(/#\d{4}$/, ''));
+    } catch {
+      name = DEFAULT_DISPLAY_NAME;
+    }
+  }
+  for (let i = 0; i < ALLOCATION_ATTEMPTS; i++) {
+    try {
+      const r = await ctx.db.query<UserRow>(
+        `INSERT INTO users (account_id, public_id, display_name, name_key, discriminator)
+         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (account_id) DO NOTHING RETURNING *`,
+        [accountId, newPublicId(), name, name.toLowerCase(), randomDiscriminator()],
+      );
+      if (r.rows[0]) return r.rows[0];
+      const raced = await userByAccount(ctx.db, accountId);
+      if (raced) return raced;
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+    }
+  }
+  throw new AppError(409, 'name_unavailable', 'No free discriminator for this display name');
+}
+
+/** Renames a user; keeps the discriminator when only the letter case changes. */
+export async function rename(ctx: Ctx, user: UserRow, displayName: string): Promise<UserRow> {
+  const name = normaliseDisplayName(displayName);
+  const key = name.toLowerCase();
+  if (key === user.name_key) {
+    const r = await ctx.db.query<UserRow>('UPDATE users SET display_name = $2 WHERE id = $1 RETURNING *', [user.id, name]);
+    return r.rows[0];
+  }
+  for (let i = 0; i < ALLOCATION_ATTEMPTS; i++) {
+    try {
+      const r = await ctx.db.query<UserRow>(
+        'UPDATE users SET display_name = $2, name_key = $3, discriminator = $4 WHERE id = $1 RETURNING *',
+        [user.id, name, key, i === 0 ? user.discriminator : randomDiscriminator()],
+      );
+      return r.rows[0];
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+    }
+  }
+  throw new AppError(409, 'name_unavailable', 'No free discriminator for this display name');
+}
+
+/** Resolves `Name#1234` (case-insensitive name) or a publicId to a user. */
+export async function findByHandle(db: Queryable, handle: string): Promise<UserRow | undefined> {
+  const m = FULL_HANDLE.exec(handle.trim());
+  if (!m) return undefined;
+  return (await db.query<UserRow>('SELECT * FROM users WHERE name_key = $1 AND discriminator = $2', [m[1].trim().toLowerCase(), m[2]])).rows[0];
+}
+
+export async function findByPublicId(db: Queryable, publicId: string): Promise<UserRow | undefined> {
+  return (await db.query<UserRow>('SELECT * FROM users WHERE public_id = $1', [publicId])).rows[0];
+}
+
+/** The target of a body naming a user by exactly one of handle/publicId. */
+export async function resolveTarget(
+  db: Queryable,
+  body: { handle?: string; publicId?: string },
+  names: { handle: string; publicId: string } = { handle: 'handle', publicId: 'publicId' },
+): Promise<UserRow> {
+  const given = [body.handle, body.publicId].filter((v) => v !== undefined);
+  if (given.length !== 1) throw badRequest('target_required', `Give exactly one of ${names.handle} or ${names.publicId}`);
+  const u = body.handle !== undefined ? await findByHandle(db, body.handle) : await findByPublicId(db, body.publicId!);
+  if (!u) throw notFound('user_not_found', 'No such user');
+  return u;
+}
+
+export async function requireUser(db: Queryable, publicId: string): Promise<UserRow> {
+  const u = await findByPublicId(db, publicId);
+  if (!u) throw notFound('user_not_found', 'No such user');
+  return u;
+}
+
+// ------------------------------------------------------------ relations
+
+export async function areFriends(db: Queryable, a: string, b: string): Promise<boolean> {
+  return (await db.query('SELECT 1 FROM friendships WHERE user_id = $1 AND friend_id = $2', [a, b])).rowCount > 0;
+}
+
+export async function hasBlocked(db: Queryable, blocker: string, blocked: string): Promise<boolean> {
+  return (await db.query('SELECT 1 FROM blocks WHERE blocker = $1 AND blocked = $2', [blocker, blocked])).rowCount > 0;
+}
+
+export async function blockedEitherWay(db: Queryable, a: string, b: string): Promise<boolean> {
+  return (
+    (await db.query('SELECT 1 FROM blocks WHERE (blocker = $1 AND blocked = $2) OR (blocker = $2 AND blocked = $1)', [a, b])).rowCount > 0
+  );
+}
+
+/**
+ * The block rule for anything the caller sends to a target (requests,
+ * invites): a target who blocked the caller looks absent (404), a target the
+ * caller blocked is named (409) so the caller can unblock.
+ */
+export async function assertNotBlocked(db: Queryable, caller: string, target: string): Promise<void> {
+  if (await hasBlocked(db, target, caller)) throw notFound('user_not_found', 'No such user');
+  if (await hasBlocked(db, caller, target)) throw new AppError(409, 'you_blocked_user', 'You blocked this user; unblock them first');
+}
+
+export async function friendIds(db: Queryable, userId: string): Promise<string[]> {
+  return (await db.query<{ friend_id: string }>('SELECT friend_id FROM friendships WHERE user_id = $1', [userId])).rows.map((r) => r.friend_id);
+}
+
+// ------------------------------------------------------------ views
+
+export function profileDto(u: UserRow) {
+  return {
+    displayName: u.display_name,
+    avatarUrl: u.avatar_url,
+    status: u.status,
+    visibility: u.visibility,
+    invisible: u.invisible,
+  };
+}
+
+export function meDto(u: UserRow) {
+  return { publicId: u.public_id, handle: u.display_name, discriminator: u.discriminator, fullHandle: fullHandle(u), profile: profileDto(u) };
+}
+
+/** UserSummary: avatarUrl only when the profile is public or the viewer is a friend. */
+export function userSummary(u: UserRow, opts: { friend?: boolean } = {}) {
+  const out: { publicId: string; fullHandle: string; displayName: string; avatarUrl?: string } = { publicId: u.public_id, fullHandle: fullHandle(u), displayName: u.display_name };
+  if (u.avatar_url && (u.visibility === 'public' || opts.friend)) out.avatarUrl = u.avatar_url;
+  return out;
+}

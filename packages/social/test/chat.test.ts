@@ -1,0 +1,171 @@
+// Chat: dm and party channels, sendChatMessage rules, history paging, retention purge, feature switch.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { purgeChat, sendChatMessage } from '../src/index.js';
+import { userById } from '../src/services/users.js';
+import { befriend, startHarness, type Harness } from './support.js';
+
+describe('chat', () => {
+  let h: Harness;
+  let clock = Date.parse('2026-01-10T12:00:00Z');
+  before(async () => {
+    h = await startHarness({ SOCIAL__CHAT__RETENTIONDAYS: '30' }, { now: () => new Date(clock) });
+  });
+  after(async () => {
+    h.assertNoAccountIds();
+    await h.close();
+  });
+
+  it('dm: friends send, both read newest first; chatMessage events; others 404', async () => {
+    const a = await h.user('Chatty');
+    const b = await h.user('Reader');
+    const c = await h.user('Snoop');
+    await befriend(h, a, b);
+    const dm = (await h.req(a, 'GET', '/v1/friends')).body[0].dmChannelId;
+    const recB = await h.events(b);
+    const sent = [];
+    for (const text of ['one', 'two', 'three']) {
+      clock += 1000;
+      const r = await h.req(a, 'POST', `/v1/chat/dm/${dm}/messages`, { body: { body: text } });
+      assert.equal(r.status, 201);
+      sent.push(r.body);
+    }
+    assert.deepEqual(Object.keys(sent[0]).sort(), ['body', 'channel', 'channelId', 'fromPublicId', 'messageId', 'sentAt']);
+    assert.equal(sent[0].fromPublicId, a.publicId);
+    const evs = await recB.next('chatMessage', 3);
+    assert.deepEqual(evs.map((e) => (e.data as any).body), ['one', 'two', 'three']);
+    await recB.stop();
+    const hist = await h.req(b, 'GET', `/v1/chat/dm/${dm}/messages`);
+    assert.equal(hist.status, 200);
+    assert.deepEqual(hist.body.messages.map((m: any) => m.body), ['three', 'two', 'one']);
+    const limited = await h.req(a, 'GET', `/v1/chat/dm/${dm}/messages?limit=2`);
+    assert.deepEqual(limited.body.messages.map((m: any) => m.body), ['three', 'two']);
+    const page2 = await h.req(a, 'GET', `/v1/chat/dm/${dm}/messages?limit=2&before=${encodeURIComponent(limited.body.messages[1].sentAt)}`);
+    assert.deepEqual(page2.body.messages.map((m: any) => m.body), ['one']);
+    for (const q of ['limit=0', 'limit=101', 'limit=x', 'foo=1']) {
+      const x = await h.req(a, 'GET', `/v1/chat/dm/${dm}/messages?${q}`);
+      assert.equal(x.status, 400, q);
+    }
+    for (const url of [`/v1/chat/dm/${dm}/messages`, `/v1/chat/dm/not-a-guid/messages`, `/v1/chat/party/${dm}/messages`]) {
+      const x = await h.req(c, 'GET', url);
+      assert.equal(x.status, 404, url);
+      assert.equal(x.body.code, 'channel_not_found');
+    }
+    assert.equal((await h.req(c, 'GET', `/v1/chat/group/${dm}/messages`)).status, 400);
+    assert.equal((await h.req(c, 'POST', `/v1/chat/dm/${dm}/messages`, { body: { body: 'hi' } })).body.code, 'channel_not_found');
+    // Body rules.
+    for (const [body, code] of [[{ body: '   ' }, 'invalid_body'], [{ body: 'x'.repeat(2001) }, 'body_too_long'], [{ body: 5 }, 'validation_failed'], [{}, 'validation_failed'], [{ body: 'x', to: 'y' }, 'validation_failed']] as const) {
+      const x = await h.req(a, 'POST', `/v1/chat/dm/${dm}/messages`, { body });
+      assert.equal(x.status, 400, JSON.stringify(body));
+      assert.equal(x.body.code, code);
+    }
+    // After unfriending the history stays readable, sending is refused.
+    await h.req(a, 'DELETE', `/v1/friends/${b.publicId}`);
+    assert.equal((await h.req(b, 'GET', `/v1/chat/dm/${dm}/messages`)).body.messages.length, 3);
+    const refused = await h.req(a, 'POST', `/v1/chat/dm/${dm}/messages`, { body: { body: 'still there?' } });
+    assert.equal(refused.status, 403);
+    assert.equal(refused.body.code, 'not_friends');
+  });
+
+  it('mute: the muter keeps the history but gets no chatMessage event', async () => {
+    const a = await h.user('Loud');
+    const b = await h.user('Quiet');
+    await befriend(h, a, b);
+    const dm = (await h.req(b, 'GET', '/v1/friends')).body[0].dmChannelId;
+    await h.req(b, 'POST', `/v1/mutes/${a.publicId}`);
+    const recB = await h.events(b);
+    const recA = await h.events(a);
+    // The service function the realtime layer calls for chatSend frames.
+    const sender = (await userById(h.db.db, a.id))!;
+    await sendChatMessage(h.app.ctx, sender, { channel: 'dm', channelId: dm, body: 'muted words' });
+    await recB.expectTypes([]);
+    await recA.expectTypes(['chatMessage']);
+    await recA.stop();
+    await recB.stop();
+    assert.equal((await h.req(b, 'GET', `/v1/chat/dm/${dm}/messages`)).body.messages[0].body, 'muted words');
+  });
+
+  it('party channel: members only; blocked authors hidden from the blocker’s history', async () => {
+    const lead = await h.user('PartyLead');
+    const m = await h.user('PartyMate');
+    const m2 = await h.user('PartyThird');
+    const p = (await h.req(lead, 'POST', '/v1/parties', { body: { visibility: 'Public' } })).body;
+    await h.req(m, 'POST', `/v1/parties/${p.partyId}/join`, { body: {} });
+    await h.req(m2, 'POST', `/v1/parties/${p.partyId}/join`, { body: {} });
+    const rec = await h.partyEvents(p.partyId);
+    assert.equal((await h.req(m, 'POST', `/v1/chat/party/${p.partyId}/messages`, { body: { body: 'gg' } })).status, 201);
+    assert.equal((await h.req(m2, 'POST', `/v1/chat/party/${p.partyId}/messages`, { body: { body: 'wp' } })).status, 201);
+    const evs = await rec.next('chatMessage', 2);
+    assert.equal((evs[0].data as any).fromPublicId, m.publicId);
+    assert.equal(evs[0].actorPublicId, m.publicId);
+    await rec.stop();
+    assert.deepEqual((await h.req(lead, 'GET', `/v1/chat/party/${p.partyId}/messages`)).body.messages.map((x: any) => x.body), ['wp', 'gg']);
+    await h.req(lead, 'POST', `/v1/blocks/${m2.publicId}`);
+    assert.deepEqual((await h.req(lead, 'GET', `/v1/chat/party/${p.partyId}/messages`)).body.messages.map((x: any) => x.body), ['gg']);
+    // The lead wrote nothing, so m2 still sees everything.
+    assert.deepEqual((await h.req(m2, 'GET', `/v1/chat/party/${p.partyId}/messages`)).body.messages.map((x: any) => x.body), ['wp', 'gg']);
+    await h.req(m, 'POST', `/v1/parties/${p.partyId}/leave`);
+    assert.equal((await h.req(m, 'GET', `/v1/chat/party/${p.partyId}/messages`)).status, 404);
+    assert.equal((await h.req(m, 'POST', `/v1/chat/party/${p.partyId}/messages`, { body: { body: 'bye' } })).status, 404);
+  });
+
+  it('retention: messages older than RetentionDays are purged', async () => {
+    const a = await h.user('Old');
+    const b = await h.user('Timer');
+    await befriend(h, a, b);
+    const dm = (await h.req(a, 'GET', '/v1/friends')).body[0].dmChannelId;
+    await h.req(a, 'POST', `/v1/chat/dm/${dm}/messages`, { body: { body: 'ancient' } });
+    clock += 20 * 86_400_000;
+    await h.req(a, 'POST', `/v1/chat/dm/${dm}/messages`, { body: { body: 'recent' } });
+    const purged = await purgeChat(h.app.ctx, new Date(clock + 11 * 86_400_000));
+    assert.ok(purged >= 1);
+    assert.deepEqual((await h.req(a, 'GET', `/v1/chat/dm/${dm}/messages`)).body.messages.map((m: any) => m.body), ['recent']);
+  });
+});
+
+describe('chat disabled', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness({ SOCIAL__CHAT__ENABLED: 'false' });
+  });
+  after(async () => h.close());
+
+  it('history and sending answer 404 feature_disabled', async () => {
+    const a = await h.user('NoChat');
+    const b = await h.user('NoChat2');
+    await befriend(h, a, b);
+    const dm = (await h.req(a, 'GET', '/v1/friends')).body[0].dmChannelId;
+    for (const [method, body] of [['GET', undefined], ['POST', { body: 'hi' }]] as const) {
+      const r = await h.req(a, method, `/v1/chat/dm/${dm}/messages`, { body });
+      assert.equal(r.status, 404);
+      assert.equal(r.body.code, 'feature_disabled');
+    }
+  });
+});
+
+describe('rate limits', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness({ SOCIAL__LIMITS__CHATPERMINUTE: '3', SOCIAL__LIMITS__ACTIONSPERMINUTE: '2' });
+  });
+  after(async () => h.close());
+
+  it('chat messages and outreach (requests, invites, reports) are limited per user: 429 rate_limited with Retry-After', async () => {
+    const a = await h.user('Spammer');
+    const b = await h.user('Target');
+    const c = await h.user('Target2');
+    const d = await h.user('Target3');
+    await befriend(h, a, b); // a's first outreach action
+    const dm = (await h.req(a, 'GET', '/v1/friends')).body[0].dmChannelId;
+    for (let i = 0; i < 3; i++) assert.equal((await h.req(a, 'POST', `/v1/chat/dm/${dm}/messages`, { body: { body: `m${i}` } })).status, 201);
+    const chat = await h.req(a, 'POST', `/v1/chat/dm/${dm}/messages`, { body: { body: 'one too many' } });
+    assert.equal(chat.status, 429);
+    assert.equal(chat.body.code, 'rate_limited');
+    assert.ok(Number(chat.headers['retry-after']) >= 1);
+    assert.equal((await h.req(b, 'POST', `/v1/chat/dm/${dm}/messages`, { body: { body: 'others unaffected' } })).status, 201);
+    assert.equal((await h.req(a, 'POST', '/v1/friends/requests', { body: { toPublicId: c.publicId } })).status, 201);
+    const third = await h.req(a, 'POST', '/v1/reports', { body: { targetPublicId: d.publicId, reason: 'spam' } });
+    assert.equal(third.status, 429);
+    assert.equal(third.body.code, 'rate_limited');
+  });
+});

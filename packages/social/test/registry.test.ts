@@ -1,0 +1,99 @@
+// Tenancy against the REAL registry service, started as a separate process. The registry listens on
+// port 3004 (fixed, not configurable), so this is the only social test file that uses it; when the port
+// is taken (another run in progress) the file is skipped with a message rather than failing on a clash.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { befriend, startHarness, type Game, type Harness } from './support.js';
+
+const REGISTRY = 'http://127.0.0.1:3004';
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+
+const portFree = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const s = net.createServer();
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+  });
+
+async function call(method: string, url: string, body?: unknown, token?: string) {
+  const r = await fetch(REGISTRY + url, {
+    method,
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: r.status, body: (await r.json().catch(() => null)) as any };
+}
+
+describe('tenancy with the real registry', async () => {
+  const free = await portFree(3004);
+  let child: ChildProcess | undefined;
+  let dir = '';
+  let h: Harness;
+  const games: Record<string, Game> = {};
+
+  before(async () => {
+    if (!free) return;
+    dir = mkdtempSync(path.join(tmpdir(), 'social-registry-'));
+    const { DATABASE_URL: _d, REDIS_URL: _r, ...rest } = process.env;
+    child = spawn(process.execPath, ['--import', 'tsx', 'packages/registry/src/main.ts'], {
+      cwd: root,
+      env: { ...rest, DATA_DIR: dir, HOST: '127.0.0.1', LOG_LEVEL: 'silent', REGISTRY_ADMIN_PASSWORD: 'admin-password-for-tests' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr!.on('data', (c) => (stderr += c));
+    for (let i = 0; ; i++) {
+      const up = await fetch(`${REGISTRY}/healthz`).then((r) => r.ok, () => false);
+      if (up) break;
+      if (child.exitCode !== null || i > 600) throw new Error(`registry did not start: ${stderr}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const reg = await call('POST', '/developers/register', { Email: 'social-test@example.com', Password: 'a long passphrase', DisplayName: 'Dev' });
+    assert.equal(reg.status, 201, JSON.stringify(reg.body));
+    for (const visibility of ['full', 'summary', 'isolated'] as const) {
+      const g = await call('POST', '/games', { DisplayName: `Game ${visibility}` }, reg.body.Token);
+      assert.equal(g.status, 201, JSON.stringify(g.body));
+      const patched = await call('PATCH', `/games/${g.body.Game.GameId}`, { CrossGameVisibility: visibility }, reg.body.Token);
+      assert.equal(patched.status, 200, JSON.stringify(patched.body));
+      games[visibility] = { key: g.body.Game.ApiKey, secret: g.body.ApiSecret, gameId: g.body.Game.GameId, visibility };
+    }
+    h = await startHarness({ SOCIAL__REGISTRY__URL: REGISTRY });
+  });
+
+  after(async () => {
+    await h?.close();
+    if (child && child.exitCode === null) {
+      const exited = new Promise((r) => child!.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('resolves games and applies the cross-game contract; a wrong secret is 401', { skip: free ? false : 'port 3004 is in use' }, async () => {
+    const owner = await h.user('RegOwner');
+    const viewer = await h.user('RegViewer');
+    await befriend(h, owner, viewer);
+    const rich = { activity: 'Racing', joinable: true, sessionHandle: 's-1' };
+    const set = await h.req(owner, 'POST', '/v1/presence', { body: { state: 'online', richPresence: rich }, game: games.full });
+    assert.equal(set.status, 200, JSON.stringify(set.body));
+    assert.equal(set.body.richPresence.originGameId, games.full.gameId);
+    const seen = async (g: Game) => (await h.req(viewer, 'GET', `/v1/presence/${owner.publicId}`, { game: g })).body.richPresence;
+    assert.deepEqual(await seen(games.full), { ...rich, originGameId: games.full.gameId });
+    assert.deepEqual(await seen(games.summary), { activity: 'Racing', joinable: false });
+    assert.equal(await seen(games.isolated), undefined);
+    const friend = (await h.req(viewer, 'GET', '/v1/friends', { game: games.full })).body[0];
+    assert.equal(friend.sameGame, true);
+    const bad = await h.req(viewer, 'GET', '/v1/friends', { game: { ...games.full, secret: 'gs_wrong' } });
+    assert.equal(bad.status, 401);
+    assert.equal(bad.body.code, 'invalid_game_credentials');
+    const unknown = await h.req(viewer, 'GET', '/v1/friends', { game: { ...games.full, key: 'gk_unknown' } });
+    assert.equal(unknown.body.code, 'invalid_game_credentials');
+  });
+});

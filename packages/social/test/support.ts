@@ -1,0 +1,320 @@
+/**
+ * Test support: a real token key set served over HTTP (Ed25519, kid = PASERK
+ * k4.pid, tokens in both formats), a small real registry implementing
+ * POST /auth/validate-key with hashed secrets, and a harness that builds the
+ * service on a fresh schema / key prefix and talks to it through HTTP.
+ */
+import http from 'node:http';
+import { generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import assert from 'node:assert/strict';
+import { migrate, publicJwk, randomToken, safeEqualHex, sha256Hex, signAccessToken, type TokenFormat } from '@platform/kit';
+import { testDatabase, testStateStore, type TestDatabase, type TestStateStore } from '@platform/kit/testing';
+import { buildApp, partyChannel, readSocialConfig, userChannel, type EventEnvelope } from '../src/index.js';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ISSUER = 'https://auth.test';
+export const AUDIENCE = 'game-platform';
+const migrations = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../migrations');
+
+async function listen(server: http.Server): Promise<string> {
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+export interface KeySet {
+  url: string;
+  sign(sub: string, opts?: { format?: TokenFormat; expOffsetSec?: number; iss?: string; aud?: string; key?: 'current' | 'other' }): Promise<string>;
+  /** Replaces the served key with a new one (what a rotation does). */
+  rotate(): void;
+  fetches: number;
+  close(): Promise<void>;
+}
+
+function newKey() {
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  return { privateKey, publicKey, jwk: publicJwk(publicKey) };
+}
+
+export async function startKeySet(): Promise<KeySet> {
+  let current = newKey();
+  const unserved = newKey();
+  const set: KeySet = {
+    url: '',
+    fetches: 0,
+    async sign(sub, opts = {}) {
+      const k = opts.key === 'other' ? unserved : current;
+      const now = Math.floor(Date.now() / 1000);
+      return signAccessToken(opts.format ?? 'paseto', { kid: k.jwk.kid, privateKey: k.privateKey as KeyObject }, opts.iss ?? ISSUER, opts.aud ?? AUDIENCE, {
+        sub,
+        sid: randomUUID(),
+        platform: 'pc',
+        roles: ['player'],
+        region: 'eu',
+        jti: randomUUID(),
+        iat: now - 5,
+        exp: now + (opts.expOffsetSec ?? 600),
+      });
+    },
+    rotate() {
+      current = newKey();
+    },
+    async close() {
+      await new Promise((r) => server.close(r));
+    },
+  };
+  const server = http.createServer((req, res) => {
+    set.fetches++;
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ keys: [current.jwk] }));
+  });
+  set.url = (await listen(server)) + '/.well-known/jwks.json';
+  return set;
+}
+
+export interface Game {
+  key: string;
+  secret: string;
+  gameId: string;
+  visibility: 'isolated' | 'summary' | 'full';
+}
+
+/** A registry stand-in implementing the validate-key contract with hashed secrets. */
+export async function startRegistry() {
+  const games: { key: string; secretHash: string; gameId: string; visibility: string }[] = [];
+  let calls = 0;
+  let down = false;
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      calls++;
+      if (down) {
+        res.statusCode = 500;
+        return res.end('{}');
+      }
+      res.setHeader('content-type', 'application/json');
+      if (req.method !== 'POST' || req.url !== '/auth/validate-key') {
+        res.statusCode = 404;
+        return res.end('{}');
+      }
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { ApiKey?: string; ApiSecret?: string };
+      const g = games.find((x) => x.key === body.ApiKey);
+      if (!g || typeof body.ApiSecret !== 'string' || !safeEqualHex(g.secretHash, sha256Hex(body.ApiSecret))) {
+        res.statusCode = 401;
+        return res.end(JSON.stringify({ Valid: false }));
+      }
+      res.end(JSON.stringify({ Valid: true, GameId: g.gameId, CrossGameVisibility: g.visibility }));
+    });
+  });
+  const url = await listen(server);
+  return {
+    url,
+    get calls() {
+      return calls;
+    },
+    setDown(v: boolean) {
+      down = v;
+    },
+    addGame(visibility: Game['visibility']): Game {
+      const g = { key: `gk_${randomToken(8)}`, secret: randomToken(24), gameId: randomUUID(), visibility };
+      games.push({ key: g.key, secretHash: sha256Hex(g.secret), gameId: g.gameId, visibility });
+      return g;
+    },
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
+export interface TestUser {
+  sub: string;
+  token: string;
+  publicId: string;
+  fullHandle: string;
+  id: string;
+}
+
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface Harness {
+  app: Awaited<ReturnType<typeof buildApp>>;
+  keys: KeySet;
+  registry: Awaited<ReturnType<typeof startRegistry>>;
+  db: TestDatabase;
+  state: TestStateStore;
+  /** Every response body seen, to prove no account id leaks. */
+  bodies: string[];
+  subs: string[];
+  user(name?: string, opts?: { format?: TokenFormat }): Promise<TestUser>;
+  req(
+    u: TestUser | null,
+    method: Method,
+    url: string,
+    opts?: { body?: unknown; raw?: string; headers?: Record<string, string>; game?: Game },
+  ): Promise<{ status: number; body: any; headers: Record<string, unknown> }>;
+  events(u: TestUser): Promise<EventRecorder>;
+  partyEvents(partyId: string): Promise<EventRecorder>;
+  assertNoAccountIds(): void;
+  close(): Promise<void>;
+}
+
+export async function startHarness(
+  env: Record<string, string> = {},
+  opts: { now?: () => Date; logStream?: import('pino').DestinationStream } = {},
+): Promise<Harness> {
+  const keys = await startKeySet();
+  const registry = await startRegistry();
+  const db = await testDatabase('social');
+  const state = await testStateStore();
+  await migrate(db.db, migrations);
+  const config = readSocialConfig({
+    SOCIAL__AUTH__JWKSURL: keys.url,
+    SOCIAL__AUTH__ISSUER: ISSUER,
+    SOCIAL__REGISTRY__URL: registry.url,
+    SOCIAL__TLS__MODE: 'http',
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
+  const app = await buildApp(config, { db: db.db, state: state.state, now: opts.now, logStream: opts.logStream });
+  await app.ready();
+  const bodies: string[] = [];
+  const subs: string[] = [];
+  const h: Harness = {
+    app,
+    keys,
+    registry,
+    db,
+    state,
+    bodies,
+    subs,
+    async user(name = 'Player', o = {}) {
+      const sub = `acct-${randomUUID()}`;
+      subs.push(sub);
+      const token = await keys.sign(sub, { format: o.format });
+      const me = await h.req({ sub, token } as TestUser, 'GET', '/v1/me');
+      assert.equal(me.status, 200, JSON.stringify(me.body));
+      let u: TestUser = { sub, token, publicId: me.body.publicId, fullHandle: me.body.fullHandle, id: '' };
+      if (name !== me.body.handle) {
+        const r = await h.req(u, 'POST', '/v1/me/name', { body: { displayName: name } });
+        assert.equal(r.status, 200, JSON.stringify(r.body));
+        u = { ...u, fullHandle: r.body.fullHandle };
+      }
+      u.id = (await db.db.query<{ id: string }>('SELECT id FROM users WHERE public_id = $1', [u.publicId])).rows[0].id;
+      return u;
+    },
+    async req(u, method, url, o = {}) {
+      const headers: Record<string, string> = { ...(o.headers ?? {}) };
+      if (u) headers.authorization = `Bearer ${u.token}`;
+      if (o.game) {
+        headers['x-platform-game-key'] = o.game.key;
+        headers['x-platform-game-secret'] = o.game.secret;
+      }
+      let payload: string | undefined;
+      if (o.raw !== undefined) payload = o.raw;
+      else if (o.body !== undefined) payload = JSON.stringify(o.body);
+      if (payload !== undefined) headers['content-type'] ??= 'application/json';
+      const r = await app.inject({ method, url, headers, payload });
+      bodies.push(r.body);
+      let body: any = r.body;
+      try {
+        body = r.body ? JSON.parse(r.body) : null;
+      } catch {
+        /* keep text */
+      }
+      return { status: r.statusCode, body, headers: r.headers };
+    },
+    // Recorders start clean: events still in flight from earlier calls are drained.
+    events: async (u) => {
+      const r = await recordEvents(state, u);
+      await r.reset();
+      return r;
+    },
+    partyEvents: async (partyId) => {
+      const r = await recordChannel(state, partyChannel(partyId));
+      await r.reset();
+      return r;
+    },
+    assertNoAccountIds() {
+      const all = bodies.join('\n');
+      for (const sub of subs) assert.ok(!all.includes(sub), `a response carried the account id ${sub}`);
+    },
+    async close() {
+      await app.close();
+      await state.drop();
+      await db.drop();
+      await keys.close();
+      await registry.close();
+    },
+  };
+  return h;
+}
+
+export interface EventRecorder {
+  events: EventEnvelope[];
+  /** Waits until `count` events of `type` arrived, then returns them. */
+  next(type: string, count?: number): Promise<EventEnvelope[]>;
+  /** Asserts the exact sequence of event types received so far (after letting in-flight ones land). */
+  expectTypes(types: string[]): Promise<void>;
+  clear(): void;
+  /** Lets in-flight events (published before subscribing) land, then forgets them. */
+  reset(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Subscribes to a user's event channel, as the realtime layer will. */
+export async function recordEvents(state: TestStateStore, u: TestUser): Promise<EventRecorder> {
+  return recordChannel(state, userChannel(u.id));
+}
+
+/** Subscribes to any event channel (a party's, for instance). */
+export async function recordChannel(state: TestStateStore, channel: string): Promise<EventRecorder> {
+  const events: EventEnvelope[] = [];
+  const waiters: (() => void)[] = [];
+  const unsubscribe = await state.state.subscribe(channel, (m) => {
+    events.push(JSON.parse(m));
+    waiters.splice(0).forEach((w) => w());
+  });
+  const settle = async () => {
+    // A marker published after the operation arrives after everything it caused.
+    const marker = `{"type":"__marker","data":"${randomUUID()}"}`;
+    const seen = new Promise<void>((resolve) => {
+      const check = () => (events.some((e) => JSON.stringify(e) === marker) ? resolve() : waiters.push(check));
+      check();
+    });
+    await state.state.publish(channel, marker);
+    await seen;
+    for (let i = events.length - 1; i >= 0; i--) if (events[i].type === ('__marker' as never)) events.splice(i, 1);
+  };
+  return {
+    events,
+    async next(type, count = 1) {
+      await settle();
+      const got = events.filter((e) => e.type === type);
+      assert.ok(got.length >= count, `expected ${count} ${type} event(s), got ${JSON.stringify(events)}`);
+      return got;
+    },
+    async expectTypes(types) {
+      await settle();
+      assert.deepEqual(
+        events.map((e) => e.type),
+        types,
+      );
+    },
+    clear() {
+      events.length = 0;
+    },
+    async reset() {
+      await settle();
+      events.length = 0;
+    },
+    stop: unsubscribe,
+  };
+}
+
+/** Makes two users friends through the HTTP surface. */
+export async function befriend(h: Harness, a: TestUser, b: TestUser): Promise<void> {
+  const r = await h.req(a, 'POST', '/v1/friends/requests', { body: { toPublicId: b.publicId } });
+  assert.equal(r.status, 201, JSON.stringify(r.body));
+  const acc = await h.req(b, 'POST', `/v1/friends/requests/${a.publicId}/accept`);
+  assert.equal(acc.status, 200, JSON.stringify(acc.body));
+}
