@@ -1,0 +1,68 @@
+/**
+ * Access-token verification, one process, one core, awaited one at a time:
+ * the kit's createAccessTokenVerifier (what social runs per request and per
+ * socket) against raw node:crypto Ed25519 verify of the same signed bytes with
+ * a cached KeyObject. Argument: { format: 'paseto'|'jwt', durationSec }.
+ */
+import { generateKeyPairSync, randomUUID, verify as edVerify } from 'node:crypto';
+import { createAccessTokenVerifier, paserkPid, rawPublicKey, signAccessToken, staticKeyResolver } from '../../packages/kit/src/index.js';
+
+const a = JSON.parse(process.argv[2]) as { format: 'paseto' | 'jwt'; durationSec: number };
+const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+const kid = paserkPid(rawPublicKey(publicKey));
+const iat = Math.floor(Date.now() / 1000);
+const token = await signAccessToken(a.format, { kid, privateKey }, 'https://auth.bench', 'game-platform', {
+  sub: randomUUID(),
+  sid: randomUUID(),
+  platform: 'guest',
+  roles: ['player'],
+  region: 'eu',
+  jti: randomUUID(),
+  iat,
+  exp: iat + 600,
+});
+const verifier = createAccessTokenVerifier({
+  issuer: 'https://auth.bench',
+  audience: 'game-platform',
+  keys: staticKeyResolver(() => new Map([[kid, publicKey]])),
+});
+
+// The signed bytes and signature, exactly as each format defines them.
+let message: Buffer;
+let signature: Buffer;
+if (a.format === 'jwt') {
+  const [h, p, s] = token.split('.');
+  message = Buffer.from(`${h}.${p}`);
+  signature = Buffer.from(s, 'base64url');
+} else {
+  const [, , body, footer] = token.split('.');
+  const raw = Buffer.from(body, 'base64url');
+  const m = raw.subarray(0, raw.length - 64);
+  signature = raw.subarray(raw.length - 64);
+  const f = Buffer.from(footer, 'base64url');
+  const le64 = (n: number) => {
+    const b = Buffer.alloc(8);
+    b.writeBigUInt64LE(BigInt(n));
+    return b;
+  };
+  const pieces = [Buffer.from('v4.public.'), m, f, Buffer.alloc(0)];
+  message = Buffer.concat([le64(pieces.length), ...pieces.flatMap((x) => [le64(x.length), x])]);
+}
+if (!edVerify(null, message, publicKey, signature)) throw new Error('baseline message reconstruction is wrong');
+await verifier(token); // warm: key conversion, JIT
+
+async function measure(fn: () => unknown | Promise<unknown>): Promise<number> {
+  const end = performance.now() + a.durationSec * 1000;
+  let n = 0;
+  while (performance.now() < end) {
+    for (let i = 0; i < 100; i++) await fn();
+    n += 100;
+  }
+  return n / a.durationSec;
+}
+
+const raw = await measure(() => {
+  if (!edVerify(null, message, publicKey, signature)) throw new Error('bad');
+});
+const kit = await measure(() => verifier(token));
+console.log(JSON.stringify({ rps: kit, baseline: raw }));

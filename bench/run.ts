@@ -1,0 +1,319 @@
+/**
+ * `npm run bench [-- figure…]`: starts the services as separate processes
+ * against real PostgreSQL and Redis (a fresh database and an empty Redis db
+ * per run), drives them with load generators in other processes, measures
+ * each figure next to its baseline, prints a table and writes
+ * bench/results/<timestamp>.json. Not part of `npm test`.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { Redis } from 'ioredis';
+import { BENCH, freePort, request, runLoad, startProcess, type Proc } from './lib.js';
+import { socketFigures } from './sockets.js';
+
+export interface Figure {
+  id: string;
+  figure: string;
+  value: number | null;
+  unit: string;
+  baselineName: string;
+  baseline: number | null;
+  /** value / baseline (for costs such as memory: baseline / value is not used; see `note`). */
+  ratio: number | null;
+  goal: string;
+  pass: boolean | null;
+  note?: string;
+  extra?: Record<string, unknown>;
+}
+
+const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const DURATION = Number(process.env.BENCH_DURATION_SEC ?? 10);
+const CONN = {
+  refresh: Number(process.env.BENCH_REFRESH_CONNECTIONS ?? 32),
+  guest: Number(process.env.BENCH_GUEST_CONNECTIONS ?? 32),
+  login: Number(process.env.BENCH_LOGIN_CONNECTIONS ?? 8),
+  validate: Number(process.env.BENCH_VALIDATE_CONNECTIONS ?? 64),
+};
+const wanted = new Set(process.argv.slice(2));
+const want = (id: string) => wanted.size === 0 || wanted.has(id);
+const figures: Figure[] = [];
+const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
+const nodeArgs = process.env.BENCH_SERVICE_NODE_ARGS ? process.env.BENCH_SERVICE_NODE_ARGS.split(' ') : [];
+
+// ------------------------------------------------------------ isolated stores
+const runId = `bench_${new Date().toISOString().replace(/[-:T]/g, '').slice(0, 14)}_${randomBytes(3).toString('hex')}`;
+const admin = new pg.Client({ connectionString: DATABASE_URL });
+await admin.connect();
+await admin.query(`CREATE DATABASE ${runId}`);
+const dbUrl = new URL(DATABASE_URL);
+dbUrl.pathname = `/${runId}`;
+const benchDbUrl = dbUrl.toString();
+
+/** An empty Redis logical db (8–15), emptied again at the end. */
+const redisBase = new URL(REDIS_URL);
+let redisDb = -1;
+for (let n = 15; n >= 8 && redisDb < 0; n--) {
+  const r = new Redis(`${redisBase.protocol}//${redisBase.host}/${n}`, { lazyConnect: true });
+  await r.connect();
+  if ((await r.dbsize()) === 0) redisDb = n;
+  await r.quit();
+}
+if (redisDb < 0) throw new Error('no empty Redis db in 8–15');
+const benchRedisUrl = `${redisBase.protocol}//${redisBase.host}/${redisDb}`;
+const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-'));
+log(`run ${runId}: database ${runId}, Redis db ${redisDb}, data ${dataDir}`);
+
+const procs: Proc[] = [];
+async function cleanup() {
+  for (const p of procs) await p.stop().catch(() => {});
+  const r = new Redis(benchRedisUrl);
+  await r.flushdb().catch(() => {});
+  await r.quit().catch(() => {});
+  await admin.query(`DROP DATABASE IF EXISTS ${runId} WITH (FORCE)`).catch((e) => log(`drop database: ${e.message}`));
+  await admin.end();
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+const common = { HOST: '127.0.0.1', DATABASE_URL: benchDbUrl, REDIS_URL: benchRedisUrl, LOG_LEVEL: 'warn' };
+/** Rate limits raised out of the way: the bench measures throughput, not the limiter's refusals. */
+const HIGH = '1000000000';
+const authEnv = {
+  ...common,
+  DATA_DIR: path.join(dataDir, 'auth'),
+  AUTH_MASTER_KEY: randomBytes(32).toString('hex'),
+  AUTH_ISSUER: 'https://auth.bench',
+  AUTH_RATE_GENERAL_PER_IP: HIGH,
+  AUTH_RATE_LOGIN_PER_IP: HIGH,
+  AUTH_RATE_LOGIN_PER_IP_EMAIL: HIGH,
+  AUTH_RATE_GUEST_PER_DEVICE: HIGH,
+  AUTH_RATE_GUEST_PER_IP: HIGH,
+  AUTH_RATE_REFRESH_PER_IP: HIGH,
+};
+
+function figure(f: Omit<Figure, 'ratio' | 'pass'> & { ratio?: number | null }, pass: (f: Figure) => boolean): Figure {
+  const full: Figure = { ...f, ratio: f.ratio ?? (f.value !== null && f.baseline ? f.value / f.baseline : null), pass: null };
+  full.pass = full.value === null ? null : pass(full);
+  figures.push(full);
+  log(`${f.figure}: ${fmt(full.value)} ${f.unit} (baseline ${fmt(full.baseline)}, ${full.ratio === null ? '—' : pct(full.ratio)}) ${full.pass ? 'PASS' : 'MISS'}`);
+  return full;
+}
+const fmt = (v: number | null) => (v === null ? '—' : v >= 100 ? Math.round(v).toLocaleString('en-US') : v.toFixed(2));
+const pct = (r: number) => `${Math.round(r * 100)}%`;
+
+/** Sign-ups used as setup (refresh tokens for the refresh figure), a few at a time. */
+async function guests(authUrl: string, n: number): Promise<string[]> {
+  const out: string[] = [];
+  const prefix = randomBytes(4).toString('hex');
+  for (let i = 0; i < n; i += 8) {
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(8, n - i) }, (_, j) => request(`${authUrl}/guest`, { body: { device_fingerprint: `setup-${prefix}-${i + j}` } })),
+    );
+    for (const r of batch) {
+      if (r.status !== 200) throw new Error(`guest setup: ${r.status} ${JSON.stringify(r.body)}`);
+      out.push(r.body.refresh_token);
+    }
+  }
+  return out;
+}
+
+try {
+  // ---------------------------------------------------------------- auth
+  if (['refresh', 'guest', 'login'].some(want)) {
+    const port = await freePort();
+    const authUrl = `https://127.0.0.1:${port}`;
+    const auth = await startProcess('auth', 'packages/auth/src/main.ts', { ...authEnv, AUTH_PORT: String(port) }, `${authUrl}/readyz`, nodeArgs);
+    procs.push(auth);
+    log(`auth up on ${authUrl}`);
+
+    if (want('refresh')) {
+      const c = CONN.refresh;
+      const tokens = await guests(authUrl, c * 3);
+      const svc = await runLoad('http.ts', { url: `${authUrl}/refresh`, connections: c, durationSec: DURATION, scenario: 'refresh', tokens: tokens.slice(0, c * 2) });
+      const base = await runLoad('refresh-sql.ts', { url: benchDbUrl, schema: 'auth', poolSize: 10, connections: c, durationSec: DURATION, tokens: tokens.slice(c * 2) });
+      figure(
+        {
+          id: 'refresh',
+          figure: 'refresh tokens / s (POST /refresh)',
+          value: svc.okPerSec,
+          unit: '/s',
+          baselineName: `same SQL transaction via pg (pool 10, ${c} concurrent)`,
+          baseline: base.rps,
+          goal: '≥ 2,000/s and ≥ 50% of baseline',
+          extra: { service: svc, baseline: base, connections: c },
+        },
+        (f) => f.value! >= 2000 && f.ratio! >= 0.5,
+      );
+    }
+
+    if (want('guest')) {
+      const c = CONN.guest;
+      const svc = await runLoad('http.ts', { url: `${authUrl}/guest`, connections: c, durationSec: DURATION, scenario: 'guest' });
+      figure(
+        { id: 'guest', figure: 'guest sign-ups / s (POST /guest)', value: svc.okPerSec, unit: '/s', baselineName: '—', baseline: null, goal: '≥ 1,000/s', extra: { service: svc, connections: c } },
+        (f) => f.value! >= 1000,
+      );
+    }
+
+    if (want('login')) {
+      const c = CONN.login;
+      const email = `bench-${randomBytes(4).toString('hex')}@example.com`;
+      const password = `bench ${randomBytes(8).toString('hex')} password`;
+      const reg = await request(`${authUrl}/register`, { body: { email, password } });
+      if (reg.status !== 201) throw new Error(`register: ${reg.status} ${JSON.stringify(reg.body)}`);
+      const svc = await runLoad('http.ts', { url: `${authUrl}/login`, connections: c, durationSec: DURATION, scenario: 'constant', body: { email, password } });
+      const base = await runLoad('argon.ts', { memoryCost: 19456, timeCost: 2, parallelism: 1, connections: c, durationSec: DURATION });
+      figure(
+        {
+          id: 'login',
+          figure: 'password logins / s (POST /login)',
+          value: svc.okPerSec,
+          unit: '/s',
+          baselineName: `raw Argon2id verify (m=19456,t=2,p=1, ${c} concurrent)`,
+          baseline: base.rps,
+          goal: '≥ 90% of baseline',
+          extra: { service: svc, baseline: base, connections: c },
+        },
+        (f) => f.ratio! >= 0.9,
+      );
+    }
+    await auth.stop();
+  }
+
+  // ---------------------------------------------------------------- access-token verify (in-process microbench)
+  if (want('verify')) {
+    const sec = Math.max(3, Math.round(DURATION / 2));
+    const p = await runLoad('verify.ts', { format: 'paseto', durationSec: sec });
+    const j = await runLoad('verify.ts', { format: 'jwt', durationSec: sec });
+    figure(
+      {
+        id: 'verify',
+        figure: 'access-token verify / s (kit verifier, PASETO v4.public)',
+        value: p.rps,
+        unit: '/s',
+        baselineName: 'raw node:crypto Ed25519 verify, cached KeyObject',
+        baseline: p.baseline,
+        goal: '≥ 90% of baseline',
+        extra: { paseto: p, jwt: j },
+      },
+      (f) => f.ratio! >= 0.9,
+    );
+    figure(
+      {
+        id: 'verify-jwt',
+        figure: 'access-token verify / s (kit verifier, EdDSA JWT)',
+        value: j.rps,
+        unit: '/s',
+        baselineName: 'raw node:crypto Ed25519 verify, cached KeyObject',
+        baseline: j.baseline,
+        goal: '≥ 90% of baseline',
+      },
+      (f) => f.ratio! >= 0.9,
+    );
+  }
+
+  // ---------------------------------------------------------------- registry validate-key
+  if (want('validate-key')) {
+    const c = CONN.validate;
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const registry = await startProcess(
+      'registry',
+      'bench/services/registry.ts',
+      {
+        ...common,
+        DATA_DIR: path.join(dataDir, 'registry'),
+        BENCH_REGISTRY_PORT: String(port),
+        REGISTRY_DB_SCHEMA: 'registry',
+        REGISTRY_MASTER_KEY: randomBytes(32).toString('hex'),
+        REGISTRY_ADMIN_PASSWORD: randomBytes(12).toString('hex'),
+      },
+      `${url}/readyz`,
+      nodeArgs,
+    );
+    procs.push(registry);
+    const dev = await request(`${url}/developers/register`, {
+      body: { Email: `dev-${randomBytes(4).toString('hex')}@example.com`, Password: randomBytes(12).toString('hex'), DisplayName: 'Bench' },
+    });
+    if (dev.status !== 201) throw new Error(`developer: ${dev.status} ${JSON.stringify(dev.body)}`);
+    const game = await request(`${url}/games`, { body: { DisplayName: 'Bench game' }, headers: { authorization: `Bearer ${dev.body.Token}` } });
+    if (game.status !== 201) throw new Error(`game: ${game.status} ${JSON.stringify(game.body)}`);
+    const body = { ApiKey: game.body.Game.ApiKey, ApiSecret: game.body.ApiSecret };
+    const svc = await runLoad('http.ts', { url: `${url}/auth/validate-key`, connections: c, durationSec: DURATION, scenario: 'constant', body });
+    if (svc.non2xx) throw new Error(`validate-key answered ${svc.non2xx} non-2xx`);
+    await registry.stop();
+
+    const barePort = await freePort();
+    const bare = await startProcess('bare fastify', 'bench/services/bare-fastify.ts', { BENCH_PORT: String(barePort) }, `http://127.0.0.1:${barePort}/readyz`);
+    procs.push(bare);
+    const base = await runLoad('http.ts', { url: `http://127.0.0.1:${barePort}/auth/validate-key`, connections: c, durationSec: DURATION, scenario: 'constant', body });
+    await bare.stop();
+    figure(
+      {
+        id: 'validate-key',
+        figure: 'registry validate-key / s (POST /auth/validate-key)',
+        value: svc.okPerSec,
+        unit: '/s',
+        baselineName: `bare Fastify route returning a constant (${c} connections)`,
+        baseline: base.okPerSec,
+        goal: '≥ 15,000/s and ≥ 60% of baseline',
+        extra: { service: svc, baseline: base, connections: c },
+      },
+      (f) => f.value! >= 15000 && f.ratio! >= 0.6,
+    );
+  }
+
+  // ---------------------------------------------------------------- sockets
+  if (['ws-idle', 'ws-fanout', 'ws-cross'].some(want)) {
+    for (const f of await socketFigures({ want, common, authEnv, dataDir, procs, log })) figure(f, () => f.pass ?? false);
+  }
+} finally {
+  await cleanup();
+}
+
+// ---------------------------------------------------------------- report
+const machine = {
+  nproc: os.availableParallelism(),
+  cpu: os.cpus()[0]?.model,
+  memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+  node: process.version,
+  postgres: await serverVersion(),
+  redis: await redisVersion(),
+};
+async function serverVersion() {
+  const c = new pg.Client({ connectionString: DATABASE_URL });
+  await c.connect();
+  const v = (await c.query('SHOW server_version')).rows[0].server_version;
+  await c.end();
+  return v;
+}
+async function redisVersion() {
+  const r = new Redis(REDIS_URL);
+  const info = await r.info('server');
+  await r.quit();
+  return /redis_version:(\S+)/.exec(info)?.[1];
+}
+let commit = '';
+try {
+  commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+} catch {}
+
+const header = '| figure | value | baseline (same run) | ratio | goal | result |';
+const rows = figures.map(
+  (f) =>
+    `| ${f.figure} | ${f.value === null ? 'pending' : `${fmt(f.value)} ${f.unit}`} | ${f.baseline === null ? '—' : `${fmt(f.baseline)} ${f.unit}`} — ${f.baselineName} | ${
+      f.ratio === null ? '—' : pct(f.ratio)
+    } | ${f.goal} | ${f.pass === null ? `pending${f.note ? `: ${f.note}` : ''}` : f.pass ? 'PASS' : 'MISS'} |`,
+);
+const table = [header, '|---|---|---|---|---|---|', ...rows].join('\n');
+console.log(`\nBench ${new Date().toISOString()} @ ${commit} — ${machine.nproc} cores, ${machine.memoryGiB} GiB, node ${machine.node}, PostgreSQL ${machine.postgres}, Redis ${machine.redis}; ${DURATION} s per figure\n`);
+console.log(table);
+for (const f of figures) if (f.note && f.pass !== null) console.log(`- ${f.figure}: ${f.note}`);
+mkdirSync(path.join(BENCH, 'results'), { recursive: true });
+const file = path.join(BENCH, 'results', `${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), commit, machine, durationSec: DURATION, connections: CONN, figures, table }, null, 2) + '\n');
+console.log(`\nwritten ${path.relative(process.cwd(), file)}`);
