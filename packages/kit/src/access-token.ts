@@ -27,6 +27,7 @@ import {
   type SecretKey as PasetoSecretKey,
 } from 'paseto/v4/public';
 import { AppError } from './errors.js';
+import { verifyPasetoV4Claims } from './paseto-v4.js';
 
 export type TokenFormat = 'paseto' | 'jwt';
 
@@ -293,13 +294,13 @@ export function createAccessTokenVerifier(opts: VerifierOptions): AccessTokenVer
     let payload: Record<string, unknown>;
     try {
       if (format === 'paseto') {
-        const result = await pasetoV4.Verify(await pasetoPublicKey(key), token, {
+        // Hand-written on node:crypto (measured: the library cost >10% over a raw verify; see paseto-v4.ts).
+        payload = verifyPasetoV4Claims(token, key, {
           issuer: opts.issuer,
           audience: opts.audience,
           clockTolerance: tolerance,
           requiredClaims: ['exp', 'iat', 'sub', 'jti'],
         });
-        payload = result.claims as Record<string, unknown>;
       } else {
         payload = (
           await jwtVerify(token, key, {

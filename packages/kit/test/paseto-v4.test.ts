@@ -1,0 +1,72 @@
+// The hand-written v4.public verifier against the official PASETO test vectors
+// and against claim defects.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createPublicKey, generateKeyPairSync, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { verifyPasetoV4Claims, verifyPasetoV4Public } from '../src/paseto-v4.js';
+import { signAccessToken } from '../src/access-token.js';
+
+const vectors = path.resolve(import.meta.dirname, '../../../../shared/vectors');
+
+describe('PASETO v4.public vectors', () => {
+  const file = JSON.parse(readFileSync(path.join(vectors, 'paseto-v4.json'), 'utf8'));
+  const publicTests = (file.tests as any[]).filter((t) => t['public-key'] && t.token?.startsWith('v4.public.'));
+  it('has public vectors to check', () => assert.ok(publicTests.length >= 3));
+  for (const t of publicTests) {
+    it(t.name, () => {
+      const key = createPublicKey(t['public-key-pem']);
+      const implicit = Buffer.from(t['implicit-assertion'] ?? '');
+      if (t['expect-fail']) {
+        assert.throws(() => verifyPasetoV4Public(t.token, key, implicit));
+      } else {
+        const { message, footer } = verifyPasetoV4Public(t.token, key, implicit);
+        assert.equal(message.toString('utf8'), t.payload);
+        assert.equal(footer.toString('utf8'), t.footer);
+      }
+    });
+  }
+  it('refuses a local token and a token signed by another key', () => {
+    const t = publicTests[0];
+    const other = generateKeyPairSync('ed25519').publicKey;
+    assert.throws(() => verifyPasetoV4Public(t.token, other));
+    assert.throws(() => verifyPasetoV4Public(t.token.replace('v4.public.', 'v4.local.'), createPublicKey(t['public-key-pem'])));
+    assert.throws(() => verifyPasetoV4Public(t.token.replace('v4.public.', 'v4.public.*'), createPublicKey(t['public-key-pem'])));
+  });
+});
+
+describe('PASETO v4.public claims', () => {
+  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+  const opts = { issuer: 'https://auth.test', audience: 'platform', clockTolerance: 30, requiredClaims: ['exp', 'iat', 'sub', 'jti'] };
+  const now = Math.floor(Date.now() / 1000);
+  const sign = (iat: number, exp: number) =>
+    signAccessToken('paseto', { kid: 'k', privateKey }, 'https://auth.test', 'platform', {
+      sub: randomUUID(),
+      sid: randomUUID(),
+      platform: 'guest',
+      roles: [],
+      region: 'eu',
+      jti: randomUUID(),
+      iat,
+      exp,
+    });
+
+  it('accepts a current token and returns its claims', async () => {
+    const p = verifyPasetoV4Claims(await sign(now, now + 600), publicKey, opts);
+    assert.equal(p.iss, 'https://auth.test');
+    assert.equal(typeof p.exp, 'string');
+  });
+  it('refuses expired, future, wrong issuer or audience, and missing required claims', async () => {
+    const token = await sign(now, now + 600);
+    assert.throws(() => verifyPasetoV4Claims(token, publicKey, { ...opts, issuer: 'x' }), /iss/);
+    assert.throws(() => verifyPasetoV4Claims(token, publicKey, { ...opts, audience: 'x' }), /aud/);
+    assert.throws(() => verifyPasetoV4Claims(token, publicKey, { ...opts, requiredClaims: ['nope'] }), /nope/);
+    const expired = await sign(now - 1200, now - 600);
+    const future = await sign(now + 600, now + 1200);
+    assert.throws(() => verifyPasetoV4Claims(expired, publicKey, opts), /expired/);
+    assert.throws(() => verifyPasetoV4Claims(future, publicKey, opts), /future/);
+    // Within the tolerance: accepted.
+    verifyPasetoV4Claims(await sign(now - 620, now - 10), publicKey, opts);
+  });
+});
