@@ -15,6 +15,29 @@ import { audit, type AuditContext } from './audit.js';
 export const DENY_SID = 'deny:sid';
 export const DENY_JTI = 'deny:jti';
 
+/**
+ * Refresh rotation in one statement (atomic as any single statement):
+ * $1 presented token hash, $2 id and $3 hash of the successor, $4 refresh TTL
+ * in ms (capped by the session's end), $5 client ip, $6 node id. Returns the
+ * spent row joined with its session and account; no row = not rotated.
+ * bench/load/refresh-sql.ts runs this same statement as the bench baseline.
+ */
+export const REFRESH_ROTATE_SQL = `WITH spent AS (
+  UPDATE refresh_tokens rt SET used = true
+  FROM sessions s, accounts a
+  WHERE rt.token_hash = $1 AND rt.used = false AND rt.expires_at > now()
+    AND s.id = rt.session_id AND s.revoked_at IS NULL AND s.expires_at > now()
+    AND a.id = s.account_id AND a.status = 'active'
+  RETURNING rt.id, rt.session_id, s.account_id, s.expires_at AS session_expires_at, s.auth_method, a.roles, a.home_region
+), successor AS (
+  INSERT INTO refresh_tokens (id, session_id, token_hash, prev_token_id, expires_at)
+  SELECT $2::uuid, session_id, $3::text, id, LEAST(now() + make_interval(secs => $4::bigint / 1000.0), session_expires_at) FROM spent
+), logged AS (
+  INSERT INTO audit_log (account_id, event, ip, node_id, detail)
+  SELECT account_id, 'refresh', $5::text, $6::text, jsonb_build_object('session_id', session_id) FROM spent
+)
+SELECT id, session_id, account_id, auth_method, roles, home_region FROM spent`;
+
 export interface TokenPair {
   access_token: string;
   refresh_token: string;
@@ -100,31 +123,18 @@ export function createTokenService(config: AuthConfig, db: Database, state: Stat
 
     async refresh(refreshToken: string, ctx: AuditContext): Promise<TokenPair & { account_id: string }> {
       const hash = sha256Hex(refreshToken);
-      const rotated = await db.transaction(async (tx) => {
-        // The one statement that decides the winner: a used row no longer matches.
-        const r = await tx.query<{
-          id: string;
-          session_id: string;
-          account_id: string;
-          session_expires_at: Date;
-          auth_method: string;
-          roles: string[];
-          home_region: string;
-        }>(
-          `UPDATE refresh_tokens rt SET used = true
-           FROM sessions s, accounts a
-           WHERE rt.token_hash = $1 AND rt.used = false AND rt.expires_at > now()
-             AND s.id = rt.session_id AND s.revoked_at IS NULL AND s.expires_at > now()
-             AND a.id = s.account_id AND a.status = 'active'
-           RETURNING rt.id, rt.session_id, s.account_id, s.expires_at AS session_expires_at, s.auth_method, a.roles, a.home_region`,
-          [hash],
-        );
-        if (!r.rowCount) return undefined;
-        const row = r.rows[0];
-        const secret = await insertRefreshToken(tx, row.session_id, row.id, new Date(row.session_expires_at));
-        await audit(tx, ctx, 'refresh', row.account_id, { session_id: row.session_id });
-        return { row, secret };
-      });
+      // One statement, one round trip: spend the presented token (the conditional UPDATE decides the winner
+      // among concurrent uses: a used row no longer matches), insert its successor and the audit row.
+      const secret = randomToken(32);
+      const r = await db.query<{
+        id: string;
+        session_id: string;
+        account_id: string;
+        auth_method: string;
+        roles: string[];
+        home_region: string;
+      }>(REFRESH_ROTATE_SQL, [hash, randomUUID(), sha256Hex(secret), refreshTtlMs, ctx.ip ?? null, ctx.nodeId]);
+      const rotated = r.rowCount ? { row: r.rows[0], secret } : undefined;
       if (rotated) {
         const { row, secret } = rotated;
         const subject = { accountId: row.account_id, roles: row.roles, region: row.home_region };
