@@ -144,3 +144,49 @@ export async function rssOf(pid: number): Promise<number> {
   const m = /VmRSS:\s+(\d+) kB/.exec(status);
   return m ? Number(m[1]) * 1024 : 0;
 }
+
+export interface IpcLoad {
+  /** The next message the generator sends (in order). */
+  next<T = any>(): Promise<T>;
+  send(msg: unknown): void;
+  done: Promise<number | null>;
+  kill(): void;
+}
+
+/** A long-lived load generator driven over IPC (socket holders: they must stay up while the parent measures). */
+export function startIpcLoad(file: string, args: unknown, nodeArgs: string[] = []): IpcLoad {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join(BENCH, 'load', file), JSON.stringify(args)], {
+    cwd: ROOT,
+    stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
+  });
+  let err = '';
+  child.stderr!.setEncoding('utf8').on('data', (c) => (err = (err + c).slice(-4000)));
+  const queue: unknown[] = [];
+  const waiters: { resolve(v: any): void; reject(e: Error): void }[] = [];
+  let exited = false;
+  child.on('message', (m) => {
+    const w = waiters.shift();
+    if (w) w.resolve(m);
+    else queue.push(m);
+  });
+  const done = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      exited = true;
+      for (const w of waiters.splice(0)) w.reject(new Error(`load ${file} exited (${code}): ${err}`));
+      resolve(code);
+    }),
+  );
+  return {
+    next: <T>() =>
+      queue.length ? Promise.resolve(queue.shift() as T) : exited ? Promise.reject(new Error(`load ${file} exited: ${err}`)) : new Promise<T>((resolve, reject) => waiters.push({ resolve, reject })),
+    send: (m) => child.send(m as any),
+    done,
+    kill: () => {
+      if (!exited) child.kill('SIGKILL');
+    },
+  };
+}
+
+export function percentile(sorted: number[], p: number): number | null {
+  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] : null;
+}

@@ -99,7 +99,7 @@ function figure(f: Omit<Figure, 'ratio' | 'pass'> & { ratio?: number | null }, p
   const full: Figure = { ...f, ratio: f.ratio ?? (f.value !== null && f.baseline ? f.value / f.baseline : null), pass: null };
   full.pass = full.value === null ? null : pass(full);
   figures.push(full);
-  log(`${f.figure}: ${fmt(full.value)} ${f.unit} (baseline ${fmt(full.baseline)}, ${full.ratio === null ? '—' : pct(full.ratio)}) ${full.pass ? 'PASS' : 'MISS'}`);
+  log(`${f.figure}: ${fmt(full.value)} ${f.unit} (baseline ${fmt(full.baseline)}, ${full.ratio === null ? '—' : pct(full.ratio)}) ${full.pass === null ? 'pending' : full.pass ? 'PASS' : 'MISS'}`);
   return full;
 }
 const fmt = (v: number | null) => (v === null ? '—' : v >= 100 ? Math.round(v).toLocaleString('en-US') : v.toFixed(2));

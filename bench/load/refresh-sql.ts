@@ -2,7 +2,8 @@
  * Baseline of the refresh figure: the service's refresh SQL (REFRESH_ROTATE_SQL:
  * conditional UPDATE of the presented token, INSERT of its successor and of the
  * audit row, one statement) run directly through `pg`, same pool size and
- * concurrency, each worker chaining its own tokens. Argument: { url, schema, poolSize, connections, durationSec, tokens }.
+ * concurrency, prepared once per connection as the kit does, each worker
+ * chaining its own tokens. Argument: { url, schema, poolSize, connections, durationSec, tokens }.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
@@ -14,7 +15,7 @@ const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 
 async function rotate(token: string): Promise<string> {
   const next = randomBytes(32).toString('base64url');
-  const r = await pool.query(REFRESH_ROTATE_SQL, [sha(token), randomUUID(), sha(next), 30 * 86_400_000, '127.0.0.1', 'bench']);
+  const r = await pool.query({ name: 'refresh_rotate', text: REFRESH_ROTATE_SQL, values: [sha(token), randomUUID(), sha(next), 30 * 86_400_000, '127.0.0.1', 'bench'] });
   if (!r.rowCount) throw new Error('token not accepted');
   return next;
 }

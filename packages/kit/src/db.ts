@@ -8,6 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
+import { createHash } from 'node:crypto';
 import { AppError } from './errors.js';
 
 export interface QueryResult<R> {
@@ -43,6 +44,9 @@ export interface DatabaseOptions {
   connectTimeoutMs?: number;
 }
 
+/** Distinct statement texts prepared per pool (beyond it, statements run unnamed). */
+const MAX_PREPARED = 2000;
+
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
@@ -77,10 +81,20 @@ async function openPostgres(opts: DatabaseOptions): Promise<Database> {
   pool.on('error', () => {});
   await pool.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`).catch(wrapDbError);
 
+  // Parameterised statements are prepared once per connection (named by a digest of their text) and then
+  // only bound and executed: measured in bench/ (docs/benchmarks.md), PostgreSQL skips parse and plan per call.
+  // Bounded, so SQL built dynamically cannot grow every connection's statement cache without limit.
+  const prepared = new Map<string, string>();
+  const statementName = (sql: string): string | undefined => {
+    let name = prepared.get(sql);
+    if (!name && prepared.size < MAX_PREPARED) prepared.set(sql, (name = `s_${createHash('sha1').update(sql).digest('hex')}`));
+    return name;
+  };
   const asQueryable = (c: pg.Pool | pg.PoolClient): Queryable => ({
     async query(sql, params) {
       try {
-        const r = await c.query(sql, params as unknown[]);
+        const name = params?.length ? statementName(sql) : undefined;
+        const r = await (name ? c.query({ name, text: sql, values: params as unknown[] }) : c.query(sql, params as unknown[]));
         return { rows: r.rows, rowCount: r.rowCount ?? 0 };
       } catch (err) {
         wrapDbError(err);
