@@ -49,6 +49,38 @@ const invalidCredentials = () => unauthorized('invalid_credentials', 'The email 
 const subjectOf = (a: Pick<AccountRow, 'id' | 'roles' | 'home_region'>): SessionSubject => ({ accountId: a.id, roles: a.roles, region: a.home_region });
 
 /** The account may sign in: banned and locked accounts are refused after the credential checked out. */
+/**
+ * Guest sign-up in one statement. $1 account id, $2 display name, $3 device platform (null: keep/web),
+ * $4 fingerprint hash, $5 identity id, $6 guest secret hash, $7 idempotency key hash (null: none),
+ * $8 client ip, $9 node id, $10 session id, $11 ip cidr, $12 region, $13 session expiry,
+ * $14 refresh token id, $15 its hash, $16 its expiry.
+ */
+export const GUEST_CREATE_SQL = `WITH account AS (
+  INSERT INTO accounts (id, display_name, is_guest, roles) VALUES ($1::uuid, $2::text, true, ARRAY['player'])
+), device AS (
+  INSERT INTO devices (account_id, platform, fingerprint_hash) VALUES ($1::uuid, COALESCE($3::text, 'web'), $4::text)
+  ON CONFLICT (fingerprint_hash) DO UPDATE
+    SET last_seen_at = now(), account_id = COALESCE(EXCLUDED.account_id, devices.account_id),
+        platform = COALESCE($3::text, devices.platform)
+  RETURNING id
+), identity AS (
+  INSERT INTO identities (id, account_id, provider, provider_user_id, verified, last_login_at)
+  VALUES ($5::uuid, $1::uuid, 'guest', $1::text, true, now())
+), credential AS (
+  INSERT INTO credentials (identity_id, type, secret_hash) VALUES ($5::uuid, 'guest_secret', $6::text)
+), idempotency AS (
+  INSERT INTO guest_idempotency (key_hash, account_id, device_id) SELECT $7::text, $1::uuid, id FROM device WHERE $7::text IS NOT NULL
+), logged AS (
+  INSERT INTO audit_log (account_id, event, ip, node_id, detail)
+  VALUES ($1::uuid, 'login', $8::text, $9::text, '{"method":"guest","outcome":"success","created":true}'::jsonb)
+), session AS (
+  INSERT INTO sessions (id, account_id, device_id, auth_method, ip_cidr, region, expires_at)
+  SELECT $10::uuid, $1::uuid, id, 'guest', $11::text, $12::text, $13::timestamptz FROM device
+), refresh AS (
+  INSERT INTO refresh_tokens (id, session_id, token_hash, prev_token_id, expires_at) VALUES ($14::uuid, $10::uuid, $15::text, NULL, $16::timestamptz)
+)
+SELECT id AS device_id FROM device`;
+
 function assertUsable(a: Pick<AccountRow, 'status'>) {
   if (a.status === 'banned' || a.status === 'locked') throw forbidden('account_disabled', `The account is ${a.status}`);
   if (a.status === 'deleted') throw unauthorized('invalid_credentials', 'The credentials are not valid');
@@ -119,24 +151,33 @@ export function createAccountService(config: AuthConfig, db: Database, tokens: T
       const secret = randomToken(32);
       const secretHash = await hashPassword(secret, GUEST_SECRET_ARGON2);
       try {
-        const r = await db.transaction(async (tx) => {
-          const a = (
-            await tx.query<AccountRow>(
-              `INSERT INTO accounts (display_name, is_guest, roles) VALUES ($1, true, ARRAY['player']) RETURNING *`,
-              [`guest-${randomUUID().slice(0, 8)}`],
-            )
-          ).rows[0];
-          const deviceId = await upsertDevice(tx, input.device, a.id);
-          const identity = await tx.query<{ id: string }>(
-            `INSERT INTO identities (account_id, provider, provider_user_id, verified, last_login_at) VALUES ($1, 'guest', $2, true, now()) RETURNING id`,
-            [a.id, a.id],
-          );
-          await tx.query(`INSERT INTO credentials (identity_id, type, secret_hash) VALUES ($1, 'guest_secret', $2)`, [identity.rows[0].id, secretHash]);
-          if (keyHash) await tx.query(`INSERT INTO guest_idempotency (key_hash, account_id, device_id) VALUES ($1, $2, $3)`, [keyHash, a.id, deviceId]);
-          await audit(tx, ctx, 'login', a.id, { method: 'guest', outcome: 'success', created: true });
-          return signIn(tx, a, 'guest', deviceId, ctx);
-        });
-        return { ...(await finish(r)), guest_secret: secret };
+        // One statement, one round trip (atomic as any statement): account, device, identity, credential,
+        // idempotency key, audit row, session and refresh token. Same rows as the step-by-step sign-ins.
+        const accountId = randomUUID();
+        const subject: SessionSubject = { accountId, roles: ['player'], region: '' };
+        const s = tokens.newSessionRows(subject, { method: 'guest', ip: ctx.ip ?? undefined });
+        await db.query(GUEST_CREATE_SQL, [
+          accountId,
+          `guest-${randomUUID().slice(0, 8)}`,
+          input.device.platform ?? null,
+          fingerprintHash,
+          randomUUID(),
+          secretHash,
+          keyHash ?? null,
+          ctx.ip ?? null,
+          ctx.nodeId,
+          s.sessionId,
+          s.ipCidr,
+          s.region,
+          s.expiresAt,
+          s.refreshId,
+          s.refreshHash,
+          s.refreshExpiresAt,
+        ]);
+        return {
+          ...(await finish({ subject, session: { sessionId: s.sessionId, refreshToken: s.refreshToken }, method: 'guest' })),
+          guest_secret: secret,
+        };
       } catch (err) {
         // A concurrent request with the same Idempotency-Key won the insert: answer as its retry.
         if (keyHash && isUniqueViolation(err, 'guest_idempotency_pkey')) {

@@ -15,10 +15,9 @@ export function createRateLimiter(state: StateStore, windowSeconds: number) {
     /** Records a hit on every limit; refuses with 429 rate_limited when any is exhausted. */
     async check(...limits: Limit[]): Promise<void> {
       let retryAfterMs = 0;
-      for (const l of limits) {
-        const d = await state.hit(`rl:${l.name}:${sha256Hex(l.key).slice(0, 32)}`, l.limit, windowMs);
-        if (!d.allowed) retryAfterMs = Math.max(retryAfterMs, d.retryAfterMs);
-      }
+      // Every limit is hit either way, so the hits go out together (one round trip of waiting, not one per limit).
+      const decisions = await Promise.all(limits.map((l) => state.hit(`rl:${l.name}:${sha256Hex(l.key).slice(0, 32)}`, l.limit, windowMs)));
+      for (const d of decisions) if (!d.allowed) retryAfterMs = Math.max(retryAfterMs, d.retryAfterMs);
       if (retryAfterMs > 0) throw tooManyRequests('rate_limited', 'Too many requests; retry later', retryAfterMs);
     },
   };

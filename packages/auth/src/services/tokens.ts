@@ -95,6 +95,26 @@ export function createTokenService(config: AuthConfig, db: Database, state: Stat
   return {
     maxAccessTtlMs,
 
+    /**
+     * The rows of a new session and its first refresh token, for callers that write them inside one
+     * statement of their own (guest sign-up); createSession writes the same rows.
+     */
+    newSessionRows(s: SessionSubject, opts: { method: string; ip?: string }) {
+      const secret = randomToken(32);
+      const expiresAt = new Date(Date.now() + config.sessionMaxDays * 86_400_000);
+      return {
+        sessionId: randomUUID(),
+        method: opts.method,
+        ipCidr: ipCidr(opts.ip),
+        region: s.region || config.defaultRegion,
+        expiresAt,
+        refreshId: randomUUID(),
+        refreshHash: sha256Hex(secret),
+        refreshExpiresAt: new Date(Math.min(Date.now() + refreshTtlMs, expiresAt.getTime())),
+        refreshToken: secret,
+      };
+    },
+
     /** Inside the caller's transaction: a session and its first refresh token. */
     async createSession(
       tx: Queryable,
