@@ -16,7 +16,7 @@ import { createPublicKey, type KeyObject } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import { blake2b } from '@noble/hashes/blake2.js';
-import { jwtVerify, decodeProtectedHeader, SignJWT } from 'jose';
+import { decodeProtectedHeader, SignJWT } from 'jose';
 import { PublicProtocol } from 'paseto';
 import {
   VerifyFactory,
@@ -28,6 +28,7 @@ import {
 } from 'paseto/v4/public';
 import { AppError } from './errors.js';
 import { verifyPasetoV4Claims } from './paseto-v4.js';
+import { verifyEdDsaJwt } from './jwt-eddsa.js';
 
 export type TokenFormat = 'paseto' | 'jwt';
 
@@ -302,15 +303,13 @@ export function createAccessTokenVerifier(opts: VerifierOptions): AccessTokenVer
           requiredClaims: ['exp', 'iat', 'sub', 'jti'],
         });
       } else {
-        payload = (
-          await jwtVerify(token, key, {
-            issuer: opts.issuer,
-            audience: opts.audience,
-            algorithms: ['EdDSA', 'Ed25519'],
-            clockTolerance: tolerance,
-            requiredClaims: ['exp', 'iat', 'sub', 'jti'],
-          })
-        ).payload as Record<string, unknown>;
+        // Hand-written on node:crypto too (measured: jose cost >10% over a raw verify; see jwt-eddsa.ts).
+        payload = verifyEdDsaJwt(token, key, {
+          issuer: opts.issuer,
+          audience: opts.audience,
+          clockTolerance: tolerance,
+          requiredClaims: ['exp', 'iat', 'sub', 'jti'],
+        });
       }
     } catch (err) {
       throw invalid((err as Error).message);

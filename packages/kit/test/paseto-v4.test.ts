@@ -6,6 +6,7 @@ import { createPublicKey, generateKeyPairSync, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { verifyPasetoV4Claims, verifyPasetoV4Public } from '../src/paseto-v4.js';
+import { verifyEdDsaJwt } from '../src/jwt-eddsa.js';
 import { signAccessToken } from '../src/access-token.js';
 
 const vectors = path.resolve(import.meta.dirname, '../../../../shared/vectors');
@@ -68,5 +69,48 @@ describe('PASETO v4.public claims', () => {
     assert.throws(() => verifyPasetoV4Claims(future, publicKey, opts), /future/);
     // Within the tolerance: accepted.
     verifyPasetoV4Claims(await sign(now - 620, now - 10), publicKey, opts);
+  });
+});
+
+describe('EdDSA JWT (hand-written verifier)', () => {
+  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+  const other = generateKeyPairSync('ed25519');
+  const opts = { issuer: 'https://auth.test', audience: 'platform', clockTolerance: 30, requiredClaims: ['exp', 'iat', 'sub', 'jti'] };
+  const now = Math.floor(Date.now() / 1000);
+  const sign = (iat: number, exp: number, key = privateKey) =>
+    signAccessToken('jwt', { kid: 'k', privateKey: key }, 'https://auth.test', 'platform', {
+      sub: randomUUID(),
+      sid: randomUUID(),
+      platform: 'guest',
+      roles: [],
+      region: 'eu',
+      jti: randomUUID(),
+      iat,
+      exp,
+    });
+  const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
+
+  it('accepts a current token signed by jose and returns its claims', async () => {
+    const p = verifyEdDsaJwt(await sign(now, now + 600), publicKey, opts);
+    assert.equal(p.iss, 'https://auth.test');
+    assert.equal(p.exp, now + 600);
+  });
+  it('refuses expired, not-yet-valid, wrong issuer or audience, other keys, other algorithms, crit and tampering', async () => {
+    const token = await sign(now, now + 600);
+    const [h, p, s] = token.split('.');
+    assert.throws(() => verifyEdDsaJwt(token, publicKey, { ...opts, issuer: 'x' }), /iss/);
+    assert.throws(() => verifyEdDsaJwt(token, publicKey, { ...opts, audience: 'x' }), /aud/);
+    assert.throws(() => verifyEdDsaJwt(token, publicKey, { ...opts, requiredClaims: ['nope'] }), /nope/);
+    assert.throws(() => verifyEdDsaJwt(token, other.publicKey, opts), /signature/);
+    const expired = await sign(now - 1200, now - 600);
+    assert.throws(() => verifyEdDsaJwt(expired, publicKey, opts), /expired/);
+    assert.throws(() => verifyEdDsaJwt(token, publicKey, { ...opts, now: (now + 700) * 1000 }), /expired/);
+    assert.throws(() => verifyEdDsaJwt(`${b64({ alg: 'none' })}.${p}.`, publicKey, opts), /alg/);
+    assert.throws(() => verifyEdDsaJwt(`${b64({ alg: 'HS256' })}.${p}.${s}`, publicKey, opts), /alg/);
+    assert.throws(() => verifyEdDsaJwt(`${b64({ alg: 'EdDSA', crit: ['x'], x: 1 })}.${p}.${s}`, publicKey, opts), /crit/);
+    assert.throws(() => verifyEdDsaJwt(`${h}.${b64({ ...JSON.parse(Buffer.from(p, 'base64url').toString()), sub: 'x' })}.${s}`, publicKey, opts), /signature/);
+    assert.throws(() => verifyEdDsaJwt(`${h}.${p}`, publicKey, opts), /compact/);
+    // Within the tolerance: accepted.
+    verifyEdDsaJwt(await sign(now - 620, now - 10), publicKey, opts);
   });
 });
