@@ -100,6 +100,22 @@ describe('realtime: client frames', () => {
     await cs.close();
   });
 
+  it('chatSend while the chat feature is off: feature_disabled', async () => {
+    const a = await h.user('Gwen');
+    const party = (await h.req(a, 'POST', '/v1/parties', { body: {} })).body;
+    const c = await connect(url.ws, a.token);
+    const config = h.app.ctx.config;
+    config.chatEnabled = false;
+    try {
+      c.send({ type: 'chatSend', channel: 'party', channelId: party.partyId, body: 'anyone?' });
+      const e = await c.next('error');
+      assert.equal(e.data.code, 'feature_disabled');
+    } finally {
+      config.chatEnabled = true;
+    }
+    await c.close();
+  });
+
   it('chatSend dm to someone no longer a friend: not_friends', async () => {
     const a = await h.user('Hu');
     const b = await h.user('Io');

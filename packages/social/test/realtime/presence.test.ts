@@ -3,7 +3,8 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { befriend, startHarness, type Harness, type TestUser } from '../support.js';
-import { connect, listen, type Client } from './support.js';
+import { WebSocket } from 'ws';
+import { connect, listen, wrap, type Client } from './support.js';
 
 describe('realtime: presence lifecycle', () => {
   let h: Harness;
@@ -23,7 +24,7 @@ describe('realtime: presence lifecycle', () => {
   };
 
   before(async () => {
-    h = await startHarness({ SOCIAL__PRESENCE__TTLSECONDS: '1', SOCIAL__PRESENCE__SWEEPMILLISECONDS: '100' });
+    h = await startHarness({ SOCIAL__PRESENCE__TTLSECONDS: '1', SOCIAL__PRESENCE__SWEEPMILLISECONDS: '100', SOCIAL__REALTIME__PINGSECONDS: '1' });
     url = await listen(h.app);
   });
   after(async () => {
@@ -100,6 +101,29 @@ describe('realtime: presence lifecycle', () => {
       assert.equal(cb.seen('friendPresenceChanged', (d) => d.publicId === a.publicId).length, 0);
       assert.equal((await h.req(b, 'GET', `/v1/presence/${a.publicId}`)).body.state, 'dnd');
       await ca.close();
+      await cb.next('friendPresenceChanged', (d) => d.publicId === a.publicId && d.state === 'offline');
+    } finally {
+      stopB();
+    }
+  });
+
+  it('a connection that stops answering pings is terminated; friends see it go offline', async () => {
+    const a = await h.user('Gabe');
+    const b = await h.user('Hana');
+    await befriend(h, a, b);
+    const cb = await open(b);
+    const stopB = beats(cb, 250);
+    try {
+      // A client that never answers pings (autoPong off) but keeps heartbeating: the ping/pong check cuts it.
+      const ws = new WebSocket(url.ws, { headers: { authorization: `Bearer ${a.token}` }, autoPong: false });
+      const ca = wrap(ws);
+      clients.push(ca);
+      await new Promise((r) => ws.once('open', r));
+      const stopA = beats(ca, 250);
+      await cb.next('friendPresenceChanged', (d) => d.publicId === a.publicId && d.state === 'online');
+      const closed = await ca.closed;
+      stopA();
+      assert.equal(closed.code, 1006, 'terminated without a close frame');
       await cb.next('friendPresenceChanged', (d) => d.publicId === a.publicId && d.state === 'offline');
     } finally {
       stopB();
