@@ -25,7 +25,7 @@ describe('realtime: connecting', () => {
 
   it('GET /v1/ws without an upgrade is 400 upgrade_required, with or without credentials', async () => {
     const u = await h.user('Ann');
-    for (const headers of [{}, { authorization: `Bearer ${u.token}` }]) {
+    for (const headers of [{}, { authorization: `Bearer ${u.token}` }] as Record<string, string>[]) {
       const r = await fetch(`${url.http}/v1/ws`, { headers });
       assert.equal(r.status, 400);
       assert.equal((await r.json()).code, 'upgrade_required');
