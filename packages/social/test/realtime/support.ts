@@ -125,7 +125,7 @@ export function connect(url: string, token: string | null, opts: { via?: Via; he
         } catch {
           /* text */
         }
-        reject({ status: res.statusCode, body } satisfies Rejected);
+        reject({ status: res.statusCode ?? 0, body } satisfies Rejected);
       });
     });
     ws.once('error', (err) => reject(err));
