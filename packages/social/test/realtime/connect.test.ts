@@ -11,17 +11,19 @@ import { buildApp, readSocialConfig } from '../../src/index.js';
 import { ISSUER, startHarness, type Harness } from '../support.js';
 import { connect, listen, refused } from './support.js';
 
+// One harness (database, stores, key set, registry) for both groups: a harness start is the slow part.
+let h: Harness;
+let url: { ws: string; http: string };
+const logs = captureLogs();
+before(async () => {
+  h = await startHarness({ SOCIAL__AUTH__APIKEY: 'server-to-server-key-0123456789', LOG_LEVEL: 'info' }, { logStream: logs.stream });
+  url = await listen(h.app);
+});
+after(async () => {
+  await h.close();
+});
+
 describe('realtime: connecting', () => {
-  let h: Harness;
-  let url: { ws: string; http: string };
-  const logs = captureLogs();
-  before(async () => {
-    h = await startHarness({ SOCIAL__AUTH__APIKEY: 'server-to-server-key-0123456789', LOG_LEVEL: 'info' }, { logStream: logs.stream });
-    url = await listen(h.app);
-  });
-  after(async () => {
-    await h.close();
-  });
 
   it('GET /v1/ws without an upgrade is 400 upgrade_required, with or without credentials', async () => {
     const u = await h.user('Ann');
@@ -110,13 +112,6 @@ describe('realtime: connecting', () => {
 });
 
 describe('realtime: TLS and shutdown', () => {
-  let h: Harness;
-  before(async () => {
-    h = await startHarness();
-  });
-  after(async () => {
-    await h.close();
-  });
 
   it('works over TLS 1.3 (wss) with the same rules', async () => {
     const tls = await loadOrCreateTls({ dir: mkdtempSync(path.join(tmpdir(), 'social-ws-tls-')) });
