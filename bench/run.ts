@@ -96,7 +96,7 @@ const authEnv = {
 };
 
 function figure(f: Omit<Figure, 'ratio' | 'pass'> & { ratio?: number | null }, pass: (f: Figure) => boolean): Figure {
-  const full: Figure = { ...f, ratio: f.ratio ?? (f.value !== null && f.baseline ? f.value / f.baseline : null), pass: null };
+  const full: Figure = { ...f, ratio: 'ratio' in f ? (f.ratio ?? null) : f.value !== null && f.baseline ? f.value / f.baseline : null, pass: null };
   full.pass = full.value === null ? null : pass(full);
   figures.push(full);
   log(`${f.figure}: ${fmt(full.value)} ${f.unit} (baseline ${fmt(full.baseline)}, ${full.ratio === null ? '—' : pct(full.ratio)}) ${full.pass === null ? 'pending' : full.pass ? 'PASS' : 'MISS'}`);

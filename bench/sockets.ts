@@ -1,12 +1,14 @@
 /**
- * WebSocket figures. The bare-`ws` baselines always run; the social-node
- * figures need /v1/ws (the realtime layer): until it exists in this tree they
- * are reported as pending with the reason.
+ * WebSocket figures: one social node's /v1/ws against a bare `ws` server.
+ * The social nodes run in API-key mode (X-Api-Key + X-User-Id, no token
+ * service needed) over plain ws (Social:Tls:Mode=http, as behind a
+ * TLS-terminating balancer; the bare baseline is plain ws too).
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { randomBytes } from 'node:crypto';
 import type { Figure } from './run.js';
-import { freePort, percentile, request, ROOT, sleep, startIpcLoad, startProcess, type Proc } from './lib.js';
+import { freePort, percentile, request, ROOT, rssOf, sleep, startIpcLoad, startProcess, type Proc } from './lib.js';
 
 export interface SocketContext {
   want(id: string): boolean;
@@ -20,57 +22,106 @@ export interface SocketContext {
 type Out = Omit<Figure, 'ratio'> & { ratio?: number | null };
 
 const IDLE_SOCKETS = Number(process.env.BENCH_IDLE_SOCKETS ?? 19_000);
+const IDLE_USERS = Number(process.env.BENCH_IDLE_USERS ?? 1000);
 const CLIENT_PROCS = Number(process.env.BENCH_WS_CLIENT_PROCESSES ?? 4);
 const FANOUT_GROUPS = Number(process.env.BENCH_FANOUT_GROUPS ?? 40);
 const FANOUT_SEC = Number(process.env.BENCH_FANOUT_SEC ?? 10);
+const CROSS_GROUPS = Number(process.env.BENCH_CROSS_GROUPS ?? 10);
+/** Cross-node latency is measured open loop at a fixed rate (no ack-driven backpressure hides a lagging node). */
+const CROSS_RATE = Number(process.env.BENCH_CROSS_RATE_PER_SENDER ?? 20);
+const RECEIVERS = 50;
 /** 127.0.0.2 … : several source addresses so no (source, destination) pair runs out of ephemeral ports. */
 const sources = (k: number) => Array.from({ length: 4 }, (_, i) => `127.0.0.${2 + k * 4 + i}`);
+const API_KEY = randomBytes(24).toString('hex');
 
 export function realtimePresent(): boolean {
   return existsSync(path.join(ROOT, 'packages/social/src/realtime'));
 }
 
-/** Idle sockets held on a server: RSS growth per socket (server forced GC before each reading). */
-export async function idleSockets(wsUrl: string, rssUrl: string, count: number, log: (m: string) => void): Promise<{ perSocket: number; opened: number; failed: number; rssBefore: number; rssAfter: number }> {
-  const before = (await request(rssUrl)).body.rss as number;
+/** Idle sockets held on a server: RSS growth per socket. */
+export async function idleSockets(
+  wsUrl: string,
+  pid: number,
+  count: number,
+  log: (m: string) => void,
+  apiKey?: string,
+): Promise<{ perSocket: number; opened: number; failed: number; rssBefore: number; rssAfter: number; connectSec: number }> {
+  const before = await rssOf(pid);
   const per = Math.ceil(count / CLIENT_PROCS);
+  const t0 = Date.now();
   const loads = Array.from({ length: CLIENT_PROCS }, (_, k) =>
-    startIpcLoad('ws-clients.ts', { mode: 'idle', url: wsUrl, sources: sources(k), count: Math.min(per, count - k * per) }),
+    startIpcLoad('ws-clients.ts', { mode: 'idle', url: wsUrl, sources: sources(k), count: Math.min(per, count - k * per), apiKey, idleUsers: IDLE_USERS }),
   );
   try {
     const reports = await Promise.all(loads.map((l) => l.next<{ opened: number; failed: number }>()));
+    const connectSec = (Date.now() - t0) / 1000;
     const opened = reports.reduce((s, r) => s + r.opened, 0);
     const failed = reports.reduce((s, r) => s + r.failed, 0);
-    await sleep(1000);
-    const after = (await request(rssUrl)).body.rss as number;
-    log(`idle: ${opened} open, ${failed} failed, RSS ${(before / 2 ** 20).toFixed(0)} → ${(after / 2 ** 20).toFixed(0)} MiB`);
-    return { perSocket: (after - before) / Math.max(1, opened), opened, failed, rssBefore: before, rssAfter: after };
+    await sleep(2000);
+    const after = await rssOf(pid);
+    log(`idle: ${opened} open, ${failed} failed in ${connectSec.toFixed(1)} s, RSS ${(before / 2 ** 20).toFixed(0)} → ${(after / 2 ** 20).toFixed(0)} MiB`);
+    return { perSocket: (after - before) / Math.max(1, opened), opened, failed, rssBefore: before, rssAfter: after, connectSec };
   } finally {
     for (const l of loads) l.send({ stop: true });
     await Promise.all(loads.map((l) => Promise.race([l.done, sleep(10_000).then(() => l.kill())])));
   }
 }
 
-/** Fan-out: groups of `receivers` sockets fed by one sender each, two client processes. */
-export async function fanout(url: string, groups: number, receivers: number, durationSec: number): Promise<{ perSec: number; p50: number | null; p99: number | null; deliveries: number; sent: number; failed: number }> {
-  const half = Math.ceil(groups / 2);
+export interface FanoutResult {
+  perSec: number;
+  p50: number | null;
+  p99: number | null;
+  deliveries: number;
+  sent: number;
+  errors: number;
+  failed: number;
+}
+
+/** Fan-out: groups [g0, g1) of RECEIVERS sockets fed by one sender each, two client processes. */
+export async function fanout(opts: {
+  url: string;
+  senderUrl?: string;
+  groups: [number, number];
+  durationSec: number;
+  apiKey?: string;
+  frames?: Record<string, string>;
+  ratePerSender?: number;
+}): Promise<FanoutResult> {
+  const [g0, g1] = opts.groups;
+  const mid = g0 + Math.ceil((g1 - g0) / 2);
   const ranges: [number, number][] = [
-    [0, half],
-    [half, groups],
-  ];
-  const loads = ranges.map((g, k) => startIpcLoad('ws-clients.ts', { mode: 'fanout', url, sources: sources(k), groups: g, receivers, window: 1, durationSec }));
+    [g0, mid],
+    [mid, g1],
+  ].filter(([a, b]) => b > a) as [number, number][];
+  const loads = ranges.map((g, k) =>
+    startIpcLoad('ws-clients.ts', {
+      mode: 'fanout',
+      url: opts.url,
+      senderUrl: opts.senderUrl,
+      sources: sources(k),
+      groups: g,
+      receivers: RECEIVERS,
+      window: 1,
+      durationSec: opts.durationSec,
+      apiKey: opts.apiKey,
+      frames: opts.frames,
+      ratePerSender: opts.ratePerSender,
+    }),
+  );
   try {
     const ready = await Promise.all(loads.map((l) => l.next<{ failed: number }>()));
+    await sleep(500); // subscriptions settle
     for (const l of loads) l.send({ go: true });
-    const res = await Promise.all(loads.map((l) => l.next<{ deliveries: number; sent: number; latencies: number[] }>()));
+    const res = await Promise.all(loads.map((l) => l.next<{ deliveries: number; sent: number; errors: number; latencies: number[] }>()));
     const lat = res.flatMap((r) => r.latencies).sort((x, y) => x - y);
     const deliveries = res.reduce((s, r) => s + r.deliveries, 0);
     return {
-      perSec: deliveries / durationSec,
+      perSec: deliveries / opts.durationSec,
       p50: percentile(lat, 0.5),
       p99: percentile(lat, 0.99),
       deliveries,
       sent: res.reduce((s, r) => s + r.sent, 0),
+      errors: res.reduce((s, r) => s + (r.errors ?? 0), 0),
       failed: ready.reduce((s, r) => s + r.failed, 0),
     };
   } finally {
@@ -79,58 +130,143 @@ export async function fanout(url: string, groups: number, receivers: number, dur
   }
 }
 
+const ms = (v: number | null) => (v === null ? '—' : `${v.toFixed(1)} ms`);
+
+async function startSocialNode(ctx: SocketContext, name: string): Promise<{ proc: Proc; http: string; ws: string }> {
+  const port = await freePort();
+  const proc = await startProcess(
+    name,
+    'packages/social/src/main.ts',
+    {
+      ...ctx.common,
+      DATA_DIR: path.join(ctx.dataDir, name),
+      SOCIAL__LISTEN__PORT: String(port),
+      SOCIAL__TLS__MODE: 'http',
+      SOCIAL__AUTH__APIKEY: API_KEY,
+      SOCIAL__REGISTRY__URL: 'http://127.0.0.1:9',
+      SOCIAL__REALTIME__FRAMESPERSECOND: '10000',
+      SOCIAL__LIMITS__CHATPERMINUTE: '100000',
+      SOCIAL__LIMITS__ACTIONSPERMINUTE: '100000',
+      SOCIAL__PARTIES__MAXSIZELIMIT: '100',
+    },
+    `http://127.0.0.1:${port}/readyz`,
+    process.env.BENCH_SERVICE_NODE_ARGS ? process.env.BENCH_SERVICE_NODE_ARGS.split(' ') : [],
+  );
+  ctx.procs.push(proc);
+  return { proc, http: `http://127.0.0.1:${port}`, ws: `ws://127.0.0.1:${port}/v1/ws` };
+}
+
+/** One public party of 1 + RECEIVERS members per group (users fan-<g>-0 … fan-<g>-50); returns the chatSend frame per group. */
+async function parties(httpUrl: string, groups: number): Promise<Record<string, string>> {
+  const as = (user: string) => ({ 'x-api-key': API_KEY, 'x-user-id': user });
+  const frames: Record<string, string> = {};
+  const ids: string[] = [];
+  for (let g = 0; g < groups; g++) {
+    const r = await request(`${httpUrl}/v1/parties`, { body: { maxSize: RECEIVERS + 1, visibility: 'Public' }, headers: as(`fan-${g}-0`) });
+    if (r.status !== 201) throw new Error(`party: ${r.status} ${JSON.stringify(r.body)}`);
+    ids.push(r.body.partyId);
+    frames[String(g)] = JSON.stringify({ type: 'chatSend', channel: 'party', channelId: r.body.partyId, body: 'ts={ts}' });
+  }
+  const joins: [number, number][] = [];
+  for (let g = 0; g < groups; g++) for (let i = 1; i <= RECEIVERS; i++) joins.push([g, i]);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (next < joins.length) {
+        const [g, i] = joins[next++];
+        const r = await request(`${httpUrl}/v1/parties/${ids[g]}/join`, { body: {}, headers: as(`fan-${g}-${i}`) });
+        if (r.status !== 200) throw new Error(`join: ${r.status} ${JSON.stringify(r.body)}`);
+      }
+    }),
+  );
+  return frames;
+}
+
 export async function socketFigures(ctx: SocketContext): Promise<Out[]> {
   const out: Out[] = [];
   const pending = realtimePresent() ? undefined : 'the realtime layer (/v1/ws, packages/social/src/realtime) is not in this tree yet';
   const port = await freePort();
-  const bare = await startProcess('bare ws', 'bench/services/bare-ws.ts', { BENCH_PORT: String(port) }, `http://127.0.0.1:${port}/readyz`, ['--expose-gc']);
+  const bare = await startProcess('bare ws', 'bench/services/bare-ws.ts', { BENCH_PORT: String(port) }, `http://127.0.0.1:${port}/readyz`);
   ctx.procs.push(bare);
-  const base = `ws://127.0.0.1:${port}/?g={g}&r={r}`;
-
-  if (ctx.want('ws-idle')) {
-    const b = await idleSockets(base, `http://127.0.0.1:${port}/rss`, IDLE_SOCKETS, ctx.log);
-    out.push({
-      id: 'ws-idle',
-      figure: `idle WebSockets on one social node (${IDLE_SOCKETS.toLocaleString('en-US')} sockets), RSS per socket`,
-      value: null,
-      unit: 'KB',
-      baselineName: `bare ws server, ${b.opened} sockets`,
-      baseline: b.perSocket / 1000,
-      goal: '19,000 sockets at ≤ 10 KB RSS each',
-      pass: null,
-      note: pending,
-      extra: { baseline: b },
-    });
-  }
+  const bareUrl = `ws://127.0.0.1:${port}/?g={g}&r={r}`;
+  let bareIdle: Awaited<ReturnType<typeof idleSockets>> | undefined;
+  let bareFan: FanoutResult | undefined;
+  if (ctx.want('ws-idle')) bareIdle = await idleSockets(bareUrl, bare.pid, IDLE_SOCKETS, ctx.log);
   if (ctx.want('ws-fanout')) {
-    const b = await fanout(base, FANOUT_GROUPS, 50, FANOUT_SEC);
-    ctx.log(`bare fan-out: ${Math.round(b.perSec)}/s, p50 ${b.p50?.toFixed(1)} ms, p99 ${b.p99?.toFixed(1)} ms`);
-    out.push({
-      id: 'ws-fanout',
-      figure: `event deliveries / s on one social node (presence to 50 friends; ${FANOUT_GROUPS} senders)`,
-      value: null,
-      unit: '/s',
-      baselineName: `bare ws broadcast of the same frames (p99 ${b.p99?.toFixed(1)} ms)`,
-      baseline: b.perSec,
-      goal: '≥ 50,000/s, p99 < 50 ms',
-      pass: null,
-      note: pending,
-      extra: { baseline: b },
-    });
+    bareFan = await fanout({ url: bareUrl, groups: [0, FANOUT_GROUPS], durationSec: FANOUT_SEC });
+    ctx.log(`bare fan-out: ${Math.round(bareFan.perSec)}/s, p50 ${ms(bareFan.p50)}, p99 ${ms(bareFan.p99)}`);
   }
   await bare.stop();
-  if (ctx.want('ws-cross')) {
+
+  let a: Awaited<ReturnType<typeof startSocialNode>> | undefined;
+  if (!pending) a = await startSocialNode(ctx, 'social-a');
+
+  if (bareIdle) {
+    const svc = a ? await idleSockets(a.ws, a.proc.pid, IDLE_SOCKETS, ctx.log, API_KEY) : undefined;
     out.push({
-      id: 'ws-cross',
-      figure: 'cross-node delivery via Redis, added p99',
-      value: null,
-      unit: 'ms',
-      baselineName: 'same-node delivery (service)',
-      baseline: null,
-      goal: 'p99 added < 10 ms',
-      pass: null,
-      note: pending,
+      id: 'ws-idle',
+      figure: `idle WebSockets on one social node (${IDLE_SOCKETS.toLocaleString('en-US')} sockets, ${IDLE_USERS} users), RSS per socket`,
+      value: svc ? svc.perSocket / 1000 : null,
+      unit: 'KB',
+      baselineName: `bare ws server, ${bareIdle.opened} sockets`,
+      baseline: bareIdle.perSocket / 1000,
+      goal: '19,000 sockets at ≤ 10 KB RSS each',
+      pass: svc ? svc.opened >= 19_000 && svc.perSocket <= 10_000 : null,
+      note: pending ?? (svc && svc.failed ? `${svc.failed} sockets failed to open` : undefined),
+      extra: { service: svc, baseline: bareIdle },
     });
   }
+  // A fresh node for the fan-out: the idle figure's 19,000 registrations would otherwise be swept meanwhile.
+  if (a && (ctx.want('ws-fanout') || ctx.want('ws-cross'))) {
+    await a.proc.stop();
+    a = await startSocialNode(ctx, 'social-a2');
+  }
+  let frames: Record<string, string> | undefined;
+  if (a && (ctx.want('ws-fanout') || ctx.want('ws-cross'))) frames = await parties(a.http, Math.max(ctx.want('ws-fanout') ? FANOUT_GROUPS : 0, CROSS_GROUPS));
+
+  if (bareFan) {
+    const svc = a ? await fanout({ url: a.ws, groups: [0, FANOUT_GROUPS], durationSec: FANOUT_SEC, apiKey: API_KEY, frames }) : undefined;
+    if (svc) ctx.log(`social fan-out: ${Math.round(svc.perSec)}/s, p50 ${ms(svc.p50)}, p99 ${ms(svc.p99)}, ${svc.errors} error frames`);
+    out.push({
+      id: 'ws-fanout',
+      figure: `event deliveries / s on one social node (party chat to 50 members; ${FANOUT_GROUPS} senders)${svc ? `, p99 ${ms(svc.p99)}` : ''}`,
+      value: svc ? svc.perSec : null,
+      unit: '/s',
+      baselineName: `bare ws broadcast of the same frames (p99 ${ms(bareFan.p99)})`,
+      baseline: bareFan.perSec,
+      goal: '≥ 50,000/s, p99 < 50 ms',
+      pass: svc ? svc.perSec >= 50_000 && (svc.p99 ?? Infinity) < 50 : null,
+      note: pending ?? (svc?.errors ? `${svc.errors} error frames` : undefined),
+      extra: { service: svc, baseline: bareFan },
+    });
+  }
+
+  if (ctx.want('ws-cross')) {
+    let same: FanoutResult | undefined;
+    let cross: FanoutResult | undefined;
+    if (a) {
+      const b = await startSocialNode(ctx, 'social-b');
+      const sec = Math.max(3, Math.round(FANOUT_SEC / 2));
+      same = await fanout({ url: a.ws, groups: [0, CROSS_GROUPS], durationSec: sec, apiKey: API_KEY, frames, ratePerSender: CROSS_RATE });
+      cross = await fanout({ url: b.ws, senderUrl: a.ws, groups: [0, CROSS_GROUPS], durationSec: sec, apiKey: API_KEY, frames, ratePerSender: CROSS_RATE });
+      ctx.log(`same node p99 ${ms(same.p99)} (${Math.round(same.perSec)}/s); cross node p99 ${ms(cross.p99)} (${Math.round(cross.perSec)}/s)`);
+      await b.proc.stop();
+    }
+    const added = same?.p99 != null && cross?.p99 != null ? cross.p99 - same.p99 : null;
+    out.push({
+      id: 'ws-cross',
+      figure: `cross-node delivery via Redis (${CROSS_GROUPS} senders × ${CROSS_RATE}/s, party chat to 50), added p99`,
+      value: added,
+      unit: 'ms',
+      baselineName: `same-node delivery p99${same ? ` ${ms(same.p99)}` : ''}`,
+      baseline: same?.p99 ?? null,
+      ratio: null,
+      goal: 'p99 added < 10 ms',
+      pass: added === null ? null : added < 10,
+      note: pending,
+      extra: { same, cross },
+    });
+  }
+  if (a) await a.proc.stop();
   return out;
 }

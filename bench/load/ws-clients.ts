@@ -26,6 +26,16 @@ interface Args {
   tokens?: string[];
   /** fanout frames from a sender: a JSON text; "{ts}" is replaced by the send time. */
   frame?: string;
+  /** Per group (indexed by group number): a frame overriding `frame`. */
+  frames?: Record<string, string>;
+  /** Senders connect here instead of `url` (cross-node delivery). */
+  senderUrl?: string;
+  /** API-key mode of the social service: X-Api-Key plus X-User-Id from userIdle / userFan. */
+  apiKey?: string;
+  /** fanout: open loop, each sender sends this many frames per second regardless of acks (latency at a fixed load). */
+  ratePerSender?: number;
+  /** idle mode: sockets are spread over this many user ids. */
+  idleUsers?: number;
 }
 
 const a: Args = JSON.parse(process.argv[2]);
@@ -35,14 +45,13 @@ let opened = 0;
 let failed = 0;
 let tokenIndex = 0;
 
-function open(url: string, i: number): Promise<WebSocket | undefined> {
+function open(url: string, i: number, user?: string): Promise<WebSocket | undefined> {
   return new Promise((resolve) => {
     const token = a.tokens?.[tokenIndex++];
-    const ws = new WebSocket(url, {
-      localAddress: a.sources[i % a.sources.length],
-      perMessageDeflate: false,
-      headers: token ? { authorization: `Bearer ${token}` } : undefined,
-    });
+    const headers: Record<string, string> = {};
+    if (token) headers.authorization = `Bearer ${token}`;
+    if (a.apiKey && user) Object.assign(headers, { 'x-api-key': a.apiKey, 'x-user-id': user });
+    const ws = new WebSocket(url, { localAddress: a.sources[i % a.sources.length], perMessageDeflate: false, headers });
     ws.once('open', () => {
       opened++;
       resolve(ws);
@@ -55,14 +64,14 @@ function open(url: string, i: number): Promise<WebSocket | undefined> {
 }
 
 /** Opens sockets `inFlight` at a time. */
-async function openMany(urls: string[]): Promise<(WebSocket | undefined)[]> {
+async function openMany(urls: string[], users: (string | undefined)[] = []): Promise<(WebSocket | undefined)[]> {
   const out: (WebSocket | undefined)[] = new Array(urls.length);
   let next = 0;
   await Promise.all(
     Array.from({ length: Math.min(a.inFlight ?? 200, urls.length) }, async () => {
       while (next < urls.length) {
         const i = next++;
-        out[i] = await open(urls[i], i);
+        out[i] = await open(urls[i], i, users[i]);
       }
     }),
   );
@@ -74,16 +83,29 @@ const stop = new Promise<void>((resolve) => process.on('message', (m: any) => m?
 const go = new Promise<void>((resolve) => process.on('message', (m: any) => m?.go && resolve()));
 
 if (a.mode === 'idle') {
-  const sockets = await openMany(Array.from({ length: a.count! }, (_, i) => url(i, 'r')));
+  const sockets = await openMany(
+    Array.from({ length: a.count! }, (_, i) => url(i, 'r')),
+    Array.from({ length: a.count! }, (_, i) => `idle-${i % (a.idleUsers ?? 1000)}`),
+  );
   send({ opened, failed });
   await stop;
   for (const s of sockets) s?.terminate();
 } else {
   const [g0, g1] = a.groups!;
   const receiverUrls: string[] = [];
-  for (let g = g0; g < g1; g++) for (let i = 0; i < a.receivers!; i++) receiverUrls.push(url(g, 'r'));
-  const receivers = await openMany(receiverUrls);
-  const senders = await openMany(Array.from({ length: g1 - g0 }, (_, i) => url(g0 + i, 's')));
+  const receiverUsers: string[] = [];
+  for (let g = g0; g < g1; g++) {
+    for (let i = 1; i <= a.receivers!; i++) {
+      receiverUrls.push(url(g, 'r'));
+      receiverUsers.push(`fan-${g}-${i}`);
+    }
+  }
+  const receivers = await openMany(receiverUrls, receiverUsers);
+  const senderUrl = (g: number) => (a.senderUrl ?? a.url).replace('{g}', String(g)).replace('{r}', 's');
+  const senders = await openMany(
+    Array.from({ length: g1 - g0 }, (_, i) => senderUrl(g0 + i)),
+    Array.from({ length: g1 - g0 }, (_, i) => `fan-${g0 + i}-0`),
+  );
   let deliveries = 0;
   let measuring = false;
   const latencies: number[] = [];
@@ -94,7 +116,7 @@ if (a.mode === 'idle') {
       deliveries++;
       // Every 7th frame is decoded for its latency: enough samples, less client CPU.
       if (++sample % 7 === 0) {
-        const m = /"ts":([\d.]+)/.exec(data.toString());
+        const m = /ts\\?"?[:=]([\d.]+)/.exec(data.toString());
         if (m) latencies.push(now() - Number(m[1]));
       }
     });
@@ -103,23 +125,40 @@ if (a.mode === 'idle') {
   await go;
   measuring = true;
   let sent = 0;
+  let errors = 0;
   const end = now() + a.durationSec! * 1000;
   const frame = a.frame ?? '{"type":"presence","ts":{ts},"data":{"userId":"00000000-0000-4000-8000-000000000000","status":"online","game":"bench"}}';
   await Promise.all(
     senders.map(
-      (s) =>
+      (s, k) =>
         new Promise<void>((resolve) => {
           if (!s) return resolve();
+          const frameOf = () => (a.frames?.[String(g0 + k)] ?? frame).replace('{ts}', now().toFixed(3));
+          if (a.ratePerSender) {
+            const timer = setInterval(() => {
+              if (now() >= end) {
+                clearInterval(timer);
+                return resolve();
+              }
+              sent++;
+              s.send(frameOf());
+            }, 1000 / a.ratePerSender);
+            return;
+          }
           let inFlight = 0;
           const fire = () => {
             while (inFlight < (a.window ?? 2) && now() < end) {
               inFlight++;
               sent++;
-              s.send(frame.replace('{ts}', now().toFixed(3)));
+              s.send(frameOf());
             }
             if (inFlight === 0) resolve();
           };
-          s.on('message', () => {
+          // The ack: the bare server's "a", or the service's own copy of the chat message (or an error frame).
+          s.on('message', (data) => {
+            const t = data.toString();
+            if (t !== 'a' && !t.startsWith('{"type":"chatMessage"') && !t.startsWith('{"type":"error"')) return;
+            if (t.startsWith('{"type":"error"')) errors++;
             inFlight--;
             fire();
           });
@@ -129,7 +168,7 @@ if (a.mode === 'idle') {
   );
   await new Promise((r) => setTimeout(r, 300)); // late deliveries of the last frames
   measuring = false;
-  send({ deliveries, sent, latencies });
+  send({ deliveries, sent, errors, latencies });
   await stop;
   for (const s of [...receivers, ...senders]) s?.terminate();
 }

@@ -2,18 +2,13 @@
  * Baselines of the socket figures: a bare `ws` server (no auth, no state, no
  * routing). Sockets connect to /?g=<group>&r=s|r. A text message from a
  * sender (r=s) is sent as is to every receiver of its group, then acked to the
- * sender with "a". GET /readyz answers 200; GET /rss answers the process RSS.
+ * sender with "a". Any other GET answers 200 (readiness).
  */
 import http from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
 
 const groups = new Map<string, Set<WebSocket>>();
 const server = http.createServer((req, res) => {
-  if (req.url === '/rss') {
-    globalThis.gc?.();
-    res.end(JSON.stringify({ rss: process.memoryUsage.rss(), sockets: wss.clients.size }));
-    return;
-  }
   res.end('ok');
 });
 const wss = new WebSocketServer({ server, perMessageDeflate: false });
