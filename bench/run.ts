@@ -141,7 +141,7 @@ try {
           figure: 'refresh tokens / s (POST /refresh)',
           value: svc.okPerSec,
           unit: '/s',
-          baselineName: `same SQL transaction via pg (pool 10, ${c} concurrent)`,
+          baselineName: `the same rotation statement via pg, prepared (pool 10, ${c} concurrent)`,
           baseline: base.rps,
           goal: '≥ 2,000/s and ≥ 50% of baseline',
           extra: { service: svc, baseline: base, connections: c },

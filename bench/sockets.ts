@@ -28,7 +28,7 @@ const FANOUT_GROUPS = Number(process.env.BENCH_FANOUT_GROUPS ?? 40);
 const FANOUT_SEC = Number(process.env.BENCH_FANOUT_SEC ?? 10);
 const CROSS_GROUPS = Number(process.env.BENCH_CROSS_GROUPS ?? 10);
 /** Cross-node latency is measured open loop at a fixed rate (no ack-driven backpressure hides a lagging node). */
-const CROSS_RATE = Number(process.env.BENCH_CROSS_RATE_PER_SENDER ?? 20);
+const CROSS_RATE = Number(process.env.BENCH_CROSS_RATE_PER_SENDER ?? 5);
 const RECEIVERS = 50;
 /** 127.0.0.2 … : several source addresses so no (source, destination) pair runs out of ephemeral ports. */
 const sources = (k: number) => Array.from({ length: 4 }, (_, i) => `127.0.0.${2 + k * 4 + i}`);
