@@ -86,6 +86,7 @@ export interface Platform {
 
 export interface PlatformOptions {
   authEnv?: Env;
+  socialEnv?: Env;
   /** Leave the social service stopped at first (startSocial() later). */
   socialStopped?: boolean;
 }
@@ -157,6 +158,7 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Platfor
     SOCIAL__AUTH__ISSUER: ISSUER,
     SOCIAL__AUTH__AUDIENCE: AUDIENCE,
     SOCIAL__REGISTRY__URL: registryUrl,
+    ...opts.socialEnv,
   });
   let socialApp: App | undefined;
   const startSocial = async () => {
