@@ -107,9 +107,10 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Platfor
     states.push(s);
     return { db: d.db, state: s.state };
   };
+  // Opened together: an embedded PGlite takes seconds to start.
+  const [authStores, regStores, socialStores] = await Promise.all([stores('auth'), stores('registry'), stores('social')]);
 
   // auth
-  const authStores = await stores('auth');
   await migrateAuth(authStores.db);
   const authConfig = readAuthConfig({
     LOG_LEVEL: 'silent',
@@ -131,7 +132,6 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Platfor
   const authUrl = `https://127.0.0.1:${(authApp.server.address() as AddressInfo).port}`;
 
   // registry
-  const regStores = await stores('registry');
   await migrate(regStores.db, REGISTRY_MIGRATIONS);
   const regConfig = readRegistryConfig({
     LOG_LEVEL: 'silent',
@@ -149,7 +149,6 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Platfor
   const registryUrl = `http://127.0.0.1:${(registryApp.server.address() as AddressInfo).port}`;
 
   // social
-  const socialStores = await stores('social');
   await migrate(socialStores.db, SOCIAL_MIGRATIONS);
   const socialConfig = readSocialConfig({
     LOG_LEVEL: 'silent',

@@ -32,13 +32,14 @@ const deliveryOf = async (p: Platform, accountId: string) =>
     )
   ).rows[0];
 
-describe('account deletion reaches social through the outbox', () => {
-  let p: Platform;
-  before(async () => {
-    p = await startPlatform();
-  });
-  after(() => p.close());
+let p: Platform;
+before(async () => {
+  // A long unknown-kid cooldown in social: only the key_rotation notice can make it fetch a new key (last test).
+  p = await startPlatform({ socialEnv: { SOCIAL__AUTH__KEYCOOLDOWNSECONDS: '3600' } });
+});
+after(() => p?.close());
 
+describe('account deletion reaches social through the outbox', () => {
   it('social down at deletion time: the notice is delivered when it comes back', async () => {
     const a = await guest(p);
     const b = await guest(p);
@@ -59,15 +60,12 @@ describe('account deletion reaches social through the outbox', () => {
 });
 
 describe('POST /v1/internal/auth-events (social)', () => {
-  let p: Platform;
   let server: string;
   const post = (body: unknown, token?: string) => p.social.call('POST', '/v1/internal/auth-events', { body, token });
 
   before(async () => {
-    p = await startPlatform({ authEnv: { AUTH_OUTBOX_TARGETS: '' } }); // nothing delivered on its own here
     server = await serviceToken(p.auth.app.auth.config, p.auth.app.auth.keys);
   });
-  after(() => p.close());
 
   it('account.deleted erases the user; repeating it is harmless', async () => {
     const a = await guest(p);
@@ -143,13 +141,6 @@ describe('POST /v1/internal/auth-events (social)', () => {
 });
 
 describe('emergency key rotation reaches social at once (no shared pub/sub)', () => {
-  let p: Platform;
-  before(async () => {
-    // A long unknown-kid cooldown: only the key_rotation notice can make social fetch the new key.
-    p = await startPlatform({ socialEnv: { SOCIAL__AUTH__KEYCOOLDOWNSECONDS: '3600' } });
-  });
-  after(() => p.close());
-
   it('a token signed with the new key is accepted by social right after the rotation', async () => {
     const admin = await guest(p);
     await p.auth.app.auth.db.query(`UPDATE accounts SET roles = roles || '{admin}' WHERE id = $1`, [admin.accountId]);
