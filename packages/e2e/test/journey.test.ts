@@ -127,6 +127,11 @@ describe('the platform end to end', () => {
       t.skip('the social WebSocket (/v1/ws) is not in this build yet');
       return;
     }
+    // A recipient's game (for the cross-game rule of presence events) is the origin game of their own presence:
+    // both go online in this game first.
+    for (const pl of [ada, bob]) {
+      assert.equal((await social(pl, 'POST', '/v1/presence', { state: 'online', richPresence: { activity: 'In the menu', joinable: false } })).status, 200);
+    }
     const open = (pl: Player) =>
       new Promise<{ ws: WebSocket; frames: { type: string; data: any }[] }>((resolve, reject) => {
         const ws = new WebSocket(`${p.socialUrl.replace(/^https/, 'wss')}/v1/ws`, { headers: { authorization: `Bearer ${pl.token}`, ...game }, ca: p.socialTls.cert });
@@ -146,10 +151,24 @@ describe('the platform end to end', () => {
       b.ws.send(JSON.stringify({ type: 'bogus' }));
       const err = await eventually('error frame', async () => b.frames.find((f) => f.type === 'error'));
       assert.equal(err.data.code, 'unknown_type');
+      // Rich presence from the socket reaches the friend's socket.
+      a.ws.send(JSON.stringify({ type: 'presenceUpdate', state: 'busy', richPresence: { activity: 'On the grid', joinable: false } }));
+      const changed = await eventually('friendPresenceChanged frame', async () =>
+        b.frames.find((f) => f.type === 'friendPresenceChanged' && f.data.publicId === ada.publicId && f.data.state === 'busy'),
+      );
+      assert.equal(changed.data.richPresence.activity, 'On the grid');
+      assert.equal(changed.data.sameGame, true);
     } finally {
+      const closed = (ws: WebSocket) => new Promise((r) => (ws.readyState === WebSocket.CLOSED ? r(null) : ws.once('close', r)));
       a.ws.close();
       b.ws.close();
+      await Promise.all([closed(a.ws), closed(b.ws)]);
     }
+    // Ada's last socket closed: she reads as offline to Bob (the realtime layer clears presence).
+    await eventually('ada offline after her socket closed', async () => {
+      const f = await social(bob, 'GET', '/v1/friends');
+      return f.body.find((x: { publicId: string }) => x.publicId === ada.publicId)?.presenceState === 'offline' ? true : undefined;
+    });
   });
 
   it('rich presence set in the game is seen by the friend in the same game', async () => {
@@ -179,12 +198,29 @@ describe('the platform end to end', () => {
   });
 
   it('one deletes their account: they leave the other’s friends and party (auth outbox → social)', async () => {
-    const del = await p.auth.call('DELETE', '/account', { token: bob.token });
-    assert.equal(del.status, 202);
-    await eventually('bob gone from ada’s friends', async () => {
-      const f = await social(ada, 'GET', '/v1/friends');
-      return f.body.length === 0 ? true : undefined;
+    // Ada listens on her socket while Bob deletes his account.
+    const frames: { type: string; data: any }[] = [];
+    const ws = new WebSocket(`${p.socialUrl.replace(/^https/, 'wss')}/v1/ws`, { headers: { authorization: `Bearer ${ada.token}`, ...game }, ca: p.socialTls.cert });
+    ws.on('message', (m) => frames.push(JSON.parse(m.toString())));
+    await new Promise((resolve, reject) => {
+      ws.once('open', resolve);
+      ws.once('error', reject);
     });
+    try {
+      const del = await p.auth.call('DELETE', '/account', { token: bob.token });
+      assert.equal(del.status, 202);
+      await eventually('bob gone from ada’s friends', async () => {
+        const f = await social(ada, 'GET', '/v1/friends');
+        return f.body.length === 0 ? true : undefined;
+      });
+      const removed = await eventually('friendRemoved frame', async () => frames.find((f) => f.type === 'friendRemoved'));
+      assert.equal(removed.data.publicId, bob.publicId);
+      const left = await eventually('partyMemberLeft frame', async () => frames.find((f) => f.type === 'partyMemberLeft'));
+      assert.equal(left.data.publicId, bob.publicId);
+      assert.equal(left.data.reason, 'deleted');
+    } finally {
+      ws.close();
+    }
     const party = await social(ada, 'GET', `/v1/parties/${partyId}`);
     assert.deepEqual(
       party.body.members.map((m: { publicId: string }) => m.publicId),
