@@ -174,6 +174,7 @@ export async function buildApp(config: AuthConfig, deps: AuthDeps): Promise<Auth
     tick('purge', async () => {
       await accounts.purgeDeletedAccounts();
       await accounts.pruneIdleGuests();
+      await context.outbox.purgeDelivered();
     }),
     config.purgeIntervalSeconds * 1000,
   );

@@ -120,6 +120,17 @@ describe('outbox delivery', () => {
     assert.equal(b.received.filter((r) => r.body.account_id === accountId).length, 1);
   });
 
+  it('acknowledged notices are purged after a week; pending ones stay', async () => {
+    const pending = await deleteAccount(h);
+    const done = await deleteAccount(h);
+    // Set the states directly: one acknowledged eight days ago, one still pending.
+    await h.tdb.db.query(`UPDATE outbox SET delivered_at = now() - interval '8 days' WHERE payload->>'account_id' = $1`, [done]);
+    await h.tdb.db.query(`UPDATE outbox SET delivered_at = NULL WHERE payload->>'account_id' = $1`, [pending]);
+    assert.ok((await h.app.auth.outbox.purgeDelivered()) >= 1);
+    const left = await h.tdb.db.query<{ id: string }>(`SELECT payload->>'account_id' AS id FROM outbox WHERE payload->>'account_id' = ANY($1::text[])`, [[pending, done]]);
+    assert.deepEqual(left.rows.map((r) => r.id), [pending]);
+  });
+
   it('backoff doubles from 1 s up to the cap', () => {
     assert.deepEqual([1, 2, 3, 4, 5, 10].map((n) => backoffSeconds(n, 300)), [1, 2, 4, 8, 16, 300]);
     assert.equal(backoffSeconds(60, 300), 300);

@@ -31,6 +31,8 @@ export interface OutboxWorker {
   kick(): void;
   start(): void;
   stop(): Promise<void>;
+  /** Deletes notices every target acknowledged more than `days` ago (their delivery rows cascade). */
+  purgeDelivered(days?: number): Promise<number>;
 }
 
 /** Exponential backoff: 1 s, 2 s, 4 s … capped; attempts counts the failed tries so far. */
@@ -161,6 +163,10 @@ export function createOutboxWorker(config: AuthConfig, db: Database, keys: KeyCa
       timer = setInterval(() => worker.kick(), config.outboxPollMs);
       timer.unref();
       worker.kick();
+    },
+    async purgeDelivered(days = 7) {
+      const r = await db.query(`DELETE FROM outbox WHERE delivered_at < now() - make_interval(days => $1::int)`, [days]);
+      return r.rowCount ?? 0;
     },
     async stop() {
       stopped = true;
