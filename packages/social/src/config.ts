@@ -31,6 +31,7 @@ const spec = {
   tlsMode: vars.oneOf('SOCIAL__TLS__MODE', ['https', 'http'] as const, { default: 'https' }),
   tlsCertFile: vars.optionalString('SOCIAL__TLS__CERTFILE'),
   tlsKeyFile: vars.optionalString('SOCIAL__TLS__KEYFILE'),
+  schema: vars.string('SOCIAL__DATABASE__SCHEMA', { default: 'social', description: 'Social:Database:Schema — PostgreSQL schema owned by the social service' }),
   port: vars.int('SOCIAL__LISTEN__PORT', { default: 9443, min: 0, max: 65535 }),
   // WebSocket channel (docs/social-realtime.md).
   presenceSweepMs: vars.int('SOCIAL__PRESENCE__SWEEPMILLISECONDS', { default: 5000, min: 50, max: 600_000 }),
