@@ -25,6 +25,7 @@ export const authVars = {
   refreshTtlDays: vars.int('AUTH_REFRESH_TTL_DAYS', { default: 30, min: 1, max: 365 }),
   sessionMaxDays: vars.int('AUTH_SESSION_MAX_DAYS', { default: 90, min: 1, max: 3650 }),
   nodeId: vars.string('AUTH_NODE_ID', { default: `${hostname()}-${process.pid}` }),
+  dbSchema: vars.string('AUTH_DB_SCHEMA', { default: 'auth', description: 'PostgreSQL schema of the auth tables (one per deployment; tests use their own)' }),
   defaultRegion: vars.string('AUTH_DEFAULT_REGION', { default: 'global', description: 'region claim of accounts without home_region' }),
   keyPropagationSeconds: vars.int('AUTH_KEY_PROPAGATION_SECONDS', { default: 900, min: 300, description: 'wait between publishing and signing with a new key (≥ JWKS max-age 300 s)' }),
   keyRefreshSeconds: vars.int('AUTH_KEY_REFRESH_SECONDS', { default: 30, min: 1, description: 'how often each node reloads keys and advances rotations' }),

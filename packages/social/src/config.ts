@@ -31,6 +31,7 @@ const spec = {
   tlsMode: vars.oneOf('SOCIAL__TLS__MODE', ['https', 'http'] as const, { default: 'https' }),
   tlsCertFile: vars.optionalString('SOCIAL__TLS__CERTFILE'),
   tlsKeyFile: vars.optionalString('SOCIAL__TLS__KEYFILE'),
+  dbSchema: vars.string('SOCIAL__DATABASE__SCHEMA', { default: 'social', description: 'Social:Database:Schema — PostgreSQL schema of the social tables' }),
   port: vars.int('SOCIAL__LISTEN__PORT', { default: 9443, min: 0, max: 65535 }),
 };
 
