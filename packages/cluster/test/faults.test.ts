@@ -1,0 +1,136 @@
+/**
+ * Store outages, on PRIVATE PostgreSQL and Redis servers (the shared ones are
+ * never stopped): readiness flips to 503 within a couple of seconds, requests
+ * fail fast with 503 and a stable code instead of hanging, and service resumes
+ * by itself when the store is back. Also: the outbox row written with a
+ * deletion survives a crash of the node right after the 202.
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import pg from 'pg';
+import {
+  eventually,
+  sharedStores,
+  startAuthCluster,
+  startPrivatePostgres,
+  startPrivateRedis,
+  postgresBinDir,
+  type AuthCluster,
+  type ClusterClient,
+  type PrivatePostgres,
+  type PrivateRedis,
+} from '../src/index.js';
+import { PASSWORD, email, register } from './support.js';
+
+const stores = sharedStores();
+const skip = 'skip' in stores ? stores.skip : postgresBinDir() ? false : 'PostgreSQL server binaries (initdb) are not installed';
+
+/** How long readiness may take to notice an outage or a recovery. */
+const NOTICE_MS = 2500;
+
+describe('auth through store outages (private PostgreSQL and Redis)', { skip }, () => {
+  let pgPrivate: PrivatePostgres;
+  let redisPrivate: PrivateRedis;
+  let cluster: AuthCluster;
+  let c: ClusterClient;
+  let db: pg.Pool;
+
+  before(async () => {
+    [pgPrivate, redisPrivate] = await Promise.all([startPrivatePostgres(), startPrivateRedis()]);
+    cluster = await startAuthCluster({ nodes: 1, databaseUrl: pgPrivate.url, redisUrl: redisPrivate.url, schema: 'auth' });
+    c = cluster.client(0, { attempts: 1, timeoutMs: 3000 }); // a hanging request fails the test
+    db = new pg.Pool({ connectionString: pgPrivate.url, max: 2, options: '-c search_path=auth' });
+    db.on('error', () => {});
+  });
+
+  after(async () => {
+    await cluster?.close();
+    await db?.end().catch(() => {});
+    await Promise.allSettled([pgPrivate?.destroy(), redisPrivate?.destroy()]);
+  });
+
+  const ready = async () => (await c.get('/readyz')).status;
+
+  it('PostgreSQL down: /readyz 503, requests fail fast with database_unavailable, and service resumes', async () => {
+    const mail = email('pgdown');
+    const acct = await register(c, mail);
+    assert.equal(await ready(), 200);
+    await pgPrivate.stop();
+    try {
+      const r = await eventually(async () => {
+        const x = await c.get('/readyz');
+        return x.status === 503 ? x : undefined;
+      }, NOTICE_MS, '/readyz 503 after PostgreSQL stopped');
+      assert.equal(r.body.checks.database, 'failing');
+      assert.equal(r.body.checks.state, 'ok');
+      for (const req of [
+        () => c.post('/login', { email: mail, password: PASSWORD }),
+        () => c.post('/refresh', { refresh_token: acct.refresh_token }),
+        () => c.get('/account', { token: acct.access_token }),
+      ]) {
+        const x = await req();
+        assert.equal(x.status, 503, JSON.stringify(x.body));
+        assert.equal(x.body.code, 'database_unavailable');
+      }
+      // Verifiers keep working: the key set is served from the node's cache.
+      assert.equal((await c.get('/.well-known/jwks.json')).status, 200);
+      assert.equal((await c.get('/healthz')).status, 200, 'liveness stays up: restarting the node would not help');
+    } finally {
+      await pgPrivate.start();
+    }
+    await eventually(async () => (await ready()) === 200, NOTICE_MS * 2, '/readyz 200 after PostgreSQL is back');
+    const back = await c.post('/refresh', { refresh_token: acct.refresh_token });
+    assert.equal(back.status, 200, JSON.stringify(back.body));
+  });
+
+  it('Redis down: /readyz 503, sign-in fails closed with state_unavailable, and service resumes', async () => {
+    const mail = email('redisdown');
+    const acct = await register(c, mail);
+    await redisPrivate.stop();
+    try {
+      const r = await eventually(async () => {
+        const x = await c.get('/readyz');
+        return x.status === 503 ? x : undefined;
+      }, NOTICE_MS, '/readyz 503 after Redis stopped');
+      assert.equal(r.body.checks.state, 'failing');
+      assert.equal(r.body.checks.database, 'ok');
+      // Rate limits, lockout windows and the deny set live in Redis: without
+      // them the service refuses rather than admit unchecked (fail closed).
+      for (const req of [
+        () => c.post('/login', { email: mail, password: PASSWORD }),
+        () => c.post('/guest', { device_fingerprint: 'fp-redis-down-0001' }),
+        () => c.post('/refresh', { refresh_token: acct.refresh_token }),
+        () => c.get('/account', { token: acct.access_token }),
+      ]) {
+        const x = await req();
+        assert.equal(x.status, 503, JSON.stringify(x.body));
+        assert.equal(x.body.code, 'state_unavailable');
+      }
+      assert.equal((await c.get('/.well-known/jwks.json')).status, 200);
+    } finally {
+      await redisPrivate.start();
+    }
+    await eventually(async () => (await ready()) === 200, NOTICE_MS * 2, '/readyz 200 after Redis is back');
+    const back = await c.post('/login', { email: mail, password: PASSWORD });
+    assert.equal(back.status, 200, JSON.stringify(back.body));
+  });
+
+  it('keeps the outbox row of a deletion when the node is killed right after the 202', async () => {
+    const acct = await register(c, email('outbox'));
+    const del = await c.delete('/account', { token: acct.access_token });
+    assert.equal(del.status, 202, JSON.stringify(del.body));
+    await cluster.nodes[0].kill();
+    const rows = async () =>
+      (await db.query(`SELECT topic, payload FROM outbox WHERE payload->>'account_id' = $1`, [acct.account_id])).rows;
+    const written = await rows();
+    assert.equal(written.length, 1);
+    assert.equal(written[0].topic, 'account.deleted');
+    await cluster.nodes[0].start();
+    // The retried deletion (its answer may have been lost with the node) is harmless.
+    const again = await c.delete('/account', { token: acct.access_token });
+    assert.equal(again.status, 202);
+    assert.equal(again.body.deleted_at, del.body.deleted_at);
+    const after = await rows();
+    assert.equal(after.length, 1, 'no second notice');
+  });
+});
