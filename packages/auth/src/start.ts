@@ -1,8 +1,6 @@
 /** Starting the service from the environment: stores, migrations, master key, TLS, HTTPS listener. */
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
-import { loadOrCreateTls, openDatabase, openStateStore, parseKey32, serve, type Env } from '@platform/kit';
+import { loadOrCreateKeyFile, loadOrCreateTls, openDatabase, openStateStore, serve, type Env } from '@platform/kit';
 import { readAuthConfig, type AuthConfig } from './config.js';
 import { buildApp, migrateAuth, type AuthApp } from './app.js';
 import type { PlatformVerifiers } from './services/platform.js';
@@ -10,14 +8,9 @@ import type { PlatformVerifiers } from './services/platform.js';
 /** AUTH_MASTER_KEY, or a key generated once into DATA_DIR/auth/master.key (development only). */
 export function resolveMasterKey(config: AuthConfig, warn: (msg: string) => void): Buffer {
   if (config.masterKey) return config.masterKey;
-  const file = path.join(config.authDir, 'master.key');
-  if (!existsSync(file)) {
-    mkdirSync(config.authDir, { recursive: true });
-    writeFileSync(file, randomBytes(32).toString('hex') + '\n', { mode: 0o600 });
-  }
-  chmodSync(file, 0o600);
+  const { key, file } = loadOrCreateKeyFile(path.join(config.authDir, 'master.key'));
   warn(`AUTH_MASTER_KEY is not set: using ${file}; production must set AUTH_MASTER_KEY (from a secret manager)`);
-  return parseKey32(readFileSync(file, 'utf8'));
+  return key;
 }
 
 export async function openAuthStores(config: AuthConfig) {

@@ -16,7 +16,7 @@ const testVerifiers: PlatformVerifiers = {
     try {
       const { payload } = await jwtVerify(ticket, providerKey.publicKey, { issuer: 'https://idp.test', audience: 'game' });
       if (payload.nonce !== undefined && payload.nonce !== opts?.nonce) throw new Error('nonce mismatch');
-      return { provider, providerUserId: String(payload.sub), displayName: payload.name as string | undefined };
+      return { provider: 'idp_a', providerUserId: String(payload.sub), displayName: payload.name as string | undefined };
     } catch {
       throw new AppError(401, 'invalid_ticket', 'ticket rejected');
     }

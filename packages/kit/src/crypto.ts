@@ -1,5 +1,8 @@
 /** Small, shared cryptographic helpers (node:crypto and @node-rs/argon2). */
 import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseKey32 } from './config.js';
 import { hash as argonHash, verify as argonVerify } from '@node-rs/argon2';
 
 /** `bytes` random bytes as base64url (32 bytes = 256 bits = 43 chars). */
@@ -79,4 +82,23 @@ let dummyHash: Promise<string> | undefined;
 export function dummyPasswordHash(params: Argon2Params = OWASP_ARGON2): Promise<string> {
   dummyHash ??= hashPassword(randomToken(16), params);
   return dummyHash;
+}
+
+/**
+ * A 32-byte key kept in a file (mode 0600), created on first use. For the
+ * embedded, single-machine default only: production passes the key through
+ * configuration from a secret manager. Two processes racing to create it
+ * agree on one file ('wx' fails for the loser, which then reads the winner's).
+ */
+export function loadOrCreateKeyFile(file: string): { key: Buffer; file: string; created: boolean } {
+  if (existsSync(file)) return { key: parseKey32(readFileSync(file, 'utf8')), file, created: false };
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const key = randomBytes(32);
+  try {
+    writeFileSync(file, key.toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return { key: parseKey32(readFileSync(file, 'utf8')), file, created: false };
+    throw err;
+  }
+  return { key, file, created: true };
 }

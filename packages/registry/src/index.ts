@@ -1,8 +1,6 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { migrate, openDatabase, openStateStore, parseKey32, serve, type App, type Env } from '@platform/kit';
+import { loadOrCreateKeyFile, migrate, openDatabase, openStateStore, serve, type App, type Env } from '@platform/kit';
 import { buildApp } from './app.js';
 import { readRegistryConfig, REGISTRY_PORT } from './config.js';
 import { FsBlobStore } from './services/blobs.js';
@@ -15,19 +13,9 @@ export { INVALIDATION_CHANNEL } from './services/keyCache.js';
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../migrations', import.meta.url));
 
 /** The master key from a file under DATA_DIR, made (mode 0600) on first use. */
+/** The embedded default's master key file (REGISTRY_MASTER_KEY unset). */
 export function loadOrCreateMasterKey(dataDir: string): { key: Buffer; file: string; created: boolean } {
-  const file = path.join(dataDir, 'registry', 'master.key');
-  if (existsSync(file)) return { key: parseKey32(readFileSync(file, 'utf8')), file, created: false };
-  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const key = randomBytes(32);
-  // 'wx' fails when another process created it meanwhile: then use theirs.
-  try {
-    writeFileSync(file, key.toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return { key: parseKey32(readFileSync(file, 'utf8')), file, created: false };
-    throw err;
-  }
-  return { key, file, created: true };
+  return loadOrCreateKeyFile(path.join(dataDir, 'registry', 'master.key'));
 }
 
 export interface RunningRegistry {

@@ -87,7 +87,7 @@ export function createAccountService(config: AuthConfig, db: Database, tokens: T
   }
 
   async function verifyTicket(provider: string, ticket: string, nonce?: string): Promise<VerifiedPlatformIdentity> {
-    if (!verifiers.configured().includes(provider)) {
+    if (!(verifiers.configured() as string[]).includes(provider)) {
       throw badRequest('provider_not_configured', `The provider ${provider} is not configured on this platform`);
     }
     try {
