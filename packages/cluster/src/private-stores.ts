@@ -5,7 +5,7 @@
  * root) and listens on a free port with its socket in that directory.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, chmodSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort, waitForPort } from './ports.js';
@@ -26,6 +26,10 @@ export interface PrivatePostgres {
   start(): Promise<void>;
   /** pg_ctl stop -m fast: connections are terminated, the port closes. */
   stop(): Promise<void>;
+  /** SIGSTOP the server and its backends: connections stay open, nothing answers (a partition). */
+  freeze(): void;
+  /** SIGCONT after freeze(). */
+  thaw(): void;
   destroy(): Promise<void>;
 }
 
@@ -49,6 +53,12 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const port = await freePort();
   const run = (cmd: string, args: string[]) =>
     execFileSync(path.join(bin, cmd), args, { stdio: 'pipe', ...(user ? { uid: user.uid, gid: user.gid } : {}), env: { PATH: process.env.PATH ?? '', LANG: 'C' } });
+  /** The postmaster (first line of postmaster.pid) and its direct children, by process id. */
+  const signalServer = (sig: NodeJS.Signals) => {
+    const pid = Number(readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)]).toString().split('\n').map(Number).filter(Boolean);
+    for (const p of [pid, ...children]) process.kill(p, sig);
+  };
   run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
   const pg: PrivatePostgres = {
     port,
@@ -59,6 +69,12 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     },
     async stop() {
       run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
+    },
+    freeze() {
+      signalServer('SIGSTOP');
+    },
+    thaw() {
+      signalServer('SIGCONT');
     },
     async destroy() {
       try {

@@ -83,6 +83,28 @@ describe('auth through store outages (private PostgreSQL and Redis)', { skip }, 
     assert.equal(back.status, 200, JSON.stringify(back.body));
   });
 
+  it('PostgreSQL frozen (no answers, connections open): /readyz 503 and requests end in 503 instead of hanging', async () => {
+    const mail = email('pgfrozen');
+    const acct = await register(c, mail);
+    pgPrivate.freeze();
+    try {
+      // First on a pooled connection that is open but never answers: the kit's
+      // query timeout (15 s) ends it with a 503, and the connection is dropped.
+      const slow = cluster.client(0, { attempts: 1, timeoutMs: 20_000 });
+      const x = await slow.post('/refresh', { refresh_token: acct.refresh_token });
+      assert.equal(x.status, 503, JSON.stringify(x.body));
+      assert.equal(x.body.code, 'database_unavailable');
+      await eventually(async () => (await c.get('/readyz')).status === 503, NOTICE_MS, '/readyz 503 while PostgreSQL is frozen');
+      // New connections give up after the 2 s connect timeout.
+      const y = await slow.post('/login', { email: mail, password: PASSWORD });
+      assert.equal(y.status, 503, JSON.stringify(y.body));
+      assert.equal(y.body.code, 'database_unavailable');
+    } finally {
+      pgPrivate.thaw();
+    }
+    await eventually(async () => (await ready()) === 200, NOTICE_MS * 2, '/readyz 200 after PostgreSQL thaws');
+  });
+
   it('Redis down: /readyz 503, sign-in fails closed with state_unavailable, and service resumes', async () => {
     const mail = email('redisdown');
     const acct = await register(c, mail);
