@@ -93,7 +93,11 @@ export interface PrivateRedis {
   port: number;
   url: string;
   start(): Promise<void>;
+  /** SIGKILL: the port closes, every key is gone (no persistence). */
   stop(): Promise<void>;
+  /** SIGSTOP / SIGCONT: connections stay open, nothing answers. */
+  freeze(): void;
+  thaw(): void;
   destroy(): Promise<void>;
 }
 
@@ -117,7 +121,14 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
       child.kill('SIGKILL');
       await exited;
     },
+    freeze() {
+      child?.kill('SIGSTOP');
+    },
+    thaw() {
+      child?.kill('SIGCONT');
+    },
     async destroy() {
+      child?.kill('SIGCONT');
       await r.stop();
     },
   };
