@@ -7,7 +7,15 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { loadOrCreateTls } from '@platform/kit';
 import {
+  ClusterClient,
+  haproxyAvailable,
+  sleep,
+  startHaproxy,
   dropSchema,
   eventually,
   flushRedisDb,
@@ -16,7 +24,6 @@ import {
   startPrivateRedis,
   startSocialCluster,
   uniqueSchema,
-  type ClusterClient,
   type PrivateRedis,
   type SocialCluster,
 } from '../src/index.js';
@@ -71,6 +78,70 @@ describe('social: two nodes agree on presence', { skip }, () => {
       6000,
       'presence offline on both nodes',
     );
+  });
+});
+
+describe('social behind HAProxy (TLS at the balancer, HTTP nodes): a node stopped mid-stream', { skip: skip || ((await haproxyAvailable()) ? false : 'haproxy is not installed') }, () => {
+  let cluster: SocialCluster;
+  const schema = uniqueSchema('cl_social_lb');
+  const dir = mkdtempSync(path.join(tmpdir(), 'social-lb-'));
+  let redisUrl: string;
+
+  before(async () => {
+    if ('skip' in stores) return;
+    redisUrl = redisDbUrl(stores.redisUrl, 14);
+    await flushRedisDb(redisUrl);
+    cluster = await startSocialCluster({ nodes: 2, databaseUrl: stores.databaseUrl, redisUrl, schema });
+  });
+
+  after(async () => {
+    if ('skip' in stores) return;
+    await cluster?.close();
+    await dropSchema(stores.databaseUrl, schema);
+    await flushRedisDb(redisUrl);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('keeps presence writes and reads answering while one node drains', async () => {
+    const tls = await loadOrCreateTls({ dir });
+    const lb = await startHaproxy({
+      backends: cluster.nodes.map((n) => ({ name: n.name, host: '127.0.0.1', port: n.port })),
+      backendTls: false,
+      tls: { cert: tls.cert, key: readFileSync(path.join(dir, 'tls-key.pem'), 'utf8') },
+      checkIntervalMs: 500,
+    });
+    try {
+      await eventually(async () => Object.values(await lb.states()).every((st) => st === 'UP'), 10_000, 'both social nodes UP');
+      const states = ['online', 'away', 'busy', 'dnd'] as const;
+      const stopper = (async () => {
+        await sleep(1500);
+        await cluster.nodes[0].stop();
+      })();
+      const failures: string[] = [];
+      await Promise.all(
+        [0, 1].map(async (ci) => {
+          const client = new ClusterClient({ baseUrl: lb.url, ca: tls.cert, attempts: 6 });
+          const h = cluster.headers(randomUUID(), `lb${ci}`);
+          try {
+            const me = await client.get('/v1/me', { headers: h });
+            for (let i = 0; i < 30; i++) {
+              const want = states[i % states.length];
+              const w = await client.post('/v1/presence', { state: want }, { headers: h });
+              const r = await client.get(`/v1/presence/${me.body.publicId}`, { headers: h });
+              if (w.status !== 200 || r.status !== 200 || r.body.state !== want) failures.push(`${w.status} ${r.status} ${r.body.state} ≠ ${want}`);
+              await sleep(100);
+            }
+          } finally {
+            client.close();
+          }
+        }),
+      );
+      await stopper;
+      assert.deepEqual(failures, []);
+      assert.ok((await lb.states())[cluster.nodes[0].name]?.startsWith('DOWN'));
+    } finally {
+      await lb.stop();
+    }
   });
 });
 
