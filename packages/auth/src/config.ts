@@ -69,6 +69,9 @@ function parseTrustProxy(s: string): boolean | number | string[] {
 
 export function readAuthConfig(env: Env = process.env): AuthConfig {
   const raw = readConfig(authVars, env);
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(raw.dbSchema)) {
+    throw new ConfigError([`AUTH_DB_SCHEMA: must be a lower-case SQL identifier (got ${JSON.stringify(raw.dbSchema)})`]);
+  }
   if (raw.lockoutMaxSeconds < raw.lockoutBaseSeconds) {
     throw new ConfigError(['AUTH_LOCKOUT_MAX_SECONDS must be at least AUTH_LOCKOUT_BASE_SECONDS']);
   }

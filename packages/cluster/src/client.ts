@@ -35,6 +35,12 @@ export interface RequestOptions {
   attempts?: number;
   /** Bearer token. */
   token?: string;
+  /**
+   * The request is not idempotent (e.g. POST /refresh): retry only when it was
+   * certainly not processed — a 503 (a draining node or a store outage before
+   * the commit) or a refused connection — never after a timeout or a 502.
+   */
+  notIdempotent?: boolean;
 }
 
 export class RetryExhaustedError extends Error {
@@ -111,13 +117,16 @@ export class ClusterClient {
     for (let i = 1; i <= attempts; i++) {
       try {
         const r = await this.once<T>(method, path, body, opts);
-        if (!RETRY_STATUS.has(r.status)) return { ...r, attempts: i };
+        const retryable = opts.notIdempotent ? r.status === 503 : RETRY_STATUS.has(r.status);
+        if (!retryable) return { ...r, attempts: i };
         last = { ...r, attempts: i };
         lastErr = undefined;
         this.retries.status++;
       } catch (err) {
         lastErr = err;
-        if ((err as { code?: string }).code === 'ETIMEOUT') this.retries.timeout++;
+        const code = (err as { code?: string }).code;
+        if (opts.notIdempotent && code !== 'ECONNREFUSED') throw err;
+        if (code === 'ETIMEOUT') this.retries.timeout++;
         else this.retries.network++;
       }
       if (i < attempts) await new Promise((r) => setTimeout(r, Math.min(1000, this.backoffMs * 2 ** (i - 1))));

@@ -94,7 +94,7 @@ describe('auth behind HAProxy: drain and crash under load', { skip }, () => {
     const sid = (token: string) => peekPaseto(token).claims.sid as string;
     await Promise.all(
       Array.from({ length: opts.clients }, async (_, ci) => {
-        const client = new ClusterClient({ baseUrl: lb.url, ca: cluster.ca, attempts: 8, backoffMs: 100, timeoutMs: 5000 });
+        const client = new ClusterClient({ baseUrl: lb.url, ca: cluster.ca, attempts: 8, backoffMs: 100, timeoutMs: 15_000 });
         const mail = email(`lb${ci}`);
         const first = await register(client, mail);
         told.sessions.add(sid(first.access_token));
@@ -115,7 +115,7 @@ describe('auth behind HAProxy: drain and crash under load', { skip }, () => {
                 if (r.status !== 200) throw new Error(`login ${r.status} ${JSON.stringify(r.body)}`);
                 told.sessions.add(sid(r.body.access_token));
               } else {
-                const r = await client.post('/refresh', { refresh_token: refreshToken });
+                const r = await client.post('/refresh', { refresh_token: refreshToken }, { notIdempotent: true });
                 if (r.status !== 200) throw new Error(`refresh ${r.status} ${JSON.stringify(r.body)}`);
                 refreshToken = r.body.refresh_token;
                 told.sessions.add(sid(r.body.access_token));
