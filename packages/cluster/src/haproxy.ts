@@ -14,6 +14,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort, waitForPort } from './ports.js';
@@ -162,7 +163,6 @@ export async function startHaproxy(opts: {
 }
 
 async function adminCommand(socketPath: string, command: string): Promise<string> {
-  const net = await import('node:net');
   return new Promise((resolve, reject) => {
     const s = net.connect(socketPath);
     let data = '';
