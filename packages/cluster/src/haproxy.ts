@@ -76,7 +76,6 @@ backend be_service
     balance roundrobin
     option httpchk GET /healthz
     http-check expect status 200
-    default-server on-marked-down shutdown-sessions
 ${servers}
 `;
 }
