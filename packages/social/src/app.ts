@@ -5,6 +5,7 @@
  */
 import type { DestinationStream } from 'pino';
 import {
+  badRequest,
   createAccessTokenVerifier,
   createService,
   remoteKeyResolver,
@@ -25,6 +26,7 @@ import { friendRoutes } from './routes/friends.js';
 import { presenceRoutes } from './routes/presence.js';
 import { partyRoutes } from './routes/parties.js';
 import { chatRoutes } from './routes/chat.js';
+import { attachRealtime, WS_PATH, type Realtime } from './realtime/gateway.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -51,7 +53,9 @@ export interface SocialDeps {
 
 const PUBLIC_PATHS = new Set(['/health', '/healthz', '/ready', '/readyz', '/openapi.json']);
 
-export async function buildApp(config: SocialConfig, deps: SocialDeps): Promise<App & { ctx: Ctx }> {
+export type SocialApp = App & { ctx: Ctx; realtime: Realtime };
+
+export async function buildApp(config: SocialConfig, deps: SocialDeps): Promise<SocialApp> {
   const app = await createService({
     name: 'social',
     fieldCase: 'camel',
@@ -98,7 +102,8 @@ export async function buildApp(config: SocialConfig, deps: SocialDeps): Promise<
 
   app.addHook('onRequest', async (req) => {
     const path = req.url.split('?')[0];
-    if (PUBLIC_PATHS.has(path) || path.startsWith('/docs')) return;
+    // /v1/ws reaches this hook only without an upgrade (400 whatever the credentials).
+    if (PUBLIC_PATHS.has(path) || path.startsWith('/docs') || path === WS_PATH) return;
     req.principal = await authenticator.authenticate(req.headers);
     const key = req.headers['x-platform-game-key'];
     const secret = req.headers['x-platform-game-secret'];
@@ -116,5 +121,11 @@ export async function buildApp(config: SocialConfig, deps: SocialDeps): Promise<
   partyRoutes(app, ctx);
   chatRoutes(app, ctx);
 
-  return Object.assign(app, { ctx });
+  // Upgrades never reach the router (the server's upgrade listener takes them); a plain GET does.
+  app.get(WS_PATH, { schema: { tags: ['realtime'], summary: 'WebSocket channel (see docs/social-realtime.md); 400 without an upgrade' } }, async () => {
+    throw badRequest('upgrade_required', 'GET /v1/ws must be a WebSocket upgrade');
+  });
+  const realtime = attachRealtime(app, ctx, { authenticator, tenancy });
+
+  return Object.assign(app, { ctx, realtime });
 }

@@ -33,6 +33,12 @@ const spec = {
   tlsKeyFile: vars.optionalString('SOCIAL__TLS__KEYFILE'),
   dbSchema: vars.string('SOCIAL__DATABASE__SCHEMA', { default: 'social', description: 'Social:Database:Schema — PostgreSQL schema of the social tables' }),
   port: vars.int('SOCIAL__LISTEN__PORT', { default: 9443, min: 0, max: 65535 }),
+  // WebSocket channel (docs/social-realtime.md).
+  presenceSweepMs: vars.int('SOCIAL__PRESENCE__SWEEPMILLISECONDS', { default: 5000, min: 50, max: 600_000 }),
+  wsMaxFrameBytes: vars.int('SOCIAL__REALTIME__MAXFRAMEBYTES', { default: 16_384, min: 256, max: 1_048_576 }),
+  wsFramesPerSecond: vars.int('SOCIAL__REALTIME__FRAMESPERSECOND', { default: 20, min: 1, max: 10_000 }),
+  wsSendBufferBytes: vars.int('SOCIAL__REALTIME__SENDBUFFERBYTES', { default: 1_048_576, min: 1024, max: 268_435_456 }),
+  wsPingSeconds: vars.int('SOCIAL__REALTIME__PINGSECONDS', { default: 30, min: 1, max: 3600 }),
 };
 
 export type SocialConfig = ReturnType<typeof readConfig<typeof spec>> & { ca?: string };

@@ -1,4 +1,5 @@
-export { buildApp, type SocialDeps } from './app.js';
+export { buildApp, type SocialDeps, type SocialApp } from './app.js';
+export { attachRealtime, socketToken, CLOSE, WS_PATH, type Realtime } from './realtime/gateway.js';
 export { readSocialConfig, mergedEnv, type SocialConfig } from './config.js';
 export { startSocial } from './main.js';
 export { createEventPublisher, userChannel, partyChannel, type EventPublisher, type EventEnvelope, type EventType } from './services/events.js';

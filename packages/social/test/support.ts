@@ -271,7 +271,10 @@ export async function recordChannel(state: TestStateStore, channel: string): Pro
   const events: EventEnvelope[] = [];
   const waiters: (() => void)[] = [];
   const unsubscribe = await state.state.subscribe(channel, (m) => {
-    events.push(JSON.parse(m));
+    const e = JSON.parse(m) as EventEnvelope;
+    // Control messages for the socket layer (`_partyChanged`, `_accountDeleted`) are not events.
+    if (e.type.startsWith('_') && e.type !== ('__marker' as never)) return;
+    events.push(e);
     waiters.splice(0).forEach((w) => w());
   });
   const settle = async () => {

@@ -100,6 +100,7 @@ export async function eraseAccount(ctx: Ctx, accountId: string): Promise<{ state
   await ctx.db.query('DELETE FROM users WHERE id = $1', [me.id]);
   await clearPresence(ctx, me.id);
   for (const f of friends) await ctx.events.toUser(f, 'friendRemoved', { publicId: me.public_id });
+  await ctx.events.control(me.id, '_accountDeleted');
   return { state: 'deleted' };
 }
 

@@ -36,9 +36,19 @@ export interface PublishOptions {
 export const userChannel = (userId: string) => `social:user:${userId}`;
 export const partyChannel = (partyId: string) => `social:party:${partyId}`;
 
+/**
+ * Control messages for the realtime layer, published on the user's channel
+ * with a type starting with `_`; consumed by the socket layer, never forwarded
+ * to clients. `_partyChanged`: the user's party membership changed (the
+ * sockets re-read it and move between party channels). `_accountDeleted`: the
+ * account was erased (its sockets are closed).
+ */
+export type ControlType = '_partyChanged' | '_accountDeleted';
+
 export interface EventPublisher {
   toUser(userId: string, type: EventType, data: unknown, opts?: PublishOptions): Promise<void>;
   toParty(partyId: string, type: EventType, data: unknown, opts?: PublishOptions): Promise<void>;
+  control(userId: string, type: ControlType, data?: unknown): Promise<void>;
 }
 
 /** Events a muter no longer receives from the muted user. */
@@ -75,6 +85,9 @@ export function createEventPublisher(
     },
     async toParty(partyId, type, data, opts = {}) {
       await send(partyChannel(partyId), { type, data, ...(opts.actorPublicId ? { actorPublicId: opts.actorPublicId } : {}) });
+    },
+    async control(userId, type, data = null) {
+      await send(userChannel(userId), { type: type as never, data });
     },
   };
 }

@@ -126,6 +126,7 @@ export async function createParty(ctx: Ctx, me: UserRow, body: { maxSize?: numbe
       await tx.query('INSERT INTO party_members (party_id, user_id) VALUES ($1, $2)', [row.id, me.id]);
       return row;
     });
+    await ctx.events.control(me.id, '_partyChanged', { partyId: p.id });
     return partyDto(ctx.db, p);
   } catch (err) {
     if (isUniqueViolation(err)) throw conflict('already_in_party', 'Leave your current party first');
@@ -312,7 +313,10 @@ export async function joinParty(ctx: Ctx, me: UserRow, partyId: string, body: { 
   });
   const fresh = (await partyRow(ctx.db, p.id))!;
   const member = (await members(ctx.db, p.id)).find((m) => m.id === me.id)!;
-  await ctx.events.toParty(p.id, 'partyMemberJoined', { partyId: p.id, member: memberDto(member, fresh.leader) }, { actorPublicId: me.public_id });
+  const joined = { partyId: p.id, member: memberDto(member, fresh.leader) };
+  await ctx.events.toParty(p.id, 'partyMemberJoined', joined, { actorPublicId: me.public_id });
+  // The joiner's sockets are not on the party channel yet: the control message carries their copy.
+  await ctx.events.control(me.id, '_partyChanged', { partyId: p.id, event: { type: 'partyMemberJoined', data: joined } });
   const join = joinDto(fresh);
   return { kind: 'party' as const, partyId: p.id, ...(fresh.session_handle !== null ? { sessionHandle: fresh.session_handle } : {}), ...(join ? { join } : {}) };
 }
@@ -343,6 +347,8 @@ export async function removeMember(ctx: Ctx, partyId: string, user: UserRow, rea
   const left = { partyId, publicId: user.public_id, reason, disbanded: result.disbanded };
   await ctx.events.toParty(partyId, 'partyMemberLeft', left, { actorPublicId: user.public_id });
   if (reason === 'kicked') await ctx.events.toUser(user.id, 'partyMemberLeft', left);
+  // After the party-channel events, so the removed member's sockets still receive them before leaving the channel.
+  await ctx.events.control(user.id, '_partyChanged', { partyId: null });
   if (result.newLeader) {
     const leader = (await findUser(ctx.db, result.newLeader))!;
     await ctx.events.toParty(partyId, 'partyLeaderChanged', { partyId, leaderPublicId: leader.public_id, previousLeaderPublicId: user.public_id });

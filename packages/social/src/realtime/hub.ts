@@ -1,0 +1,85 @@
+/**
+ * Local fan-out: one state-store subscription per channel per node, shared by
+ * every local socket on that channel (subscribed with the first socket,
+ * unsubscribed with the last). Each message is parsed once; the recipients
+ * are the sockets on the channel when the message arrives; messages of one
+ * channel are handled in arrival order.
+ */
+import type { StateStore, Unsubscribe } from '@platform/kit';
+import type { EventEnvelope } from '../services/events.js';
+
+export interface Subscriber {
+  readonly id: string;
+}
+
+interface ChannelEntry<S extends Subscriber> {
+  sockets: Set<S>;
+  ready: Promise<Unsubscribe | undefined>;
+  queue: Promise<void>;
+}
+
+export type Dispatch<S extends Subscriber> = (channel: string, message: EventEnvelope, recipients: S[]) => Promise<void> | void;
+
+type Log = { warn(obj: object, msg: string): void };
+
+export class Hub<S extends Subscriber> {
+  private readonly channels = new Map<string, ChannelEntry<S>>();
+
+  constructor(
+    private readonly state: StateStore,
+    private readonly dispatch: Dispatch<S>,
+    private readonly log: Log,
+  ) {}
+
+  /** Adds a socket to a channel; resolves once the node is subscribed. */
+  async join(channel: string, socket: S): Promise<void> {
+    let entry = this.channels.get(channel);
+    if (!entry) {
+      const created: ChannelEntry<S> = { sockets: new Set(), ready: Promise.resolve(undefined), queue: Promise.resolve() };
+      created.ready = this.state
+        .subscribe(channel, (raw) => this.onMessage(channel, created, raw))
+        .catch((err) => {
+          // Forget the entry so the next join tries again.
+          if (this.channels.get(channel) === created) this.channels.delete(channel);
+          throw err;
+        });
+      this.channels.set(channel, (entry = created));
+    }
+    entry.sockets.add(socket);
+    await entry.ready;
+  }
+
+  /** Removes a socket; the last one out unsubscribes the node. */
+  async leave(channel: string, socket: S): Promise<void> {
+    const entry = this.channels.get(channel);
+    if (!entry || !entry.sockets.delete(socket) || entry.sockets.size) return;
+    this.channels.delete(channel);
+    const unsubscribe = await entry.ready.catch(() => undefined);
+    await unsubscribe?.().catch((err) => this.log.warn({ err, channel }, 'unsubscribe failed'));
+  }
+
+  /** Channels this node is subscribed to (tests and metrics). */
+  subscribedChannels(): string[] {
+    return [...this.channels.keys()];
+  }
+
+  socketsOn(channel: string): number {
+    return this.channels.get(channel)?.sockets.size ?? 0;
+  }
+
+  private onMessage(channel: string, entry: ChannelEntry<S>, raw: string): void {
+    let message: EventEnvelope;
+    try {
+      message = JSON.parse(raw) as EventEnvelope;
+      if (!message || typeof message.type !== 'string') throw new Error('no type');
+    } catch (err) {
+      this.log.warn({ err, channel }, 'unreadable event dropped');
+      return;
+    }
+    // Recipients are fixed now: a socket that leaves the channel right after still gets what arrived before.
+    const recipients = [...entry.sockets];
+    entry.queue = entry.queue
+      .then(() => this.dispatch(channel, message, recipients))
+      .catch((err) => this.log.warn({ err, channel, type: message.type }, 'event not delivered'));
+  }
+}

@@ -1,0 +1,150 @@
+/**
+ * Who is connected, across every node, in the state store:
+ *
+ * - `rt:sockets:<user>`: the user's socket ids (all nodes), each expiring after
+ *   the presence TTL unless a heartbeat (or presenceUpdate) refreshes it;
+ * - `rt:alive`: users with a refreshed registration, same expiry;
+ * - `rt:tracked`: users announced online by this layer (long expiry), so the
+ *   offline announcement happens once: whoever removes the user from this set
+ *   (under the per-user lock `rt:user-lock:<user>`) sends friendPresenceChanged
+ *   offline.
+ *
+ * Offline happens when the last socket of the user closes (any node), or when
+ * the registration or the presence entry lapses without a heartbeat. A sweeper
+ * runs on every node; each round, the node that wins `rt:sweep-lock` compares
+ * `rt:tracked` with `rt:alive` and settles the difference. No keyspace
+ * notifications are needed.
+ */
+import { randomToken, type StateStore } from '@platform/kit';
+import type { Ctx, GameContext, UserRow } from '../services/context.js';
+import { clearPresence, heartbeat, notifyPresence, readPresence, setPresence } from '../services/presence.js';
+import { userById } from '../services/users.js';
+
+const SOCKETS = (userId: string) => `rt:sockets:${userId}`;
+const USER_LOCK = (userId: string) => `rt:user-lock:${userId}`;
+const ALIVE = 'rt:alive';
+const TRACKED = 'rt:tracked';
+const SWEEP_LOCK = 'rt:sweep-lock';
+/** How long a tracked user is remembered without any refresh (the sweeper settles them long before). */
+const TRACKED_TTL_MS = 86_400_000;
+const LOCK_MS = 5_000;
+
+type Log = { warn(obj: object, msg: string): void };
+
+export interface PresenceTracker {
+  readonly nodeId: string;
+  /** A socket opened: registers it and sets presence online unless the user already has a live presence. */
+  connected(user: UserRow, socketId: string, game: GameContext): Promise<void>;
+  /** Heartbeat frame: refreshes the registration and the presence TTL; false when the presence had lapsed. */
+  refresh(userId: string, socketId: string): Promise<boolean>;
+  /** After a presenceUpdate frame: the socket counts again (a lapsed user comes back). */
+  register(userId: string, socketId: string): Promise<void>;
+  /** A socket closed: when it was the user's last one anywhere, friends see the user go offline. */
+  disconnected(userId: string, socketId: string): Promise<void>;
+  /** One sweep round (when this node wins the lock); the number of users announced offline. */
+  sweep(): Promise<number>;
+  start(): void;
+  stop(): void;
+}
+
+export function createPresenceTracker(ctx: Ctx, log: Log): PresenceTracker {
+  const state: StateStore = ctx.state;
+  const nodeId = randomToken(9);
+  const ttlMs = () => ctx.config.presenceTtlSeconds * 1000;
+  let timer: NodeJS.Timeout | undefined;
+
+  /** Runs `fn` holding the user's lock; retries briefly, gives up (undefined) when another node holds it. */
+  async function withUserLock<T>(userId: string, fn: () => Promise<T>, attempts = 40): Promise<T | undefined> {
+    for (let i = 0; i < attempts; i++) {
+      if (await state.setIfAbsent(USER_LOCK(userId), nodeId, LOCK_MS)) {
+        try {
+          return await fn();
+        } finally {
+          await state.del(USER_LOCK(userId)).catch(() => {});
+        }
+      }
+      if (i + 1 < attempts) await new Promise((r) => setTimeout(r, 25));
+    }
+    return undefined;
+  }
+
+  async function addRegistration(userId: string, socketId: string): Promise<void> {
+    await state.setAdd(SOCKETS(userId), socketId, ttlMs());
+    await state.setAdd(ALIVE, userId, ttlMs());
+    await state.setAdd(TRACKED, userId, TRACKED_TTL_MS);
+  }
+
+  /** Announces offline once, if the user is tracked and has no live socket or no live presence. */
+  async function settle(userId: string): Promise<boolean> {
+    const done = await withUserLock(
+      userId,
+      async () => {
+        if (!(await state.setHas(TRACKED, userId))) return false;
+        const sockets = await state.setMembers(SOCKETS(userId));
+        if (sockets.length && (await readPresence(ctx, userId))) return false;
+        await state.setRemove(TRACKED, userId);
+        await state.setRemove(ALIVE, userId);
+        await clearPresence(ctx, userId);
+        const user = await userById(ctx.db, userId);
+        if (user) await notifyPresence(ctx, user);
+        return true;
+      },
+      // The sweeper retries next round anyway; a closing socket waits a little.
+      8,
+    );
+    return done ?? false;
+  }
+
+  const tracker: PresenceTracker = {
+    nodeId,
+    async connected(user, socketId, game) {
+      // Under the user's lock so a concurrent sweep cannot announce offline between registration and presence.
+      const ok = await withUserLock(user.id, async () => {
+        await addRegistration(user.id, socketId);
+        if (await heartbeat(ctx, user.id)) return;
+        const fresh = (await userById(ctx.db, user.id)) ?? user;
+        await setPresence(ctx, fresh, game, { state: 'online' });
+      });
+      if (ok === undefined) {
+        // Lock contention for seconds: register anyway; the sweeper reconciles.
+        await addRegistration(user.id, socketId);
+        if (!(await heartbeat(ctx, user.id))) await setPresence(ctx, user, game, { state: 'online' });
+      }
+    },
+    async refresh(userId, socketId) {
+      const live = await heartbeat(ctx, userId);
+      if (live) await addRegistration(userId, socketId);
+      return live;
+    },
+    async register(userId, socketId) {
+      await addRegistration(userId, socketId);
+    },
+    async disconnected(userId, socketId) {
+      await state.setRemove(SOCKETS(userId), socketId);
+      if ((await state.setMembers(SOCKETS(userId))).length) return;
+      await state.setRemove(ALIVE, userId);
+      await settle(userId);
+    },
+    async sweep() {
+      if (!(await state.setIfAbsent(SWEEP_LOCK, nodeId, Math.max(50, ctx.config.presenceSweepMs - 10)))) return 0;
+      const alive = new Set(await state.setMembers(ALIVE));
+      let n = 0;
+      for (const userId of await state.setMembers(TRACKED)) {
+        if (!alive.has(userId) && (await settle(userId))) n++;
+      }
+      return n;
+    },
+    start() {
+      if (timer) return;
+      timer = setInterval(() => {
+        tracker.sweep().catch((err) => log.warn({ err }, 'presence sweep failed'));
+      }, ctx.config.presenceSweepMs);
+      timer.unref();
+    },
+    stop() {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+    },
+  };
+  return tracker;
+}

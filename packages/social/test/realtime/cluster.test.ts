@@ -1,0 +1,106 @@
+// Two social nodes on the same database and state store (real Redis and PostgreSQL when REDIS_URL and
+// DATABASE_URL are set: separate connections, so events cross Redis pub/sub; otherwise two apps sharing the
+// in-memory stores). Events made on node A reach sockets on node B; the last socket across nodes decides offline.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { befriend, startHarness, type Harness } from '../support.js';
+import { connect, listen, startSecondNode, type Client } from './support.js';
+
+describe(`realtime: two nodes (${process.env.REDIS_URL ? 'Redis pub/sub' : 'shared memory store'})`, () => {
+  let h: Harness;
+  let nodeA: { ws: string; http: string };
+  let nodeB: Awaited<ReturnType<typeof startSecondNode>>;
+  const clients: Client[] = [];
+  const ready = async (c: Client) => {
+    clients.push(c);
+    c.send({ type: 'heartbeat' });
+    await c.next('heartbeatAck');
+    return c;
+  };
+
+  before(async () => {
+    h = await startHarness({ SOCIAL__PRESENCE__SWEEPMILLISECONDS: '200' });
+    nodeA = await listen(h.app);
+    nodeB = await startSecondNode(h, { SOCIAL__PRESENCE__SWEEPMILLISECONDS: '200' });
+  });
+  after(async () => {
+    for (const c of clients) c.ws.terminate();
+    await nodeB.close();
+    await h.close();
+  });
+
+  it('a friend request, a presence change, a party join and a chat message made on node A reach node B', async () => {
+    const a = await h.user('Anya');
+    const b = await h.user('Boris');
+    const onA = await ready(await connect(nodeA.ws, a.token));
+    const onB = await ready(await connect(nodeB.urls.ws, b.token));
+
+    // Friend request over node A's HTTP → b's socket on node B.
+    await h.req(a, 'POST', '/v1/friends/requests', { body: { toPublicId: b.publicId } });
+    assert.equal((await onB.next('friendRequestReceived')).data.publicId, a.publicId);
+    // Accepted over node B's HTTP → a's socket on node A.
+    const acc = await fetch(`${nodeB.urls.http}/v1/friends/requests/${a.publicId}/accept`, { method: 'POST', headers: { authorization: `Bearer ${b.token}` } });
+    assert.equal(acc.status, 200);
+    assert.equal((await onA.next('friendRequestAccepted')).data.publicId, b.publicId);
+
+    // Presence frame on node A → node B.
+    onA.send({ type: 'presenceUpdate', state: 'away' });
+    await onA.next('presenceUpdated');
+    assert.equal((await onB.next('friendPresenceChanged', (d) => d.publicId === a.publicId && d.state === 'away')).data.sameGame, false);
+
+    // a creates a party (node A), invites b; b joins over node B's HTTP: a's socket on A hears it, b's socket on B
+    // joins the party channel on node B.
+    const party = (await h.req(a, 'POST', '/v1/parties', { body: {} })).body;
+    const inv = (await h.req(a, 'POST', `/v1/parties/${party.partyId}/invites`, { body: { toPublicId: b.publicId } })).body;
+    assert.equal((await onB.next('partyInviteReceived')).data.inviteId, inv.inviteId);
+    const join = await fetch(`${nodeB.urls.http}/v1/parties/${party.partyId}/join`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${b.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ inviteId: inv.inviteId }),
+    });
+    assert.equal(join.status, 200);
+    assert.equal((await onA.next('partyMemberJoined')).data.member.publicId, b.publicId);
+    assert.equal((await onB.next('partyMemberJoined')).data.member.publicId, b.publicId);
+    await onB.sync(h, b.id);
+
+    // Chat from node A's socket reaches b on node B (party channel), and the other way round.
+    onA.send({ type: 'chatSend', channel: 'party', channelId: party.partyId, body: 'hello from A' });
+    assert.equal((await onB.next('chatMessage')).data.body, 'hello from A');
+    assert.equal((await onA.next('chatMessage')).data.body, 'hello from A');
+    onB.send({ type: 'chatSend', channel: 'party', channelId: party.partyId, body: 'hello from B' });
+    assert.equal((await onA.next('chatMessage', (d) => d.body === 'hello from B')).data.fromPublicId, b.publicId);
+    const dm = (await h.req(a, 'GET', '/v1/friends')).body[0].dmChannelId;
+    onA.send({ type: 'chatSend', channel: 'dm', channelId: dm, body: 'dm across nodes' });
+    assert.equal((await onB.next('chatMessage', (d) => d.channel === 'dm')).data.body, 'dm across nodes');
+  });
+
+  it('a user with sockets on both nodes goes offline only when the last one closes', async () => {
+    const a = await h.user('Cora');
+    const b = await h.user('Dmitri');
+    await befriend(h, a, b);
+    const watcher = await ready(await connect(nodeA.ws, b.token));
+    const a1 = await ready(await connect(nodeA.ws, a.token));
+    const a2 = await ready(await connect(nodeB.urls.ws, a.token));
+    await watcher.next('friendPresenceChanged', (d) => d.publicId === a.publicId && d.state === 'online');
+    await a1.close();
+    await new Promise((r) => setTimeout(r, 300));
+    await watcher.sync(h, b.id);
+    assert.equal(watcher.seen('friendPresenceChanged', (d) => d.publicId === a.publicId).length, 0, 'offline while node B still held a socket');
+    await a2.close();
+    await watcher.next('friendPresenceChanged', (d) => d.publicId === a.publicId && d.state === 'offline');
+    await new Promise((r) => setTimeout(r, 300));
+    await watcher.sync(h, b.id);
+    assert.equal(watcher.seen('friendPresenceChanged', (d) => d.publicId === a.publicId).length, 0, 'offline announced twice');
+  });
+
+  it('one subscription per channel per node, whatever the number of local sockets', async () => {
+    const a = await h.user('Ezio');
+    const sockets = await Promise.all([1, 2, 3].map(() => connect(nodeA.ws, a.token)));
+    for (const s of sockets) await ready(s);
+    const mine = h.app.realtime.subscribedChannels().filter((c) => c === `social:user:${a.id}`);
+    assert.equal(mine.length, 1);
+    for (const s of sockets) await s.close();
+    for (let i = 0; i < 100 && h.app.realtime.subscribedChannels().includes(`social:user:${a.id}`); i++) await new Promise((r) => setTimeout(r, 10));
+    assert.ok(!h.app.realtime.subscribedChannels().includes(`social:user:${a.id}`), 'the last socket out did not unsubscribe');
+  });
+});

@@ -1,0 +1,228 @@
+// Every event of the catalogue on its trigger, delivered to real sockets: friends, profile, invites, party
+// membership (the sockets follow joins, leaves, kicks and disbands), chat, block and mute filtering,
+// cross-game filtering of presence, several sockets per user, and erasure closing the sockets.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { partyChannel } from '../../src/index.js';
+import { befriend, startHarness, type Harness, type TestUser } from '../support.js';
+import { connect, listen, type Client } from './support.js';
+
+describe('realtime: events', () => {
+  let h: Harness;
+  let url: { ws: string; http: string };
+  const clients: Client[] = [];
+  const users: TestUser[] = [];
+  const open = async (u: TestUser, headers?: Record<string, string>) => {
+    const c = await connect(url.ws, u.token, { headers });
+    clients.push(c);
+    // Setup done (channels subscribed, presence set) once a heartbeat is answered.
+    c.send({ type: 'heartbeat' });
+    await c.next('heartbeatAck');
+    return c;
+  };
+  const user = async (name: string) => {
+    const u = await h.user(name);
+    users.push(u);
+    return u;
+  };
+
+  before(async () => {
+    h = await startHarness({ SOCIAL__LIMITS__ACTIONSPERMINUTE: '1000', SOCIAL__LIMITS__CHATPERMINUTE: '1000' });
+    url = await listen(h.app);
+  });
+  after(async () => {
+    // Payloads name users by publicId only: no internal id or account id in any frame.
+    const all = clients.map((c) => JSON.stringify(c.frames)).join('\n');
+    for (const u of users) {
+      assert.ok(!all.includes(u.id), 'an internal id reached a client');
+      assert.ok(!all.includes(u.sub), 'an account id reached a client');
+    }
+    for (const c of clients) c.ws.terminate();
+    await h.close();
+  });
+
+  it('friend requests: received (every socket of the target), accepted, removed (both sides)', async () => {
+    const a = await user('Abe');
+    const b = await user('Bess');
+    const ca = await open(a);
+    const cb1 = await open(b);
+    const cb2 = await open(b);
+    await h.req(a, 'POST', '/v1/friends/requests', { body: { toPublicId: b.publicId } });
+    for (const c of [cb1, cb2]) {
+      const ev = await c.next('friendRequestReceived');
+      assert.equal(ev.data.publicId, a.publicId);
+      assert.equal(ev.data.direction, 'incoming');
+      assert.equal(ev.data.state, 'pending');
+      assert.equal(ev.data.fullHandle, a.fullHandle);
+    }
+    await h.req(b, 'POST', `/v1/friends/requests/${a.publicId}/accept`);
+    const acc = await ca.next('friendRequestAccepted');
+    assert.equal(acc.data.publicId, b.publicId);
+    assert.equal(acc.data.state, 'accepted');
+    await h.req(a, 'DELETE', `/v1/friends/${b.publicId}`);
+    assert.deepEqual((await cb1.next('friendRemoved')).data, { publicId: a.publicId });
+    assert.deepEqual((await cb2.next('friendRemoved')).data, { publicId: a.publicId });
+    assert.deepEqual((await ca.next('friendRemoved')).data, { publicId: b.publicId });
+  });
+
+  it('friendPresenceChanged on connect, friendProfileChanged on POST /v1/me/name', async () => {
+    const a = await user('Cal');
+    const b = await user('Dot');
+    await befriend(h, a, b);
+    const cb = await open(b);
+    await open(a);
+    const on = await cb.next('friendPresenceChanged', (d) => d.publicId === a.publicId);
+    assert.deepEqual(on.data, { publicId: a.publicId, state: 'online', sameGame: false });
+    await h.req(a, 'POST', '/v1/me/name', { body: { displayName: 'Calvin' } });
+    const p = await cb.next('friendProfileChanged');
+    assert.equal(p.data.publicId, a.publicId);
+    assert.equal(p.data.displayName, 'Calvin');
+    assert.match(p.data.fullHandle, /^Calvin#\d{4}$/);
+  });
+
+  it('cross-game visibility filters friendPresenceChanged per recipient (summary)', async () => {
+    const a = await user('Eli');
+    const b = await user('Fen');
+    await befriend(h, a, b);
+    const g = h.registry.addGame('full');
+    const hGame = h.registry.addGame('summary');
+    const cb = await open(b, { 'x-platform-game-key': g.key, 'x-platform-game-secret': g.secret });
+    cb.send({ type: 'presenceUpdate', state: 'online', richPresence: { activity: 'Menu' } });
+    await cb.next('presenceUpdated');
+    const ca = await open(a, { 'x-platform-game-key': hGame.key, 'x-platform-game-secret': hGame.secret });
+    ca.send({ type: 'presenceUpdate', richPresence: { activity: 'Racing', joinable: true, sessionHandle: 'secret-session' } });
+    const ev = await cb.next('friendPresenceChanged', (d) => d.publicId === a.publicId && d.richPresence !== undefined);
+    assert.deepEqual(ev.data, { publicId: a.publicId, state: 'online', richPresence: { activity: 'Racing', joinable: false }, sameGame: false });
+  });
+
+  it('party and game invites', async () => {
+    const a = await user('Gia');
+    const b = await user('Hux');
+    await befriend(h, a, b);
+    const cb = await open(b);
+    const party = (await h.req(a, 'POST', '/v1/parties', { body: { visibility: 'Private' } })).body;
+    const inv = (await h.req(a, 'POST', `/v1/parties/${party.partyId}/invites`, { body: { toPublicId: b.publicId } })).body;
+    const pi = await cb.next('partyInviteReceived');
+    assert.deepEqual(pi.data, inv);
+    const game = (await h.req(a, 'POST', '/v1/invites/game', { body: { toPublicId: b.publicId, sessionHandle: 'match-1', join: { lobbyId: 'L1' } } })).body;
+    const gi = await cb.next('gameInviteReceived');
+    assert.deepEqual(gi.data, game);
+    assert.equal(gi.data.fromPublicId, a.publicId);
+  });
+
+  it('party membership: sockets follow join, leader change, kick, leave and disband', async () => {
+    const a = await user('Ida');
+    const b = await user('Jon');
+    const c = await user('Kai');
+    await befriend(h, a, b);
+    await befriend(h, a, c);
+    // a creates the party while connected: its socket joins the party channel.
+    const ca = await open(a);
+    const party = (await h.req(a, 'POST', '/v1/parties', { body: { visibility: 'FriendsOnly' } })).body;
+    await ca.sync(h, a.id);
+    const cb = await open(b);
+    const cc = await open(c);
+    assert.equal((await h.req(b, 'POST', `/v1/parties/${party.partyId}/join`, { body: {} })).status, 200);
+    for (const cl of [ca, cb]) {
+      const j = await cl.next('partyMemberJoined');
+      assert.equal(j.data.partyId, party.partyId);
+      assert.equal(j.data.member.publicId, b.publicId);
+    }
+    await cb.sync(h, b.id);
+    assert.equal(cb.seen('partyMemberJoined').length, 0, 'the joiner gets exactly one copy');
+    await h.req(c, 'POST', `/v1/parties/${party.partyId}/join`, { body: {} });
+    for (const cl of [ca, cb, cc]) assert.equal((await cl.next('partyMemberJoined', (d) => d.member.publicId === c.publicId)).data.partyId, party.partyId);
+    await cc.sync(h, c.id);
+
+    // Leader transfer reaches every member.
+    await h.req(a, 'POST', `/v1/parties/${party.partyId}/leader`, { body: { publicId: b.publicId } });
+    for (const cl of [ca, cb, cc]) {
+      assert.deepEqual((await cl.next('partyLeaderChanged')).data, { partyId: party.partyId, leaderPublicId: b.publicId, previousLeaderPublicId: a.publicId });
+    }
+
+    // Kick: everyone hears it; the kicked member gets exactly one copy and leaves the channel.
+    await h.req(b, 'POST', `/v1/parties/${party.partyId}/kick`, { body: { publicId: c.publicId } });
+    for (const cl of [ca, cb, cc]) {
+      const l = await cl.next('partyMemberLeft');
+      assert.deepEqual(l.data, { partyId: party.partyId, publicId: c.publicId, reason: 'kicked', disbanded: false });
+    }
+    await cc.sync(h, c.id);
+    assert.equal(cc.seen('partyMemberLeft').length, 0);
+
+    // Party chat now reaches a and b but not the kicked c.
+    cb.send({ type: 'chatSend', channel: 'party', channelId: party.partyId, body: 'bye Kai' });
+    await ca.next('chatMessage');
+    await cb.next('chatMessage');
+    await cc.sync(h, c.id);
+    assert.equal(cc.seen('chatMessage').length, 0, 'a kicked member still received party chat');
+
+    // Leave (the leader: leadership passes to a), then the last one leaves: disbanded.
+    await h.req(b, 'POST', `/v1/parties/${party.partyId}/leave`);
+    for (const cl of [ca, cb]) assert.equal((await cl.next('partyMemberLeft')).data.reason, 'left');
+    assert.equal((await ca.next('partyLeaderChanged')).data.leaderPublicId, a.publicId);
+    await h.req(a, 'POST', `/v1/parties/${party.partyId}/leave`);
+    const last = await ca.next('partyMemberLeft');
+    assert.deepEqual(last.data, { partyId: party.partyId, publicId: a.publicId, reason: 'left', disbanded: true });
+    await ca.sync(h, a.id);
+    await cb.sync(h, b.id);
+    assert.ok(!h.app.realtime.subscribedChannels().includes(partyChannel(party.partyId)), 'the node still listens to a disbanded party');
+  });
+
+  it('a socket opened while already in a party is on the party channel', async () => {
+    const a = await user('Lea');
+    const party = (await h.req(a, 'POST', '/v1/parties', { body: {} })).body;
+    const ca = await open(a);
+    await h.req(a, 'POST', `/v1/chat/party/${party.partyId}/messages`, { body: { body: 'over http' } });
+    const m = await ca.next('chatMessage');
+    assert.equal(m.data.body, 'over http');
+    assert.equal(m.data.channel, 'party');
+  });
+
+  it('blocks and mutes filter chat: blocked and muted authors are not delivered', async () => {
+    const a = await user('Mo');
+    const b = await user('Ned');
+    const c = await user('Ola');
+    await befriend(h, a, b);
+    await befriend(h, a, c);
+    const party = (await h.req(a, 'POST', '/v1/parties', { body: { visibility: 'FriendsOnly' } })).body;
+    await h.req(b, 'POST', `/v1/parties/${party.partyId}/join`, { body: {} });
+    await h.req(c, 'POST', `/v1/parties/${party.partyId}/join`, { body: {} });
+    const ca = await open(a);
+    const cb = await open(b);
+    const cc = await open(c);
+    // b blocks c (after both joined), a mutes c.
+    assert.equal((await h.req(b, 'POST', `/v1/blocks/${c.publicId}`)).status, 204);
+    assert.equal((await h.req(a, 'POST', `/v1/mutes/${c.publicId}`)).status, 204);
+    cc.send({ type: 'chatSend', channel: 'party', channelId: party.partyId, body: 'from Ola' });
+    assert.equal((await cc.next('chatMessage')).data.body, 'from Ola');
+    // b (blocked) also must not get c's message, nor c get b's.
+    cb.send({ type: 'chatSend', channel: 'party', channelId: party.partyId, body: 'from Ned' });
+    // Same channel, same node: when a's copy of b's message is here, c's earlier one would have been too.
+    assert.equal((await ca.next('chatMessage')).data.body, 'from Ned');
+    assert.equal((await cb.next('chatMessage')).data.body, 'from Ned');
+    assert.equal(ca.seen('chatMessage', (d) => d.fromPublicId === c.publicId).length, 0, 'muter got the muted author');
+    assert.equal(cb.seen('chatMessage', (d) => d.fromPublicId === c.publicId).length, 0, 'blocker got the blocked author');
+    ca.send({ type: 'chatSend', channel: 'party', channelId: party.partyId, body: 'from Mo' });
+    assert.equal((await cc.next('chatMessage')).data.body, 'from Mo');
+    assert.equal(cc.seen('chatMessage', (d) => d.fromPublicId === b.publicId).length, 0, 'blocked user got the blocker');
+
+    // dm: a muted peer's messages are stored but not delivered to the muter.
+    const dm = (await h.req(c, 'GET', '/v1/friends')).body.find((f: { publicId: string }) => f.publicId === a.publicId).dmChannelId;
+    cc.send({ type: 'chatSend', channel: 'dm', channelId: dm, body: 'psst' });
+    assert.equal((await cc.next('chatMessage')).data.body, 'psst');
+    await ca.sync(h, a.id);
+    assert.equal(ca.seen('chatMessage', (d) => d.body === 'psst').length, 0);
+    // Presence of the muted user is not delivered either.
+    cc.send({ type: 'presenceUpdate', state: 'away' });
+    await cc.next('presenceUpdated');
+    await ca.sync(h, a.id);
+    assert.equal(ca.seen('friendPresenceChanged', (d) => d.publicId === c.publicId && d.state === 'away').length, 0);
+  });
+
+  it('erasing the account closes its sockets with 4001', async () => {
+    const a = await user('Pam');
+    const ca = await open(a);
+    assert.equal((await h.req(a, 'DELETE', '/v1/me')).status, 200);
+    assert.equal((await ca.closed).code, 4001);
+  });
+});

@@ -1,0 +1,132 @@
+// Presence over sockets with a short TTL (1 s) and a fast sweeper: online on the first socket, offline
+// exactly once when the last socket closes or when the TTL lapses without heartbeats; heartbeats keep it.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { befriend, startHarness, type Harness, type TestUser } from '../support.js';
+import { WebSocket } from 'ws';
+import { connect, listen, wrap, type Client } from './support.js';
+
+describe('realtime: presence lifecycle', () => {
+  let h: Harness;
+  let url: { ws: string; http: string };
+  const clients: Client[] = [];
+  const open = async (u: TestUser) => {
+    const c = await connect(url.ws, u.token);
+    clients.push(c);
+    c.send({ type: 'heartbeat' });
+    await c.next('heartbeatAck');
+    return c;
+  };
+  const offline = (c: Client, u: TestUser) => c.seen('friendPresenceChanged', (d) => d.publicId === u.publicId && d.state === 'offline');
+  const beats = (c: Client, ms: number) => {
+    const t = setInterval(() => c.ws.readyState === c.ws.OPEN && c.send({ type: 'heartbeat' }), ms);
+    return () => clearInterval(t);
+  };
+
+  before(async () => {
+    h = await startHarness({ SOCIAL__PRESENCE__TTLSECONDS: '1', SOCIAL__PRESENCE__SWEEPMILLISECONDS: '100', SOCIAL__REALTIME__PINGSECONDS: '1' });
+    url = await listen(h.app);
+  });
+  after(async () => {
+    for (const c of clients) c.ws.terminate();
+    await h.close();
+  });
+
+  it('several sockets: online once, offline exactly once when the last one closes', async () => {
+    const a = await h.user('Ari');
+    const b = await h.user('Bel');
+    await befriend(h, a, b);
+    const cb = await open(b);
+    const stopB = beats(cb, 250);
+    try {
+      const a1 = await open(a);
+      const stopA1 = beats(a1, 250);
+      await cb.next('friendPresenceChanged', (d) => d.publicId === a.publicId && d.state === 'online');
+      const a2 = await open(a);
+      await a1.close();
+      stopA1();
+      // a is still connected through a2 (heartbeating) well past the TTL: no offline.
+      const stopA2 = beats(a2, 250);
+      await new Promise((r) => setTimeout(r, 1500));
+      await cb.sync(h, b.id);
+      assert.equal(offline(cb, a).length, 0, 'offline while a socket was still open');
+      assert.equal(cb.seen('friendPresenceChanged', (d) => d.publicId === a.publicId && d.state === 'online').length, 0, 'a second socket announced online again');
+      stopA2();
+      await a2.close();
+      await cb.next('friendPresenceChanged', (d) => d.publicId === a.publicId && d.state === 'offline');
+      // Let the sweeper run a few rounds: still exactly one offline.
+      await new Promise((r) => setTimeout(r, 400));
+      await cb.sync(h, b.id);
+      assert.equal(offline(cb, a).length, 0, 'offline announced twice');
+      assert.equal((await h.req(b, 'GET', `/v1/presence/${a.publicId}`)).body.state, 'offline');
+    } finally {
+      stopB();
+    }
+  });
+
+  it('a socket without heartbeats lapses: friends see offline once; a heartbeat then reports lapsed; presenceUpdate revives', async () => {
+    const a = await h.user('Cato');
+    const b = await h.user('Dina');
+    await befriend(h, a, b);
+    const cb = await open(b);
+    const ca = await open(a);
+    await cb.next('friendPresenceChanged', (d) => d.publicId === a.publicId && d.state === 'online');
+    // No heartbeat from a: after the 1 s TTL the sweeper announces offline.
+    await cb.next('friendPresenceChanged', (d) => d.publicId === a.publicId && d.state === 'offline');
+    assert.equal((await h.req(b, 'GET', `/v1/presence/${a.publicId}`)).body.state, 'offline');
+    ca.send({ type: 'heartbeat' });
+    assert.deepEqual((await ca.next('heartbeatAck')).data, { presence: 'lapsed' });
+    ca.send({ type: 'presenceUpdate', state: 'online' });
+    await ca.next('presenceUpdated');
+    await cb.next('friendPresenceChanged', (d) => d.publicId === a.publicId && d.state === 'online');
+    // Closing now (registered again) announces offline once more.
+    await ca.close();
+    await cb.next('friendPresenceChanged', (d) => d.publicId === a.publicId && d.state === 'offline');
+    await new Promise((r) => setTimeout(r, 300));
+    await cb.sync(h, b.id);
+    assert.equal(offline(cb, a).length, 0);
+  });
+
+  it('an existing presence is kept on connect (no reset of away/dnd); connect with none sets online', async () => {
+    const a = await h.user('Ezra');
+    const b = await h.user('Fiona');
+    await befriend(h, a, b);
+    const cb = await open(b);
+    const stopB = beats(cb, 250);
+    try {
+      await h.req(a, 'POST', '/v1/presence', { body: { state: 'dnd' } });
+      await cb.next('friendPresenceChanged', (d) => d.publicId === a.publicId && d.state === 'dnd');
+      const ca = await open(a);
+      await cb.sync(h, b.id);
+      assert.equal(cb.seen('friendPresenceChanged', (d) => d.publicId === a.publicId).length, 0);
+      assert.equal((await h.req(b, 'GET', `/v1/presence/${a.publicId}`)).body.state, 'dnd');
+      await ca.close();
+      await cb.next('friendPresenceChanged', (d) => d.publicId === a.publicId && d.state === 'offline');
+    } finally {
+      stopB();
+    }
+  });
+
+  it('a connection that stops answering pings is terminated; friends see it go offline', async () => {
+    const a = await h.user('Gabe');
+    const b = await h.user('Hana');
+    await befriend(h, a, b);
+    const cb = await open(b);
+    const stopB = beats(cb, 250);
+    try {
+      // A client that never answers pings (autoPong off) but keeps heartbeating: the ping/pong check cuts it.
+      const ws = new WebSocket(url.ws, { headers: { authorization: `Bearer ${a.token}` }, autoPong: false });
+      const ca = wrap(ws);
+      clients.push(ca);
+      await new Promise((r) => ws.once('open', r));
+      const stopA = beats(ca, 250);
+      await cb.next('friendPresenceChanged', (d) => d.publicId === a.publicId && d.state === 'online');
+      const closed = await ca.closed;
+      stopA();
+      assert.equal(closed.code, 1006, 'terminated without a close frame');
+      await cb.next('friendPresenceChanged', (d) => d.publicId === a.publicId && d.state === 'offline');
+    } finally {
+      stopB();
+    }
+  });
+});

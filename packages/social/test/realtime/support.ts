@@ -1,0 +1,179 @@
+/**
+ * Realtime test support: real `ws` clients against a social node listening on
+ * port 0, a second node on the same database and state store (two processes'
+ * worth of stores on Redis/PostgreSQL; shared ones in memory), and helpers to
+ * wait for frames without sleeping.
+ */
+import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import type { IncomingMessage } from 'node:http';
+import { WebSocket, type ClientOptions } from 'ws';
+import { openDatabase, openStateStore, type Database, type StateStore } from '@platform/kit';
+import { buildApp, readSocialConfig, userChannel, type SocialApp } from '../../src/index.js';
+import { ISSUER, type Harness, type TestUser } from '../support.js';
+
+export interface Frame {
+  type: string;
+  data: any;
+}
+
+export async function listen(app: SocialApp, https = false): Promise<{ ws: string; http: string }> {
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const port = (app.server.address() as AddressInfo).port;
+  return { ws: `${https ? 'wss' : 'ws'}://127.0.0.1:${port}/v1/ws`, http: `${https ? 'https' : 'http'}://127.0.0.1:${port}` };
+}
+
+export type Via = 'header' | 'subprotocol' | 'query';
+
+export interface Client {
+  ws: WebSocket;
+  frames: Frame[];
+  protocol: string;
+  /** Resolves with the next not-yet-consumed frame of `type` matching `pred`. */
+  next(type: string, pred?: (data: any) => boolean): Promise<Frame>;
+  /** Frames of `type` received so far (not consumed). */
+  seen(type: string, pred?: (data: any) => boolean): Frame[];
+  send(frame: unknown): void;
+  /** A marker published on the user's channel after everything before it: earlier user-channel events have arrived. */
+  sync(h: { state: { state: StateStore } }, userId: string): Promise<void>;
+  closed: Promise<{ code: number; reason: string }>;
+  close(): Promise<{ code: number; reason: string }>;
+}
+
+const WAIT_MS = 8000;
+
+export function wrap(ws: WebSocket): Client {
+  const frames: Frame[] = [];
+  const consumed = new WeakSet<Frame>();
+  let wake: (() => void)[] = [];
+  ws.on('message', (raw) => {
+    frames.push(JSON.parse(raw.toString()));
+    const w = wake;
+    wake = [];
+    w.forEach((f) => f());
+  });
+  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+  const find = (type: string, pred?: (d: any) => boolean) => frames.find((f) => !consumed.has(f) && f.type === type && (!pred || pred(f.data)));
+  const c: Client = {
+    ws,
+    frames,
+    protocol: ws.protocol,
+    next(type, pred) {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no ${type} frame; got ${JSON.stringify(frames).slice(0, 2000)}`)), WAIT_MS);
+        const check = () => {
+          const f = find(type, pred);
+          if (f) {
+            consumed.add(f);
+            clearTimeout(timer);
+            resolve(f);
+          } else wake.push(check);
+        };
+        check();
+      });
+    },
+    seen: (type, pred) => frames.filter((f) => !consumed.has(f) && f.type === type && (!pred || pred(f.data))),
+    send(frame) {
+      ws.send(typeof frame === 'string' ? frame : JSON.stringify(frame));
+    },
+    async sync(h, userId) {
+      const id = Math.random().toString(36).slice(2);
+      await h.state.state.publish(userChannel(userId), JSON.stringify({ type: 'marker', data: id }));
+      await c.next('marker', (d) => d === id);
+    },
+    closed,
+    async close() {
+      ws.close();
+      return closed;
+    },
+  };
+  return c;
+}
+
+export interface Rejected {
+  status: number;
+  body: any;
+}
+
+/** Opens a socket; rejects with {status, body} when the server answers HTTP instead of upgrading. */
+export function connect(url: string, token: string | null, opts: { via?: Via; headers?: Record<string, string>; ca?: string | Buffer; protocols?: string[] } = {}): Promise<Client> {
+  const via = opts.via ?? 'header';
+  let target = url;
+  const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+  let protocols: string[] | undefined = opts.protocols;
+  if (token !== null) {
+    if (via === 'header') headers.authorization = `Bearer ${token}`;
+    else if (via === 'subprotocol') protocols = ['bearer', token];
+    else target = `${url}?access_token=${encodeURIComponent(token)}`;
+  }
+  const options: ClientOptions = { headers, ...(opts.ca ? { ca: opts.ca } : {}) };
+  return new Promise((resolve, reject) => {
+    const ws = protocols ? new WebSocket(target, protocols, options) : new WebSocket(target, options);
+    const client = wrap(ws);
+    ws.once('open', () => {
+      client.protocol = ws.protocol;
+      resolve(client);
+    });
+    ws.once('unexpected-response', (_req, res: IncomingMessage) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (ch: Buffer) => chunks.push(ch));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString();
+        let body: any = text;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          /* text */
+        }
+        reject({ status: res.statusCode ?? 0, body } satisfies Rejected);
+      });
+    });
+    ws.once('error', (err) => reject(err));
+  });
+}
+
+/** Expects the upgrade to be refused with `status` and `code`. */
+export async function refused(p: Promise<Client>, status: number, code: string): Promise<void> {
+  await p.then(
+    (c) => {
+      c.ws.terminate();
+      assert.fail(`expected ${status} ${code}, the socket opened`);
+    },
+    (err: Rejected) => {
+      assert.equal(err.status, status, JSON.stringify(err));
+      assert.equal(err.body.code, code, JSON.stringify(err.body));
+    },
+  );
+}
+
+/**
+ * A second social node on the same database and state store. With
+ * REDIS_URL/DATABASE_URL it opens its own connections (same key prefix and
+ * schema), so events really cross Redis pub/sub; in memory both share the stores.
+ */
+export async function startSecondNode(h: Harness, env: Record<string, string> = {}): Promise<{ app: SocialApp; urls: { ws: string; http: string }; close(): Promise<void> }> {
+  const state: StateStore = h.state.url ? await openStateStore({ url: h.state.url, prefix: h.state.prefix }) : h.state.state;
+  const db: Database = h.db.url ? await openDatabase({ url: h.db.url, schema: h.db.schema, poolSize: 3 }) : h.db.db;
+  const config = readSocialConfig({
+    SOCIAL__AUTH__JWKSURL: h.keys.url,
+    SOCIAL__AUTH__ISSUER: ISSUER,
+    SOCIAL__REGISTRY__URL: h.registry.url,
+    SOCIAL__TLS__MODE: 'http',
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
+  const app = await buildApp(config, { db, state });
+  await app.ready();
+  const urls = await listen(app);
+  return {
+    app,
+    urls,
+    async close() {
+      await app.close();
+      if (state !== h.state.state) await state.close();
+      if (db !== h.db.db) await db.close();
+    },
+  };
+}
+
+export type { TestUser };
