@@ -1,9 +1,16 @@
 // `npm start`: runs every service of the platform on embedded defaults, each
 // as its own process (as production runs them), in dependency order:
-// registry (3004) → auth (8443, TLS) → social (9443, trusting auth's cert).
+// auth (8443, TLS) → registry (3004, calling auth) → social (9443, trusting auth's cert).
+// Wiring (each only when not set in the environment):
+//   - both TLS certificates are made before any service starts (each service trusts the other's);
+//   - registry → auth: REGISTRY_AUTH_URL, REGISTRY_AUTH_CA_FILE, REGISTRY_AUTH_INTERNAL_KEY;
+//   - auth: AUTH_INTERNAL_KEYS (registry's key), AUTH_OUTBOX_TARGETS → social, AUTH_OUTBOX_CA_FILE;
+//   - the internal key is generated once into DATA_DIR/internal-keys.json (mode 0600).
 // Ctrl-C or SIGTERM stops them all gracefully.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { loadOrCreateTls } from '@platform/kit';
 import https from 'node:https';
 import http from 'node:http';
 import path from 'node:path';
@@ -17,15 +24,49 @@ interface ServiceDef {
   env: () => Record<string, string>;
 }
 
+const authCert = path.join(dataDir, 'auth', 'tls', 'tls-cert.pem');
+const socialCert = path.join(dataDir, 'social', 'tls', 'tls-cert.pem');
+// Made here (the services would make the same files on their first start) so each side can trust the other's at once.
+if (!process.env.AUTH_TLS_CERT) await loadOrCreateTls({ dir: path.dirname(authCert) });
+if (!process.env.SOCIAL__TLS__CERTFILE) await loadOrCreateTls({ dir: path.dirname(socialCert) });
+
+/** Service-to-service secrets, generated once (development only; production sets the variables). */
+function internalKeys(): { registry: string } {
+  const file = path.join(dataDir, 'internal-keys.json');
+  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8'));
+  mkdirSync(dataDir, { recursive: true });
+  const keys = { registry: randomBytes(32).toString('base64url') };
+  writeFileSync(file, JSON.stringify(keys, null, 2) + '\n', { mode: 0o600 });
+  return keys;
+}
+const keys = internalKeys();
+const registryKey = process.env.REGISTRY_AUTH_INTERNAL_KEY ?? keys.registry;
+
 const services: ServiceDef[] = [
-  { name: 'registry', health: 'http://127.0.0.1:3004/healthz', env: () => ({}) },
-  { name: 'auth', health: 'https://127.0.0.1:8443/healthz', env: () => ({}) },
+  {
+    name: 'auth',
+    health: 'https://127.0.0.1:8443/healthz',
+    env: () => ({
+      AUTH_INTERNAL_KEYS: process.env.AUTH_INTERNAL_KEYS ?? `registry:${registryKey}`,
+      AUTH_OUTBOX_TARGETS: process.env.AUTH_OUTBOX_TARGETS ?? 'https://127.0.0.1:9443/v1/internal/auth-events',
+      AUTH_OUTBOX_CA_FILE: process.env.AUTH_OUTBOX_CA_FILE ?? socialCert,
+    }),
+  },
+  {
+    name: 'registry',
+    health: 'http://127.0.0.1:3004/healthz',
+    env: () => ({
+      REGISTRY_AUTH_URL: process.env.REGISTRY_AUTH_URL ?? 'https://127.0.0.1:8443',
+      REGISTRY_AUTH_CA_FILE: process.env.REGISTRY_AUTH_CA_FILE ?? authCert,
+      REGISTRY_AUTH_INTERNAL_KEY: registryKey,
+    }),
+  },
   {
     name: 'social',
     health: 'https://127.0.0.1:9443/healthz',
     env: () => ({
       SOCIAL__AUTH__JWKSURL: process.env.SOCIAL__AUTH__JWKSURL ?? 'https://127.0.0.1:8443/.well-known/jwks.json',
-      SOCIAL__AUTH__CAFILE: process.env.SOCIAL__AUTH__CAFILE ?? path.join(dataDir, 'auth', 'tls', 'tls-cert.pem'),
+      SOCIAL__AUTH__CAFILE: process.env.SOCIAL__AUTH__CAFILE ?? authCert,
       SOCIAL__REGISTRY__URL: process.env.SOCIAL__REGISTRY__URL ?? 'http://127.0.0.1:3004',
     }),
   },
@@ -114,6 +155,13 @@ if (!stopping) {
   };
   console.log('\n[platform] running on embedded storage under', dataDir);
   for (const name of started) console.log(`[platform]   ${name.padEnd(8)} ${base[name]}   docs: ${base[name]}/docs   OpenAPI: ${base[name]}/openapi.json`);
-  if (started.includes('auth')) console.log(`[platform] auth's self-signed certificate: ${path.join(dataDir, 'auth', 'tls', 'tls-cert.pem')} (curl --cacert …)`);
+  if (started.includes('auth')) console.log(`[platform] auth's self-signed certificate:   ${authCert} (curl --cacert …)`);
+  if (started.includes('social')) console.log(`[platform] social's self-signed certificate: ${socialCert}`);
+  if (started.includes('registry')) {
+    console.log(
+      `[platform] registry super-admin: ${process.env.REGISTRY_ADMIN_EMAIL ?? 'admin@localhost'} (a generated password is printed above on the first start only; REGISTRY_ADMIN_PASSWORD sets it)`,
+    );
+  }
+  console.log('[platform] walkthrough: docs/walkthrough.md   architecture: docs/architecture.md');
   console.log('[platform] Ctrl-C stops everything.\n');
 }

@@ -20,10 +20,17 @@ if (!chosen.length) {
   console.error('no test files match', args);
   process.exit(1);
 }
-const concurrency = process.env.TEST_CONCURRENCY ?? '3';
-const r = spawnSync(
-  process.execPath,
-  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-timeout=120000', '--test-reporter=spec', ...chosen.sort()],
-  { stdio: 'inherit', cwd: root, env: process.env },
-);
-process.exit(r.status ?? 1);
+// Files named *.serial.test.ts bind the services' fixed ports (3004, 8443,
+// 9443): they run after the others, one at a time, so they never race.
+const parallel = chosen.filter((f) => !f.endsWith('.serial.test.ts')).sort();
+const serial = chosen.filter((f) => f.endsWith('.serial.test.ts')).sort();
+const run = (list, concurrency) =>
+  spawnSync(
+    process.execPath,
+    ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-timeout=180000', '--test-reporter=spec', ...list],
+    { stdio: 'inherit', cwd: root, env: process.env },
+  ).status ?? 1;
+let status = 0;
+if (parallel.length) status = run(parallel, process.env.TEST_CONCURRENCY ?? '3') || status;
+if (serial.length) status = run(serial, '1') || status;
+process.exit(status);

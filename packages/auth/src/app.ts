@@ -27,6 +27,9 @@ import type { PlatformVerifiers } from './services/platform.js';
 import { createPlatformVerifiers } from './providers/index.js';
 import { createRateLimiter } from './services/rate-limit.js';
 import { createTokenService, DENY_JTI, DENY_SID } from './services/tokens.js';
+import { createOutboxWorker } from './services/outbox.js';
+import { createInternalAuth } from './services/internal.js';
+import { internalRoutes } from './routes/internal.js';
 import { signInRoutes } from './routes/sign-in.js';
 import { tokenRoutes } from './routes/tokens.js';
 import { accountRoutes } from './routes/account.js';
@@ -101,15 +104,22 @@ export async function buildApp(config: AuthConfig, deps: AuthDeps): Promise<Auth
       },
     },
     openapi: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'PASETO v4.public or EdDSA JWT' } },
-      tags: [{ name: 'sign-in' }, { name: 'tokens' }, { name: 'account' }, { name: 'admin' }],
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'PASETO v4.public or EdDSA JWT' },
+        internalKey: { type: 'apiKey', in: 'header', name: 'X-Internal-Key' },
+      },
+      tags: [{ name: 'sign-in' }, { name: 'tokens' }, { name: 'account' }, { name: 'admin' }, { name: 'internal' }],
     },
   })) as AuthApp;
 
   const limiter = createRateLimiter(state, config.rateWindowSeconds);
+  const internal = createInternalAuth(config.internalKeys);
   const unlimited = new Set(['/healthz', '/readyz', '/.well-known/jwks.json']);
   app.addHook('onRequest', async (req, reply) => {
     reply.header('strict-transport-security', HSTS);
+    // A service calling on behalf of a player (the registry's register-user) names the player's
+    // address, so the per-IP limits and the audit see the player, not the service.
+    internal.applyForwardedClientIp(req);
     if (!unlimited.has(req.url.split('?')[0])) {
       await limiter.check({ name: 'all:ip', key: req.ip, limit: config.rateGeneralPerIp });
     }
@@ -129,6 +139,8 @@ export async function buildApp(config: AuthConfig, deps: AuthDeps): Promise<Auth
     tokens,
     accounts,
     limiter,
+    outbox: createOutboxWorker(config, db, keys, app.log),
+    internalCaller: (req) => internal.caller(req),
     async authenticate(req, opts = {}) {
       const claims = await verify(bearerToken(req));
       const revoked = (await state.setHas(DENY_SID, claims.sid)) || (await state.setHas(DENY_JTI, claims.jti));
@@ -152,6 +164,7 @@ export async function buildApp(config: AuthConfig, deps: AuthDeps): Promise<Auth
   await app.register(async (scope) => tokenRoutes(scope as App, context));
   await app.register(async (scope) => accountRoutes(scope as App, context));
   await app.register(async (scope) => adminRoutes(scope as App, context));
+  await app.register(async (scope) => internalRoutes(scope as App, context));
 
   // Background work on every node: key cache refresh + rotation steps, purge of deleted accounts.
   const tick = (what: string, fn: () => Promise<unknown>) => () =>
@@ -161,6 +174,7 @@ export async function buildApp(config: AuthConfig, deps: AuthDeps): Promise<Auth
     tick('purge', async () => {
       await accounts.purgeDeletedAccounts();
       await accounts.pruneIdleGuests();
+      await context.outbox.purgeDelivered();
     }),
     config.purgeIntervalSeconds * 1000,
   );
@@ -169,7 +183,9 @@ export async function buildApp(config: AuthConfig, deps: AuthDeps): Promise<Auth
   const unsubscribe = await state
     .subscribe(KEY_ROTATION_CHANNEL, () => tick('key reload', () => keys.reload())())
     .catch(() => undefined);
+  context.outbox.start();
   app.addHook('onClose', async () => {
+    await context.outbox.stop();
     clearInterval(keyTimer);
     clearInterval(purgeTimer);
     await unsubscribe?.().catch(() => {});

@@ -5,6 +5,7 @@
  */
 import { hostname } from 'node:os';
 import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { platformProviderVars } from './providers/index.js';
 import { readConfig, commonVars, vars, ConfigError, type Env, type Argon2Params } from '@platform/kit';
 
@@ -25,7 +26,6 @@ export const authVars = {
   refreshTtlDays: vars.int('AUTH_REFRESH_TTL_DAYS', { default: 30, min: 1, max: 365 }),
   sessionMaxDays: vars.int('AUTH_SESSION_MAX_DAYS', { default: 90, min: 1, max: 3650 }),
   nodeId: vars.string('AUTH_NODE_ID', { default: `${hostname()}-${process.pid}` }),
-  dbSchema: vars.string('AUTH_DB_SCHEMA', { default: 'auth', description: 'PostgreSQL schema of the auth tables (one per deployment; tests use their own)' }),
   defaultRegion: vars.string('AUTH_DEFAULT_REGION', { default: 'global', description: 'region claim of accounts without home_region' }),
   keyPropagationSeconds: vars.int('AUTH_KEY_PROPAGATION_SECONDS', { default: 900, min: 300, description: 'wait between publishing and signing with a new key (≥ JWKS max-age 300 s)' }),
   keyRefreshSeconds: vars.int('AUTH_KEY_REFRESH_SECONDS', { default: 30, min: 1, description: 'how often each node reloads keys and advances rotations' }),
@@ -46,14 +46,30 @@ export const authVars = {
   rateGuestPerIp: vars.int('AUTH_RATE_GUEST_PER_IP', { default: 30, min: 1 }),
   ratePlatformPerIpProvider: vars.int('AUTH_RATE_PLATFORM_PER_IP_PROVIDER', { default: 20, min: 1 }),
   rateRefreshPerIp: vars.int('AUTH_RATE_REFRESH_PER_IP', { default: 120, min: 1 }),
+  schema: vars.string('AUTH_DB_SCHEMA', { default: 'auth', description: 'PostgreSQL schema owned by the auth service' }),
+  internalKeys: vars.list('AUTH_INTERNAL_KEYS', {
+    default: [],
+    description: 'Comma-separated name:secret pairs, one per calling service (registry:…); sent as X-Internal-Key',
+  }),
+  outboxTargets: vars.list('AUTH_OUTBOX_TARGETS', {
+    default: [],
+    description: 'Comma-separated URLs each notice (account.deleted, key_rotation) is POSTed to, e.g. https://social:9443/v1/internal/auth-events',
+  }),
+  outboxCaFile: vars.optionalString('AUTH_OUTBOX_CA_FILE', 'PEM trusted for the outbox targets (e.g. the social service self-signed certificate)'),
+  outboxPollMs: vars.int('AUTH_OUTBOX_POLL_MS', { default: 1000, min: 50, max: 60_000, description: 'How often each node looks for due notices' }),
+  outboxMaxBackoffSeconds: vars.int('AUTH_OUTBOX_MAX_BACKOFF_SECONDS', { default: 300, min: 1, max: 86_400, description: 'Cap of the exponential retry delay' }),
   // External platforms (store_a, store_b, idp_a, idp_b): docs/auth-providers.md.
   ...platformProviderVars,
 };
 
 type Raw = ReturnType<typeof readConfig<typeof authVars>>;
 
-export interface AuthConfig extends Omit<Raw, 'trustProxy'> {
+export interface AuthConfig extends Omit<Raw, 'trustProxy' | 'internalKeys'> {
   trustProxy: boolean | number | string[];
+  /** Calling service name → its secret (AUTH_INTERNAL_KEYS). */
+  internalKeys: Map<string, string>;
+  /** PEM of AUTH_OUTBOX_CA_FILE, read at start. */
+  outboxCa?: string;
   passwordParams: Argon2Params;
   /** Where the auth service keeps its embedded files. */
   authDir: string;
@@ -69,14 +85,41 @@ function parseTrustProxy(s: string): boolean | number | string[] {
 
 export function readAuthConfig(env: Env = process.env): AuthConfig {
   const raw = readConfig(authVars, env);
-  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(raw.dbSchema)) {
-    throw new ConfigError([`AUTH_DB_SCHEMA: must be a lower-case SQL identifier (got ${JSON.stringify(raw.dbSchema)})`]);
+  const problems: string[] = [];
+  if (raw.lockoutMaxSeconds < raw.lockoutBaseSeconds) problems.push('AUTH_LOCKOUT_MAX_SECONDS must be at least AUTH_LOCKOUT_BASE_SECONDS');
+  const internalKeys = new Map<string, string>();
+  for (const entry of raw.internalKeys) {
+    const i = entry.indexOf(':');
+    const name = entry.slice(0, i);
+    const secret = entry.slice(i + 1);
+    // The secret itself is never echoed in the message.
+    if (i < 1 || !/^[a-z0-9_-]{1,64}$/i.test(name) || secret.length < 16) {
+      problems.push(`AUTH_INTERNAL_KEYS: each entry must be name:secret with a secret of at least 16 characters (entry ${internalKeys.size + 1})`);
+    } else internalKeys.set(name, secret);
   }
-  if (raw.lockoutMaxSeconds < raw.lockoutBaseSeconds) {
-    throw new ConfigError(['AUTH_LOCKOUT_MAX_SECONDS must be at least AUTH_LOCKOUT_BASE_SECONDS']);
+  for (const t of raw.outboxTargets) {
+    let ok = false;
+    try {
+      ok = ['http:', 'https:'].includes(new URL(t).protocol);
+    } catch {
+      /* reported below */
+    }
+    if (!ok) problems.push(`AUTH_OUTBOX_TARGETS: ${t} is not an http(s) URL`);
   }
+  let outboxCa: string | undefined;
+  if (raw.outboxCaFile) {
+    try {
+      outboxCa = readFileSync(raw.outboxCaFile, 'utf8');
+    } catch (err) {
+      problems.push(`AUTH_OUTBOX_CA_FILE: cannot read ${raw.outboxCaFile}: ${(err as Error).message}`);
+    }
+  }
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(raw.schema)) problems.push('AUTH_DB_SCHEMA must be a lower-case SQL identifier');
+  if (problems.length) throw new ConfigError(problems);
   return {
     ...raw,
+    internalKeys,
+    outboxCa,
     trustProxy: parseTrustProxy(raw.trustProxy),
     passwordParams: { memoryCost: raw.passwordMemoryKib, timeCost: raw.passwordTimeCost, parallelism: raw.passwordParallelism },
     authDir: path.join(raw.dataDir, 'auth'),

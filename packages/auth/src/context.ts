@@ -5,6 +5,7 @@ import type { AuthConfig } from './config.js';
 import type { AccountService } from './services/accounts.js';
 import type { AuditContext } from './services/audit.js';
 import type { KeyCache } from './services/keys.js';
+import type { OutboxWorker } from './services/outbox.js';
 import type { RateLimiter } from './services/rate-limit.js';
 import type { TokenService } from './services/tokens.js';
 
@@ -16,6 +17,9 @@ export interface AuthContext {
   tokens: TokenService;
   accounts: AccountService;
   limiter: RateLimiter;
+  outbox: OutboxWorker;
+  /** The calling service named by a valid X-Internal-Key, or undefined (no or wrong key). */
+  internalCaller(req: FastifyRequest): string | undefined;
   /** Verifies the Bearer token (signature, claims, deny set); 401 otherwise. */
   authenticate(req: FastifyRequest, opts?: { allowRevoked?: boolean }): Promise<AccessClaims & { revoked: boolean }>;
   /** Bearer claims when an Authorization header is present, else undefined. */

@@ -7,6 +7,8 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import {
   eventually,
@@ -34,11 +36,37 @@ describe('auth through store outages (private PostgreSQL and Redis)', { skip }, 
   let cluster: AuthCluster;
   let c: ClusterClient;
   let db: pg.Pool;
+  // A notice target standing in for social/matchmaking: refuses (503) until told to accept.
+  let accepting = false;
+  const received: { id: string; account_id?: string }[] = [];
+  const target = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      if (!accepting) {
+        res.writeHead(503).end();
+        return;
+      }
+      received.push(JSON.parse(body));
+      res.writeHead(204).end();
+    });
+  });
 
   before(async () => {
+    await new Promise<void>((r) => target.listen(0, '127.0.0.1', () => r()));
     [pgPrivate, redisPrivate] = await Promise.all([startPrivatePostgres(), startPrivateRedis()]);
     // Two nodes: the second one proves that rotation broadcasts survive a Redis restart.
-    cluster = await startAuthCluster({ nodes: 2, databaseUrl: pgPrivate.url, redisUrl: redisPrivate.url, schema: 'auth' });
+    cluster = await startAuthCluster({
+      nodes: 2,
+      databaseUrl: pgPrivate.url,
+      redisUrl: redisPrivate.url,
+      schema: 'auth',
+      env: {
+        AUTH_OUTBOX_TARGETS: `http://127.0.0.1:${(target.address() as AddressInfo).port}/notices`,
+        AUTH_OUTBOX_POLL_MS: '200',
+        AUTH_OUTBOX_MAX_BACKOFF_SECONDS: '1',
+      },
+    });
     c = cluster.client(0, { attempts: 1, timeoutMs: 3000 }); // a hanging request fails the test
     db = new pg.Pool({ connectionString: pgPrivate.url, max: 2, options: '-c search_path=auth' });
     db.on('error', () => {});
@@ -48,6 +76,7 @@ describe('auth through store outages (private PostgreSQL and Redis)', { skip }, 
     await cluster?.close();
     await db?.end().catch(() => {});
     await Promise.allSettled([pgPrivate?.destroy(), redisPrivate?.destroy()]);
+    target.close();
   });
 
   const ready = async () => (await c.get('/readyz')).status;
@@ -184,7 +213,7 @@ describe('auth through store outages (private PostgreSQL and Redis)', { skip }, 
     assert.equal(del.status, 202, JSON.stringify(del.body));
     await cluster.nodes[0].kill();
     const rows = async () =>
-      (await db.query(`SELECT topic, payload FROM outbox WHERE payload->>'account_id' = $1`, [acct.account_id])).rows;
+      (await db.query(`SELECT id, topic, payload FROM outbox WHERE payload->>'account_id' = $1`, [acct.account_id])).rows;
     const written = await rows();
     assert.equal(written.length, 1);
     assert.equal(written[0].topic, 'account.deleted');
@@ -195,5 +224,9 @@ describe('auth through store outages (private PostgreSQL and Redis)', { skip }, 
     assert.equal(again.body.deleted_at, del.body.deleted_at);
     const after = await rows();
     assert.equal(after.length, 1, 'no second notice');
+    // The target was refusing all along; once it accepts, a node delivers the notice written before the crash.
+    accepting = true;
+    const got = await eventually(async () => received.find((n) => n.account_id === acct.account_id), 10_000, 'the deletion notice delivered');
+    assert.equal(got.id, written[0].id, 'the notice id of the row written before the crash');
   });
 });

@@ -7,3 +7,4 @@ export * from './logger.js';
 export * from './http.js';
 export * from './access-token.js';
 export * from './tls.js';
+export * from './http-client.js';

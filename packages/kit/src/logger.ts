@@ -11,6 +11,7 @@ export const REDACTED_PATHS = [
   'req.headers["x-api-secret"]',
   'req.headers["x-platform-api-secret"]',
   'req.headers["x-platform-game-secret"]',
+  'req.headers["x-internal-key"]',
   'req.headers["sec-websocket-protocol"]',
   'res.headers["set-cookie"]',
   '*.password',

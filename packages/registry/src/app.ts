@@ -12,6 +12,8 @@ import { developerRoutes } from './routes/developers.js';
 import { gameRoutes } from './routes/games.js';
 import { moduleRoutes } from './routes/modules.js';
 import { validateKeyRoutes } from './routes/validateKey.js';
+import { registerUserRoutes } from './routes/registerUser.js';
+import { playerService } from './services/players.js';
 import { authenticator, type Authenticator } from './services/auth.js';
 import type { BlobStore } from './services/blobs.js';
 import { developerService, seedSuperAdmin } from './services/developers.js';
@@ -39,6 +41,7 @@ export interface Context {
   developers: ReturnType<typeof developerService>;
   games: ReturnType<typeof gameService>;
   modules: ReturnType<typeof moduleService>;
+  players: ReturnType<typeof playerService>;
 }
 
 const announceToStderr = (text: string) => process.stderr.write(text);
@@ -71,7 +74,11 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<App> {
     logStream: deps.logStream,
     readiness: { database: () => db.ping(), state: () => state.ping() },
     openapi: {
-      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT (EdDSA)' } },
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT (EdDSA)' },
+        gameKey: { type: 'apiKey', in: 'header', name: 'X-Platform-Api-Key' },
+        gameSecret: { type: 'apiKey', in: 'header', name: 'X-Platform-Api-Secret' },
+      },
       tags: [{ name: 'developers' }, { name: 'games' }, { name: 'modules' }, { name: 'admin' }, { name: 'auth' }],
     },
   });
@@ -84,12 +91,14 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<App> {
     developers: developerService(db, tokens),
     games: gameService(db, blobs, cache),
     modules: moduleService(db, blobs, { maxBytes: config.moduleMaxBytes, allowlist: config.importAllowlist }),
+    players: playerService(db, { url: config.authUrl, ca: config.authCa, internalKey: config.authInternalKey }),
   };
   developerRoutes(app, ctx);
   gameRoutes(app, ctx);
   moduleRoutes(app, ctx);
   adminRoutes(app, ctx);
   validateKeyRoutes(app, ctx);
+  registerUserRoutes(app, ctx);
   await app.ready();
   return app;
 }

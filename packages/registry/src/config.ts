@@ -2,6 +2,7 @@
  * Registry configuration, read once from the environment. The listening port
  * is fixed (3004) and deliberately not configurable.
  */
+import { readFileSync } from 'node:fs';
 import { ConfigError, commonVars, readConfig, vars, type Env, type Variable } from '@platform/kit';
 
 export const REGISTRY_PORT = 3004;
@@ -87,13 +88,28 @@ export const registryVars = {
       return bad.length ? `patterns must look like module.name (got ${bad.join(', ')})` : undefined;
     },
   ),
+  authUrl: vars.url('REGISTRY_AUTH_URL', {
+    default: 'https://127.0.0.1:8443',
+    protocols: ['http', 'https'],
+    description: 'Base URL of the auth service (register-user resolves players through it)',
+  }),
+  authCaFile: vars.optionalString('REGISTRY_AUTH_CA_FILE', "PEM trusted for calls to the auth service (its self-signed certificate)"),
+  authInternalKey: vars.optionalString('REGISTRY_AUTH_INTERNAL_KEY', "The registry's secret in the auth service's AUTH_INTERNAL_KEYS (sent as X-Internal-Key)"),
 };
 
 export type RegistryConfig = ReturnType<typeof readRegistryConfig>;
 
 /** Reads and validates the registry's variables; throws ConfigError naming each bad one. */
 export function readRegistryConfig(env: Env = process.env) {
-  return readConfig(registryVars, env);
+  const config: ReturnType<typeof readConfig<typeof registryVars>> & { authCa?: string } = readConfig(registryVars, env);
+  if (config.authCaFile) {
+    try {
+      config.authCa = readFileSync(config.authCaFile, 'utf8');
+    } catch (err) {
+      throw new ConfigError([`REGISTRY_AUTH_CA_FILE: cannot read ${config.authCaFile}: ${(err as Error).message}`]);
+    }
+  }
+  return config;
 }
 
 export { ConfigError };

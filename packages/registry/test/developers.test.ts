@@ -141,7 +141,8 @@ describe('developer accounts', () => {
     const spec = (await h.app.inject({ url: '/openapi.json' })).json();
     assert.ok(spec.components.securitySchemes.bearerAuth);
     assert.ok(spec.paths['/games/{gameId}/modules'].post);
-    assert.equal(spec.paths['/games/register-user'], undefined);
+    assert.ok(spec.paths['/games/register-user'].post);
+    assert.ok(spec.components.securitySchemes.gameKey && spec.components.securitySchemes.gameSecret);
   });
 });
 

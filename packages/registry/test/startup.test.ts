@@ -25,6 +25,9 @@ describe('configuration', () => {
     assert.deepEqual(c.importAllowlist, DEFAULT_IMPORT_ALLOWLIST);
     assert.ok(c.importAllowlist.includes('platform.*'));
     assert.equal(c.masterKey, undefined);
+    assert.equal(c.authUrl, 'https://127.0.0.1:8443');
+    assert.equal(c.authCaFile, undefined);
+    assert.equal(c.authInternalKey, undefined);
     assert.equal(readRegistryConfig({ REGISTRY_MASTER_KEY: 'ab'.repeat(32) }).masterKey!.length, 32);
   });
 
@@ -37,6 +40,8 @@ describe('configuration', () => {
       REGISTRY_ADMIN_PASSWORD: 'short',
       REGISTRY_MODULE_IMPORT_ALLOWLIST: 'platform',
       REGISTRY_KEY_CACHE_TTL_MS: '-1',
+      REGISTRY_AUTH_URL: 'ftp://auth',
+      REGISTRY_AUTH_CA_FILE: '/nonexistent/auth-ca.pem',
     };
     for (const [name, value] of Object.entries(bad)) {
       assert.throws(() => readRegistryConfig({ [name]: value }), (err: Error) => err instanceof ConfigError && err.message.includes(name), name);

@@ -26,6 +26,8 @@ import { friendRoutes } from './routes/friends.js';
 import { presenceRoutes } from './routes/presence.js';
 import { partyRoutes } from './routes/parties.js';
 import { chatRoutes } from './routes/chat.js';
+import { internalRoutes, INTERNAL_PREFIX } from './routes/internal.js';
+import { AppError, forbidden, unauthorized, type AccessClaims } from '@platform/kit';
 import { attachRealtime, WS_PATH, type Realtime } from './realtime/gateway.js';
 
 declare module 'fastify' {
@@ -100,10 +102,41 @@ export async function buildApp(config: SocialConfig, deps: SocialDeps): Promise<
     return r.json();
   });
 
+  // Server-to-server notices: a token with the `server` role. A notice may be signed with a key
+  // that an emergency rotation has just made (the key_rotation notice itself is), so an unknown
+  // kid here forces one key-set refetch, at most once a second.
+  let lastForcedRefresh = 0;
+  const verifyServer = async (headers: Record<string, string | string[] | undefined>): Promise<AccessClaims> => {
+    const auth = headers.authorization;
+    const m = typeof auth === 'string' ? /^Bearer\s+(\S+)$/i.exec(auth) : null;
+    if (!m || !verifier || !keys) throw unauthorized('unauthorized', 'A server token is required');
+    let claims: AccessClaims;
+    try {
+      claims = await verifier(m[1]);
+    } catch (err) {
+      if ((err as AppError).status === 503) throw err;
+      if (!/unknown key id/.test((err as Error).message) || Date.now() - lastForcedRefresh < 1000) throw unauthorized('unauthorized', 'A server token is required');
+      lastForcedRefresh = Date.now();
+      await keys.refresh();
+      try {
+        claims = await verifier(m[1]);
+      } catch {
+        throw unauthorized('unauthorized', 'A server token is required');
+      }
+    }
+    if (!claims.roles.includes('server')) throw forbidden('forbidden', 'The server role is required');
+    return claims;
+  };
+
   app.addHook('onRequest', async (req) => {
     const path = req.url.split('?')[0];
     // /v1/ws reaches this hook only without an upgrade (400 whatever the credentials).
     if (PUBLIC_PATHS.has(path) || path.startsWith('/docs') || path === WS_PATH) return;
+    if (path.startsWith(INTERNAL_PREFIX)) {
+      const claims = await verifyServer(req.headers);
+      req.principal = { accountId: claims.sub };
+      return;
+    }
     req.principal = await authenticator.authenticate(req.headers);
     const key = req.headers['x-platform-game-key'];
     const secret = req.headers['x-platform-game-secret'];
@@ -120,6 +153,7 @@ export async function buildApp(config: SocialConfig, deps: SocialDeps): Promise<
   presenceRoutes(app, ctx);
   partyRoutes(app, ctx);
   chatRoutes(app, ctx);
+  internalRoutes(app, ctx, { refreshKeys: async () => keys?.refresh() });
 
   // Upgrades never reach the router (the server's upgrade listener takes them); a plain GET does.
   app.get(WS_PATH, { schema: { tags: ['realtime'], summary: 'WebSocket channel (see docs/social-realtime.md); 400 without an upgrade' } }, async () => {

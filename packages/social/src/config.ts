@@ -31,7 +31,7 @@ const spec = {
   tlsMode: vars.oneOf('SOCIAL__TLS__MODE', ['https', 'http'] as const, { default: 'https' }),
   tlsCertFile: vars.optionalString('SOCIAL__TLS__CERTFILE'),
   tlsKeyFile: vars.optionalString('SOCIAL__TLS__KEYFILE'),
-  dbSchema: vars.string('SOCIAL__DATABASE__SCHEMA', { default: 'social', description: 'Social:Database:Schema — PostgreSQL schema of the social tables' }),
+  schema: vars.string('SOCIAL__DATABASE__SCHEMA', { default: 'social', description: 'Social:Database:Schema — PostgreSQL schema owned by the social service' }),
   port: vars.int('SOCIAL__LISTEN__PORT', { default: 9443, min: 0, max: 65535 }),
   // WebSocket channel (docs/social-realtime.md).
   presenceSweepMs: vars.int('SOCIAL__PRESENCE__SWEEPMILLISECONDS', { default: 5000, min: 50, max: 600_000 }),
@@ -78,7 +78,7 @@ export function readSocialConfig(env: Env = process.env): SocialConfig {
   const problems: string[] = [];
   if (!config.jwksUrl && !config.apiKey) problems.push('SOCIAL__AUTH__JWKSURL (Social:Auth:JwksUrl) is required unless Social:Auth:ApiKey is set');
   if (config.apiKey !== undefined && config.apiKey.length < 16) problems.push('SOCIAL__AUTH__APIKEY (Social:Auth:ApiKey) must have at least 16 characters');
-  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(config.dbSchema)) problems.push('SOCIAL__DATABASE__SCHEMA (Social:Database:Schema) must be a lower-case SQL identifier');
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(config.schema)) problems.push('SOCIAL__DATABASE__SCHEMA (Social:Database:Schema) must be a lower-case SQL identifier');
   if (config.partyDefaultMaxSize > config.partyMaxSizeLimit) problems.push('SOCIAL__PARTIES__DEFAULTMAXSIZE must not exceed SOCIAL__PARTIES__MAXSIZELIMIT');
   if (Boolean(config.tlsCertFile) !== Boolean(config.tlsKeyFile)) problems.push('SOCIAL__TLS__CERTFILE and SOCIAL__TLS__KEYFILE go together');
   if (config.caFile) {

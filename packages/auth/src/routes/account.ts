@@ -90,6 +90,7 @@ export async function accountRoutes(app: App, c: AuthContext) {
     }
     const r = await c.accounts.delete(claims.sub, c.auditCtx(req));
     for (const sid of new Set([...r.sessions, claims.sid])) await c.tokens.deny(sid);
+    c.outbox.kick(); // the account.deleted notice goes out now rather than at the next poll
     reply.status(202);
     return { status: r.status, deleted_at: r.deleted_at, purge_after: r.purge_after };
   });

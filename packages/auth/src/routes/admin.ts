@@ -25,7 +25,12 @@ export async function adminRoutes(app: App, c: AuthContext) {
         retirePrevious: body.retire_previous,
       });
       await c.keys.reload();
-      if (body.emergency) await c.state.publish(KEY_ROTATION_CHANNEL, JSON.stringify({ kid: r.kid }));
+      if (body.emergency) {
+        // Shared Redis: verifiers subscribed to the channel refresh at once. Separate stores: the
+        // key_rotation notice written to the outbox in the rotation transaction reaches them by webhook.
+        await c.state.publish(KEY_ROTATION_CHANNEL, JSON.stringify({ kid: r.kid }));
+        c.outbox.kick();
+      }
       return { kid: r.kid, state: r.state, activate_at: r.activateAt };
     },
   );

@@ -117,7 +117,12 @@ export async function signInRoutes(app: App, c: AuthContext) {
           { provider: Provider, ticket: Ticket, nonce: Type.Optional(Nonce), device: Type.Optional(Device) },
           { additionalProperties: false },
         ),
-        response: { 200: TokenResponse },
+        response: {
+          200: Type.Object({
+            ...TokenResponse.properties,
+            account_created: Type.Boolean({ description: 'true when this exchange created the account' }),
+          }),
+        },
       },
     },
     async (req) => {

@@ -307,7 +307,7 @@ export function createAccountService(config: AuthConfig, db: Database, tokens: T
     async platformSignIn(
       input: { provider: string; ticket: string; nonce?: string; device?: DeviceInput; linkTo?: string },
       ctx: AuditContext,
-    ): Promise<SignInResult> {
+    ): Promise<SignInResult & { account_created: boolean }> {
       const id = await verifyTicket(input.provider, input.ticket, input.nonce);
       if (input.linkTo) {
         const accountId = input.linkTo;
@@ -324,8 +324,9 @@ export function createAccountService(config: AuthConfig, db: Database, tokens: T
           await audit(tx, ctx, 'login', a.id, { method: id.provider, outcome: 'success' });
           return signIn(tx, a, id.provider, deviceId, ctx);
         });
-        return finish(r);
+        return { ...(await finish(r)), account_created: false };
       }
+      let created = false;
       const r = await db.transaction(async (tx) => {
         const existing = await tx.query<AccountRow>(
           `SELECT a.* FROM identities i JOIN accounts a ON a.id = i.account_id WHERE i.provider = $1 AND i.provider_user_id = $2`,
@@ -333,6 +334,7 @@ export function createAccountService(config: AuthConfig, db: Database, tokens: T
         );
         let a = existing.rows[0];
         if (!a) {
+          created = true;
           a = (
             await tx.query<AccountRow>(`INSERT INTO accounts (display_name, is_guest) VALUES ($1, false) RETURNING *`, [
               id.displayName ?? `${id.provider}-player`,
@@ -349,10 +351,13 @@ export function createAccountService(config: AuthConfig, db: Database, tokens: T
         await audit(tx, ctx, 'login', a.id, { method: id.provider, outcome: 'success', created: got.created });
         return signIn(tx, a, id.provider, deviceId, ctx);
       }).catch(async (err) => {
-        if (err instanceof RetrySignIn) return service.platformSignInVerified(id, input.device, ctx);
+        if (err instanceof RetrySignIn) {
+          created = false;
+          return service.platformSignInVerified(id, input.device, ctx);
+        }
         throw err;
       });
-      return 'subject' in r ? finish(r) : r;
+      return { ...('subject' in r ? await finish(r) : r), account_created: created };
     },
 
     /** Second attempt after losing a creation race; the identity exists now. */

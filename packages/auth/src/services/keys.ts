@@ -85,6 +85,10 @@ export async function rotateSigningKey(
     if (opts.emergency) {
       await activate(tx, k.kid, opts.retirePrevious ? 0 : timings.retireAfterSeconds, ctx);
       state = 'active';
+      // Verifiers without the shared pub/sub channel learn of it through the outbox.
+      await tx.query(`INSERT INTO outbox (topic, payload) VALUES ('key_rotation', $1)`, [
+        JSON.stringify({ type: 'key_rotation', kid: k.kid, retire_previous: !!opts.retirePrevious }),
+      ]);
     }
     return { kid: k.kid, state, activateAt: new Date(r.rows[0].activate_at).toISOString() };
   });

@@ -1,0 +1,53 @@
+/**
+ * Endpoints for other platform services (X-Internal-Key, see
+ * services/internal.ts). Not for players or game clients.
+ */
+import { Type } from 'typebox';
+import { AppError, errorSchema, type App } from '@platform/kit';
+import type { AuthContext } from '../context.js';
+
+const ErrorBody = errorSchema('snake');
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export async function internalRoutes(app: App, c: AuthContext) {
+  const security = [{ internalKey: [] }];
+  app.get(
+    '/internal/accounts/:id',
+    {
+      schema: {
+        tags: ['internal'],
+        summary: 'Whether an account exists (service callers only)',
+        description: 'Requires X-Internal-Key. Deleted (and purged) accounts and unknown ids answer 404 account_not_found.',
+        security,
+        params: Type.Object({ id: Type.String({ maxLength: 200 }) }),
+        response: {
+          200: Type.Object({
+            id: Type.String({ format: 'uuid' }),
+            status: Type.Union([Type.Literal('active'), Type.Literal('locked'), Type.Literal('banned')]),
+            is_guest: Type.Boolean(),
+            display_name: Type.Union([Type.String(), Type.Null()]),
+            created_at: Type.String({ format: 'date-time' }),
+          }),
+          401: ErrorBody,
+          404: ErrorBody,
+        },
+      },
+    },
+    async (req) => {
+      const name = c.internalCaller(req);
+      if (!name) {
+        if (req.headers['x-internal-key'] === undefined) throw new AppError(401, 'internal_key_required', 'This endpoint is for platform services (X-Internal-Key)');
+        throw new AppError(401, 'invalid_internal_key', 'The internal key is not valid');
+      }
+      const notFound = () => new AppError(404, 'account_not_found', 'No such account');
+      if (!UUID.test(req.params.id)) throw notFound();
+      const r = await c.db.query<{ id: string; status: string; is_guest: boolean; display_name: string | null; created_at: Date }>(
+        `SELECT id, status, is_guest, display_name, created_at FROM accounts WHERE id = $1`,
+        [req.params.id],
+      );
+      const a = r.rows[0];
+      if (!a || a.status === 'deleted') throw notFound();
+      return { id: a.id, status: a.status as 'active', is_guest: a.is_guest, display_name: a.display_name, created_at: new Date(a.created_at).toISOString() };
+    },
+  );
+}

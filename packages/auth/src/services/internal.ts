@@ -1,0 +1,47 @@
+/**
+ * Service-to-service calls into the auth service: each calling service has
+ * its own secret (AUTH_INTERNAL_KEYS = name:secret,…) sent as
+ * `X-Internal-Key: <secret>`. Compared in constant time against every
+ * configured secret (no early exit), never logged (the kit redacts the header).
+ */
+import { isIP } from 'node:net';
+import type { FastifyRequest } from 'fastify';
+import { AppError, safeEqual } from '@platform/kit';
+
+export const INTERNAL_KEY_HEADER = 'x-internal-key';
+/** The player's address, named by an internal caller acting for a player. */
+export const CLIENT_IP_HEADER = 'x-platform-client-ip';
+
+export function createInternalAuth(keys: Map<string, string>) {
+  const entries = [...keys.entries()];
+  const presented = (req: FastifyRequest): string | undefined => {
+    const v = req.headers[INTERNAL_KEY_HEADER];
+    return Array.isArray(v) ? v[0] : v;
+  };
+  const caller = (req: FastifyRequest): string | undefined => {
+    const key = presented(req);
+    if (key === undefined || !entries.length) return undefined;
+    let found: string | undefined;
+    for (const [name, secret] of entries) if (safeEqual(key, secret) && found === undefined) found = name;
+    return found;
+  };
+  return {
+    caller,
+    /** 401 unless the request carries a valid internal key; returns the calling service's name. */
+    require(req: FastifyRequest): string {
+      if (presented(req) === undefined) throw new AppError(401, 'internal_key_required', 'This endpoint is for platform services (X-Internal-Key)');
+      const name = caller(req);
+      if (!name) throw new AppError(401, 'invalid_internal_key', 'The internal key is not valid');
+      return name;
+    },
+    applyForwardedClientIp(req: FastifyRequest): void {
+      const v = req.headers[CLIENT_IP_HEADER];
+      const ip = (Array.isArray(v) ? v[0] : v)?.trim();
+      if (!ip || !isIP(ip) || !caller(req)) return;
+      // Shadows Fastify's prototype getter for this request only.
+      Object.defineProperty(req, 'ip', { value: ip, configurable: true });
+    },
+  };
+}
+
+export type InternalAuth = ReturnType<typeof createInternalAuth>;

@@ -1,0 +1,206 @@
+/**
+ * The three services in one process on real sockets: auth over HTTPS (TLS 1.3,
+ * its own self-signed certificate), social over HTTPS (its own certificate),
+ * the registry over HTTP — each on its own database schema (PostgreSQL when
+ * DATABASE_URL is set, in-memory PGlite otherwise) and its own state-store
+ * prefix (so auth and social share no pub/sub channel, as with the embedded
+ * defaults: key_rotation has to travel through the outbox).
+ *
+ * Wiring is the one `npm start` does: registry → auth (REGISTRY_AUTH_URL,
+ * CA, internal key), auth outbox → social (/v1/internal/auth-events, CA),
+ * social → auth key set (CA) and → registry (validate-key).
+ */
+import { mkdtempSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadOrCreateTls, migrate, requestJson, tls13Options, unauthorized, type App, type Env, type JsonResponse, type TlsMaterial } from '@platform/kit';
+import { testDatabase, testStateStore, type TestDatabase, type TestStateStore } from '@platform/kit/testing';
+import { buildApp as buildAuth, migrateAuth, readAuthConfig, type AuthApp, type PlatformVerifiers } from '@platform/auth';
+import { buildApp as buildRegistry, FsBlobStore, MIGRATIONS_DIR as REGISTRY_MIGRATIONS, readRegistryConfig } from '@platform/registry';
+import { buildApp as buildSocial, readSocialConfig } from '@platform/social';
+
+const SOCIAL_MIGRATIONS = fileURLToPath(new URL('../../social/migrations', import.meta.url));
+
+export const ADMIN_EMAIL = 'root@e2e.test';
+export const ADMIN_PASSWORD = 'e2e-admin-password';
+export const ISSUER = 'https://auth.e2e.test';
+export const AUDIENCE = 'game-platform';
+
+/**
+ * The one external platform used here: `store_b` accepts tickets of the form
+ * `ok:<external id>` (a stand-in for an external store, which cannot run in CI;
+ * the real verifiers are tested in packages/auth against a real OIDC provider).
+ */
+export const testPlatformVerifiers: PlatformVerifiers = {
+  configured: () => ['store_b'],
+  async verify(provider, ticket) {
+    const m = /^ok:([\w-]{1,64})$/.exec(ticket);
+    if (provider !== 'store_b' || !m) throw unauthorized('invalid_ticket', 'The platform ticket could not be verified');
+    return { provider, providerUserId: m[1], displayName: `store-${m[1]}` };
+  },
+};
+
+export async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as AddressInfo).port;
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+export interface Client {
+  url: string;
+  call(method: string, path: string, opts?: { body?: unknown; headers?: Record<string, string>; token?: string }): Promise<JsonResponse>;
+}
+
+export function client(url: string, ca?: string): Client {
+  return {
+    url,
+    call(method, p, opts = {}) {
+      const headers = { ...opts.headers };
+      if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+      return requestJson(method, url + p, { body: opts.body, headers, ca, timeoutMs: 15_000 });
+    },
+  };
+}
+
+export interface Platform {
+  dir: string;
+  authTls: TlsMaterial;
+  socialTls: TlsMaterial;
+  internalKey: string;
+  auth: Client & { app: AuthApp };
+  registry: Client & { app: App };
+  social: Client;
+  socialUrl: string;
+  /** Stops the social service (its data stays); the auth outbox then fails and retries. */
+  stopSocial(): Promise<void>;
+  /** Starts the social service again on the same port and data. */
+  startSocial(): Promise<void>;
+  socialRunning(): boolean;
+  close(): Promise<void>;
+}
+
+export interface PlatformOptions {
+  authEnv?: Env;
+  socialEnv?: Env;
+  /** Leave the social service stopped at first (startSocial() later). */
+  socialStopped?: boolean;
+}
+
+export async function startPlatform(opts: PlatformOptions = {}): Promise<Platform> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'platform-e2e-'));
+  const authTls = await loadOrCreateTls({ dir: path.join(dir, 'auth-tls') });
+  const socialTls = await loadOrCreateTls({ dir: path.join(dir, 'social-tls') });
+  const internalKey = randomBytes(24).toString('base64url');
+  const socialPort = await freePort();
+  const socialUrl = `https://127.0.0.1:${socialPort}`;
+  const dbs: TestDatabase[] = [];
+  const states: TestStateStore[] = [];
+  const stores = async (name: string) => {
+    const d = await testDatabase(name);
+    const s = await testStateStore();
+    dbs.push(d);
+    states.push(s);
+    return { db: d.db, state: s.state };
+  };
+  // Opened together: an embedded PGlite takes seconds to start.
+  const [authStores, regStores, socialStores] = await Promise.all([stores('auth'), stores('registry'), stores('social')]);
+
+  // auth
+  await migrateAuth(authStores.db);
+  const authConfig = readAuthConfig({
+    LOG_LEVEL: 'silent',
+    DATA_DIR: dir,
+    AUTH_MASTER_KEY: randomBytes(32).toString('hex'),
+    AUTH_PASSWORD_MEMORY_KIB: '1024',
+    AUTH_PASSWORD_TIME_COST: '1',
+    AUTH_ISSUER: ISSUER,
+    AUTH_AUDIENCE: AUDIENCE,
+    AUTH_INTERNAL_KEYS: `registry:${internalKey}`,
+    AUTH_OUTBOX_TARGETS: `${socialUrl}/v1/internal/auth-events`,
+    AUTH_OUTBOX_CA_FILE: socialTls.certPath,
+    AUTH_OUTBOX_POLL_MS: '200',
+    AUTH_OUTBOX_MAX_BACKOFF_SECONDS: '1',
+    ...opts.authEnv,
+  });
+  const authApp = await buildAuth(authConfig, { ...authStores, tls: authTls, platformVerifiers: testPlatformVerifiers });
+  await authApp.listen({ port: 0, host: '127.0.0.1' });
+  const authUrl = `https://127.0.0.1:${(authApp.server.address() as AddressInfo).port}`;
+
+  // registry
+  await migrate(regStores.db, REGISTRY_MIGRATIONS);
+  const regConfig = readRegistryConfig({
+    LOG_LEVEL: 'silent',
+    REGISTRY_ADMIN_EMAIL: ADMIN_EMAIL,
+    REGISTRY_ADMIN_PASSWORD: ADMIN_PASSWORD,
+    REGISTRY_AUTH_URL: authUrl,
+    REGISTRY_AUTH_CA_FILE: authTls.certPath,
+    REGISTRY_AUTH_INTERNAL_KEY: internalKey,
+  });
+  const registryApp = await buildRegistry(
+    { ...regConfig, masterKey: randomBytes(32) },
+    { ...regStores, blobs: new FsBlobStore(path.join(dir, 'blobs')), announce: () => {} },
+  );
+  await registryApp.listen({ port: 0, host: '127.0.0.1' });
+  const registryUrl = `http://127.0.0.1:${(registryApp.server.address() as AddressInfo).port}`;
+
+  // social
+  await migrate(socialStores.db, SOCIAL_MIGRATIONS);
+  const socialConfig = readSocialConfig({
+    LOG_LEVEL: 'silent',
+    SOCIAL__AUTH__JWKSURL: `${authUrl}/.well-known/jwks.json`,
+    SOCIAL__AUTH__CAFILE: authTls.certPath,
+    SOCIAL__AUTH__ISSUER: ISSUER,
+    SOCIAL__AUTH__AUDIENCE: AUDIENCE,
+    SOCIAL__REGISTRY__URL: registryUrl,
+    ...opts.socialEnv,
+  });
+  let socialApp: App | undefined;
+  const startSocial = async () => {
+    if (socialApp) return;
+    const app = await buildSocial(socialConfig, { ...socialStores, https: tls13Options(socialTls) });
+    await app.listen({ port: socialPort, host: '127.0.0.1' });
+    socialApp = app;
+  };
+  const stopSocial = async () => {
+    const app = socialApp;
+    socialApp = undefined;
+    await app?.close();
+  };
+  if (!opts.socialStopped) await startSocial();
+
+  return {
+    dir,
+    authTls,
+    socialTls,
+    internalKey,
+    auth: { ...client(authUrl, authTls.cert), app: authApp },
+    registry: { ...client(registryUrl), app: registryApp },
+    social: client(socialUrl, socialTls.cert),
+    socialUrl,
+    stopSocial,
+    startSocial,
+    socialRunning: () => socialApp !== undefined,
+    async close() {
+      await stopSocial();
+      await registryApp.close();
+      await authApp.close();
+      for (const s of states) await s.drop();
+      for (const d of dbs) await d.drop();
+    },
+  };
+}
+
+/** Polls until check() returns a value (not undefined); fails after `tries` × `everyMs`. */
+export async function eventually<T>(what: string, check: () => Promise<T | undefined>, tries = 150, everyMs = 100): Promise<T> {
+  for (let i = 0; i < tries; i++) {
+    const v = await check();
+    if (v !== undefined) return v;
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+  throw new Error(`never happened: ${what}`);
+}

@@ -1,0 +1,20 @@
+// A real wasm module built from WebAssembly text with wabt (as packages/registry/test does).
+import wabtInit from 'wabt';
+
+export async function wat2wasm(text: string): Promise<Buffer> {
+  const wabt = await wabtInit();
+  const mod = wabt.parseWat('m.wat', text);
+  try {
+    return Buffer.from(mod.toBinary({}).buffer);
+  } finally {
+    mod.destroy();
+  }
+}
+
+/** A game server module importing only the platform host API and allowed WASI calls. */
+export const GAME_SERVER_WAT = `(module
+  (import "wasi_snapshot_preview1" "clock_time_get" (func (param i32 i64 i32) (result i32)))
+  (import "platform" "log" (func $log (param i32 i32)))
+  (import "platform" "broadcast" (func (param i32 i32)))
+  (memory (export "memory") 1)
+  (func (export "tick") (param i32) (result i32) local.get 0 i32.const 1 i32.add))`;

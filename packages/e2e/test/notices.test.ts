@@ -1,0 +1,170 @@
+// Auth → social notices: the outbox webhook (account.deleted, key_rotation) and social's
+// server-authenticated endpoint POST /v1/internal/auth-events.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { serviceToken } from '@platform/auth';
+import { eventually, startPlatform, type Platform } from '../src/index.js';
+
+const fingerprint = () => `device-${randomBytes(6).toString('hex')}`;
+
+async function guest(p: Platform) {
+  const g = await p.auth.call('POST', '/guest', { body: { device_fingerprint: fingerprint() } });
+  assert.equal(g.status, 200);
+  return { token: g.body.access_token as string, accountId: g.body.account_id as string, secret: g.body.guest_secret as string };
+}
+
+/** Two friends in social; returns their public ids. */
+async function friends(p: Platform, a: { token: string }, b: { token: string }) {
+  const pa = (await p.social.call('GET', '/v1/me', { token: a.token })).body.publicId;
+  const pb = (await p.social.call('GET', '/v1/me', { token: b.token })).body.publicId;
+  assert.equal((await p.social.call('POST', '/v1/friends/requests', { token: a.token, body: { toPublicId: pb } })).status, 201);
+  assert.equal((await p.social.call('POST', `/v1/friends/requests/${pa}/accept`, { token: b.token })).status, 200);
+  return { pa, pb };
+}
+
+const deliveryOf = async (p: Platform, accountId: string) =>
+  (
+    await p.auth.app.auth.db.query<{ attempts: number; delivered_at: Date | null; last_error: string | null }>(
+      `SELECT d.attempts, d.delivered_at, d.last_error FROM outbox_deliveries d JOIN outbox o ON o.id = d.outbox_id
+        WHERE o.payload->>'account_id' = $1`,
+      [accountId],
+    )
+  ).rows[0];
+
+let p: Platform;
+before(async () => {
+  // A long unknown-kid cooldown in social: only the key_rotation notice can make it fetch a new key (last test).
+  p = await startPlatform({ socialEnv: { SOCIAL__AUTH__KEYCOOLDOWNSECONDS: '3600' } });
+});
+after(() => p?.close());
+
+describe('account deletion reaches social through the outbox', () => {
+  it('social down at deletion time: the notice is delivered when it comes back', async () => {
+    const a = await guest(p);
+    const b = await guest(p);
+    const { pb } = await friends(p, a, b);
+    await p.stopSocial();
+    assert.equal((await p.auth.call('DELETE', '/account', { token: b.token })).status, 202);
+    const failed = await eventually('a failed attempt', async () => {
+      const d = await deliveryOf(p, b.accountId);
+      return d && d.attempts >= 1 && d.last_error ? d : undefined;
+    });
+    assert.equal(failed.delivered_at, null);
+    await p.startSocial();
+    await eventually('delivered', async () => ((await deliveryOf(p, b.accountId))?.delivered_at ? true : undefined));
+    const list = await p.social.call('GET', '/v1/friends', { token: a.token });
+    assert.equal(list.status, 200);
+    assert.ok(!list.body.some((f: { publicId: string }) => f.publicId === pb));
+  });
+});
+
+describe('POST /v1/internal/auth-events (social)', () => {
+  let server: string;
+  const post = (body: unknown, token?: string) => p.social.call('POST', '/v1/internal/auth-events', { body, token });
+
+  before(async () => {
+    server = await serviceToken(p.auth.app.auth.config, p.auth.app.auth.keys);
+  });
+
+  it('account.deleted erases the user; repeating it is harmless', async () => {
+    const a = await guest(p);
+    const b = await guest(p);
+    const { pb } = await friends(p, a, b);
+    const notice = { id: randomUUID(), type: 'account.deleted', account_id: b.accountId, deleted_at: new Date().toISOString() };
+    for (let i = 0; i < 2; i++) {
+      const r = await post(notice, server);
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      assert.deepEqual(r.body, { status: 'processed' });
+    }
+    const list = await p.social.call('GET', '/v1/friends', { token: a.token });
+    assert.ok(!list.body.some((f: { publicId: string }) => f.publicId === pb));
+    // An account social never saw: also fine.
+    assert.equal((await post({ ...notice, id: randomUUID(), account_id: randomUUID() }, server)).status, 200);
+  });
+
+  it('key_rotation refreshes the key set; unknown types are acknowledged and ignored', async () => {
+    assert.deepEqual((await post({ id: randomUUID(), type: 'key_rotation', kid: 'k4.pid.x' }, server)).body, { status: 'processed' });
+    assert.deepEqual((await post({ id: randomUUID(), type: 'account.renamed' }, server)).body, { status: 'ignored' });
+  });
+
+  it('requires a server-role token: none or forged → 401, a player token → 403', async () => {
+    const notice = { id: randomUUID(), type: 'key_rotation' };
+    const none = await post(notice);
+    assert.equal(none.status, 401);
+    assert.equal(none.body.code, 'unauthorized');
+    assert.equal((await post(notice, 'v4.public.garbage')).status, 401);
+    assert.equal((await post(notice, server.slice(0, -4) + 'AAAA')).status, 401);
+    const player = await guest(p);
+    const r = await post(notice, player.token);
+    assert.equal(r.status, 403);
+    assert.equal(r.body.code, 'forbidden');
+    // The API-key mode of social is not accepted here either.
+    const apiKey = await p.social.call('POST', '/v1/internal/auth-events', { body: notice, headers: { 'x-api-key': 'k'.repeat(20), 'x-user-id': 'x' } });
+    assert.equal(apiKey.status, 401);
+  });
+
+  it('bad input: missing or unknown fields, wrong types, malformed JSON, oversized', async () => {
+    for (const [body, field] of [
+      [{ type: 'key_rotation' }, 'id'],
+      [{ id: randomUUID() }, 'type'],
+      [{ id: 'nope', type: 'key_rotation' }, 'id'],
+      [{ id: randomUUID(), type: 5 }, 'type'],
+      [{ id: randomUUID(), type: 'key_rotation', extra: 1 }, 'extra'],
+      [{ id: randomUUID(), type: 'account.deleted' }, 'account_id'],
+    ] as const) {
+      const r = await post(body, server);
+      assert.equal(r.status, 400, JSON.stringify(body));
+      assert.equal(r.body.code, 'validation_failed');
+      assert.equal(r.body.field, field, JSON.stringify(r.body));
+    }
+    // Malformed JSON, through the https client (the social certificate is self-signed).
+    const { request } = await import('node:https');
+    const status = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(`${p.socialUrl}/v1/internal/auth-events`, {
+        method: 'POST',
+        ca: p.socialTls.cert,
+        headers: { authorization: `Bearer ${server}`, 'content-type': 'application/json' },
+      }, (res) => {
+        let body = '';
+        res.on('data', (c) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode!, body }));
+      });
+      req.on('error', reject);
+      req.end('{"id":');
+    });
+    assert.equal(status.status, 400);
+    assert.equal(JSON.parse(status.body).code, 'malformed_json');
+    const huge = await post({ id: randomUUID(), type: 'x'.repeat(70_000) }, server);
+    assert.equal(huge.status, 413);
+  });
+});
+
+describe('emergency key rotation reaches social at once (no shared pub/sub)', () => {
+  it('a token signed with the new key is accepted by social right after the rotation', async () => {
+    const admin = await guest(p);
+    await p.auth.app.auth.db.query(`UPDATE accounts SET roles = roles || '{admin}' WHERE id = $1`, [admin.accountId]);
+    const restored = await p.auth.call('POST', '/guest/restore', { body: { account_id: admin.accountId, guest_secret: admin.secret, device_fingerprint: fingerprint() } });
+    assert.equal(restored.status, 200);
+    const adminToken = restored.body.access_token;
+    // Social has fetched the key set (old key only).
+    assert.equal((await p.social.call('GET', '/v1/me', { token: adminToken })).status, 200);
+
+    const rot = await p.auth.call('POST', '/admin/keys/rotate', { token: adminToken, body: { emergency: true } });
+    assert.equal(rot.status, 200, JSON.stringify(rot.body));
+    const newKid = rot.body.kid;
+    const player = await guest(p);
+    const footer = JSON.parse(Buffer.from(player.token.split('.')[3], 'base64url').toString());
+    assert.equal(footer.kid, newKid, 'auth signs with the new key at once');
+
+    await eventually('key_rotation delivered to social', async () => {
+      const r = await p.auth.app.auth.db.query<{ delivered_at: Date | null }>(
+        `SELECT d.delivered_at FROM outbox_deliveries d JOIN outbox o ON o.id = d.outbox_id WHERE o.topic = 'key_rotation' AND o.payload->>'kid' = $1`,
+        [newKid],
+      );
+      return r.rows[0]?.delivered_at ? true : undefined;
+    });
+    const me = await p.social.call('GET', '/v1/me', { token: player.token });
+    assert.equal(me.status, 200, JSON.stringify(me.body));
+  });
+});

@@ -1,0 +1,96 @@
+// `npm start` (scripts/start.ts): the three services as separate processes on their fixed ports, wired by the
+// script alone (certificates, registry → auth, auth outbox → social). Skipped when a port is taken.
+// With DATABASE_URL set (CI) the services use PostgreSQL, each in a fresh schema (dropped afterwards), and Redis;
+// otherwise the embedded defaults.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { testDatabase, type TestDatabase } from '@platform/kit/testing';
+import { client, eventually } from '../src/index.js';
+
+const root = fileURLToPath(new URL('../../..', import.meta.url));
+
+const portFree = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const s = createServer();
+    s.once('error', () => resolve(false));
+    s.listen(port, '0.0.0.0', () => s.close(() => resolve(true)));
+  });
+
+describe('npm start', async () => {
+  const free = (await Promise.all([3004, 8443, 9443].map(portFree))).every(Boolean);
+  let child: ChildProcess | undefined;
+  let out = '';
+  const schemas: TestDatabase[] = [];
+  const dir = mkdtempSync(path.join(tmpdir(), 'platform-start-'));
+
+  before(async () => {
+    if (!free) return;
+    const storage: Record<string, string> = {};
+    if (process.env.DATABASE_URL) {
+      // Fresh schemas named (and dropped) by the kit's test helper; each service creates its tables there.
+      for (const svc of ['registry', 'auth', 'social']) schemas.push(await testDatabase(svc));
+      storage.REGISTRY_DB_SCHEMA = schemas[0].schema;
+      storage.AUTH_DB_SCHEMA = schemas[1].schema;
+      storage.SOCIAL__DATABASE__SCHEMA = schemas[2].schema;
+    }
+    const { DATABASE_URL: _d, REDIS_URL: _r, ...env } = process.env;
+    if (process.env.DATABASE_URL) Object.assign(storage, { DATABASE_URL: process.env.DATABASE_URL }, process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {});
+    child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+      cwd: root,
+      env: { ...env, ...storage, DATA_DIR: dir, LOG_LEVEL: 'warn', HOST: '127.0.0.1', AUTH_PASSWORD_MEMORY_KIB: '1024', AUTH_PASSWORD_TIME_COST: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout!.on('data', (c) => (out += c));
+    child.stderr!.on('data', (c) => (out += c));
+    await eventually('the platform is up', async () => {
+      if (child!.exitCode !== null) throw new Error(`npm start exited: ${out}`);
+      return out.includes('Ctrl-C stops everything') ? true : undefined;
+    }, 1200, 100);
+  });
+  after(async () => {
+    if (child && child.exitCode === null) {
+      const exited = new Promise((r) => child!.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    for (const s of schemas) await s.drop();
+  });
+
+  it('wires the services: register-user through auth, deletion through the outbox to social', { skip: !free && 'ports 3004/8443/9443 are in use' }, async () => {
+    assert.match(out, /Generated password \(shown only this once\): \S+/);
+    assert.match(out, /docs: https:\/\/localhost:9443\/docs/);
+    assert.equal(statSync(path.join(dir, 'internal-keys.json')).mode & 0o777, 0o600);
+    const password = /Generated password \(shown only this once\): (\S+)/.exec(out)![1];
+    const registry = client('http://127.0.0.1:3004');
+    const auth = client('https://127.0.0.1:8443', readFileSync(path.join(dir, 'auth/tls/tls-cert.pem')).toString());
+    const social = client('https://127.0.0.1:9443', readFileSync(path.join(dir, 'social/tls/tls-cert.pem')).toString());
+
+    const admin = await registry.call('POST', '/developers/login', { body: { Email: 'admin@localhost', Password: password } });
+    assert.equal(admin.status, 200);
+    const g = await registry.call('POST', '/games', { token: admin.body.Token, body: { DisplayName: 'Started' } });
+    const api = { 'x-platform-api-key': g.body.Game.ApiKey, 'x-platform-api-secret': g.body.ApiSecret };
+    const guest = await auth.call('POST', '/guest', { body: { device_fingerprint: 'npm-start-device-1' } });
+    const reg = await registry.call('POST', '/games/register-user', { headers: api, body: { UserId: guest.body.account_id } });
+    assert.equal(reg.status, 200, JSON.stringify(reg.body));
+    const byEmail = await registry.call('POST', '/games/register-user', { headers: api, body: { Email: 'start@example.com', Password: 'a long enough passphrase' } });
+    assert.equal(byEmail.status, 200, JSON.stringify(byEmail.body));
+    assert.equal(byEmail.body.AccountCreated, true);
+
+    const other = await auth.call('POST', '/guest', { body: { device_fingerprint: 'npm-start-device-2' } });
+    const pa = (await social.call('GET', '/v1/me', { token: guest.body.access_token })).body.publicId;
+    const pb = (await social.call('GET', '/v1/me', { token: other.body.access_token })).body.publicId;
+    await social.call('POST', '/v1/friends/requests', { token: guest.body.access_token, body: { toPublicId: pb } });
+    assert.equal((await social.call('POST', `/v1/friends/requests/${pa}/accept`, { token: other.body.access_token })).status, 200);
+    assert.equal((await auth.call('DELETE', '/account', { token: other.body.access_token })).status, 202);
+    await eventually('erased in social', async () => {
+      const f = await social.call('GET', '/v1/friends', { token: guest.body.access_token });
+      return f.body.length === 0 ? true : undefined;
+    });
+  });
+});

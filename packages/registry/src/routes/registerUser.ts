@@ -1,0 +1,61 @@
+import { Type } from 'typebox';
+import { AppError, type App } from '@platform/kit';
+import type { Context } from '../app.js';
+import { ErrorBody, UserRegistrationView } from './schemas.js';
+
+const Str = (max: number, description?: string) => Type.String({ minLength: 1, maxLength: max, description });
+
+const invalidApiKey = () =>
+  new AppError(401, 'invalid_api_key', 'Valid X-Platform-Api-Key and X-Platform-Api-Secret headers are required');
+
+export function registerUserRoutes(app: App, ctx: Context): void {
+  app.post(
+    '/games/register-user',
+    {
+      schema: {
+        tags: ['games'],
+        summary: 'Register a player with the calling game, resolving the player through the auth service',
+        description:
+          'Game credentials in X-Platform-Api-Key / X-Platform-Api-Secret. Field combinations: Provider + Ticket (+ Nonce); ' +
+          'Email + Password (the account is created when the email is unknown); UserId (an existing account). DisplayName is optional. ' +
+          'Idempotent: the same player registered twice answers 200 with the same registration and AccountCreated false.',
+        security: [{ gameKey: [], gameSecret: [] }],
+        headers: Type.Object({
+          'x-platform-api-key': Type.Optional(Type.String()),
+          'x-platform-api-secret': Type.Optional(Type.String()),
+        }),
+        body: Type.Object(
+          {
+            UserId: Type.Optional(Str(200, 'Account id (the sub of the player tokens)')),
+            DisplayName: Type.Optional(Str(64, 'Name shown for this player in this game')),
+            Provider: Type.Optional(Type.String({ minLength: 1, maxLength: 64, pattern: '^[a-z0-9_]+$' })),
+            ExternalId: Type.Optional(Str(256, 'Not accepted in this version: an external id is not proof of identity without a ticket')),
+            Ticket: Type.Optional(Str(16384)),
+            Nonce: Type.Optional(Str(512)),
+            Email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })),
+            Password: Type.Optional(Str(1024)),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object({ Registration: UserRegistrationView, Sub: Type.String(), AccountCreated: Type.Boolean() }),
+          400: ErrorBody,
+          401: ErrorBody,
+          403: ErrorBody,
+          404: ErrorBody,
+          423: ErrorBody,
+          429: ErrorBody,
+          503: ErrorBody,
+        },
+      },
+    },
+    async (req) => {
+      const key = req.headers['x-platform-api-key'];
+      const secret = req.headers['x-platform-api-secret'];
+      if (typeof key !== 'string' || typeof secret !== 'string' || key.length > 256 || secret.length > 256) throw invalidApiKey();
+      const game = await ctx.games.validateKey(key, secret);
+      if (!game) throw invalidApiKey();
+      return ctx.players.register(game.gameId, req.body, req.ip);
+    },
+  );
+}

@@ -1,0 +1,152 @@
+/**
+ * POST /games/register-user: resolves a player to a platform account
+ * through the auth service (HTTPS, its certificate trusted through
+ * REGISTRY_AUTH_CA_FILE) and records the (game, user) registration.
+ *
+ * Accepted field combinations (DisplayName optional in each):
+ *   - Provider + Ticket (+ Nonce): the auth service's platform exchange (/platform);
+ *   - Email + Password: sign-in (/login), creating the account (/register) when the email is unknown;
+ *   - UserId: an existing account, confirmed by GET /internal/accounts/{id} (X-Internal-Key).
+ * Anything else is 400 invalid_combination. Sessions the auth service opens for the
+ * sign-in are closed again at once (the registry only needs the subject).
+ */
+import { AppError, badRequest, requestJson, type Database, type JsonResponse } from '@platform/kit';
+import type { RegistrationRow } from '../queries/registrations.js';
+import { registrationView, type UserRegistrationView } from './games.js';
+
+export interface RegisterUserInput {
+  UserId?: string;
+  DisplayName?: string;
+  Provider?: string;
+  ExternalId?: string;
+  Ticket?: string;
+  Nonce?: string;
+  Email?: string;
+  Password?: string;
+}
+
+export interface RegisterUserResult {
+  Registration: UserRegistrationView;
+  Sub: string;
+  AccountCreated: boolean;
+}
+
+export interface AuthClientOptions {
+  url: string;
+  ca?: string;
+  internalKey?: string;
+  timeoutMs?: number;
+}
+
+const authUnavailable = (why: string) => new AppError(503, 'auth_unavailable', `The authentication service is unavailable (${why})`);
+
+/** Which auth answers pass through, under which registry code. */
+function mapAuthError(res: JsonResponse): AppError {
+  const code: string | undefined = res.body?.code;
+  const message: string = typeof res.body?.message === 'string' ? res.body.message : 'The authentication service refused the player';
+  const headers: Record<string, string> = {};
+  const retry = res.headers['retry-after'];
+  if (typeof retry === 'string') headers['retry-after'] = retry;
+  switch (res.status) {
+    case 400:
+      if (code === 'weak_password' || code === 'provider_not_configured') return new AppError(400, code, message, { details: res.body?.reason ? { Reason: res.body.reason } : undefined });
+      return new AppError(400, 'invalid_player_identity', `The authentication service rejected the player identity: ${message}`);
+    case 401:
+      if (code === 'invalid_ticket') return new AppError(401, 'invalid_ticket', 'The platform ticket could not be verified');
+      return new AppError(401, 'invalid_credentials', 'The email or password is wrong');
+    case 403:
+      return new AppError(403, 'account_disabled', 'The player account is locked or banned');
+    case 409:
+      return new AppError(409, code === 'email_taken' ? 'email_taken' : 'conflict', message);
+    case 423:
+      return new AppError(423, 'account_locked', 'The player credential is locked after too many wrong passwords', { headers });
+    case 429:
+      return new AppError(429, 'rate_limited', 'Too many sign-in attempts for this player; retry later', { headers });
+    default:
+      return authUnavailable(`HTTP ${res.status}`);
+  }
+}
+
+export function playerService(db: Database, auth: AuthClientOptions) {
+  async function call(method: string, path: string, body: unknown, clientIp: string | undefined, internal = false): Promise<JsonResponse> {
+    const headers: Record<string, string> = {};
+    if (auth.internalKey) {
+      headers['x-internal-key'] = auth.internalKey;
+      if (clientIp) headers['x-platform-client-ip'] = clientIp;
+    } else if (internal) {
+      throw authUnavailable('REGISTRY_AUTH_INTERNAL_KEY is not configured');
+    }
+    let res: JsonResponse;
+    try {
+      res = await requestJson(method, auth.url.replace(/\/+$/, '') + path, { body, headers, ca: auth.ca, timeoutMs: auth.timeoutMs ?? 10_000 });
+    } catch (err) {
+      throw authUnavailable((err as Error).message);
+    }
+    if (res.status >= 500 || res.status === 0) throw authUnavailable(`HTTP ${res.status}`);
+    return res;
+  }
+
+  /** Closes the session a sign-in opened on our behalf; failures only leave a session to expire. */
+  async function closeSession(refreshToken: unknown, clientIp: string | undefined) {
+    if (typeof refreshToken !== 'string') return;
+    await call('POST', '/logout', { refresh_token: refreshToken }, clientIp).catch(() => {});
+  }
+
+  async function resolve(input: RegisterUserInput, clientIp: string | undefined): Promise<{ sub: string; created: boolean }> {
+    const has = (k: keyof RegisterUserInput) => input[k] !== undefined;
+    const given = (['UserId', 'Provider', 'ExternalId', 'Ticket', 'Nonce', 'Email', 'Password'] as const).filter(has);
+    const only = (...allowed: (keyof RegisterUserInput)[]) => given.every((k) => allowed.includes(k));
+
+    if (has('Provider') && has('Ticket') && only('Provider', 'Ticket', 'Nonce')) {
+      const res = await call('POST', '/platform', { provider: input.Provider, ticket: input.Ticket, nonce: input.Nonce }, clientIp);
+      if (res.status !== 200) throw mapAuthError(res);
+      await closeSession(res.body.refresh_token, clientIp);
+      return { sub: res.body.account_id, created: res.body.account_created === true };
+    }
+    if (has('Email') && has('Password') && only('Email', 'Password')) {
+      const login = await call('POST', '/login', { email: input.Email, password: input.Password }, clientIp);
+      if (login.status === 200) {
+        await closeSession(login.body.refresh_token, clientIp);
+        return { sub: login.body.account_id, created: false };
+      }
+      if (login.status !== 401 || login.body?.code !== 'invalid_credentials') throw mapAuthError(login);
+      // Unknown email or wrong password: creating tells them apart (an existing email is email_taken).
+      const reg = await call('POST', '/register', { email: input.Email, password: input.Password, display_name: input.DisplayName }, clientIp);
+      if (reg.status === 201) {
+        await closeSession(reg.body.refresh_token, clientIp);
+        return { sub: reg.body.account_id, created: true };
+      }
+      if (reg.status === 409 && reg.body?.code === 'email_taken') throw mapAuthError(login);
+      throw mapAuthError(reg);
+    }
+    if (has('UserId') && only('UserId')) {
+      const res = await call('GET', `/internal/accounts/${encodeURIComponent(input.UserId!)}`, undefined, clientIp, true);
+      if (res.status === 404) throw new AppError(404, 'user_not_found', 'No platform account has this UserId');
+      if (res.status === 401) throw authUnavailable('the auth service refused the registry internal key');
+      if (res.status !== 200) throw mapAuthError(res);
+      if (res.body.status !== 'active') throw new AppError(403, 'account_disabled', 'The player account is locked or banned');
+      return { sub: res.body.id, created: false };
+    }
+    throw badRequest(
+      'invalid_combination',
+      'Send exactly one of: Provider + Ticket (+ Nonce); Email + Password; UserId. DisplayName is optional with each; ExternalId is not accepted on its own',
+      { Given: given },
+    );
+  }
+
+  return {
+    async register(gameId: string, input: RegisterUserInput, clientIp: string | undefined): Promise<RegisterUserResult> {
+      const { sub, created } = await resolve(input, clientIp);
+      // Idempotent: one row per (game, user); a repeat keeps the row and updates a given DisplayName.
+      const r = await db.query<RegistrationRow>(
+        `INSERT INTO user_registrations (game_id, user_id, display_name) VALUES ($1, $2, $3)
+         ON CONFLICT (game_id, user_id) DO UPDATE SET display_name = COALESCE(EXCLUDED.display_name, user_registrations.display_name)
+         RETURNING id, game_id, user_id, display_name, registered_at`,
+        [gameId, sub, input.DisplayName ?? null],
+      );
+      return { Registration: registrationView(r.rows[0]), Sub: sub, AccountCreated: created };
+    },
+  };
+}
+
+export type PlayerService = ReturnType<typeof playerService>;

@@ -1,0 +1,55 @@
+/**
+ * Notices from the auth service's outbox (server-to-server). The caller
+ * presents an access token with the `server` role (verified offline against
+ * the auth key set like any token); see app.ts. Delivery is at-least-once, so
+ * every notice is idempotent here.
+ */
+import { Type } from 'typebox';
+import { badRequest, type App } from '@platform/kit';
+import type { Ctx } from '../services/context.js';
+import { eraseAccount } from '../services/account.js';
+
+export const INTERNAL_PREFIX = '/v1/internal/';
+
+const Notice = Type.Object(
+  {
+    id: Type.String({ format: 'uuid', description: 'Outbox notice id (the same on every redelivery)' }),
+    type: Type.String({ minLength: 1, maxLength: 64, description: 'account.deleted | key_rotation; others are acknowledged and ignored' }),
+    account_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    deleted_at: Type.Optional(Type.String({ maxLength: 64 })),
+    kid: Type.Optional(Type.String({ maxLength: 200 })),
+    retire_previous: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+export function internalRoutes(app: App, ctx: Ctx, opts: { refreshKeys(): Promise<void> }): void {
+  app.post(
+    '/v1/internal/auth-events',
+    {
+      schema: {
+        tags: ['internal'],
+        summary: 'Auth service notices: account.deleted erases the user, key_rotation refreshes the key set',
+        security: [{ bearer: [] }],
+        body: Notice,
+        response: { 200: Type.Object({ status: Type.Union([Type.Literal('processed'), Type.Literal('ignored')]) }) },
+      },
+      config: { noProfile: true },
+    },
+    async (req) => {
+      const n = req.body;
+      if (n.type === 'account.deleted') {
+        if (!n.account_id) throw badRequest('validation_failed', 'account.deleted needs account_id', { field: 'account_id' });
+        await eraseAccount(ctx, n.account_id);
+        req.log.info({ notice: n.id }, 'account erased on the auth service notice');
+        return { status: 'processed' as const };
+      }
+      if (n.type === 'key_rotation') {
+        await opts.refreshKeys();
+        req.log.info({ notice: n.id, kid: n.kid }, 'key set refreshed on the auth service notice');
+        return { status: 'processed' as const };
+      }
+      return { status: 'ignored' as const };
+    },
+  );
+}
