@@ -76,6 +76,8 @@ describe('configuration bounds', () => {
     assert.throws(() => readAuthConfig({ AUTH_ACCESS_TOKEN_TTL_SECONDS: '299' }), (e: unknown) => e instanceof ConfigError && /AUTH_ACCESS_TOKEN_TTL_SECONDS/.test(e.message));
     assert.throws(() => readAuthConfig({ AUTH_ACCESS_TOKEN_TTL_SECONDS: '901' }), ConfigError);
     assert.equal(readAuthConfig({}).accessTtlSeconds, 600);
+    assert.equal(readAuthConfig({}).schema, 'auth');
+    assert.throws(() => readAuthConfig({ AUTH_DB_SCHEMA: 'Auth-1' }), (e: unknown) => e instanceof ConfigError && /AUTH_DB_SCHEMA/.test(e.message));
     assert.equal(readAuthConfig({}).tokenFormat, 'paseto');
   });
 });

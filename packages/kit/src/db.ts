@@ -60,7 +60,7 @@ function wrapDbError(err: unknown): never {
   const connectionCodes = ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08003', '08006'];
   if (
     (e.code && connectionCodes.includes(e.code)) ||
-    /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED|Client has encountered a connection error/i.test(e.message ?? '')
+    /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED|Client has encountered a connection error|Query read timeout/i.test(e.message ?? '')
   ) {
     throw new AppError(503, 'database_unavailable', 'The database is unavailable; retry later', { cause: err });
   }
@@ -108,16 +108,20 @@ async function openPostgres(opts: DatabaseOptions): Promise<Database> {
     query: base.query,
     async transaction(fn) {
       const client = await pool.connect().catch(wrapDbError);
+      let broken = false;
       try {
-        await client.query('BEGIN');
+        // BEGIN/COMMIT failing on a lost connection is an outage too (503, not 500).
+        await client.query('BEGIN').catch(wrapDbError);
         const result = await fn(asQueryable(client));
-        await client.query('COMMIT');
+        await client.query('COMMIT').catch(wrapDbError);
         return result;
       } catch (err) {
-        await client.query('ROLLBACK').catch(() => {});
+        // A connection that failed (or timed out) is not given back to the pool.
+        broken = err instanceof AppError && err.code === 'database_unavailable';
+        if (!broken) await client.query('ROLLBACK').catch(() => {});
         throw err;
       } finally {
-        client.release();
+        client.release(broken);
       }
     },
     async exec(sql) {

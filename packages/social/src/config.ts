@@ -78,6 +78,7 @@ export function readSocialConfig(env: Env = process.env): SocialConfig {
   const problems: string[] = [];
   if (!config.jwksUrl && !config.apiKey) problems.push('SOCIAL__AUTH__JWKSURL (Social:Auth:JwksUrl) is required unless Social:Auth:ApiKey is set');
   if (config.apiKey !== undefined && config.apiKey.length < 16) problems.push('SOCIAL__AUTH__APIKEY (Social:Auth:ApiKey) must have at least 16 characters');
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(config.schema)) problems.push('SOCIAL__DATABASE__SCHEMA (Social:Database:Schema) must be a lower-case SQL identifier');
   if (config.partyDefaultMaxSize > config.partyMaxSizeLimit) problems.push('SOCIAL__PARTIES__DEFAULTMAXSIZE must not exceed SOCIAL__PARTIES__MAXSIZELIMIT');
   if (Boolean(config.tlsCertFile) !== Boolean(config.tlsKeyFile)) problems.push('SOCIAL__TLS__CERTFILE and SOCIAL__TLS__KEYFILE go together');
   if (config.caFile) {

@@ -42,6 +42,7 @@ describe('configuration', () => {
       [{ SOCIAL__AUTH__JWKSURL: 'http://x/j', SOCIAL__TLS__MODE: 'tcp' }, /SOCIAL__TLS__MODE/],
       [{ SOCIAL__AUTH__JWKSURL: 'http://x/j', SOCIAL__AUTH__CAFILE: '/nonexistent/ca.pem' }, /SOCIAL__AUTH__CAFILE/],
       [{ SOCIAL__AUTH__APIKEY: 'short' }, /SOCIAL__AUTH__APIKEY/],
+      [{ SOCIAL__AUTH__JWKSURL: 'http://x/j', SOCIAL__DATABASE__SCHEMA: 'social; drop' }, /SOCIAL__DATABASE__SCHEMA/],
       [{ SOCIAL__AUTH__JWKSURL: 'http://x/j', SOCIAL_CONFIG_FILE: '/nonexistent.json' }, /SOCIAL_CONFIG_FILE/],
     ];
     for (const [env, re] of cases) {

@@ -4,7 +4,7 @@
  * Rich presence carries the game it was set from (origin) and that game's
  * cross-game visibility; every view of it goes through `viewPresence`.
  */
-import { badRequest, notFound } from '@platform/kit';
+import { AppError, badRequest, notFound } from '@platform/kit';
 import type { Ctx, CrossGameVisibility, GameContext, UserRow } from './context.js';
 import { areFriends, blockedEitherWay, friendIds, requireUser } from './users.js';
 
@@ -52,8 +52,19 @@ export function validateRichPresence(rp: RichPresence): RichPresence {
   return { ...rp, joinable: rp.joinable ?? false };
 }
 
+/**
+ * Presence fails open: while the state store is unreachable every user reads
+ * as `offline` (friend lists, profiles and parties keep working; /readyz
+ * reports the outage). Setting presence still fails with 503 state_unavailable.
+ */
 export async function readPresence(ctx: Ctx, userId: string): Promise<StoredPresence | null> {
-  const raw = await ctx.state.get(key(userId));
+  let raw: string | null;
+  try {
+    raw = await ctx.state.get(key(userId));
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'state_unavailable') return null;
+    throw err;
+  }
   return raw ? (JSON.parse(raw) as StoredPresence) : null;
 }
 

@@ -1,0 +1,85 @@
+/**
+ * N social node processes sharing one schema and one Redis. By default they
+ * run in server-to-server API-key mode over plain HTTP (behind a
+ * TLS-terminating balancer), so they need no auth service; pass
+ * `env.SOCIAL__AUTH__JWKSURL` (+ CAFILE) to verify real access tokens instead.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { freePort } from './ports.js';
+import { ServiceNode } from './node-process.js';
+import { ClusterClient } from './client.js';
+import { baseEnv } from './auth-cluster.js';
+
+export interface SocialClusterOptions {
+  nodes: number;
+  databaseUrl: string;
+  redisUrl: string;
+  schema: string;
+  env?: Record<string, string>;
+}
+
+export interface SocialCluster {
+  nodes: ServiceNode[];
+  apiKey: string;
+  /** A client for node i whose requests act as `userId` (X-Api-Key + X-User-Id). */
+  client(i: number): ClusterClient;
+  headers(userId: string, handle?: string): Record<string, string>;
+  close(): Promise<void>;
+}
+
+export async function startSocialCluster(opts: SocialClusterOptions): Promise<SocialCluster> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'social-cluster-'));
+  const apiKey = randomBytes(24).toString('hex');
+  const nodes: ServiceNode[] = [];
+  for (let i = 0; i < opts.nodes; i++) {
+    const port = await freePort();
+    nodes.push(
+      new ServiceNode({
+        name: `social-${i + 1}`,
+        entry: 'packages/social/src/main.ts',
+        port,
+        protocol: 'http',
+        env: {
+          ...baseEnv(),
+          DATA_DIR: path.join(dir, `node-${i + 1}`),
+          DATABASE_URL: opts.databaseUrl,
+          REDIS_URL: opts.redisUrl,
+          HOST: '127.0.0.1',
+          LOG_LEVEL: 'warn',
+          SOCIAL__LISTEN__PORT: String(port),
+          SOCIAL__TLS__MODE: 'http',
+          SOCIAL__AUTH__APIKEY: apiKey,
+          SOCIAL__DATABASE__SCHEMA: opts.schema,
+          ...(opts.env ?? {}),
+        },
+      }),
+    );
+  }
+  try {
+    await nodes[0].start();
+    await Promise.all(nodes.slice(1).map((n) => n.start()));
+  } catch (err) {
+    await Promise.allSettled(nodes.map((n) => n.kill()));
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+  const clients: ClusterClient[] = [];
+  return {
+    nodes,
+    apiKey,
+    client(i) {
+      const c = new ClusterClient({ baseUrl: nodes[i].url });
+      clients.push(c);
+      return c;
+    },
+    headers: (userId, handle) => ({ 'x-api-key': apiKey, 'x-user-id': userId, ...(handle ? { 'x-user-handle': handle } : {}) }),
+    async close() {
+      for (const c of clients) c.close();
+      await Promise.allSettled(nodes.map((n) => n.stop()));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,56 @@
+/**
+ * Where cluster tests and benchmarks keep their data on the shared servers:
+ * a fresh PostgreSQL schema per run (AUTH_DB_SCHEMA / SOCIAL__DATABASE__SCHEMA)
+ * and a Redis database number per test file (redis://host:port/<n>), flushed
+ * before use — the services need no key-prefix setting for that.
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { Redis } from 'ioredis';
+
+/** The shared servers, or a reason to skip. */
+export function sharedStores(): { databaseUrl: string; redisUrl: string } | { skip: string } {
+  const databaseUrl = process.env.DATABASE_URL;
+  const redisUrl = process.env.REDIS_URL;
+  if (!databaseUrl || !redisUrl) {
+    return { skip: 'cluster tests need the real PostgreSQL and Redis: set DATABASE_URL and REDIS_URL (CI does)' };
+  }
+  return { databaseUrl, redisUrl };
+}
+
+export const uniqueSchema = (prefix: string) => `${prefix}_${randomBytes(5).toString('hex')}`;
+
+/** REDIS_URL pointed at database `db` (0–15 on a default Redis). */
+export function redisDbUrl(redisUrl: string, db: number): string {
+  const u = new URL(redisUrl);
+  u.pathname = `/${db}`;
+  return u.toString();
+}
+
+/** Empties one Redis database (only ever one the cluster suite owns). */
+export async function flushRedisDb(url: string): Promise<void> {
+  const r = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await r.connect();
+    await r.flushdb();
+  } finally {
+    r.disconnect();
+  }
+}
+
+/** A small pg pool on a schema for assertions straight in the database. */
+export function schemaPool(databaseUrl: string, schema: string): pg.Pool {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 3, options: `-c search_path=${schema}` });
+  pool.on('error', () => {});
+  return pool;
+}
+
+export async function dropSchema(databaseUrl: string, schema: string): Promise<void> {
+  const c = new pg.Client({ connectionString: databaseUrl });
+  await c.connect();
+  try {
+    await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  } finally {
+    await c.end();
+  }
+}

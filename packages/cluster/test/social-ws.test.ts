@@ -1,0 +1,132 @@
+/**
+ * The social WebSocket across node processes: an event caused through one
+ * node reaches a socket held by the other (Redis pub/sub), directly and
+ * through HAProxy's TLS frontend (wss → ws upgrade through the balancer).
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { WebSocket } from 'ws';
+import { loadOrCreateTls } from '@platform/kit';
+import {
+  dropSchema,
+  eventually,
+  flushRedisDb,
+  haproxyAvailable,
+  redisDbUrl,
+  sharedStores,
+  startHaproxy,
+  startSocialCluster,
+  uniqueSchema,
+  ClusterClient,
+  type Haproxy,
+  type SocialCluster,
+} from '../src/index.js';
+
+const stores = sharedStores();
+const skip = 'skip' in stores ? stores.skip : (await haproxyAvailable()) ? false : 'haproxy is not installed';
+
+interface Frame {
+  type: string;
+  data: any;
+}
+
+/** Opens a socket and resolves once it answers a heartbeat (registered on its node). */
+async function connect(url: string, headers: Record<string, string>, ca?: string) {
+  const ws = new WebSocket(url, { headers, ca });
+  const frames: Frame[] = [];
+  ws.on('message', (raw) => frames.push(JSON.parse(raw.toString())));
+  await new Promise<void>((resolve, reject) => {
+    ws.once('open', () => resolve());
+    ws.once('error', reject);
+    ws.once('unexpected-response', (_req, res) => reject(new Error(`upgrade refused: ${res.statusCode}`)));
+  });
+  ws.send(JSON.stringify({ type: 'heartbeat' }));
+  await eventually(async () => frames.some((f) => f.type === 'heartbeatAck'), 8000, 'heartbeatAck');
+  return {
+    frames,
+    next: (type: string, pred: (d: any) => boolean = () => true) =>
+      eventually(async () => frames.find((f) => f.type === type && pred(f.data)), 8000, `${type} frame`),
+    close: () => ws.close(),
+  };
+}
+
+describe('social WebSocket across node processes', { skip }, () => {
+  let cluster: SocialCluster;
+  let lb: Haproxy;
+  let ca: string;
+  const schema = uniqueSchema('cl_social_ws');
+  const dir = mkdtempSync(path.join(tmpdir(), 'social-ws-'));
+  let redisUrl: string;
+
+  before(async () => {
+    if ('skip' in stores) return;
+    redisUrl = redisDbUrl(stores.redisUrl, 15);
+    await flushRedisDb(redisUrl);
+    cluster = await startSocialCluster({ nodes: 2, databaseUrl: stores.databaseUrl, redisUrl, schema });
+    const tls = await loadOrCreateTls({ dir });
+    ca = tls.cert;
+    lb = await startHaproxy({
+      backends: cluster.nodes.map((n) => ({ name: n.name, host: '127.0.0.1', port: n.port })),
+      backendTls: false,
+      tls: { cert: tls.cert, key: readFileSync(path.join(dir, 'tls-key.pem'), 'utf8') },
+      checkIntervalMs: 500,
+    });
+    await eventually(async () => Object.values(await lb.states()).every((s) => s === 'UP'), 10_000, 'social nodes UP');
+  });
+
+  after(async () => {
+    if ('skip' in stores) return;
+    await lb?.stop();
+    await cluster?.close();
+    await dropSchema(stores.databaseUrl, schema);
+    await flushRedisDb(redisUrl);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('delivers to a socket on node 1 the friend request made through node 2', async () => {
+    const alice = cluster.headers(randomUUID(), 'alicews');
+    const bob = cluster.headers(randomUUID(), 'bobws');
+    const [n1, n2] = [cluster.client(0), cluster.client(1)];
+    const aliceMe = (await n1.get('/v1/me', { headers: alice })).body;
+    const bobMe = (await n2.get('/v1/me', { headers: bob })).body;
+    const socket = await connect(`ws://127.0.0.1:${cluster.nodes[0].port}/v1/ws`, alice);
+    try {
+      const r = await n2.post('/v1/friends/requests', { toPublicId: aliceMe.publicId }, { headers: bob });
+      assert.equal(r.status, 201, JSON.stringify(r.body));
+      const f = await socket.next('friendRequestReceived');
+      assert.equal(JSON.stringify(f.data).includes(bobMe.publicId), true, JSON.stringify(f.data));
+    } finally {
+      socket.close();
+    }
+  });
+
+  it('works through HAProxy: wss upgrade at the balancer, the event from whichever node handles the REST call', async () => {
+    const carol = cluster.headers(randomUUID(), 'carolws');
+    const dave = cluster.headers(randomUUID(), 'davews');
+    const viaLb = new ClusterClient({ baseUrl: lb.url, ca });
+    try {
+      const carolMe = (await viaLb.get('/v1/me', { headers: carol })).body;
+      const daveMe = (await viaLb.get('/v1/me', { headers: dave })).body;
+      const socket = await connect(`${lb.url.replace('https:', 'wss:')}/v1/ws`, carol, ca);
+      try {
+        assert.equal((await viaLb.post('/v1/friends/requests', { toPublicId: daveMe.publicId }, { headers: carol })).status, 201);
+        // Several REST calls alternate over both nodes (round robin); each event reaches the one socket.
+        const accept = await viaLb.post(`/v1/friends/requests/${carolMe.publicId}/accept`, undefined, { headers: dave });
+        assert.equal(accept.status, 200, JSON.stringify(accept.body));
+        await socket.next('friendRequestAccepted');
+        for (const state of ['busy', 'away', 'dnd'] as const) {
+          assert.equal((await viaLb.post('/v1/presence', { state }, { headers: dave })).status, 200);
+          await socket.next('friendPresenceChanged', (d) => d.state === state);
+        }
+      } finally {
+        socket.close();
+      }
+    } finally {
+      viaLb.close();
+    }
+  });
+});
