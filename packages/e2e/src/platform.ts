@@ -16,9 +16,9 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadOrCreateTls, migrate, requestJson, tls13Options, unauthorized, type App, type Env, type JsonResponse, type TlsMaterial } from '@platform/kit';
+import { loadOrCreateTls, migrate, requestJson, tls13Options, type App, type Env, type JsonResponse, type TlsMaterial } from '@platform/kit';
 import { testDatabase, testStateStore, type TestDatabase, type TestStateStore } from '@platform/kit/testing';
-import { buildApp as buildAuth, migrateAuth, readAuthConfig, type AuthApp, type PlatformVerifiers } from '@platform/auth';
+import { buildApp as buildAuth, migrateAuth, readAuthConfig, type AuthApp } from '@platform/auth';
 import { buildApp as buildRegistry, FsBlobStore, MIGRATIONS_DIR as REGISTRY_MIGRATIONS, readRegistryConfig } from '@platform/registry';
 import { buildApp as buildSocial, readSocialConfig } from '@platform/social';
 
@@ -28,20 +28,6 @@ export const ADMIN_EMAIL = 'root@e2e.test';
 export const ADMIN_PASSWORD = 'e2e-admin-password';
 export const ISSUER = 'https://auth.e2e.test';
 export const AUDIENCE = 'game-platform';
-
-/**
- * The one external platform used here: `store_b` accepts tickets of the form
- * `ok:<external id>` (a stand-in for an external store, which cannot run in CI;
- * the real verifiers are tested in packages/auth against a real OIDC provider).
- */
-export const testPlatformVerifiers: PlatformVerifiers = {
-  configured: () => ['store_b'],
-  async verify(provider, ticket) {
-    const m = /^ok:([\w-]{1,64})$/.exec(ticket);
-    if (provider !== 'store_b' || !m) throw unauthorized('invalid_ticket', 'The platform ticket could not be verified');
-    return { provider, providerUserId: m[1], displayName: `store-${m[1]}` };
-  },
-};
 
 export async function freePort(): Promise<number> {
   const srv = createServer();
@@ -127,7 +113,8 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Platfor
     AUTH_OUTBOX_MAX_BACKOFF_SECONDS: '1',
     ...opts.authEnv,
   });
-  const authApp = await buildAuth(authConfig, { ...authStores, tls: authTls, platformVerifiers: testPlatformVerifiers });
+  // Platform providers come from authEnv (AUTH_STORE_B_* …), verified for real.
+  const authApp = await buildAuth(authConfig, { ...authStores, tls: authTls });
   await authApp.listen({ port: 0, host: '127.0.0.1' });
   const authUrl = `https://127.0.0.1:${(authApp.server.address() as AddressInfo).port}`;
 

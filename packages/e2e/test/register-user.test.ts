@@ -4,6 +4,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { readRegistryConfig } from '@platform/registry';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, client, freePort, startPlatform, type Platform } from '../src/index.js';
+// The auth package's real OIDC provider harness (oidc-provider) stands in for the external store.
+import { startOidcProvider, type TestOidcProvider } from '../../auth/test/support/oidc-provider.js';
 
 const PASSWORD = 'correct horse battery staple 42';
 let n = 0;
@@ -15,8 +17,14 @@ describe('POST /games/register-user', () => {
   let devToken: string;
   const register = (body: unknown, headers = game.headers) => p.registry.call('POST', '/games/register-user', { body, headers });
 
+  let store: TestOidcProvider;
+  const ticketFor = (sub: string, nonce?: string) => store.issueIdToken({ clientId: 'store-client', sub, nonce });
+
   before(async () => {
-    p = await startPlatform();
+    store = await startOidcProvider({ alg: 'ES256' });
+    p = await startPlatform({
+      authEnv: { AUTH_STORE_B_ISSUER: store.issuer, AUTH_STORE_B_JWKS_URL: store.jwksUrl, AUTH_STORE_B_AUDIENCE: 'store-client' },
+    });
     const dev = await p.registry.call('POST', '/developers/register', { body: { Email: email(), Password: PASSWORD, DisplayName: 'Dev' } });
     assert.equal(dev.status, 201);
     devToken = dev.body.Token;
@@ -24,7 +32,10 @@ describe('POST /games/register-user', () => {
     assert.equal(g.status, 201);
     game = { gameId: g.body.Game.GameId, headers: { 'x-platform-api-key': g.body.Game.ApiKey, 'x-platform-api-secret': g.body.ApiSecret } };
   });
-  after(() => p.close());
+  after(async () => {
+    await p.close();
+    await store.close();
+  });
 
   it('Email + Password creates the account on first use, then signs in (idempotent, 200 both times)', async () => {
     const e = email();
@@ -78,10 +89,10 @@ describe('POST /games/register-user', () => {
 
   it('Provider + Ticket goes through the platform exchange; AccountCreated only the first time', async () => {
     const ext = randomBytes(6).toString('hex');
-    const first = await register({ Provider: 'store_b', Ticket: `ok:${ext}`, DisplayName: 'Storey' });
+    const first = await register({ Provider: 'store_b', Ticket: await ticketFor(ext), DisplayName: 'Storey' });
     assert.equal(first.status, 200, JSON.stringify(first.body));
     assert.equal(first.body.AccountCreated, true);
-    const again = await register({ Provider: 'store_b', Ticket: `ok:${ext}`, Nonce: 'n-1' });
+    const again = await register({ Provider: 'store_b', Ticket: await ticketFor(ext, 'n-1'), Nonce: 'n-1' });
     assert.equal(again.status, 200);
     assert.equal(again.body.AccountCreated, false);
     assert.equal(again.body.Sub, first.body.Sub);
@@ -89,9 +100,12 @@ describe('POST /games/register-user', () => {
   });
 
   it('a rejected ticket is 401 invalid_ticket; an unconfigured provider 400 provider_not_configured', async () => {
-    const bad = await register({ Provider: 'store_b', Ticket: 'forged' });
-    assert.equal(bad.status, 401);
-    assert.equal(bad.body.Code, 'invalid_ticket');
+    const wrongAudience = await store.issueIdToken({ clientId: 'another-client', sub: 'someone' });
+    for (const Ticket of ['forged', wrongAudience]) {
+      const bad = await register({ Provider: 'store_b', Ticket });
+      assert.equal(bad.status, 401);
+      assert.equal(bad.body.Code, 'invalid_ticket');
+    }
     const unknown = await register({ Provider: 'idp_a', Ticket: 'x' });
     assert.equal(unknown.status, 400);
     assert.equal(unknown.body.Code, 'provider_not_configured');
