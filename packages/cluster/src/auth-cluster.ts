@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadOrCreateTls } from '@platform/kit';
 import { freePort } from './ports.js';
-import { ServiceNode } from './node-process.js';
+import { ServiceNode, startNodesInOrder } from './node-process.js';
 import { ClusterClient, type ClientOptions } from './client.js';
 
 export interface AuthClusterOptions {
@@ -80,14 +80,7 @@ export async function startAuthCluster(opts: AuthClusterOptions): Promise<AuthCl
     nodes.push(new ServiceNode({ name: `${prefix}-${i + 1}`, entry: 'packages/auth/src/main.ts', env, port, protocol: 'https', ca: tls.cert }));
   }
   // The first node migrates and creates the signing key; the rest start together.
-  try {
-    await nodes[0].start();
-    await Promise.all(nodes.slice(1).map((n) => n.start()));
-  } catch (err) {
-    await Promise.allSettled(nodes.map((n) => n.kill()));
-    rmSync(dir, { recursive: true, force: true });
-    throw err;
-  }
+  await startNodesInOrder(nodes, dir);
   const clients: ClusterClient[] = [];
   return {
     nodes,

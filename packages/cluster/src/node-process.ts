@@ -7,6 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import https from 'node:https';
 import http from 'node:http';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, '../../..');
@@ -130,4 +131,19 @@ export class ServiceNode {
 /** Stops every node (SIGTERM in parallel); used in after() hooks. */
 export async function stopAll(nodes: ServiceNode[]): Promise<void> {
   await Promise.allSettled(nodes.map((n) => n.stop()));
+}
+
+/**
+ * Starts the first node alone (it migrates and creates shared keys), then the
+ * rest together; on any failure kills them all and removes the cluster's dir.
+ */
+export async function startNodesInOrder(nodes: ServiceNode[], dir: string): Promise<void> {
+  try {
+    await nodes[0].start();
+    await Promise.all(nodes.slice(1).map((n) => n.start()));
+  } catch (err) {
+    await Promise.allSettled(nodes.map((n) => n.kill()));
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
 }

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort } from './ports.js';
-import { ServiceNode } from './node-process.js';
+import { ServiceNode, startNodesInOrder } from './node-process.js';
 import { ClusterClient } from './client.js';
 import { baseEnv } from './auth-cluster.js';
 
@@ -58,14 +58,7 @@ export async function startSocialCluster(opts: SocialClusterOptions): Promise<So
       }),
     );
   }
-  try {
-    await nodes[0].start();
-    await Promise.all(nodes.slice(1).map((n) => n.start()));
-  } catch (err) {
-    await Promise.allSettled(nodes.map((n) => n.kill()));
-    rmSync(dir, { recursive: true, force: true });
-    throw err;
-  }
+  await startNodesInOrder(nodes, dir);
   const clients: ClusterClient[] = [];
   return {
     nodes,
