@@ -35,6 +35,12 @@ export const authVars = {
   passwordMemoryKib: vars.int('AUTH_PASSWORD_MEMORY_KIB', { default: 19456, min: 1024, description: 'Argon2id m (OWASP: 19456)' }),
   passwordTimeCost: vars.int('AUTH_PASSWORD_TIME_COST', { default: 2, min: 1 }),
   passwordParallelism: vars.int('AUTH_PASSWORD_PARALLELISM', { default: 1, min: 1, max: 16 }),
+  guestSecretMemoryKib: vars.int('AUTH_GUEST_SECRET_MEMORY_KIB', {
+    default: 256,
+    min: 8,
+    description: 'Argon2id m for guest secrets (256 random bits each: light parameters suffice, docs/auth.md)',
+  }),
+  guestSecretTimeCost: vars.int('AUTH_GUEST_SECRET_TIME_COST', { default: 1, min: 1, description: 'Argon2id t for guest secrets' }),
   deletionGraceHours: vars.int('AUTH_DELETION_GRACE_HOURS', { default: 720, min: 0 }),
   guestIdleDays: vars.int('AUTH_GUEST_IDLE_DAYS', { default: 180, min: 1, description: 'guests without sign-in or refresh this long are pruned' }),
   purgeIntervalSeconds: vars.int('AUTH_PURGE_INTERVAL_SECONDS', { default: 3600, min: 1 }),
@@ -71,6 +77,8 @@ export interface AuthConfig extends Omit<Raw, 'trustProxy' | 'internalKeys'> {
   /** PEM of AUTH_OUTBOX_CA_FILE, read at start. */
   outboxCa?: string;
   passwordParams: Argon2Params;
+  /** Argon2id parameters of guest secrets (AUTH_GUEST_SECRET_MEMORY_KIB / _TIME_COST, p = 1). */
+  guestSecretParams: Argon2Params;
   /** Where the auth service keeps its embedded files. */
   authDir: string;
 }
@@ -122,6 +130,7 @@ export function readAuthConfig(env: Env = process.env): AuthConfig {
     outboxCa,
     trustProxy: parseTrustProxy(raw.trustProxy),
     passwordParams: { memoryCost: raw.passwordMemoryKib, timeCost: raw.passwordTimeCost, parallelism: raw.passwordParallelism },
+    guestSecretParams: { memoryCost: raw.guestSecretMemoryKib, timeCost: raw.guestSecretTimeCost, parallelism: 1 },
     authDir: path.join(raw.dataDir, 'auth'),
   };
 }

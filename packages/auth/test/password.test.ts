@@ -177,3 +177,50 @@ describe('production password hashing parameters', () => {
     }
   });
 });
+
+describe('guest secret hashing parameters', () => {
+  const guestHash = async (h: Harness, accountId: string) =>
+    (await h.tdb.db.query<{ secret_hash: string }>(`SELECT c.secret_hash FROM credentials c JOIN identities i ON i.id = c.identity_id WHERE i.provider = 'guest' AND i.provider_user_id = $1`, [accountId])).rows[0]
+      .secret_hash;
+  const guest = async (h: Harness, fingerprint: string) => {
+    const r = await h.app.inject({ method: 'POST', url: '/guest', payload: { device_fingerprint: fingerprint } });
+    assert.equal(r.statusCode, 200);
+    return r.json() as { account_id: string; guest_secret: string };
+  };
+  const restore = (h: Harness, g: { account_id: string; guest_secret: string }, secret = g.guest_secret) =>
+    h.app.inject({ method: 'POST', url: '/guest/restore', payload: { account_id: g.account_id, guest_secret: secret, device_fingerprint: 'restore-params-device' } });
+
+  it('stores Argon2id with m=256, t=1, p=1 by default, and with AUTH_GUEST_SECRET_* when set', async () => {
+    const h = await harness();
+    const tuned = await harness({ AUTH_GUEST_SECRET_MEMORY_KIB: '1024', AUTH_GUEST_SECRET_TIME_COST: '2' });
+    try {
+      const g = await guest(h, 'guest-params-default');
+      assert.match(await guestHash(h, g.account_id), /^\$argon2id\$v=19\$m=256,t=1,p=1\$/);
+      const t = await guest(tuned, 'guest-params-tuned');
+      assert.match(await guestHash(tuned, t.account_id), /^\$argon2id\$v=19\$m=1024,t=2,p=1\$/);
+    } finally {
+      await Promise.all([h.close(), tuned.close()]);
+    }
+  });
+
+  it('guest secrets hashed with other parameters (the earlier m=4096) still restore', async () => {
+    const old = await harness({ AUTH_GUEST_SECRET_MEMORY_KIB: '4096' });
+    try {
+      const g = await guest(old, 'guest-params-old');
+      assert.match(await guestHash(old, g.account_id), /^\$argon2id\$v=19\$m=4096,t=1,p=1\$/);
+      // A node with the new default on the same database.
+      const now = await old.node({ AUTH_GUEST_SECRET_MEMORY_KIB: '' });
+      assert.equal((await restore({ ...old, app: now }, g)).statusCode, 200);
+      const wrong = await restore({ ...old, app: now }, g, g.guest_secret.replace(/^./, (c) => (c === 'A' ? 'B' : 'A')));
+      assert.equal(wrong.statusCode, 401);
+      assert.equal(wrong.json().code, 'invalid_credentials');
+    } finally {
+      await old.close();
+    }
+  });
+
+  it('refuses a memory cost below the Argon2 minimum, naming the variable', async () => {
+    const { readAuthConfig } = await import('../src/config.js');
+    assert.throws(() => readAuthConfig({ AUTH_MASTER_KEY: 'a'.repeat(64), AUTH_GUEST_SECRET_MEMORY_KIB: '4' }), /AUTH_GUEST_SECRET_MEMORY_KIB/);
+  });
+});

@@ -28,7 +28,7 @@ describe('guests', () => {
       `SELECT c.secret_hash, d.fingerprint_hash FROM credentials c JOIN identities i ON i.id = c.identity_id JOIN devices d ON d.account_id = i.account_id WHERE i.account_id = $1`,
       [g.account_id],
     );
-    assert.match(stored.rows[0].secret_hash, /^\$argon2id\$v=19\$m=4096,t=1,p=1\$/);
+    assert.match(stored.rows[0].secret_hash, /^\$argon2id\$v=19\$m=256,t=1,p=1\$/);
     assert.match(stored.rows[0].fingerprint_hash, /^[0-9a-f]{64}$/);
   });
 

@@ -19,7 +19,7 @@ import {
 } from '@platform/kit';
 import type { AuthConfig } from '../config.js';
 import { audit, type AuditContext } from './audit.js';
-import { GUEST_SECRET_ARGON2, dummyHashFor, hashNewPassword } from './passwords.js';
+import { dummyHashFor, hashNewPassword } from './passwords.js';
 import type { PlatformVerifiers, VerifiedPlatformIdentity } from './platform.js';
 import type { TokenPair, TokenService, SessionSubject } from './tokens.js';
 
@@ -149,7 +149,7 @@ export function createAccountService(config: AuthConfig, db: Database, tokens: T
         if (replay) return replay;
       }
       const secret = randomToken(32);
-      const secretHash = await hashPassword(secret, GUEST_SECRET_ARGON2);
+      const secretHash = await hashPassword(secret, config.guestSecretParams);
       try {
         // One statement, one round trip (atomic as any statement): account, device, identity, credential,
         // idempotency key, audit row, session and refresh token. Same rows as the step-by-step sign-ins.
@@ -209,7 +209,7 @@ export function createAccountService(config: AuthConfig, db: Database, tokens: T
         throw conflict('idempotency_key_reused', 'This Idempotency-Key was used by another device');
       }
       const secret = randomToken(32);
-      const secretHash = await hashPassword(secret, GUEST_SECRET_ARGON2);
+      const secretHash = await hashPassword(secret, config.guestSecretParams);
       const r = await db.transaction(async (tx) => {
         const a = (await tx.query<AccountRow>(`SELECT * FROM accounts WHERE id = $1 FOR UPDATE`, [row.account_id])).rows[0];
         if (!a || a.status !== 'active' || !a.is_guest) throw conflict('idempotency_key_reused', 'The guest of this Idempotency-Key is no longer available');
@@ -234,7 +234,7 @@ export function createAccountService(config: AuthConfig, db: Database, tokens: T
         [input.accountId],
       );
       const a = found.rows[0];
-      const ok = await verifyPassword(a?.secret_hash ?? (await dummyHashFor(GUEST_SECRET_ARGON2)), input.guestSecret);
+      const ok = await verifyPassword(a?.secret_hash ?? (await dummyHashFor(config.guestSecretParams)), input.guestSecret);
       if (!a || !ok) {
         await audit(db, ctx, 'login', a?.id ?? null, { method: 'guest', outcome: 'failure' });
         throw unauthorized('invalid_credentials', 'The account id or guest secret is wrong');

@@ -10,8 +10,6 @@ import { badRequest, hashPassword, type Argon2Params } from '@platform/kit';
 export const PASSWORD_MIN = 10;
 export const PASSWORD_MAX = 256;
 
-/** Guest secrets carry 256 random bits: a light Argon2id is enough (no dictionary to search). */
-export const GUEST_SECRET_ARGON2: Argon2Params = { memoryCost: 4096, timeCost: 1, parallelism: 1 };
 
 let common: Set<string> | undefined;
 export function commonPasswords(): Set<string> {

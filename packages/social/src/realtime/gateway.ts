@@ -13,7 +13,7 @@ import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import { AppError, type App } from '@platform/kit';
 import type { Authenticator } from '../services/auth.js';
 import type { Ctx, GameContext, UserRow } from '../services/context.js';
-import { partyChannel, userChannel, type EventEnvelope } from '../services/events.js';
+import { partyChannel, RELATIONS_CHANNEL, userChannel, type EventEnvelope } from '../services/events.js';
 import { sendChatMessage } from '../services/chat.js';
 import { currentPartyId } from '../services/parties.js';
 import { setPresence, viewPresence } from '../services/presence.js';
@@ -145,19 +145,68 @@ export function attachRealtime(app: App, ctx: Ctx, deps: { authenticator: Authen
     return conn.partySync;
   };
 
-  /** Recipients of a party chat message who muted its author or are blocked with them either way. */
-  const excludedFor = async (actorPublicId: string, recipients: Connection[]): Promise<Set<string>> => {
-    const ids = [...new Set(recipients.map((c) => c.user.id))];
-    if (!ids.length) return new Set();
+  /**
+   * Who must not receive a party chat message of an author: the users who
+   * muted them and those blocked with them either way (internal ids). Read
+   * once per author and kept per node; every block/unblock/mute/unmute
+   * publishes on RELATIONS_CHANNEL after its commit and this node drops the
+   * whole cache on it (Redis delivers it before any chat message published
+   * afterwards). Until that subscription stands the cache is not used; an
+   * entry also lapses after `RELATIONS_TTL_MS`, a bound for an invalidation
+   * lost while Redis was unreachable.
+   */
+  const RELATIONS_TTL_MS = 5_000;
+  const RELATIONS_MAX_AUTHORS = 10_000;
+  const excludedByAuthor = new Map<string, { expires: number; set: Promise<Set<string>> }>();
+  let relationsGeneration = 0;
+  let relationsLive = false;
+  const loadExcluded = async (actorPublicId: string): Promise<Set<string>> => {
     const r = await ctx.db.query<{ id: string }>(
-      `SELECT r.id::text AS id FROM users r, users a
-        WHERE a.public_id = $1 AND r.id::text = ANY(string_to_array($2, ','))
-          AND (EXISTS (SELECT 1 FROM mutes m WHERE m.muter = r.id AND m.muted = a.id)
-            OR EXISTS (SELECT 1 FROM blocks b WHERE (b.blocker = r.id AND b.blocked = a.id) OR (b.blocker = a.id AND b.blocked = r.id)))`,
-      [actorPublicId, ids.join(',')],
+      `SELECT x.id::text AS id FROM users a,
+         LATERAL (SELECT m.muter AS id FROM mutes m WHERE m.muted = a.id
+                  UNION SELECT b.blocker FROM blocks b WHERE b.blocked = a.id
+                  UNION SELECT b.blocked FROM blocks b WHERE b.blocker = a.id) x
+        WHERE a.public_id = $1`,
+      [actorPublicId],
     );
     return new Set(r.rows.map((x) => x.id));
   };
+  const excludedFor = (actorPublicId: string): Promise<Set<string>> => {
+    if (!relationsLive) return loadExcluded(actorPublicId);
+    const now = Date.now();
+    const hit = excludedByAuthor.get(actorPublicId);
+    if (hit && hit.expires > now) return hit.set;
+    if (hit) excludedByAuthor.delete(actorPublicId);
+    const generation = relationsGeneration;
+    const entry = { expires: now + RELATIONS_TTL_MS, set: loadExcluded(actorPublicId) };
+    // A read that raced an invalidation (or failed) is not kept.
+    entry.set.then(
+      () => {
+        if (generation !== relationsGeneration && excludedByAuthor.get(actorPublicId) === entry) excludedByAuthor.delete(actorPublicId);
+      },
+      () => {
+        if (excludedByAuthor.get(actorPublicId) === entry) excludedByAuthor.delete(actorPublicId);
+      },
+    );
+    if (excludedByAuthor.size >= RELATIONS_MAX_AUTHORS) excludedByAuthor.delete(excludedByAuthor.keys().next().value as string);
+    excludedByAuthor.set(actorPublicId, entry);
+    return entry.set;
+  };
+  const dropRelations = () => {
+    relationsGeneration++;
+    excludedByAuthor.clear();
+  };
+  const relationsSubscription = ctx.state.subscribe(RELATIONS_CHANNEL, dropRelations).then(
+    (unsubscribe) => {
+      dropRelations();
+      relationsLive = true;
+      return unsubscribe;
+    },
+    (err) => {
+      log.warn({ err }, 'relations channel not subscribed; mute/block read per message');
+      return undefined;
+    },
+  );
 
   const dispatch = async (channel: string, msg: EventEnvelope, recipients: Connection[]) => {
     const type = msg.type as string;
@@ -182,7 +231,7 @@ export function attachRealtime(app: App, ctx: Ctx, deps: { authenticator: Authen
       if (type === 'partyMemberJoined') targets = targets.filter((c) => c.user.public_id !== data.member?.publicId);
       if (type === 'partyMemberLeft' && data.reason === 'kicked') targets = targets.filter((c) => c.user.public_id !== data.publicId);
       if (type === 'chatMessage' && msg.actorPublicId) {
-        const excluded = await excludedFor(msg.actorPublicId, targets);
+        const excluded = await excludedFor(msg.actorPublicId);
         if (excluded.size) targets = targets.filter((c) => !excluded.has(c.user.id));
       }
     }
@@ -387,6 +436,8 @@ export function attachRealtime(app: App, ctx: Ctx, deps: { authenticator: Authen
       const cut = Date.now() + 1000;
       while (all.size && Date.now() < cut) await new Promise((r) => setTimeout(r, 10));
       while (cleanups.size) await Promise.allSettled([...cleanups]);
+      relationsLive = false;
+      await (await relationsSubscription)?.().catch(() => {});
     },
   };
   app.addHook('preClose', async () => {

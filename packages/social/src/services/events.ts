@@ -35,6 +35,12 @@ export interface PublishOptions {
 
 export const userChannel = (userId: string) => `social:user:${userId}`;
 export const partyChannel = (partyId: string) => `social:party:${partyId}`;
+/**
+ * Every node listens here: a block, unblock, mute or unmute between two users
+ * (message `{type: '_relationsChanged', data: {users: [id, id]}}`), so the
+ * realtime layer drops what it cached about who may receive whose chat.
+ */
+export const RELATIONS_CHANNEL = 'social:relations';
 
 /**
  * Control messages for the realtime layer, published on the user's channel
@@ -49,6 +55,8 @@ export interface EventPublisher {
   toUser(userId: string, type: EventType, data: unknown, opts?: PublishOptions): Promise<void>;
   toParty(partyId: string, type: EventType, data: unknown, opts?: PublishOptions): Promise<void>;
   control(userId: string, type: ControlType, data?: unknown): Promise<void>;
+  /** A block/mute between these users was added or removed (after the commit). */
+  relationsChanged(userIds: string[]): Promise<void>;
 }
 
 /** Events a muter no longer receives from the muted user. */
@@ -88,6 +96,9 @@ export function createEventPublisher(
     },
     async control(userId, type, data = null) {
       await send(userChannel(userId), { type: type as never, data });
+    },
+    async relationsChanged(userIds) {
+      await send(RELATIONS_CHANNEL, { type: '_relationsChanged' as never, data: { users: userIds } });
     },
   };
 }

@@ -177,6 +177,7 @@ export async function block(ctx: Ctx, me: UserRow, publicId: string): Promise<vo
     );
     return unfriend(tx, me.id, other.id);
   });
+  await ctx.events.relationsChanged([me.id, other.id]);
   if (wereFriends) {
     await ctx.events.toUser(other.id, 'friendRemoved', { publicId: me.public_id });
     await ctx.events.toUser(me.id, 'friendRemoved', { publicId: other.public_id });
@@ -186,6 +187,7 @@ export async function block(ctx: Ctx, me: UserRow, publicId: string): Promise<vo
 export async function unblock(ctx: Ctx, me: UserRow, publicId: string): Promise<void> {
   const other = await requireUser(ctx.db, publicId);
   await ctx.db.query('DELETE FROM blocks WHERE blocker = $1 AND blocked = $2', [me.id, other.id]);
+  await ctx.events.relationsChanged([me.id, other.id]);
 }
 
 export async function listBlocked(ctx: Ctx, me: UserRow) {
@@ -197,11 +199,13 @@ export async function mute(ctx: Ctx, me: UserRow, publicId: string): Promise<voi
   const other = await requireUser(ctx.db, publicId);
   if (other.id === me.id) throw badRequest('cannot_mute_self', 'You cannot mute yourself');
   await ctx.db.query('INSERT INTO mutes (muter, muted) VALUES ($1, $2) ON CONFLICT DO NOTHING', [me.id, other.id]);
+  await ctx.events.relationsChanged([me.id, other.id]);
 }
 
 export async function unmute(ctx: Ctx, me: UserRow, publicId: string): Promise<void> {
   const other = await requireUser(ctx.db, publicId);
   await ctx.db.query('DELETE FROM mutes WHERE muter = $1 AND muted = $2', [me.id, other.id]);
+  await ctx.events.relationsChanged([me.id, other.id]);
 }
 
 /** For the realtime layer: does `muter` mute `mutedId`? */

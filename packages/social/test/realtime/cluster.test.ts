@@ -103,4 +103,56 @@ describe(`realtime: two nodes (${process.env.REDIS_URL ? 'Redis pub/sub' : 'shar
     for (let i = 0; i < 100 && h.app.realtime.subscribedChannels().includes(`social:user:${a.id}`); i++) await new Promise((r) => setTimeout(r, 10));
     assert.ok(!h.app.realtime.subscribedChannels().includes(`social:user:${a.id}`), 'the last socket out did not unsubscribe');
   });
+
+  it('a mute or block made on node A applies at once to party chat on node B, also after chat was delivered, and lifts with unmute/unblock', async () => {
+    const a = await h.user('Aino');
+    const b = await h.user('Bea');
+    const c = await h.user('Cid');
+    await befriend(h, a, b);
+    await befriend(h, a, c);
+    const party = (await h.req(a, 'POST', '/v1/parties', { body: { visibility: 'FriendsOnly' } })).body;
+    assert.equal((await h.req(b, 'POST', `/v1/parties/${party.partyId}/join`, { body: {} })).status, 200);
+    assert.equal((await h.req(c, 'POST', `/v1/parties/${party.partyId}/join`, { body: {} })).status, 200);
+    const onA = await ready(await connect(nodeA.ws, a.token));
+    const onB = await ready(await connect(nodeB.urls.ws, b.token));
+    const onC = await ready(await connect(nodeB.urls.ws, c.token));
+    const chat = async (from: Client, body: string) => {
+      from.send({ type: 'chatSend', channel: 'party', channelId: party.partyId, body });
+      await from.next('chatMessage', (d) => d.body === body);
+    };
+    // b and c share node B and the channel: once c has a message, b's copy (if any) was sent before it.
+    const got = (who: Client, body: string) => who.seen('chatMessage', (d) => d.body === body).length;
+
+    // Both nodes have now read who is excluded for a's and b's messages (nobody).
+    await chat(onA, 'a1');
+    await onC.next('chatMessage', (d) => d.body === 'a1');
+    assert.equal(got(onB, 'a1'), 1);
+    await chat(onB, 'b1');
+    await onA.next('chatMessage', (d) => d.body === 'b1');
+
+    // b mutes a over node A's HTTP: node B must stop delivering a's messages to b.
+    assert.equal((await h.req(b, 'POST', `/v1/mutes/${a.publicId}`)).status, 204);
+    await chat(onA, 'a2');
+    await onC.next('chatMessage', (d) => d.body === 'a2');
+    assert.equal(got(onB, 'a2'), 0, 'the muter got the muted author');
+    assert.equal((await h.req(b, 'DELETE', `/v1/mutes/${a.publicId}`)).status, 204);
+    await chat(onA, 'a3');
+    await onC.next('chatMessage', (d) => d.body === 'a3');
+    assert.equal(got(onB, 'a3'), 1, 'unmute did not lift the filter');
+
+    // a blocks b: neither receives the other's messages, on either node.
+    assert.equal((await h.req(a, 'POST', `/v1/blocks/${b.publicId}`)).status, 204);
+    await chat(onA, 'a4');
+    await onC.next('chatMessage', (d) => d.body === 'a4');
+    assert.equal(got(onB, 'a4'), 0, 'the blocked user got the blocker');
+    await chat(onB, 'b2');
+    await chat(onC, 'c1');
+    await onA.next('chatMessage', (d) => d.body === 'c1');
+    assert.equal(got(onA, 'b2'), 0, 'the blocker got the blocked user');
+    assert.equal((await h.req(a, 'DELETE', `/v1/blocks/${b.publicId}`)).status, 204);
+    await chat(onB, 'b3');
+    await onA.next('chatMessage', (d) => d.body === 'b3');
+    await chat(onA, 'a5');
+    await onB.next('chatMessage', (d) => d.body === 'a5');
+  });
 });
