@@ -47,6 +47,18 @@ export function baseEnv(): Record<string, string> {
   return env;
 }
 
+/** What every node of any service gets: its own data dir, the shared stores, loopback, quiet logs. */
+export function nodeEnv(dir: string, i: number, opts: { databaseUrl: string; redisUrl: string }): Record<string, string> {
+  return {
+    ...baseEnv(),
+    DATA_DIR: path.join(dir, `node-${i + 1}`),
+    DATABASE_URL: opts.databaseUrl,
+    REDIS_URL: opts.redisUrl,
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+  };
+}
+
 export async function startAuthCluster(opts: AuthClusterOptions): Promise<AuthCluster> {
   const dir = mkdtempSync(path.join(tmpdir(), 'auth-cluster-'));
   const tls = await loadOrCreateTls({ dir: path.join(dir, 'tls') });
@@ -58,12 +70,7 @@ export async function startAuthCluster(opts: AuthClusterOptions): Promise<AuthCl
   for (let i = 0; i < opts.nodes; i++) {
     const port = await freePort();
     const env: Record<string, string> = {
-      ...baseEnv(),
-      DATA_DIR: path.join(dir, `node-${i + 1}`),
-      DATABASE_URL: opts.databaseUrl,
-      REDIS_URL: opts.redisUrl,
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
+      ...nodeEnv(dir, i, opts),
       AUTH_PORT: String(port),
       AUTH_NODE_ID: `${prefix}-${i + 1}`,
       AUTH_DB_SCHEMA: opts.schema,

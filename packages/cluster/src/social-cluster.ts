@@ -11,7 +11,7 @@ import path from 'node:path';
 import { freePort } from './ports.js';
 import { ServiceNode, startNodesInOrder } from './node-process.js';
 import { ClusterClient } from './client.js';
-import { baseEnv } from './auth-cluster.js';
+import { nodeEnv } from './auth-cluster.js';
 
 export interface SocialClusterOptions {
   nodes: number;
@@ -43,12 +43,7 @@ export async function startSocialCluster(opts: SocialClusterOptions): Promise<So
         port,
         protocol: 'http',
         env: {
-          ...baseEnv(),
-          DATA_DIR: path.join(dir, `node-${i + 1}`),
-          DATABASE_URL: opts.databaseUrl,
-          REDIS_URL: opts.redisUrl,
-          HOST: '127.0.0.1',
-          LOG_LEVEL: 'warn',
+          ...nodeEnv(dir, i, opts),
           SOCIAL__LISTEN__PORT: String(port),
           SOCIAL__TLS__MODE: 'http',
           SOCIAL__AUTH__APIKEY: apiKey,
