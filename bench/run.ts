@@ -43,6 +43,8 @@ const wanted = new Set(process.argv.slice(2));
 const want = (id: string) => wanted.size === 0 || wanted.has(id);
 const figures: Figure[] = [];
 const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
+/** PostgreSQL connections per service process and for the refresh baseline (the same pool on both sides). */
+const DB_POOL = process.env.BENCH_DB_POOL_SIZE;
 const nodeArgs = process.env.BENCH_SERVICE_NODE_ARGS ? process.env.BENCH_SERVICE_NODE_ARGS.split(' ') : [];
 
 // ------------------------------------------------------------ isolated stores
@@ -79,7 +81,7 @@ async function cleanup() {
   rmSync(dataDir, { recursive: true, force: true });
 }
 
-const common = { HOST: '127.0.0.1', DATABASE_URL: benchDbUrl, REDIS_URL: benchRedisUrl, LOG_LEVEL: 'warn' };
+const common = { HOST: '127.0.0.1', DATABASE_URL: benchDbUrl, REDIS_URL: benchRedisUrl, LOG_LEVEL: 'warn', DATABASE_POOL_SIZE: DB_POOL };
 /** Rate limits raised out of the way: the bench measures throughput, not the limiter's refusals. */
 const HIGH = '1000000000';
 const authEnv = {
@@ -134,14 +136,14 @@ try {
       const c = CONN.refresh;
       const tokens = await guests(authUrl, c * 3);
       const svc = await runLoad('http.ts', { url: `${authUrl}/refresh`, connections: c, durationSec: DURATION, scenario: 'refresh', tokens: tokens.slice(0, c * 2) });
-      const base = await runLoad('refresh-sql.ts', { url: benchDbUrl, schema: 'auth', poolSize: 10, connections: c, durationSec: DURATION, tokens: tokens.slice(c * 2) });
+      const base = await runLoad('refresh-sql.ts', { url: benchDbUrl, schema: 'auth', poolSize: Number(DB_POOL ?? 10), connections: c, durationSec: DURATION, tokens: tokens.slice(c * 2) });
       figure(
         {
           id: 'refresh',
           figure: 'refresh tokens / s (POST /refresh)',
           value: svc.okPerSec,
           unit: '/s',
-          baselineName: `the same rotation statement via pg, prepared (pool 10, ${c} concurrent)`,
+          baselineName: `the same rotation statement via pg, prepared (pool ${DB_POOL ?? 10}, ${c} concurrent)`,
           baseline: base.rps,
           goal: '≥ 2,000/s and ≥ 50% of baseline',
           extra: { service: svc, baseline: base, connections: c },

@@ -121,7 +121,9 @@ export async function buildApp(config: AuthConfig, deps: AuthDeps): Promise<Auth
     // address, so the per-IP limits and the audit see the player, not the service.
     internal.applyForwardedClientIp(req);
     if (!unlimited.has(req.url.split('?')[0])) {
-      await limiter.check({ name: 'all:ip', key: req.ip, limit: config.rateGeneralPerIp });
+      const general = { name: 'all:ip', key: req.ip, limit: config.rateGeneralPerIp };
+      const route = req.routeOptions.config.requestLimits;
+      await (route ? limiter.check(general, ...route(req)) : limiter.check(general));
     }
   });
 

@@ -14,7 +14,7 @@ export function resolveMasterKey(config: AuthConfig, warn: (msg: string) => void
 }
 
 export async function openAuthStores(config: AuthConfig) {
-  const db = await openDatabase({ url: config.databaseUrl, dataDir: path.join(config.authDir, 'pg'), schema: config.schema });
+  const db = await openDatabase({ url: config.databaseUrl, poolSize: config.databasePoolSize, dataDir: path.join(config.authDir, 'pg'), schema: config.schema });
   const state = await openStateStore({ url: config.redisUrl });
   await migrateAuth(db);
   return { db, state };

@@ -16,19 +16,10 @@ import { createPublicKey, type KeyObject } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import { blake2b } from '@noble/hashes/blake2.js';
-import { decodeProtectedHeader, SignJWT } from 'jose';
-import { PublicProtocol } from 'paseto';
-import {
-  VerifyFactory,
-  SignFactory,
-  PublicKeyFromCryptoKey,
-  SecretKeyFromCryptoKey,
-  type PublicKey as PasetoPublicKey,
-  type SecretKey as PasetoSecretKey,
-} from 'paseto/v4/public';
+import { decodeProtectedHeader } from 'jose';
 import { AppError } from './errors.js';
-import { verifyPasetoV4Claims } from './paseto-v4.js';
-import { verifyEdDsaJwt } from './jwt-eddsa.js';
+import { signPasetoV4Public, verifyPasetoV4Claims } from './paseto-v4.js';
+import { signEdDsaJwt, verifyEdDsaJwt } from './jwt-eddsa.js';
 
 export type TokenFormat = 'paseto' | 'jwt';
 
@@ -262,22 +253,6 @@ function readClaims(p: Record<string, unknown>, kid: string, format: TokenFormat
   };
 }
 
-const pasetoV4 = new PublicProtocol(VerifyFactory);
-const pasetoKeys = new WeakMap<KeyObject, Promise<PasetoPublicKey>>();
-
-/** The PASETO library's key handle for a node KeyObject (converted once). */
-export function pasetoPublicKey(key: KeyObject): Promise<PasetoPublicKey> {
-  let p = pasetoKeys.get(key);
-  if (!p) {
-    const jwk = key.export({ format: 'jwk' });
-    p = globalThis.crypto.subtle
-      .importKey('jwk', jwk, { name: 'Ed25519' }, true, ['verify'])
-      .then((ck) => PublicKeyFromCryptoKey(ck as never));
-    pasetoKeys.set(key, p);
-  }
-  return p;
-}
-
 export function createAccessTokenVerifier(opts: VerifierOptions): AccessTokenVerifier {
   const tolerance = opts.clockToleranceSec ?? 30;
   const formats = opts.formats ?? ['paseto', 'jwt'];
@@ -341,55 +316,20 @@ export interface SigningKey {
   privateKey: KeyObject;
 }
 
-const pasetoSign = new PublicProtocol(SignFactory);
-const pasetoSecretKeys = new WeakMap<KeyObject, Promise<PasetoSecretKey>>();
-
-function pasetoSecretKey(key: KeyObject): Promise<PasetoSecretKey> {
-  let p = pasetoSecretKeys.get(key);
-  if (!p) {
-    const jwk = key.export({ format: 'jwk' });
-    p = globalThis.crypto.subtle
-      .importKey('jwk', jwk, { name: 'Ed25519' }, true, ['sign'])
-      .then((ck) => SecretKeyFromCryptoKey(ck as never));
-    pasetoSecretKeys.set(key, p);
-  }
-  return p;
-}
-
-/** Signs an access token in the chosen format with the platform's claim set. */
-export async function signAccessToken(
-  format: TokenFormat,
-  key: SigningKey,
-  iss: string,
-  aud: string,
-  c: AccessTokenInput,
-): Promise<string> {
+/**
+ * Signs an access token in the chosen format with the platform's claim set.
+ * Synchronous, on node:crypto (see paseto-v4.ts for why not the libraries);
+ * the tests check every token with `paseto` and `jose` as independent verifiers.
+ */
+export function signAccessToken(format: TokenFormat, key: SigningKey, iss: string, aud: string, c: AccessTokenInput): string {
   if (format === 'jwt') {
-    return new SignJWT({ sid: c.sid, platform: c.platform, roles: c.roles, region: c.region })
-      .setProtectedHeader({ alg: 'EdDSA', typ: 'JWT', kid: key.kid })
-      .setSubject(c.sub)
-      .setIssuer(iss)
-      .setAudience(aud)
-      .setIssuedAt(c.iat)
-      .setExpirationTime(c.exp)
-      .setJti(c.jti)
-      .sign(key.privateKey);
+    return signEdDsaJwt(
+      { alg: 'EdDSA', typ: 'JWT', kid: key.kid },
+      { sid: c.sid, platform: c.platform, roles: c.roles, region: c.region, sub: c.sub, iss, aud, iat: c.iat, exp: c.exp, jti: c.jti },
+      key.privateKey,
+    );
   }
   const iso = (s: number) => new Date(s * 1000).toISOString().replace(/\.\d{3}Z$/, '+00:00');
-  return pasetoSign.Sign(
-    await pasetoSecretKey(key.privateKey),
-    {
-      sub: c.sub,
-      sid: c.sid,
-      platform: c.platform,
-      roles: c.roles,
-      region: c.region,
-      iss,
-      aud,
-      iat: iso(c.iat),
-      exp: iso(c.exp),
-      jti: c.jti,
-    },
-    { footer: Buffer.from(JSON.stringify({ kid: key.kid })), addIssuedAt: false },
-  );
+  const claims = { sub: c.sub, sid: c.sid, platform: c.platform, roles: c.roles, region: c.region, iss, aud, iat: iso(c.iat), exp: iso(c.exp), jti: c.jti };
+  return signPasetoV4Public(Buffer.from(JSON.stringify(claims)), key.privateKey, Buffer.from(JSON.stringify({ kid: key.kid })));
 }

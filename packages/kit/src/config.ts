@@ -148,6 +148,12 @@ export function readConfig<S extends Record<string, Variable<unknown>>>(
 export const commonVars = {
   dataDir: vars.string('DATA_DIR', { default: './data', description: 'Directory for embedded storage, keys and blobs' }),
   databaseUrl: vars.optionalString('DATABASE_URL', 'PostgreSQL URL; embedded PGlite under DATA_DIR when unset'),
+  databasePoolSize: vars.int('DATABASE_POOL_SIZE', {
+    default: 10,
+    min: 1,
+    max: 500,
+    description: 'PostgreSQL connections per process (see docs/deployment.md for sizing)',
+  }),
   redisUrl: vars.optionalString('REDIS_URL', 'Redis URL; in-memory state (single node) when unset'),
   logLevel: vars.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, { default: 'info' }),
   host: vars.string('HOST', { default: '0.0.0.0', description: 'Interface to listen on' }),

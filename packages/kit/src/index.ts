@@ -8,3 +8,4 @@ export * from './http.js';
 export * from './access-token.js';
 export * from './tls.js';
 export * from './http-client.js';
+export { signPasetoV4Public, verifyPasetoV4Public } from './paseto-v4.js';

@@ -8,8 +8,11 @@
  * `crit` extensions (none are understood), signature over `header.payload`,
  * JSON object payload, iss equal, aud equal (or listed), exp/nbf/iat
  * NumericDates with the clock tolerance, required claims present.
+ * Signing is by hand too (one synchronous Ed25519 sign over `header.payload`)
+ * for the same reason as in paseto-v4.ts; `jose` verifies the result in the
+ * tests as an independent implementation.
  */
-import { verify as edVerify, type KeyObject } from 'node:crypto';
+import { sign as edSign, verify as edVerify, type KeyObject } from 'node:crypto';
 
 const B64URL = /^[A-Za-z0-9_-]*$/;
 
@@ -40,6 +43,14 @@ function numericDate(p: Record<string, unknown>, name: string): number | undefin
   if (v === undefined) return undefined;
   if (typeof v !== 'number' || !Number.isFinite(v)) throw new Error(`claim ${name} is not a NumericDate`);
   return v;
+}
+
+/** Signs a compact EdDSA JWS of `payload` with the given protected header (alg is set to EdDSA). */
+export function signEdDsaJwt(header: Record<string, unknown>, payload: Record<string, unknown>, key: KeyObject): string {
+  const h = Buffer.from(JSON.stringify({ ...header, alg: 'EdDSA' })).toString('base64url');
+  const p = Buffer.from(JSON.stringify(payload)).toString('base64url');
+  const signingInput = `${h}.${p}`;
+  return `${signingInput}.${edSign(null, Buffer.from(signingInput), key).toString('base64url')}`;
 }
 
 /** Verifies an EdDSA JWT and its registered claims; returns the payload. Throws on any defect. */

@@ -9,10 +9,15 @@
  * header check, base64url decoding, PAE(h, m, f, i), one synchronous Ed25519
  * verify with the caller's KeyObject, then claim checks (JSON object; iss, aud
  * equal; exp, iat, nbf RFC 3339 strings in range; required claims present).
- * It is tested against the official v4 vectors (../shared/vectors) and the
- * library-signed tokens of access-token.test.ts.
+ * Signing is the mirror image (PAE, one synchronous Ed25519 sign): the
+ * library signed through WebCrypto as well, an async thread-pool job per
+ * token that cost the refresh path about 100 µs and two thread wake-ups per
+ * request (bench/ refresh figure, docs/benchmarks.md).
+ * Both directions are tested against the official v4 vectors
+ * (../shared/vectors: the 4-S tokens are reproduced byte for byte), and the
+ * tokens are checked by the `paseto` library as an independent verifier.
  */
-import { verify as edVerify, type KeyObject } from 'node:crypto';
+import { sign as edSign, verify as edVerify, type KeyObject } from 'node:crypto';
 
 const HEADER = 'v4.public.';
 const HEADER_BYTES = Buffer.from(HEADER);
@@ -34,6 +39,13 @@ export function pae(...pieces: Buffer[]): Buffer {
 function b64u(s: string, what: string): Buffer {
   if (!B64URL.test(s)) throw new Error(`${what} is not base64url`);
   return Buffer.from(s, 'base64url');
+}
+
+/** Signs `message` (the claims' JSON bytes) as a v4.public token, with an optional footer and implicit assertion. */
+export function signPasetoV4Public(message: Buffer, key: KeyObject, footer: Buffer = Buffer.alloc(0), implicit: Buffer = Buffer.alloc(0)): string {
+  const signature = edSign(null, pae(HEADER_BYTES, message, footer, implicit), key);
+  const body = Buffer.concat([message, signature]).toString('base64url');
+  return footer.length ? `${HEADER}${body}.${footer.toString('base64url')}` : HEADER + body;
 }
 
 /** Verifies the signature; returns the raw message and footer. Throws on any defect. */

@@ -16,6 +16,12 @@ export interface RateDecision {
   retryAfterMs: number;
 }
 
+export interface WindowHit {
+  key: string;
+  limit: number;
+  windowMs: number;
+}
+
 export type Unsubscribe = () => Promise<void>;
 
 export interface StateStore {
@@ -32,6 +38,11 @@ export interface StateStore {
   incr(key: string, ttlMs: number): Promise<number>;
   /** Sliding-window limiter: records a hit unless `limit` hits already lie in the window. */
   hit(key: string, limit: number, windowMs: number): Promise<RateDecision>;
+  /**
+   * Several sliding windows hit at once (one round trip on Redis): each window records its hit or
+   * refuses on its own, exactly as the same `hit` calls would. Decisions come back in order.
+   */
+  hitAll(windows: readonly WindowHit[]): Promise<RateDecision[]>;
   /** Sets whose members expire individually. */
   setAdd(key: string, member: string, ttlMs: number): Promise<void>;
   setHas(key: string, member: string): Promise<boolean>;
@@ -87,6 +98,18 @@ export function createMemoryStore(prefix = ''): StateStore {
   }, 30_000);
   sweeper.unref();
 
+  const hitWindow = (key: string, limit: number, windowMs: number): RateDecision => {
+    const now = Date.now();
+    const hits = (windows.get(k(key)) ?? []).filter((t) => t > now - windowMs);
+    if (hits.length >= limit) {
+      windows.set(k(key), hits);
+      return { allowed: false, count: hits.length, retryAfterMs: Math.max(1, hits[0] + windowMs - now) };
+    }
+    hits.push(now);
+    windows.set(k(key), hits);
+    return { allowed: true, count: hits.length, retryAfterMs: 0 };
+  };
+
   return {
     kind: 'memory',
     async get(key) {
@@ -121,17 +144,13 @@ export function createMemoryStore(prefix = ''): StateStore {
       return n;
     },
     async hit(key, limit, windowMs) {
-      const now = Date.now();
-      const hits = (windows.get(k(key)) ?? []).filter((t) => t > now - windowMs);
-      if (hits.length >= limit) {
-        windows.set(k(key), hits);
-        return { allowed: false, count: hits.length, retryAfterMs: Math.max(1, hits[0] + windowMs - now) };
-      }
-      hits.push(now);
-      windows.set(k(key), hits);
-      return { allowed: true, count: hits.length, retryAfterMs: 0 };
+      return hitWindow(key, limit, windowMs);
+    },
+    async hitAll(list) {
+      return list.map((w) => hitWindow(w.key, w.limit, w.windowMs));
     },
     async setAdd(key, member, ttlMs) {
+
       let m = sets.get(k(key));
       if (!m) sets.set(k(key), (m = new Map()));
       m.set(member, Date.now() + ttlMs);
@@ -172,24 +191,40 @@ export function createMemoryStore(prefix = ''): StateStore {
 // ---------------------------------------------------------------- redis
 
 // Server time keeps every node's window identical whatever their clocks say.
-const HIT_SCRIPT = `
-local key = KEYS[1]
-local limit = tonumber(ARGV[1])
-local window = tonumber(ARGV[2])
+// KEYS: the windows; ARGV: limit and window (ms) per key, then a unique member id.
+// Returns {allowed, count, retryAfterMs} per key, flattened.
+const HIT_ALL_SCRIPT = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
-local count = redis.call('ZCARD', key)
-if count >= limit then
-  local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
-  local retry = window
-  if oldest[2] then retry = tonumber(oldest[2]) + window - now end
-  if retry < 1 then retry = 1 end
-  return {0, count, retry}
+local member = now .. ':' .. ARGV[#ARGV]
+local out = {}
+for i, key in ipairs(KEYS) do
+  local limit = tonumber(ARGV[2 * i - 1])
+  local window = tonumber(ARGV[2 * i])
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+  local count = redis.call('ZCARD', key)
+  if count >= limit then
+    local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+    local retry = window
+    if oldest[2] then retry = tonumber(oldest[2]) + window - now end
+    if retry < 1 then retry = 1 end
+    out[#out + 1] = 0; out[#out + 1] = count; out[#out + 1] = retry
+  else
+    redis.call('ZADD', key, now, member)
+    redis.call('PEXPIRE', key, window)
+    out[#out + 1] = 1; out[#out + 1] = count + 1; out[#out + 1] = 0
+  end
 end
-redis.call('ZADD', key, now, now .. ':' .. ARGV[3])
-redis.call('PEXPIRE', key, window)
-return {1, count + 1, 0}
+return out
+`;
+
+const SET_HAS_SCRIPT = `
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not score then return 0 end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+if tonumber(score) > now then return 1 end
+return 0
 `;
 
 const INCR_SCRIPT = `
@@ -214,6 +249,13 @@ function wrapRedisError(err: unknown): never {
   throw new AppError(503, 'state_unavailable', 'The shared state store is unavailable; retry later', { cause: err });
 }
 
+interface ScriptCommands {
+  hitAll(numKeys: number, ...args: (string | number)[]): Promise<number[]>;
+  incrExpire(key: string, ttlMs: number): Promise<number>;
+  setAddExpire(key: string, member: string, ttlMs: number): Promise<number>;
+  setHasLive(key: string, member: string): Promise<number>;
+}
+
 async function openRedisStore(url: string, prefix: string): Promise<StateStore> {
   const common = {
     // Fail fast while Redis is down instead of queueing commands forever;
@@ -225,7 +267,13 @@ async function openRedisStore(url: string, prefix: string): Promise<StateStore> 
     retryStrategy: (times: number) => Math.min(times * 100, 1000),
     lazyConnect: true,
   };
-  const client = new Redis(url, common);
+  // Auto-pipelining: commands issued in the same event-loop turn (concurrent requests) leave in one write.
+  const client = new Redis(url, { ...common, enableAutoPipelining: true }) as Redis & ScriptCommands;
+  // Scripts go out as EVALSHA (ioredis loads them on first NOSCRIPT): the body is not resent and rehashed per call.
+  client.defineCommand('hitAll', { lua: HIT_ALL_SCRIPT });
+  client.defineCommand('incrExpire', { numberOfKeys: 1, lua: INCR_SCRIPT });
+  client.defineCommand('setAddExpire', { numberOfKeys: 1, lua: SET_ADD_SCRIPT });
+  client.defineCommand('setHasLive', { numberOfKeys: 1, lua: SET_HAS_SCRIPT });
   const subscriber = new Redis(url, { ...common, commandTimeout: undefined, enableOfflineQueue: true, maxRetriesPerRequest: null });
   client.on('error', () => {});
   subscriber.on('error', () => {});
@@ -249,6 +297,15 @@ async function openRedisStore(url: string, prefix: string): Promise<StateStore> 
       wrapRedisError(err);
     }
   };
+  const hitAll = (list: readonly WindowHit[]): Promise<RateDecision[]> =>
+    run(async () => {
+      if (!list.length) return [];
+      const args: (string | number)[] = list.map((w) => k(w.key));
+      for (const w of list) args.push(w.limit, w.windowMs);
+      args.push(randomUUID());
+      const flat = await client.hitAll(list.length, ...args);
+      return list.map((_, i) => ({ allowed: flat[3 * i] === 1, count: Number(flat[3 * i + 1]), retryAfterMs: Number(flat[3 * i + 2]) }));
+    });
   const now = async () => {
     const [s, us] = await client.time();
     return Number(s) * 1000 + Math.floor(Number(us) / 1000);
@@ -268,21 +325,14 @@ async function openRedisStore(url: string, prefix: string): Promise<StateStore> 
         await client.del(k(key));
       }),
     ttl: (key) => run(() => client.pttl(k(key))),
-    incr: (key, ttlMs) => run(async () => Number(await client.eval(INCR_SCRIPT, 1, k(key), ttlMs))),
-    hit: (key, limit, windowMs) =>
-      run(async () => {
-        const [allowed, count, retry] = (await client.eval(HIT_SCRIPT, 1, k(key), limit, windowMs, randomUUID())) as number[];
-        return { allowed: allowed === 1, count: Number(count), retryAfterMs: Number(retry) };
-      }),
+    incr: (key, ttlMs) => run(async () => Number(await client.incrExpire(k(key), ttlMs))),
+    hit: async (key, limit, windowMs) => (await hitAll([{ key, limit, windowMs }]))[0],
+    hitAll,
     setAdd: (key, member, ttlMs) =>
       run(async () => {
-        await client.eval(SET_ADD_SCRIPT, 1, k(key), member, ttlMs);
+        await client.setAddExpire(k(key), member, ttlMs);
       }),
-    setHas: (key, member) =>
-      run(async () => {
-        const score = await client.zscore(k(key), member);
-        return score !== null && Number(score) > (await now());
-      }),
+    setHas: (key, member) => run(async () => (await client.setHasLive(k(key), member)) === 1),
     setRemove: (key, member) =>
       run(async () => {
         await client.zrem(k(key), member);

@@ -2,10 +2,10 @@
 // and against claim defects.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createPublicKey, generateKeyPairSync, randomUUID } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { verifyPasetoV4Claims, verifyPasetoV4Public } from '../src/paseto-v4.js';
+import { signPasetoV4Public, verifyPasetoV4Claims, verifyPasetoV4Public } from '../src/paseto-v4.js';
 import { verifyEdDsaJwt } from '../src/jwt-eddsa.js';
 import { signAccessToken } from '../src/access-token.js';
 
@@ -28,6 +28,20 @@ describe('PASETO v4.public vectors', () => {
       }
     });
   }
+  // Ed25519 is deterministic: the signer must reproduce every 4-S token byte for byte.
+  for (const t of publicTests.filter((x) => !x['expect-fail'] && x['secret-key-pem'])) {
+    it(`${t.name} is reproduced byte for byte by the signer`, () => {
+      const token = signPasetoV4Public(
+        Buffer.from(t.payload),
+        createPrivateKey(t['secret-key-pem']),
+        Buffer.from(t.footer),
+        Buffer.from(t['implicit-assertion'] ?? ''),
+      );
+      assert.equal(token, t.token);
+    });
+  }
+  it('has signing vectors to reproduce', () => assert.ok(publicTests.filter((x) => !x['expect-fail'] && x['secret-key-pem']).length >= 3));
+
   it('refuses a local token and a token signed by another key', () => {
     const t = publicTests[0];
     const other = generateKeyPairSync('ed25519').publicKey;

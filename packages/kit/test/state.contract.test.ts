@@ -78,6 +78,38 @@ for (const [name, url] of adapters) {
       assert.equal(ds.filter((d) => d.allowed).length, 10);
     });
 
+    it('hits several windows at once, each deciding on its own, in order', async () => {
+      assert.deepEqual(await t.state.hitAll([]), []);
+      await t.state.hit('full', 1, 5000);
+      const [a, full, b] = await t.state.hitAll([
+        { key: 'open-a', limit: 5, windowMs: 5000 },
+        { key: 'full', limit: 1, windowMs: 5000 },
+        { key: 'open-b', limit: 2, windowMs: 5000 },
+      ]);
+      assert.deepEqual([a.allowed, a.count, a.retryAfterMs], [true, 1, 0]);
+      assert.equal(full.allowed, false);
+      assert.equal(full.count, 1, 'a refused window records nothing');
+      assert.ok(full.retryAfterMs > 0 && full.retryAfterMs <= 5000);
+      assert.deepEqual([b.allowed, b.count], [true, 1]);
+      // The hits are the same as single hits: the windows carry on from here.
+      assert.equal((await t.state.hit('open-a', 5, 5000)).count, 2);
+      assert.equal((await t.state.hit('open-b', 2, 5000)).count, 2);
+      assert.equal((await t.state.hit('open-b', 2, 5000)).allowed, false);
+    });
+
+    it('admits exactly the limit when several windows are hit concurrently', async () => {
+      const ds = await Promise.all(
+        Array.from({ length: 30 }, () =>
+          t.state.hitAll([
+            { key: 'par-x', limit: 7, windowMs: 5000 },
+            { key: 'par-y', limit: 12, windowMs: 5000 },
+          ]),
+        ),
+      );
+      assert.equal(ds.filter(([x]) => x.allowed).length, 7);
+      assert.equal(ds.filter(([, y]) => y.allowed).length, 12);
+    });
+
     it('keeps set members with individual expiry', async () => {
       await t.state.setAdd('deny', 'sid-1', 5000);
       await t.state.setAdd('deny', 'sid-2', 400);

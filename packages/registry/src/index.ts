@@ -37,7 +37,7 @@ export async function startRegistry(env: Env = process.env, options: { port?: nu
     masterKey = loaded.key;
     generatedKeyFile = loaded.file;
   }
-  const db = await openDatabase({ url: config.databaseUrl, dataDir: path.join(config.dataDir, 'registry', 'pg'), schema: config.schema });
+  const db = await openDatabase({ url: config.databaseUrl, poolSize: config.databasePoolSize, dataDir: path.join(config.dataDir, 'registry', 'pg'), schema: config.schema });
   let state;
   try {
     await migrate(db, MIGRATIONS_DIR);

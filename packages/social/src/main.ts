@@ -15,7 +15,7 @@ const migrations = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '.
 
 export async function startSocial(env: Env = process.env, opts: { listen?: boolean } = {}) {
   const config = readSocialConfig(env);
-  const db = await openDatabase({ url: config.databaseUrl, dataDir: path.join(config.dataDir, 'social', 'pg'), schema: config.schema });
+  const db = await openDatabase({ url: config.databaseUrl, poolSize: config.databasePoolSize, dataDir: path.join(config.dataDir, 'social', 'pg'), schema: config.schema });
   await migrate(db, migrations);
   const state = await openStateStore({ url: config.redisUrl });
   const https =

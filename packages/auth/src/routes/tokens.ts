@@ -19,9 +19,10 @@ export async function tokenRoutes(app: App, c: AuthContext) {
         summary: 'Rotate a refresh token: the old one is spent, a new pair is returned',
         body: Type.Object({ refresh_token: RefreshToken }, { additionalProperties: false }),
       },
+      // Checked in the onRequest hook with the general limit (one Redis round trip), before the body is read.
+      config: { requestLimits: (req) => [{ name: 'refresh:ip', key: req.ip, limit: c.config.rateRefreshPerIp }] },
     },
     async (req) => {
-      await c.limiter.check({ name: 'refresh:ip', key: req.ip, limit: c.config.rateRefreshPerIp });
       return c.tokens.refresh(req.body.refresh_token, c.auditCtx(req));
     },
   );

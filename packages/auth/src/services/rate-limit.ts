@@ -1,4 +1,5 @@
 /** Sliding-window limits shared by every node through the state store. */
+import type { FastifyRequest } from 'fastify';
 import { sha256Hex, tooManyRequests, type StateStore } from '@platform/kit';
 
 export interface Limit {
@@ -15,8 +16,8 @@ export function createRateLimiter(state: StateStore, windowSeconds: number) {
     /** Records a hit on every limit; refuses with 429 rate_limited when any is exhausted. */
     async check(...limits: Limit[]): Promise<void> {
       let retryAfterMs = 0;
-      // Every limit is hit either way, so the hits go out together (one round trip of waiting, not one per limit).
-      const decisions = await Promise.all(limits.map((l) => state.hit(`rl:${l.name}:${sha256Hex(l.key).slice(0, 32)}`, l.limit, windowMs)));
+      // Every limit is hit either way, so the hits go out together: one script call, one round trip.
+      const decisions = await state.hitAll(limits.map((l) => ({ key: `rl:${l.name}:${sha256Hex(l.key).slice(0, 32)}`, limit: l.limit, windowMs })));
       for (const d of decisions) if (!d.allowed) retryAfterMs = Math.max(retryAfterMs, d.retryAfterMs);
       if (retryAfterMs > 0) throw tooManyRequests('rate_limited', 'Too many requests; retry later', retryAfterMs);
     },
@@ -24,3 +25,13 @@ export function createRateLimiter(state: StateStore, windowSeconds: number) {
 }
 
 export type RateLimiter = ReturnType<typeof createRateLimiter>;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * Limits of a route that depend only on the request line and headers (the caller's address):
+     * the onRequest hook checks them together with the general per-IP limit, in one round trip.
+     */
+    requestLimits?: (req: FastifyRequest) => Limit[];
+  }
+}
