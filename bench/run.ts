@@ -81,7 +81,7 @@ async function cleanup() {
   rmSync(dataDir, { recursive: true, force: true });
 }
 
-const common = { HOST: '127.0.0.1', DATABASE_URL: benchDbUrl, REDIS_URL: benchRedisUrl, LOG_LEVEL: 'warn', DATABASE_POOL_SIZE: DB_POOL };
+const common = { HOST: '127.0.0.1', DATABASE_URL: benchDbUrl, REDIS_URL: benchRedisUrl, LOG_LEVEL: 'warn', ...(DB_POOL ? { DATABASE_POOL_SIZE: DB_POOL } : {}) };
 /** Rate limits raised out of the way: the bench measures throughput, not the limiter's refusals. */
 const HIGH = '1000000000';
 const authEnv = {

@@ -26,6 +26,8 @@ const IDLE_USERS = Number(process.env.BENCH_IDLE_USERS ?? 1000);
 const CLIENT_PROCS = Number(process.env.BENCH_WS_CLIENT_PROCESSES ?? 4);
 const FANOUT_GROUPS = Number(process.env.BENCH_FANOUT_GROUPS ?? 40);
 const FANOUT_SEC = Number(process.env.BENCH_FANOUT_SEC ?? 10);
+/** deliveries/s at which the fan-out latency goal is checked (open loop, senders spread over the period). */
+const FANOUT_GOAL_RATE = 50_000;
 const CROSS_GROUPS = Number(process.env.BENCH_CROSS_GROUPS ?? 10);
 /** Cross-node latency is measured open loop at a fixed rate (no ack-driven backpressure hides a lagging node). */
 const CROSS_RATE = Number(process.env.BENCH_CROSS_RATE_PER_SENDER ?? 5);
@@ -106,6 +108,7 @@ export async function fanout(opts: {
       apiKey: opts.apiKey,
       frames: opts.frames,
       ratePerSender: opts.ratePerSender,
+      totalGroups: g1 - g0,
     }),
   );
   try {
@@ -192,9 +195,13 @@ export async function socketFigures(ctx: SocketContext): Promise<Out[]> {
   let bareIdle: Awaited<ReturnType<typeof idleSockets>> | undefined;
   let bareFan: FanoutResult | undefined;
   if (ctx.want('ws-idle')) bareIdle = await idleSockets(bareUrl, bare.pid, IDLE_SOCKETS, ctx.log);
+  const fanRate = FANOUT_GOAL_RATE / (FANOUT_GROUPS * RECEIVERS);
+  let bareAtGoal: FanoutResult | undefined;
   if (ctx.want('ws-fanout')) {
     bareFan = await fanout({ url: bareUrl, groups: [0, FANOUT_GROUPS], durationSec: FANOUT_SEC });
     ctx.log(`bare fan-out: ${Math.round(bareFan.perSec)}/s, p50 ${ms(bareFan.p50)}, p99 ${ms(bareFan.p99)}`);
+    bareAtGoal = await fanout({ url: bareUrl, groups: [0, FANOUT_GROUPS], durationSec: FANOUT_SEC, ratePerSender: fanRate });
+    ctx.log(`bare fan-out at ${Math.round(bareAtGoal.perSec)}/s (open loop): p50 ${ms(bareAtGoal.p50)}, p99 ${ms(bareAtGoal.p99)}`);
   }
   await bare.stop();
 
@@ -225,19 +232,28 @@ export async function socketFigures(ctx: SocketContext): Promise<Out[]> {
   if (a && (ctx.want('ws-fanout') || ctx.want('ws-cross'))) frames = await parties(a.http, Math.max(ctx.want('ws-fanout') ? FANOUT_GROUPS : 0, CROSS_GROUPS));
 
   if (bareFan) {
+    // Capacity: closed loop (each sender's next frame when its own copy comes back), as fast as it goes.
     const svc = a ? await fanout({ url: a.ws, groups: [0, FANOUT_GROUPS], durationSec: FANOUT_SEC, apiKey: API_KEY, frames }) : undefined;
     if (svc) ctx.log(`social fan-out: ${Math.round(svc.perSec)}/s, p50 ${ms(svc.p50)}, p99 ${ms(svc.p99)}, ${svc.errors} error frames`);
+    // Latency at the goal's rate: open loop, the senders spread over each period.
+    const atGoal = a
+      ? await fanout({ url: a.ws, groups: [0, FANOUT_GROUPS], durationSec: FANOUT_SEC, apiKey: API_KEY, frames, ratePerSender: fanRate })
+      : undefined;
+    if (atGoal) ctx.log(`social fan-out at ${Math.round(atGoal.perSec)}/s (open loop): p50 ${ms(atGoal.p50)}, p99 ${ms(atGoal.p99)}, ${atGoal.errors} error frames`);
+    const rate = (r: FanoutResult) => `${Math.round(r.perSec).toLocaleString('en-US')}/s`;
     out.push({
       id: 'ws-fanout',
-      figure: `event deliveries / s on one social node (party chat to 50 members; ${FANOUT_GROUPS} senders)${svc ? `, p99 ${ms(svc.p99)}` : ''}`,
+      figure:
+        `event deliveries / s on one social node (party chat to 50 members; ${FANOUT_GROUPS} senders, closed loop)` +
+        (atGoal ? `; p99 ${ms(atGoal.p99)} at ${rate(atGoal)} open loop (saturated: p99 ${ms(svc!.p99)})` : ''),
       value: svc ? svc.perSec : null,
       unit: '/s',
-      baselineName: `bare ws broadcast of the same frames (p99 ${ms(bareFan.p99)})`,
+      baselineName: `bare ws broadcast of the same frames (p99 ${ms(bareAtGoal!.p99)} at ${rate(bareAtGoal!)}; saturated p99 ${ms(bareFan.p99)})`,
       baseline: bareFan.perSec,
       goal: '≥ 50,000/s, p99 < 50 ms',
-      pass: svc ? svc.perSec >= 50_000 && (svc.p99 ?? Infinity) < 50 : null,
-      note: pending ?? (svc?.errors ? `${svc.errors} error frames` : undefined),
-      extra: { service: svc, baseline: bareFan },
+      pass: svc && atGoal ? svc.perSec >= 50_000 && atGoal.perSec >= 0.98 * FANOUT_GOAL_RATE && (atGoal.p99 ?? Infinity) < 50 : null,
+      note: pending ?? (svc?.errors || atGoal?.errors ? `${(svc?.errors ?? 0) + (atGoal?.errors ?? 0)} error frames` : undefined),
+      extra: { service: svc, serviceAtGoalRate: atGoal, baseline: bareFan, baselineAtGoalRate: bareAtGoal },
     });
   }
 

@@ -34,6 +34,11 @@ interface Args {
   apiKey?: string;
   /** fanout: open loop, each sender sends this many frames per second regardless of acks (latency at a fixed load). */
   ratePerSender?: number;
+  /**
+   * Open loop: the senders of all processes (groups 0 … totalGroups-1) start evenly spread over one
+   * period, so arrivals are spread as independent clients' would be, not all in the same millisecond.
+   */
+  totalGroups?: number;
   /** idle mode: sockets are spread over this many user ids. */
   idleUsers?: number;
 }
@@ -135,14 +140,23 @@ if (a.mode === 'idle') {
           if (!s) return resolve();
           const frameOf = () => (a.frames?.[String(g0 + k)] ?? frame).replace('{ts}', now().toFixed(3));
           if (a.ratePerSender) {
-            const timer = setInterval(() => {
-              if (now() >= end) {
-                clearInterval(timer);
-                return resolve();
-              }
+            const period = 1000 / a.ratePerSender;
+            const phase = (((g0 + k) % (a.totalGroups ?? g1)) / (a.totalGroups ?? g1)) * period;
+            const tick = () => {
+              if (now() >= end) return resolve();
               sent++;
               s.send(frameOf());
-            }, 1000 / a.ratePerSender);
+            };
+            setTimeout(() => {
+              tick();
+              const timer = setInterval(() => {
+                if (now() >= end) {
+                  clearInterval(timer);
+                  return resolve();
+                }
+                tick();
+              }, period);
+            }, phase);
             return;
           }
           let inFlight = 0;
