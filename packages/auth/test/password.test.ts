@@ -34,6 +34,21 @@ describe('sign-up and login', () => {
     assert.doesNotMatch(acc.body, /argon2|secret_hash/);
   });
 
+  it('a login with a device records the device on the account; the login resets failures and refreshes', async () => {
+    const u = await register(h.app);
+    assert.equal((await login({ email: u.email, password: 'wrong password here' })).statusCode, 401);
+    const l = await login({ email: u.email, password: u.password, device: { fingerprint: 'device-login-1', platform: 'android' } });
+    assert.equal(l.statusCode, 200);
+    const acc = await h.app.inject({ method: 'GET', url: '/account', headers: { authorization: `Bearer ${l.json().access_token}` } });
+    assert.deepEqual(
+      acc.json().devices.map((d: { platform: string }) => d.platform),
+      ['android'],
+    );
+    assert.ok(acc.json().identities[0].last_login_at, 'the identity carries the login time');
+    const r = await h.app.inject({ method: 'POST', url: '/refresh', payload: { refresh_token: l.json().refresh_token } });
+    assert.equal(r.statusCode, 200);
+  });
+
   it('answers a wrong password and an unknown email alike: 401 invalid_credentials', async () => {
     const u = await register(h.app);
     const a = await login({ email: u.email, password: 'wrong password here' });

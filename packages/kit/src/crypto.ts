@@ -1,5 +1,5 @@
 /** Small, shared cryptographic helpers (node:crypto and @node-rs/argon2). */
-import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseKey32 } from './config.js';
@@ -11,7 +11,8 @@ export function randomToken(bytes = 32): string {
 }
 
 export function sha256Hex(data: string | Buffer): string {
-  return createHash('sha256').update(data).digest('hex');
+  // One-shot crypto.hash (Node ≥ 20.12): no Hash object per call; on every API-key check and refresh.
+  return hash('sha256', data, 'hex');
 }
 
 /** Constant-time equality of two strings (length leaks, content does not). */

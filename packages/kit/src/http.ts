@@ -14,7 +14,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import { Type } from 'typebox';
 import type { DestinationStream } from 'pino';
 import { AppError } from './errors.js';
-import { loggerOptions } from './logger.js';
+import { lazyChildLoggerFactory, loggerOptions } from './logger.js';
 
 export type FieldCase = 'pascal' | 'camel' | 'snake';
 
@@ -111,6 +111,7 @@ export async function createService(opts: ServiceOptions): Promise<App> {
     requestIdHeader: 'x-request-id',
     logController: new LogController({ requestIdLogLabel: 'requestId' } as never),
     genReqId: () => randomUUID(),
+    childLoggerFactory: lazyChildLoggerFactory,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },

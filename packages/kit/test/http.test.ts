@@ -139,3 +139,26 @@ describe('http shell in lower case', () => {
     await app.close();
   });
 });
+
+describe('per-request logger (made lazily)', () => {
+  it('writes nothing below the level, and writes enabled lines with the request bindings', async () => {
+    const { default: pino } = await import('pino');
+    const { LazyChildLogger } = await import('../src/logger.js');
+    const out: string[] = [];
+    const parent = pino({ level: 'warn' }, { write: (s: string) => void out.push(s) });
+    const quiet = new LazyChildLogger(parent, { requestId: 'r-1' }, {});
+    quiet.info('not written');
+    quiet.debug('not written');
+    assert.equal(out.length, 0);
+    assert.equal(quiet.isLevelEnabled('info'), false);
+    assert.equal(quiet.isLevelEnabled('error'), true);
+    quiet.error({ code: 'x' }, 'written');
+    assert.equal(out.length, 1);
+    assert.deepEqual([JSON.parse(out[0]).requestId, JSON.parse(out[0]).msg], ['r-1', 'written']);
+    // A route's own level (Fastify's logLevel) opens lower levels for its requests.
+    const verbose = new LazyChildLogger(parent, { requestId: 'r-2' }, { level: 'debug' });
+    verbose.debug('route debug');
+    assert.equal(JSON.parse(out[1]).requestId, 'r-2');
+    assert.equal(verbose.level, 'debug');
+  });
+});
