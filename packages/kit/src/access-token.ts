@@ -79,19 +79,39 @@ export function keyFromJwk(jwk: { kty?: string; crv?: string; x?: string }): Key
   return createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: jwk.x }, format: 'jwk' });
 }
 
+/** Encoded PASETO footers already read (bounded: a handful of live keys). */
+const footerKids = new Map<string, string>();
+/** The same for encoded JWT headers. */
+const headerKids = new Map<string, string>();
+
 /** Reads the kid without verifying anything (to choose the key). */
 export function tokenKid(token: string): { format: TokenFormat; kid: string } {
   if (token.startsWith('v4.public.')) {
-    const parts = token.split('.');
-    if (parts.length !== 4) throw new Error('PASETO token without a footer');
-    const footer = JSON.parse(Buffer.from(parts[3], 'base64url').toString('utf8')) as { kid?: unknown };
-    if (typeof footer.kid !== 'string') throw new Error('PASETO footer without kid');
-    return { format: 'paseto', kid: footer.kid };
+    const dot = token.indexOf('.', 10);
+    if (dot < 0 || token.indexOf('.', dot + 1) >= 0) throw new Error('PASETO token without a footer');
+    const encoded = token.slice(dot + 1);
+    // Every token of one key carries the same footer: decoded once, then looked up.
+    let kid = footerKids.get(encoded);
+    if (kid === undefined) {
+      const footer = JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8')) as { kid?: unknown };
+      if (typeof footer.kid !== 'string') throw new Error('PASETO footer without kid');
+      kid = footer.kid;
+      if (footerKids.size >= 64) footerKids.clear();
+      footerKids.set(encoded, kid);
+    }
+    return { format: 'paseto', kid };
   }
   if (token.split('.').length === 3) {
-    const header = decodeProtectedHeader(token);
-    if (typeof header.kid !== 'string') throw new Error('JWT header without kid');
-    return { format: 'jwt', kid: header.kid };
+    const encoded = token.slice(0, token.indexOf('.'));
+    let kid = headerKids.get(encoded);
+    if (kid === undefined) {
+      const header = decodeProtectedHeader(token);
+      if (typeof header.kid !== 'string') throw new Error('JWT header without kid');
+      kid = header.kid;
+      if (headerKids.size >= 64) headerKids.clear();
+      headerKids.set(encoded, kid);
+    }
+    return { format: 'jwt', kid };
   }
   throw new Error('neither a PASETO v4.public token nor a JWT');
 }
@@ -101,6 +121,11 @@ export function tokenKid(token: string): { format: TokenFormat; kid: string } {
 export interface KeyResolver {
   /** The public key for kid, or undefined when the key set has none. */
   resolve(kid: string): Promise<KeyObject | undefined>;
+  /**
+   * The key when it is known now without any I/O (a fresh cache hit), else undefined: lets the verifier
+   * skip a promise per token on the hot path. `resolve` stays the authority.
+   */
+  peek?(kid: string): KeyObject | undefined;
   /** Drops cached keys (a key_rotation event arrived). */
   refresh(): Promise<void>;
 }
@@ -110,6 +135,10 @@ export function staticKeyResolver(keys: () => Map<string, KeyObject> | Promise<M
   return {
     async resolve(kid) {
       return (await keys()).get(kid);
+    },
+    peek(kid) {
+      const m = keys();
+      return m instanceof Map ? m.get(kid) : undefined;
     },
     async refresh() {},
   };
@@ -185,6 +214,9 @@ export function remoteKeyResolver(opts: RemoteKeySetOptions): KeyResolver & { ke
 
   return {
     keys: () => keys,
+    peek(kid) {
+      return Date.now() - fetchedAt > cacheMs ? undefined : keys.get(kid);
+    },
     async resolve(kid) {
       const stale = Date.now() - fetchedAt > cacheMs;
       if (stale || (!keys.has(kid) && Date.now() - lastAttempt >= cooldownMs)) {
@@ -265,7 +297,7 @@ export function createAccessTokenVerifier(opts: VerifierOptions): AccessTokenVer
       throw invalid((err as Error).message);
     }
     if (!formats.includes(format)) throw invalid(`format ${format} is not accepted`);
-    const key = await opts.keys.resolve(kid);
+    const key = opts.keys.peek?.(kid) ?? (await opts.keys.resolve(kid));
     if (!key) throw invalid('unknown key id');
     let payload: Record<string, unknown>;
     try {

@@ -45,6 +45,9 @@ function numericDate(p: Record<string, unknown>, name: string): number | undefin
   return v;
 }
 
+/** Encoded protected headers that passed the checks below. */
+const acceptedHeaders = new Set<string>();
+
 /** Signs a compact EdDSA JWS of `payload` with the given protected header (alg is set to EdDSA). */
 export function signEdDsaJwt(header: Record<string, unknown>, payload: Record<string, unknown>, key: KeyObject): string {
   const h = Buffer.from(JSON.stringify({ ...header, alg: 'EdDSA' })).toString('base64url');
@@ -59,10 +62,15 @@ export function verifyEdDsaJwt(token: string, key: KeyObject, opts: JwtClaimOpti
   const parts = token.split('.');
   if (parts.length !== 3) throw new Error('not a compact JWS');
   const [h, p, s] = parts;
-  const header = jsonObject(h, 'header');
-  if (header.alg !== 'EdDSA' && header.alg !== 'Ed25519') throw new Error('alg not allowed');
-  if (header.crit !== undefined) throw new Error('unsupported crit header');
-  if (header.b64 !== undefined && header.b64 !== true) throw new Error('unencoded payloads are not accepted');
+  // Every token of one key carries the same header: checked once, then remembered (bounded).
+  if (!acceptedHeaders.has(h)) {
+    const header = jsonObject(h, 'header');
+    if (header.alg !== 'EdDSA' && header.alg !== 'Ed25519') throw new Error('alg not allowed');
+    if (header.crit !== undefined) throw new Error('unsupported crit header');
+    if (header.b64 !== undefined && header.b64 !== true) throw new Error('unencoded payloads are not accepted');
+    if (acceptedHeaders.size >= 64) acceptedHeaders.clear();
+    acceptedHeaders.add(h);
+  }
   if (!B64URL.test(s)) throw new Error('signature is not base64url');
   const signature = Buffer.from(s, 'base64url');
   if (signature.length !== 64 || !edVerify(null, Buffer.from(`${h}.${p}`), key, signature)) throw new Error('signature verification failed');

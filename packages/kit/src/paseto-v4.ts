@@ -23,17 +23,24 @@ const HEADER = 'v4.public.';
 const HEADER_BYTES = Buffer.from(HEADER);
 const B64URL = /^[A-Za-z0-9_-]*$/;
 
-function le64(n: number): Buffer {
-  const b = Buffer.alloc(8);
-  b.writeBigUInt64LE(BigInt(n));
-  return b;
-}
-
-/** Pre-Authentication Encoding of the PASETO specification. */
+/** Pre-Authentication Encoding of the PASETO specification, written into one buffer. */
 export function pae(...pieces: Buffer[]): Buffer {
-  const parts: Buffer[] = [le64(pieces.length)];
-  for (const p of pieces) parts.push(le64(p.length), p);
-  return Buffer.concat(parts);
+  let size = 8;
+  for (const p of pieces) size += 8 + p.length;
+  const out = Buffer.allocUnsafe(size);
+  // LE64 with the top bit clear; lengths here are far below 2^53.
+  const le64 = (n: number, at: number) => {
+    out.writeUInt32LE(n % 0x1_0000_0000, at);
+    out.writeUInt32LE(Math.floor(n / 0x1_0000_0000) & 0x7fffffff, at + 4);
+  };
+  le64(pieces.length, 0);
+  let at = 8;
+  for (const p of pieces) {
+    le64(p.length, at);
+    p.copy(out, at + 8);
+    at += 8 + p.length;
+  }
+  return out;
 }
 
 function b64u(s: string, what: string): Buffer {
