@@ -9,3 +9,4 @@ export * from './access-token.js';
 export * from './tls.js';
 export * from './http-client.js';
 export { signPasetoV4Public, verifyPasetoV4Public } from './paseto-v4.js';
+export * from './batch.js';

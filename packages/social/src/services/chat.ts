@@ -3,7 +3,8 @@
  * (HTTP now, the realtime layer's chatSend frames later). dm channels exist
  * between friends (dmChannelId); party channels are the partyId.
  */
-import { AppError, badRequest, notFound, type Queryable } from '@platform/kit';
+import { randomUUID } from 'node:crypto';
+import { AppError, badRequest, createBatcher, notFound, type Queryable } from '@platform/kit';
 import type { Ctx, UserRow } from './context.js';
 import { areFriends, blockedEitherWay } from './users.js';
 import { limitChat } from './limits.js';
@@ -49,6 +50,47 @@ async function isPartyMember(db: Queryable, userId: string, partyId: string): Pr
   return (await db.query('SELECT 1 FROM party_members WHERE party_id = $1 AND user_id = $2', [partyId, userId])).rowCount > 0;
 }
 
+interface PartyInsert {
+  id: string;
+  channelId: string;
+  from: string;
+  body: string;
+  sentAt: Date;
+}
+
+/**
+ * Party messages of many senders in one statement: each row is written only if its sender is a member
+ * of the party at that moment; rows keep their arrival order (seq). Returns each message's stored
+ * sent_at, or undefined where the sender is not a member.
+ */
+const PARTY_INSERT_SQL = `INSERT INTO chat_messages (id, channel, channel_id, from_user, body, sent_at)
+SELECT m.id, 'party', m.channel_id, m.from_user, m.body, m.sent_at
+FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::timestamptz[]) WITH ORDINALITY AS m(id, channel_id, from_user, body, sent_at, ord)
+WHERE EXISTS (SELECT 1 FROM party_members pm WHERE pm.party_id = m.channel_id AND pm.user_id = m.from_user)
+ORDER BY m.ord
+RETURNING id, sent_at`;
+
+const partyInserters = new WeakMap<Queryable, (m: PartyInsert) => Promise<Date | undefined>>();
+
+function partyInserter(db: Queryable): (m: PartyInsert) => Promise<Date | undefined> {
+  let insert = partyInserters.get(db);
+  if (!insert) {
+    insert = createBatcher<PartyInsert, Date | undefined>(async (items) => {
+      const r = await db.query<{ id: string; sent_at: Date }>(PARTY_INSERT_SQL, [
+        items.map((m) => m.id),
+        items.map((m) => m.channelId),
+        items.map((m) => m.from),
+        items.map((m) => m.body),
+        items.map((m) => m.sentAt.toISOString()),
+      ]);
+      const stored = new Map(r.rows.map((x) => [x.id, x.sent_at]));
+      return items.map((m) => stored.get(m.id));
+    });
+    partyInserters.set(db, insert);
+  }
+  return insert;
+}
+
 /**
  * Stores and publishes a message. dm: sender and peer must be friends (a
  * block ends the friendship); party: the sender must be a current member.
@@ -81,18 +123,14 @@ export async function sendChatMessage(ctx: Ctx, sender: UserRow, input: { channe
       )
     ).rows[0];
   } else {
-    // The hot path of party chat: the membership check rides in the INSERT (one statement, one round trip,
-    // and no window between the check and the write). Attempts count against the sender's chat limit.
+    // The hot path of party chat: the membership check rides in the INSERT, and the INSERTs of messages
+    // arriving together share one statement (group commit, see partyInserter). Attempts count against the
+    // sender's chat limit.
     await limitChat(ctx, sender.id);
-    row = (
-      await ctx.db.query<MessageRow>(
-        `INSERT INTO chat_messages (channel, channel_id, from_user, body, sent_at)
-         SELECT 'party', $1::uuid, $2::uuid, $3::text, $4::timestamptz
-         WHERE EXISTS (SELECT 1 FROM party_members WHERE party_id = $1::uuid AND user_id = $2::uuid)
-         RETURNING id, channel, channel_id, body, sent_at, $5::text AS public_id`,
-        [channelId, sender.id, body, ctx.now(), sender.public_id],
-      )
-    ).rows[0];
+    const id = randomUUID();
+    const sentAt = ctx.now();
+    const stored = await partyInserter(ctx.db)({ id, channelId, from: sender.id, body, sentAt });
+    row = stored ? { id, channel: 'party', channel_id: channelId, body, sent_at: stored, public_id: sender.public_id } : undefined;
     if (!row) throw noChannel();
   }
   const dto = messageDto(row);
