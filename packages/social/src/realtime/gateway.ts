@@ -240,7 +240,8 @@ export function attachRealtime(app: App, ctx: Ctx, deps: { authenticator: Authen
     for (const c of targets) send(c, frame);
   };
 
-  const hub = new Hub<Connection>(ctx.state, dispatch, log);
+  const hub = new Hub<Connection>(ctx.state, dispatch, log, ctx.events.origin);
+  ctx.events.deliverLocally((channel, env) => hub.deliverLocal(channel, env));
 
   // ------------------------------------------------------------ client frames
 
@@ -437,6 +438,7 @@ export function attachRealtime(app: App, ctx: Ctx, deps: { authenticator: Authen
       while (all.size && Date.now() < cut) await new Promise((r) => setTimeout(r, 10));
       while (cleanups.size) await Promise.allSettled([...cleanups]);
       relationsLive = false;
+      ctx.events.deliverLocally(undefined);
       await (await relationsSubscription)?.().catch(() => {});
     },
   };

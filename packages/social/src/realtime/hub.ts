@@ -4,6 +4,12 @@
  * unsubscribed with the last). Each message is parsed once; the recipients
  * are the sockets on the channel when the message arrives; messages of one
  * channel are handled in arrival order.
+ *
+ * Events published by this node are handed to the hub directly (`deliverLocal`)
+ * and carry the node's `origin`: their copy coming back from the state store is
+ * skipped, so a local recipient does not wait for the round trip through Redis
+ * (the Socket.IO Redis adapter does the same). Other nodes get them through the
+ * store as before.
  */
 import type { StateStore, Unsubscribe } from '@platform/kit';
 import type { EventEnvelope } from '../services/events.js';
@@ -29,7 +35,15 @@ export class Hub<S extends Subscriber> {
     private readonly state: StateStore,
     private readonly dispatch: Dispatch<S>,
     private readonly log: Log,
+    /** This node's publisher id: messages carrying it were delivered by deliverLocal already. */
+    private readonly origin?: string,
   ) {}
+
+  /** An event this node publishes, to the local sockets on its channel (none: nothing to do). */
+  deliverLocal(channel: string, message: EventEnvelope): void {
+    const entry = this.channels.get(channel);
+    if (entry) this.enqueue(channel, entry, message);
+  }
 
   /** Adds a socket to a channel; resolves once the node is subscribed. */
   async join(channel: string, socket: S): Promise<void> {
@@ -76,6 +90,11 @@ export class Hub<S extends Subscriber> {
       this.log.warn({ err, channel }, 'unreadable event dropped');
       return;
     }
+    if (this.origin !== undefined && message.origin === this.origin) return;
+    this.enqueue(channel, entry, message);
+  }
+
+  private enqueue(channel: string, entry: ChannelEntry<S>, message: EventEnvelope): void {
     // Recipients are fixed now: a socket that leaves the channel right after still gets what arrived before.
     const recipients = [...entry.sockets];
     entry.queue = entry.queue

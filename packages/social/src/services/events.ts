@@ -6,6 +6,7 @@
  * that recipient (mute filtering for user channels happens here; on party
  * channels the realtime layer filters with `actorPublicId`).
  */
+import { randomUUID } from 'node:crypto';
 import type { Database, StateStore } from '@platform/kit';
 
 export type EventType =
@@ -25,6 +26,8 @@ export interface EventEnvelope {
   type: EventType;
   data: unknown;
   actorPublicId?: string;
+  /** The publishing node (its realtime layer delivered it locally already); never sent to clients. */
+  origin?: string;
 }
 
 export interface PublishOptions {
@@ -57,6 +60,13 @@ export interface EventPublisher {
   control(userId: string, type: ControlType, data?: unknown): Promise<void>;
   /** A block/mute between these users was added or removed (after the commit). */
   relationsChanged(userIds: string[]): Promise<void>;
+  /** This publisher's id, stamped on the events it hands to a local deliverer. */
+  readonly origin: string;
+  /**
+   * The realtime layer of this node: user, party and control events go to it directly, and out through
+   * the state store for the other nodes (their copy coming back here is skipped by origin).
+   */
+  deliverLocally(deliver: ((channel: string, env: EventEnvelope) => void) | undefined): void;
 }
 
 /** Events a muter no longer receives from the muted user. */
@@ -74,9 +84,19 @@ export function createEventPublisher(
   db: Database,
   log: { warn(obj: object, msg: string): void } = { warn() {} },
 ): EventPublisher {
+  const origin = randomUUID();
+  let local: ((channel: string, env: EventEnvelope) => void) | undefined;
   // The REST operation has already committed: a failed publish is logged, not
   // turned into an error for a change that did happen.
   const send = async (channel: string, env: EventEnvelope) => {
+    if (local) {
+      env = { ...env, origin };
+      try {
+        local(channel, env);
+      } catch (err) {
+        log.warn({ err, type: env.type }, 'event not delivered locally');
+      }
+    }
     try {
       await state.publish(channel, JSON.stringify(env));
     } catch (err) {
@@ -84,6 +104,10 @@ export function createEventPublisher(
     }
   };
   return {
+    origin,
+    deliverLocally(deliver) {
+      local = deliver;
+    },
     async toUser(userId, type, data, opts = {}) {
       if (opts.actorId && MUTABLE.has(type)) {
         const muted = await db.query('SELECT 1 FROM mutes WHERE muter = $1 AND muted = $2', [userId, opts.actorId]);
@@ -98,7 +122,12 @@ export function createEventPublisher(
       await send(userChannel(userId), { type: type as never, data });
     },
     async relationsChanged(userIds) {
-      await send(RELATIONS_CHANNEL, { type: '_relationsChanged' as never, data: { users: userIds } });
+      // Not a hub channel: every node, this one included, hears it through the store.
+      try {
+        await state.publish(RELATIONS_CHANNEL, JSON.stringify({ type: '_relationsChanged', data: { users: userIds } }));
+      } catch (err) {
+        log.warn({ err, type: '_relationsChanged' }, 'event not published');
+      }
     },
   };
 }

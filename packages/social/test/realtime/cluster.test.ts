@@ -6,6 +6,9 @@ import assert from 'node:assert/strict';
 import { befriend, startHarness, type Harness } from '../support.js';
 import { connect, listen, startSecondNode, type Client } from './support.js';
 
+/** True when no frame a client got carries the publishing node's id. */
+const carriesNoNodeId = (c: Client) => c.frames.every((f) => !('origin' in (f as object)) && !JSON.stringify(f).includes('"origin"'));
+
 describe(`realtime: two nodes (${process.env.REDIS_URL ? 'Redis pub/sub' : 'shared memory store'})`, () => {
   let h: Harness;
   let nodeA: { ws: string; http: string };
@@ -69,6 +72,16 @@ describe(`realtime: two nodes (${process.env.REDIS_URL ? 'Redis pub/sub' : 'shar
     assert.equal((await onA.next('chatMessage')).data.body, 'hello from A');
     onB.send({ type: 'chatSend', channel: 'party', channelId: party.partyId, body: 'hello from B' });
     assert.equal((await onA.next('chatMessage', (d) => d.body === 'hello from B')).data.fromPublicId, b.publicId);
+    // Exactly once each: a node hands its own events to its local sockets directly and skips their echo from
+    // the store; the other node gets them through the store.
+    await onB.next('chatMessage', (d) => d.body === 'hello from B');
+    await new Promise((r) => setTimeout(r, 300));
+    for (const c of [onA, onB]) {
+      for (const body of ['hello from A', 'hello from B']) {
+        assert.equal(c.frames.filter((f) => f.type === 'chatMessage' && (f.data as { body: string }).body === body).length, 1, `${body} once`);
+      }
+    }
+    assert.ok(carriesNoNodeId(onA) && carriesNoNodeId(onB), 'no node id reaches a client');
     const dm = (await h.req(a, 'GET', '/v1/friends')).body[0].dmChannelId;
     onA.send({ type: 'chatSend', channel: 'dm', channelId: dm, body: 'dm across nodes' });
     assert.equal((await onB.next('chatMessage', (d) => d.channel === 'dm')).data.body, 'dm across nodes');
