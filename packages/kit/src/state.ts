@@ -49,6 +49,8 @@ export interface StateStore {
   setRemove(key: string, member: string): Promise<void>;
   setMembers(key: string): Promise<string[]>;
   publish(channel: string, message: string): Promise<void>;
+  /** Several publishes in one write (a Redis pipeline), delivered in order. */
+  publishAll(messages: readonly { channel: string; message: string }[]): Promise<void>;
   subscribe(channel: string, handler: (message: string) => void): Promise<Unsubscribe>;
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -165,6 +167,9 @@ export function createMemoryStore(prefix = ''): StateStore {
     async setMembers(key) {
       const now = Date.now();
       return [...(sets.get(k(key)) ?? [])].filter(([, exp]) => exp > now).map(([m]) => m);
+    },
+    async publishAll(messages) {
+      for (const m of messages) await this.publish(m.channel, m.message);
     },
     async publish(channel, message) {
       // Asynchronous like Redis: a publisher never runs subscribers inline.
@@ -339,6 +344,15 @@ async function openRedisStore(url: string, prefix: string): Promise<StateStore> 
         await client.zrem(k(key), member);
       }),
     setMembers: (key) => run(async () => client.zrangebyscore(k(key), `(${await now()}`, '+inf')),
+    publishAll: (messages) =>
+      run(async () => {
+        if (!messages.length) return;
+        const pipeline = client.pipeline();
+        for (const m of messages) pipeline.publish(k(m.channel), m.message);
+        const results = (await pipeline.exec()) ?? [];
+        const failed = results.find(([err]) => err);
+        if (failed) throw failed[0];
+      }),
     publish: (channel, message) =>
       run(async () => {
         await client.publish(k(channel), message);

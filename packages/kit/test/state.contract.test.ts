@@ -141,6 +141,25 @@ for (const [name, url] of adapters) {
       await unsubscribeOther();
     });
 
+    it('publishes several messages at once, in order, each to its channel', async () => {
+      const a: string[] = [];
+      const b: string[] = [];
+      const offA = await t.state.subscribe('many-a', (m) => a.push(m));
+      const offB = await t.state.subscribe('many-b', (m) => b.push(m));
+      await t.state.publishAll([]);
+      await t.state.publishAll([
+        { channel: 'many-a', message: '1' },
+        { channel: 'many-b', message: 'x' },
+        { channel: 'many-a', message: '2' },
+        { channel: 'many-a', message: '3' },
+      ]);
+      for (let i = 0; i < 50 && (a.length < 3 || b.length < 1); i++) await sleep(10);
+      assert.deepEqual(a, ['1', '2', '3']);
+      assert.deepEqual(b, ['x']);
+      await offA();
+      await offB();
+    });
+
     it('answers ping', async () => {
       await t.state.ping();
     });

@@ -7,7 +7,7 @@
  * channels the realtime layer filters with `actorPublicId`).
  */
 import { randomUUID } from 'node:crypto';
-import type { Database, StateStore } from '@platform/kit';
+import { createBatcher, type Database, type StateStore } from '@platform/kit';
 
 export type EventType =
   | 'friendRequestReceived'
@@ -85,6 +85,11 @@ export function createEventPublisher(
   log: { warn(obj: object, msg: string): void } = { warn() {} },
 ): EventPublisher {
   const origin = randomUUID();
+  // Events published together leave in one pipeline (group commit); order is kept on the one connection.
+  const publish = createBatcher<{ channel: string; message: string }, void>(async (ms) => {
+    await state.publishAll(ms);
+    return ms.map(() => undefined);
+  });
   let local: ((channel: string, env: EventEnvelope) => void) | undefined;
   // The REST operation has already committed: a failed publish is logged, not
   // turned into an error for a change that did happen.
@@ -98,7 +103,7 @@ export function createEventPublisher(
       }
     }
     try {
-      await state.publish(channel, JSON.stringify(env));
+      await publish({ channel, message: JSON.stringify(env) });
     } catch (err) {
       log.warn({ err, type: env.type }, 'event not published');
     }
@@ -124,7 +129,7 @@ export function createEventPublisher(
     async relationsChanged(userIds) {
       // Not a hub channel: every node, this one included, hears it through the store.
       try {
-        await state.publish(RELATIONS_CHANNEL, JSON.stringify({ type: '_relationsChanged', data: { users: userIds } }));
+        await publish({ channel: RELATIONS_CHANNEL, message: JSON.stringify({ type: '_relationsChanged', data: { users: userIds } }) });
       } catch (err) {
         log.warn({ err, type: '_relationsChanged' }, 'event not published');
       }
