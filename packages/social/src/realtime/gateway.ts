@@ -108,7 +108,7 @@ export function attachRealtime(app: App, ctx: Ctx, deps: { authenticator: Authen
 
   // ------------------------------------------------------------ delivery
 
-  const send = (conn: Connection, frame: string) => {
+  const send = (conn: Connection, frame: string | Buffer) => {
     if (conn.closing || conn.ws.readyState !== WebSocket.OPEN) return;
     // A client that does not read must not make the node buffer without bound.
     if (conn.ws.bufferedAmount > config.wsSendBufferBytes) {
@@ -117,7 +117,9 @@ export function attachRealtime(app: App, ctx: Ctx, deps: { authenticator: Authen
       setTimeout(() => conn.ws.terminate(), 10_000).unref();
       return;
     }
-    conn.ws.send(frame);
+    // A Buffer is a text frame encoded once for all its recipients (ws would re-encode a string per socket).
+    if (typeof frame === 'string') conn.ws.send(frame);
+    else conn.ws.send(frame, { binary: false });
   };
   const sendFrame = (conn: Connection, type: string, data: unknown) => send(conn, JSON.stringify({ type, data }));
   const sendError = (conn: Connection, code: string, message: string, extra: Record<string, unknown> = {}) =>
@@ -235,8 +237,8 @@ export function attachRealtime(app: App, ctx: Ctx, deps: { authenticator: Authen
         if (excluded.size) targets = targets.filter((c) => !excluded.has(c.user.id));
       }
     }
-    // Serialised once per channel message: the payload is the same for every recipient.
-    const frame = JSON.stringify({ type, data: msg.data });
+    // Serialised and UTF-8 encoded once per channel message: the payload is the same for every recipient.
+    const frame = Buffer.from(JSON.stringify({ type, data: msg.data }));
     for (const c of targets) send(c, frame);
   };
 

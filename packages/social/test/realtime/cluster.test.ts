@@ -82,6 +82,7 @@ describe(`realtime: two nodes (${process.env.REDIS_URL ? 'Redis pub/sub' : 'shar
       }
     }
     assert.ok(carriesNoNodeId(onA) && carriesNoNodeId(onB), 'no node id reaches a client');
+    assert.deepEqual([onA.binaryFrames, onB.binaryFrames], [0, 0], 'events are text frames');
     const dm = (await h.req(a, 'GET', '/v1/friends')).body[0].dmChannelId;
     onA.send({ type: 'chatSend', channel: 'dm', channelId: dm, body: 'dm across nodes' });
     assert.equal((await onB.next('chatMessage', (d) => d.channel === 'dm')).data.body, 'dm across nodes');

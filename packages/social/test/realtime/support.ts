@@ -28,6 +28,8 @@ export type Via = 'header' | 'subprotocol' | 'query';
 export interface Client {
   ws: WebSocket;
   frames: Frame[];
+  /** Frames that arrived as binary WebSocket frames (the protocol is JSON text: always 0). */
+  binaryFrames: number;
   protocol: string;
   /** Resolves with the next not-yet-consumed frame of `type` matching `pred`. */
   next(type: string, pred?: (data: any) => boolean): Promise<Frame>;
@@ -46,7 +48,8 @@ export function wrap(ws: WebSocket): Client {
   const frames: Frame[] = [];
   const consumed = new WeakSet<Frame>();
   let wake: (() => void)[] = [];
-  ws.on('message', (raw) => {
+  ws.on('message', (raw, isBinary) => {
+    if (isBinary) c.binaryFrames++;
     frames.push(JSON.parse(raw.toString()));
     const w = wake;
     wake = [];
@@ -57,6 +60,7 @@ export function wrap(ws: WebSocket): Client {
   const c: Client = {
     ws,
     frames,
+    binaryFrames: 0,
     protocol: ws.protocol,
     next(type, pred) {
       return new Promise((resolve, reject) => {
