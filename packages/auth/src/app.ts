@@ -120,11 +120,17 @@ export async function buildApp(config: AuthConfig, deps: AuthDeps): Promise<Auth
     // A service calling on behalf of a player (the registry's register-user) names the player's
     // address, so the per-IP limits and the audit see the player, not the service.
     internal.applyForwardedClientIp(req);
-    if (!unlimited.has(req.url.split('?')[0])) {
+    const route = req.routeOptions.config;
+    // Routes with body-keyed limits check everything in preHandler, in one round trip.
+    if (!unlimited.has(req.url.split('?')[0]) && !route.bodyLimits) {
       const general = { name: 'all:ip', key: req.ip, limit: config.rateGeneralPerIp };
-      const route = req.routeOptions.config.requestLimits;
-      await (route ? limiter.check(general, ...route(req)) : limiter.check(general));
+      await (route.requestLimits ? limiter.check(general, ...route.requestLimits(req)) : limiter.check(general));
     }
+  });
+  app.addHook('preHandler', async (req) => {
+    const route = req.routeOptions.config;
+    if (!route.bodyLimits) return;
+    await limiter.check({ name: 'all:ip', key: req.ip, limit: config.rateGeneralPerIp }, ...(route.requestLimits?.(req) ?? []), ...route.bodyLimits(req));
   });
 
   const bearerToken = (req: { headers: Record<string, unknown> }): string => {

@@ -239,3 +239,41 @@ describe('guest secret hashing parameters', () => {
     assert.throws(() => readAuthConfig({ AUTH_MASTER_KEY: 'a'.repeat(64), AUTH_GUEST_SECRET_MEMORY_KIB: '4' }), /AUTH_GUEST_SECRET_MEMORY_KIB/);
   });
 });
+
+describe('the general per-IP limit covers every route, whatever its own limits', () => {
+  let h: Harness;
+  before(async () => {
+    h = await harness({ AUTH_RATE_GENERAL_PER_IP: '3' });
+  });
+  after(() => h.close());
+
+  const post = (url: string, payload: unknown, ip: string) => h.app.inject({ method: 'POST', url, payload: payload as object, remoteAddress: ip });
+
+  it('/login (body-keyed limits, checked after validation together with the general one)', async () => {
+    const ip = '10.20.0.1';
+    for (let i = 0; i < 3; i++) assert.equal((await post('/login', { email: email(), password: 'wrong password!' }, ip)).statusCode, 401);
+    const r = await post('/login', { email: email(), password: 'wrong password!' }, ip);
+    assert.equal(r.statusCode, 429);
+    assert.equal(r.json().code, 'rate_limited');
+    assert.ok(Number(r.headers['retry-after']) >= 1);
+    // On these routes the body is validated first: a malformed one is still a 400, not counted.
+    assert.equal((await post('/login', { email: 'not an email', password: 'x' }, ip)).statusCode, 400);
+  });
+
+  it('/refresh (address-keyed limits, checked with the general one before the body is read)', async () => {
+    const ip = '10.20.0.2';
+    for (let i = 0; i < 3; i++) assert.equal((await post('/refresh', { refresh_token: 'unknown-token' }, ip)).statusCode, 401);
+    assert.equal((await post('/refresh', { refresh_token: 'unknown-token' }, ip)).statusCode, 429);
+    assert.equal((await post('/refresh', { bad: 1 }, ip)).statusCode, 429, 'even a malformed request is refused first');
+  });
+
+  it('/guest shares the window with the other routes of the address', async () => {
+    const ip = '10.20.0.3';
+    assert.equal((await post('/refresh', { refresh_token: 'unknown-token' }, ip)).statusCode, 401);
+    assert.equal((await post('/guest', { device_fingerprint: 'general-limit-device-1' }, ip)).statusCode, 200);
+    assert.equal((await post('/guest', { device_fingerprint: 'general-limit-device-2' }, ip)).statusCode, 200);
+    assert.equal((await post('/guest', { device_fingerprint: 'general-limit-device-3' }, ip)).statusCode, 429);
+    // Another address is not affected.
+    assert.equal((await post('/guest', { device_fingerprint: 'general-limit-device-4' }, '10.20.0.4')).statusCode, 200);
+  });
+});

@@ -1,5 +1,6 @@
 /** Sign-in endpoints: /guest, /guest/restore, /register, /login, /platform. */
 import { Type } from 'typebox';
+import type { FastifyRequest } from 'fastify';
 import { badRequest, type App } from '@platform/kit';
 import type { AuthContext } from '../context.js';
 import { Device, DevicePlatformSchema, Email, Fingerprint, Nonce, Password, Provider, Ticket, TokenResponse } from './schemas.js';
@@ -8,13 +9,19 @@ const IdempotencyKey = /^[A-Za-z0-9_\-:.]{8,128}$/;
 
 export async function signInRoutes(app: App, c: AuthContext) {
   const { config, limiter, accounts } = c;
-  const guestLimits = (ip: string, fingerprint: string) =>
-    limiter.check({ name: 'guest:ip', key: ip, limit: config.rateGuestPerIp }, { name: 'guest:device', key: fingerprint, limit: config.rateGuestPerDevice });
-  const loginLimits = (ip: string, email: string) =>
-    limiter.check(
-      { name: 'login:ip', key: ip, limit: config.rateLoginPerIp },
-      { name: 'login:ip_email', key: `${ip}|${email.trim().toLowerCase()}`, limit: config.rateLoginPerIpEmail },
-    );
+  // Checked with the general per-IP limit in the preHandler hook (app.ts), one round trip, before the handler.
+  const guestLimits = {
+    bodyLimits: (req: FastifyRequest) => [
+      { name: 'guest:ip', key: req.ip, limit: config.rateGuestPerIp },
+      { name: 'guest:device', key: (req.body as { device_fingerprint: string }).device_fingerprint, limit: config.rateGuestPerDevice },
+    ],
+  };
+  const loginLimits = {
+    bodyLimits: (req: FastifyRequest) => [
+      { name: 'login:ip', key: req.ip, limit: config.rateLoginPerIp },
+      { name: 'login:ip_email', key: `${req.ip}|${(req.body as { email: string }).email.trim().toLowerCase()}`, limit: config.rateLoginPerIpEmail },
+    ],
+  };
 
   app.post(
     '/guest',
@@ -26,13 +33,13 @@ export async function signInRoutes(app: App, c: AuthContext) {
         body: Type.Object({ device_fingerprint: Fingerprint, platform: Type.Optional(DevicePlatformSchema) }, { additionalProperties: false }),
         response: { 200: Type.Object({ ...TokenResponse.properties, guest_secret: Type.String() }) },
       },
+      config: guestLimits,
     },
     async (req) => {
       const key = req.headers['idempotency-key'];
       if (key !== undefined && !IdempotencyKey.test(key)) {
         throw badRequest('validation_failed', 'Idempotency-Key must be 8–128 characters of [A-Za-z0-9_-:.]', { field: 'Idempotency-Key' });
       }
-      await guestLimits(req.ip, req.body.device_fingerprint);
       return accounts.createGuest(
         { device: { fingerprint: req.body.device_fingerprint, platform: req.body.platform }, idempotencyKey: key },
         c.auditCtx(req),
@@ -57,9 +64,9 @@ export async function signInRoutes(app: App, c: AuthContext) {
         ),
         response: { 200: TokenResponse },
       },
+      config: guestLimits,
     },
     async (req) => {
-      await guestLimits(req.ip, req.body.device_fingerprint);
       return accounts.restoreGuest(
         { accountId: req.body.account_id, guestSecret: req.body.guest_secret, device: { fingerprint: req.body.device_fingerprint, platform: req.body.platform } },
         c.auditCtx(req),
@@ -79,9 +86,9 @@ export async function signInRoutes(app: App, c: AuthContext) {
         ),
         response: { 201: TokenResponse },
       },
+      config: loginLimits,
     },
     async (req, reply) => {
-      await loginLimits(req.ip, req.body.email);
       const r = await accounts.register(
         { email: req.body.email, password: req.body.password, displayName: req.body.display_name, device: req.body.device },
         c.auditCtx(req),
@@ -100,9 +107,9 @@ export async function signInRoutes(app: App, c: AuthContext) {
         body: Type.Object({ email: Email, password: Password, device: Type.Optional(Device) }, { additionalProperties: false }),
         response: { 200: TokenResponse },
       },
+      config: loginLimits,
     },
     async (req) => {
-      await loginLimits(req.ip, req.body.email);
       return accounts.login({ email: req.body.email, password: req.body.password, device: req.body.device }, c.auditCtx(req));
     },
   );

@@ -33,5 +33,10 @@ declare module 'fastify' {
      * the onRequest hook checks them together with the general per-IP limit, in one round trip.
      */
     requestLimits?: (req: FastifyRequest) => Limit[];
+    /**
+     * Limits keyed by the (validated) body, e.g. per IP + email: on such a route the general limit waits for
+     * them and all are checked together before the handler (one round trip), after body validation.
+     */
+    bodyLimits?: (req: FastifyRequest) => Limit[];
   }
 }
