@@ -27,6 +27,8 @@ export type Unsubscribe = () => Promise<void>;
 export interface StateStore {
   readonly kind: 'redis' | 'memory';
   get(key: string): Promise<string | null>;
+  /** Several values in one round trip (Redis MGET), in order; null where absent. */
+  getMany(keys: readonly string[]): Promise<(string | null)[]>;
   /** Sets a value, with an optional expiry in milliseconds. */
   set(key: string, value: string, ttlMs?: number): Promise<void>;
   /** Sets only when absent; true when this call set it. */
@@ -116,6 +118,9 @@ export function createMemoryStore(prefix = ''): StateStore {
     kind: 'memory',
     async get(key) {
       return live(k(key))?.value ?? null;
+    },
+    async getMany(keys) {
+      return keys.map((key) => live(k(key))?.value ?? null);
     },
     async set(key, value, ttlMs) {
       values.set(k(key), { value, expiresAt: ttlMs ? Date.now() + ttlMs : Infinity });
@@ -320,6 +325,7 @@ async function openRedisStore(url: string, prefix: string): Promise<StateStore> 
   return {
     kind: 'redis',
     get: (key) => run(() => client.get(k(key))),
+    getMany: (keys) => run(async () => (keys.length ? await client.mget(keys.map(k)) : [])),
     set: (key, value, ttlMs) =>
       run(async () => {
         if (ttlMs) await client.set(k(key), value, 'PX', ttlMs);

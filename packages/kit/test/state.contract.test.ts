@@ -78,6 +78,15 @@ for (const [name, url] of adapters) {
       assert.equal(ds.filter((d) => d.allowed).length, 10);
     });
 
+    it('reads several values at once, in order, null where absent or expired', async () => {
+      assert.deepEqual(await t.state.getMany([]), []);
+      await t.state.set('many-1', 'one');
+      await t.state.set('many-3', 'three');
+      await t.state.set('many-gone', 'x', 100);
+      await sleep(200);
+      assert.deepEqual(await t.state.getMany(['many-1', 'many-2', 'many-3', 'many-gone']), ['one', null, 'three', null]);
+    });
+
     it('hits several windows at once, each deciding on its own, in order', async () => {
       assert.deepEqual(await t.state.hitAll([]), []);
       await t.state.hit('full', 1, 5000);

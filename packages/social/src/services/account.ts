@@ -25,9 +25,12 @@ async function notifyProfile(ctx: Ctx, u: UserRow): Promise<void> {
     ...(u.avatar_url ? { avatarUrl: u.avatar_url } : {}),
     ...(u.status ? { status: u.status } : {}),
   };
-  for (const f of await friendIds(ctx.db, u.id)) {
-    await ctx.events.toUser(f, 'friendProfileChanged', data, { actorId: u.id, actorPublicId: u.public_id });
-  }
+  const friends = await friendIds(ctx.db, u.id);
+  await ctx.events.toUsers(
+    'friendProfileChanged',
+    friends.map((f) => ({ userId: f, data })),
+    { actorId: u.id, actorPublicId: u.public_id },
+  );
 }
 
 export async function updateProfile(ctx: Ctx, me: UserRow, patch: ProfilePatch): Promise<UserRow> {
@@ -99,7 +102,7 @@ export async function eraseAccount(ctx: Ctx, accountId: string): Promise<{ state
   const friends = await friendIds(ctx.db, me.id);
   await ctx.db.query('DELETE FROM users WHERE id = $1', [me.id]);
   await clearPresence(ctx, me.id);
-  for (const f of friends) await ctx.events.toUser(f, 'friendRemoved', { publicId: me.public_id });
+  await ctx.events.toUsers('friendRemoved', friends.map((f) => ({ userId: f, data: { publicId: me.public_id } })));
   await ctx.events.control(me.id, '_accountDeleted');
   return { state: 'deleted' };
 }

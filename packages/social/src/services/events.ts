@@ -56,6 +56,11 @@ export type ControlType = '_partyChanged' | '_accountDeleted';
 
 export interface EventPublisher {
   toUser(userId: string, type: EventType, data: unknown, opts?: PublishOptions): Promise<void>;
+  /**
+   * One event type to many users, each with its own data (presence fan-out to friends): one mute query for
+   * all of them and one pipeline of publishes, instead of a query and a publish per recipient.
+   */
+  toUsers(type: EventType, recipients: readonly { userId: string; data: unknown }[], opts?: PublishOptions): Promise<void>;
   toParty(partyId: string, type: EventType, data: unknown, opts?: PublishOptions): Promise<void>;
   control(userId: string, type: ControlType, data?: unknown): Promise<void>;
   /** A block/mute between these users was added or removed (after the commit). */
@@ -119,6 +124,21 @@ export function createEventPublisher(
         if (muted.rowCount) return;
       }
       await send(userChannel(userId), { type, data, ...(opts.actorPublicId ? { actorPublicId: opts.actorPublicId } : {}) });
+    },
+    async toUsers(type, recipients, opts = {}) {
+      let targets = recipients;
+      if (opts.actorId && MUTABLE.has(type) && recipients.length) {
+        const muted = await db.query<{ muter: string }>('SELECT muter FROM mutes WHERE muted = $1 AND muter = ANY($2::uuid[])', [
+          opts.actorId,
+          recipients.map((r) => r.userId),
+        ]);
+        if (muted.rowCount) {
+          const skip = new Set(muted.rows.map((r) => r.muter));
+          targets = recipients.filter((r) => !skip.has(r.userId));
+        }
+      }
+      const actor = opts.actorPublicId ? { actorPublicId: opts.actorPublicId } : {};
+      await Promise.all(targets.map((r) => send(userChannel(r.userId), { type, data: r.data, ...actor })));
     },
     async toParty(partyId, type, data, opts = {}) {
       await send(partyChannel(partyId), { type, data, ...(opts.actorPublicId ? { actorPublicId: opts.actorPublicId } : {}) });

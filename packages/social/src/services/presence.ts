@@ -104,16 +104,32 @@ export function viewPresence(
  * the game their own presence was last set from (no presence = no game).
  */
 export async function notifyPresence(ctx: Ctx, owner: UserRow): Promise<void> {
-  const p = await readPresence(ctx, owner.id);
-  for (const friend of await friendIds(ctx.db, owner.id)) {
-    const view = viewPresence(p, owner, friend, await currentGame(ctx, friend));
-    await ctx.events.toUser(
-      friend,
-      'friendPresenceChanged',
-      { publicId: owner.public_id, state: view.state, ...(view.richPresence ? { richPresence: view.richPresence } : {}), sameGame: view.sameGame },
-      { actorId: owner.id, actorPublicId: owner.public_id },
-    );
+  const friends = await friendIds(ctx.db, owner.id);
+  // The owner's and every friend's presence in one read, then one mute query and one pipeline of publishes.
+  const presences = await readPresences(ctx, [owner.id, ...friends]);
+  const p = presences[0];
+  const recipients = friends.map((friend, i) => {
+    const fp = presences[i + 1];
+    const game: GameContext = fp?.originGameId ? { gameId: fp.originGameId, visibility: fp.originVisibility } : { gameId: null, visibility: 'isolated' };
+    const view = viewPresence(p, owner, friend, game);
+    return {
+      userId: friend,
+      data: { publicId: owner.public_id, state: view.state, ...(view.richPresence ? { richPresence: view.richPresence } : {}), sameGame: view.sameGame },
+    };
+  });
+  await ctx.events.toUsers('friendPresenceChanged', recipients, { actorId: owner.id, actorPublicId: owner.public_id });
+}
+
+/** Presences of several users in one round trip (fails open like readPresence). */
+async function readPresences(ctx: Ctx, userIds: string[]): Promise<(StoredPresence | null)[]> {
+  let raw: (string | null)[];
+  try {
+    raw = await ctx.state.getMany(userIds.map(key));
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'state_unavailable') return userIds.map(() => null);
+    throw err;
   }
+  return raw.map((r) => (r ? (JSON.parse(r) as StoredPresence) : null));
 }
 
 /** The game a user is currently in, as their own presence says. */
