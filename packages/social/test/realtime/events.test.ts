@@ -80,6 +80,32 @@ describe('realtime: events', () => {
     assert.match(p.data.fullHandle, /^Calvin#\d{4}$/);
   });
 
+  it('presence and profile changes reach every friend once, except the friends who muted the author', async () => {
+    const a = await user('Fay');
+    const friends = await Promise.all(['Gil', 'Hal', 'Ivy', 'Jon'].map((n) => user(n)));
+    for (const f of friends) await befriend(h, a, f);
+    const [muter, ...others] = friends;
+    assert.equal((await h.req(muter, 'POST', `/v1/mutes/${a.publicId}`)).status, 204);
+    const sockets = await Promise.all(friends.map((f) => open(f)));
+    const ca = await open(a);
+    ca.send({ type: 'presenceUpdate', state: 'away' });
+    await ca.next('presenceUpdated');
+    await h.req(a, 'POST', '/v1/me/name', { body: { displayName: 'Faye' } });
+    for (const [i, f] of others.entries()) {
+      const s = sockets[i + 1];
+      await s.next('friendPresenceChanged', (d) => d.publicId === a.publicId && d.state === 'away');
+      await s.next('friendProfileChanged', (d) => d.publicId === a.publicId);
+      assert.ok(f.publicId);
+    }
+    // The muter's socket: a marker on its own channel after everything published before it.
+    await sockets[0].sync(h, muter.id);
+    assert.equal(sockets[0].seen('friendPresenceChanged', (d) => d.publicId === a.publicId).length, 0, 'the muter got presence');
+    assert.equal(sockets[0].seen('friendProfileChanged', (d) => d.publicId === a.publicId).length, 0, 'the muter got the profile change');
+    for (const s of sockets.slice(1)) {
+      assert.equal(s.frames.filter((f) => f.type === 'friendPresenceChanged' && (f.data as { state: string }).state === 'away').length, 1, 'once');
+    }
+  });
+
   it('cross-game visibility filters friendPresenceChanged per recipient (summary)', async () => {
     const a = await user('Eli');
     const b = await user('Fen');
