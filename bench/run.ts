@@ -306,7 +306,7 @@ try {
   }
 
   // ---------------------------------------------------------------- sockets
-  if (['ws-idle', 'ws-fanout', 'ws-cross'].some(want)) {
+  if (['ws-idle', 'ws-fanout', 'ws-presence', 'ws-cross'].some(want)) {
     for (const f of await socketFigures({ want, common, authEnv, dataDir, procs, log })) figure(f, () => f.pass ?? false);
   }
 } finally {

@@ -88,6 +88,7 @@ export async function fanout(opts: {
   apiKey?: string;
   frames?: Record<string, string>;
   ratePerSender?: number;
+  kind?: 'chat' | 'presence';
 }): Promise<FanoutResult> {
   const [g0, g1] = opts.groups;
   const mid = g0 + Math.ceil((g1 - g0) / 2);
@@ -109,6 +110,7 @@ export async function fanout(opts: {
       frames: opts.frames,
       ratePerSender: opts.ratePerSender,
       totalGroups: g1 - g0,
+      kind: opts.kind,
     }),
   );
   try {
@@ -185,6 +187,30 @@ async function parties(httpUrl: string, groups: number): Promise<Record<string, 
   return frames;
 }
 
+/** Friendships sender ↔ each receiver of every group (fan-<g>-0 ↔ fan-<g>-1 … fan-<g>-50), over HTTP. */
+async function friendships(httpUrl: string, groups: number): Promise<void> {
+  const as = (user: string) => ({ 'x-api-key': API_KEY, 'x-user-id': user });
+  const pairs: [number, number][] = [];
+  for (let g = 0; g < groups; g++) for (let i = 1; i <= RECEIVERS; i++) pairs.push([g, i]);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (next < pairs.length) {
+        const [g, i] = pairs[next++];
+        const sender = `fan-${g}-0`;
+        const receiver = `fan-${g}-${i}`;
+        const me = await request(`${httpUrl}/v1/me`, { method: 'GET', headers: as(receiver) });
+        if (me.status !== 200) throw new Error(`me: ${me.status} ${JSON.stringify(me.body)}`);
+        const req = await request(`${httpUrl}/v1/friends/requests`, { body: { toPublicId: me.body.publicId }, headers: as(sender) });
+        if (req.status !== 201 && req.status !== 200) throw new Error(`friend request: ${req.status} ${JSON.stringify(req.body)}`);
+        const senderMe = await request(`${httpUrl}/v1/me`, { method: 'GET', headers: as(sender) });
+        const acc = await request(`${httpUrl}/v1/friends/requests/${senderMe.body.publicId}/accept`, { body: {}, headers: as(receiver) });
+        if (acc.status !== 200) throw new Error(`accept: ${acc.status} ${JSON.stringify(acc.body)}`);
+      }
+    }),
+  );
+}
+
 export async function socketFigures(ctx: SocketContext): Promise<Out[]> {
   const out: Out[] = [];
   const pending = realtimePresent() ? undefined : 'the realtime layer (/v1/ws, packages/social/src/realtime) is not in this tree yet';
@@ -224,12 +250,14 @@ export async function socketFigures(ctx: SocketContext): Promise<Out[]> {
     });
   }
   // A fresh node for the fan-out: the idle figure's 19,000 registrations would otherwise be swept meanwhile.
-  if (a && (ctx.want('ws-fanout') || ctx.want('ws-cross'))) {
+  if (a && (ctx.want('ws-fanout') || ctx.want('ws-cross') || ctx.want('ws-presence'))) {
     await a.proc.stop();
     a = await startSocialNode(ctx, 'social-a2');
   }
   let frames: Record<string, string> | undefined;
-  if (a && (ctx.want('ws-fanout') || ctx.want('ws-cross'))) frames = await parties(a.http, Math.max(ctx.want('ws-fanout') ? FANOUT_GROUPS : 0, CROSS_GROUPS));
+  if (a && (ctx.want('ws-fanout') || ctx.want('ws-cross') || ctx.want('ws-presence'))) {
+    frames = await parties(a.http, Math.max(ctx.want('ws-fanout') || ctx.want('ws-presence') ? FANOUT_GROUPS : 0, CROSS_GROUPS));
+  }
 
   if (bareFan) {
     // Capacity: closed loop (each sender's next frame when its own copy comes back), as fast as it goes.
@@ -254,6 +282,29 @@ export async function socketFigures(ctx: SocketContext): Promise<Out[]> {
       pass: svc && atGoal ? svc.perSec >= 50_000 && atGoal.perSec >= 0.98 * FANOUT_GOAL_RATE && (atGoal.p99 ?? Infinity) < 50 : null,
       note: pending ?? (svc?.errors || atGoal?.errors ? `${(svc?.errors ?? 0) + (atGoal?.errors ?? 0)} error frames` : undefined),
       extra: { service: svc, serviceAtGoalRate: atGoal, baseline: bareFan, baselineAtGoalRate: bareAtGoal },
+    });
+  }
+
+  if (ctx.want('ws-presence')) {
+    // The chat figure's bare baseline is the same socket work (50 frames per sender frame); measured here if absent.
+    const base = bareFan ?? undefined;
+    let svc: FanoutResult | undefined;
+    if (a) {
+      await friendships(a.http, FANOUT_GROUPS);
+      svc = await fanout({ url: a.ws, groups: [0, FANOUT_GROUPS], durationSec: FANOUT_SEC, apiKey: API_KEY, kind: 'presence' });
+      ctx.log(`social presence fan-out: ${Math.round(svc.perSec)}/s, p50 ${ms(svc.p50)}, p99 ${ms(svc.p99)}, ${svc.errors} error frames`);
+    }
+    out.push({
+      id: 'ws-presence',
+      figure: `presence fan-out on one social node (${FANOUT_GROUPS} users × 50 friends, presenceUpdate frames, closed loop)${svc ? `, p99 ${ms(svc.p99)}` : ''}`,
+      value: svc ? svc.perSec : null,
+      unit: '/s',
+      baselineName: base ? `bare ws broadcast of the same number of frames (the chat figure's run)` : '—',
+      baseline: base ? base.perSec : null,
+      goal: '≥ 50,000/s (deliveries), p99 < 50 ms',
+      pass: svc ? svc.perSec >= 50_000 && (svc.p99 ?? Infinity) < 50 : null,
+      note: pending ?? (svc?.errors ? `${svc.errors} error frames` : undefined),
+      extra: { service: svc },
     });
   }
 

@@ -28,6 +28,12 @@ interface Args {
   frame?: string;
   /** Per group (indexed by group number): a frame overriding `frame`. */
   frames?: Record<string, string>;
+  /**
+   * fanout kind: 'chat' (default: frames carry their send time in the body), or 'presence' (senders send
+   * presenceUpdate frames alternating away/online; acked by presenceUpdated; receivers get
+   * friendPresenceChanged, whose latency is taken from the sender's last send time).
+   */
+  kind?: 'chat' | 'presence';
   /** Senders connect here instead of `url` (cross-node delivery). */
   senderUrl?: string;
   /** API-key mode of the social service: X-Api-Key plus X-User-Id from userIdle / userFan. */
@@ -115,14 +121,22 @@ if (a.mode === 'idle') {
   let measuring = false;
   const latencies: number[] = [];
   let sample = 0;
+  // presence: "<sender publicId>:<state>" (the publicId learnt from its ack) → when that frame was sent.
+  const sentAtByPublicId = new Map<string, number>();
   for (const r of receivers) {
     r?.on('message', (data) => {
       if (!measuring) return;
       deliveries++;
       // Every 7th frame is decoded for its latency: enough samples, less client CPU.
       if (++sample % 7 === 0) {
-        const m = /ts\\?"?[:=]([\d.]+)/.exec(data.toString());
-        if (m) latencies.push(now() - Number(m[1]));
+        if (a.kind === 'presence') {
+          const m = /"publicId":"([^"]+)","state":"(\w+)"/.exec(data.toString());
+          const at = m && sentAtByPublicId.get(`${m[1]}:${m[2]}`);
+          if (at) latencies.push(now() - at);
+        } else {
+          const m = /ts\\?"?[:=]([\d.]+)/.exec(data.toString());
+          if (m) latencies.push(now() - Number(m[1]));
+        }
       }
     });
   }
@@ -138,7 +152,17 @@ if (a.mode === 'idle') {
       (s, k) =>
         new Promise<void>((resolve) => {
           if (!s) return resolve();
-          const frameOf = () => (a.frames?.[String(g0 + k)] ?? frame).replace('{ts}', now().toFixed(3));
+          let flip = false;
+          let publicId: string | undefined;
+          let sentAt = 0;
+          let state = 'online';
+          const frameOf = () => {
+            sentAt = now();
+            state = (flip = !flip) ? 'away' : 'online';
+            if (publicId) sentAtByPublicId.set(`${publicId}:${state}`, sentAt);
+            if (a.kind === 'presence') return JSON.stringify({ type: 'presenceUpdate', state });
+            return (a.frames?.[String(g0 + k)] ?? frame).replace('{ts}', sentAt.toFixed(3));
+          };
           if (a.ratePerSender) {
             const period = 1000 / a.ratePerSender;
             const phase = (((g0 + k) % (a.totalGroups ?? g1)) / (a.totalGroups ?? g1)) * period;
@@ -171,7 +195,12 @@ if (a.mode === 'idle') {
           // The ack: the bare server's "a", or the service's own copy of the chat message (or an error frame).
           s.on('message', (data) => {
             const t = data.toString();
-            if (t !== 'a' && !t.startsWith('{"type":"chatMessage"') && !t.startsWith('{"type":"error"')) return;
+            if (a.kind === 'presence' && t.startsWith('{"type":"presenceUpdated"')) {
+              if (!publicId) {
+                publicId = (JSON.parse(t) as { data: { publicId: string } }).data.publicId;
+                sentAtByPublicId.set(`${publicId}:${state}`, sentAt);
+              }
+            } else if (t !== 'a' && !t.startsWith('{"type":"chatMessage"') && !t.startsWith('{"type":"error"')) return;
             if (t.startsWith('{"type":"error"')) errors++;
             inFlight--;
             fire();

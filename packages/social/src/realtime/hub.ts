@@ -37,7 +37,11 @@ export class Hub<S extends Subscriber> {
     private readonly log: Log,
     /** This node's publisher id: messages carrying it were delivered by deliverLocal already. */
     private readonly origin?: string,
-  ) {}
+  ) {
+    this.originSuffix = origin === undefined ? undefined : `,"origin":${JSON.stringify(origin)}}`;
+  }
+
+  private readonly originSuffix: string | undefined;
 
   /** An event this node publishes, to the local sockets on its channel (none: nothing to do). */
   deliverLocal(channel: string, message: EventEnvelope): void {
@@ -82,6 +86,8 @@ export class Hub<S extends Subscriber> {
   }
 
   private onMessage(channel: string, entry: ChannelEntry<S>, raw: string): void {
+    // Our own echo, recognised without parsing: the publisher appends origin as the last member.
+    if (this.originSuffix !== undefined && raw.endsWith(this.originSuffix)) return;
     let message: EventEnvelope;
     try {
       message = JSON.parse(raw) as EventEnvelope;

@@ -100,7 +100,8 @@ export function createEventPublisher(
   // turned into an error for a change that did happen.
   const send = async (channel: string, env: EventEnvelope) => {
     if (local) {
-      env = { ...env, origin };
+      // origin last: the hub recognises its own echo by the message's end without parsing it.
+      env = { type: env.type, data: env.data, ...(env.actorPublicId ? { actorPublicId: env.actorPublicId } : {}), origin };
       try {
         local(channel, env);
       } catch (err) {
