@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { migrate, publicJwk, randomToken, safeEqualHex, sha256Hex, signAccessToken, type TokenFormat } from '@platform/kit';
 import { testDatabase, testStateStore, type TestDatabase, type TestStateStore } from '@platform/kit/testing';
 import { buildApp, partyChannel, readSocialConfig, userChannel, type EventEnvelope } from '../src/index.js';
+import { FANOUT_CHANNEL, type FanoutMessage } from '../src/services/events.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -261,22 +262,40 @@ export interface EventRecorder {
   stop(): Promise<void>;
 }
 
-/** Subscribes to a user's event channel, as the realtime layer will. */
+/**
+ * What the realtime layer delivers to a user: their own channel, plus their items of the many-recipient
+ * messages on the fan-out channel (presence and profile changes to friends).
+ */
 export async function recordEvents(state: TestStateStore, u: TestUser): Promise<EventRecorder> {
-  return recordChannel(state, userChannel(u.id));
+  return recordChannel(state, userChannel(u.id), u.id);
 }
 
 /** Subscribes to any event channel (a party's, for instance). */
-export async function recordChannel(state: TestStateStore, channel: string): Promise<EventRecorder> {
+export async function recordChannel(state: TestStateStore, channel: string, fanoutUserId?: string): Promise<EventRecorder> {
   const events: EventEnvelope[] = [];
   const waiters: (() => void)[] = [];
-  const unsubscribe = await state.state.subscribe(channel, (m) => {
+  const push = (e: EventEnvelope) => {
+    events.push(e);
+    waiters.splice(0).forEach((w) => w());
+  };
+  const unsubscribeOwn = await state.state.subscribe(channel, (m) => {
     const e = JSON.parse(m) as EventEnvelope;
     // Control messages for the socket layer (`_partyChanged`, `_accountDeleted`) are not events.
     if (e.type.startsWith('_') && e.type !== ('__marker' as never)) return;
-    events.push(e);
-    waiters.splice(0).forEach((w) => w());
+    push(e);
   });
+  const unsubscribeFanout = fanoutUserId
+    ? await state.state.subscribe(FANOUT_CHANNEL, (m) => {
+        const f = JSON.parse(m) as FanoutMessage;
+        for (const item of f.items) {
+          if (item.userId === fanoutUserId) push({ type: f.type, data: item.data, ...(f.actorPublicId ? { actorPublicId: f.actorPublicId } : {}) });
+        }
+      })
+    : undefined;
+  const unsubscribe = async () => {
+    await unsubscribeOwn();
+    await unsubscribeFanout?.();
+  };
   const settle = async () => {
     // A marker published after the operation arrives after everything it caused.
     const marker = `{"type":"__marker","data":"${randomUUID()}"}`;

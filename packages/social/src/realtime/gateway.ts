@@ -13,7 +13,7 @@ import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import { AppError, type App } from '@platform/kit';
 import type { Authenticator } from '../services/auth.js';
 import type { Ctx, GameContext, UserRow } from '../services/context.js';
-import { partyChannel, RELATIONS_CHANNEL, userChannel, type EventEnvelope } from '../services/events.js';
+import { FANOUT_CHANNEL, partyChannel, RELATIONS_CHANNEL, userChannel, type EventEnvelope, type FanoutMessage } from '../services/events.js';
 import { sendChatMessage } from '../services/chat.js';
 import { currentPartyId } from '../services/parties.js';
 import { setPresence, viewPresence } from '../services/presence.js';
@@ -244,6 +244,25 @@ export function attachRealtime(app: App, ctx: Ctx, deps: { authenticator: Authen
 
   const hub = new Hub<Connection>(ctx.state, dispatch, log, ctx.events.origin);
   ctx.events.deliverLocally((channel, env) => hub.deliverLocal(channel, env));
+  // Many-recipient events (presence and profile changes to friends) from the other nodes.
+  const fanoutSubscription = ctx.state
+    .subscribe(FANOUT_CHANNEL, (raw) => {
+      if (hub.isOwnEcho(raw)) return;
+      let m: FanoutMessage;
+      try {
+        m = JSON.parse(raw) as FanoutMessage;
+        if (!m || typeof m.type !== 'string' || !Array.isArray(m.items)) throw new Error('not a fan-out message');
+      } catch (err) {
+        log.warn({ err }, 'unreadable fan-out event dropped');
+        return;
+      }
+      const actor = m.actorPublicId ? { actorPublicId: m.actorPublicId } : {};
+      for (const item of m.items) hub.deliverLocal(userChannel(item.userId), { type: m.type, data: item.data, ...actor });
+    })
+    .catch((err) => {
+      log.warn({ err }, 'fan-out channel not subscribed');
+      return undefined;
+    });
 
   // ------------------------------------------------------------ client frames
 
@@ -442,6 +461,7 @@ export function attachRealtime(app: App, ctx: Ctx, deps: { authenticator: Authen
       relationsLive = false;
       ctx.events.deliverLocally(undefined);
       await (await relationsSubscription)?.().catch(() => {});
+      await (await fanoutSubscription)?.().catch(() => {});
     },
   };
   app.addHook('preClose', async () => {

@@ -43,6 +43,11 @@ export class Hub<S extends Subscriber> {
 
   private readonly originSuffix: string | undefined;
 
+  /** True for a message this node published itself (its origin suffix), recognised without parsing. */
+  isOwnEcho(raw: string): boolean {
+    return this.originSuffix !== undefined && raw.endsWith(this.originSuffix);
+  }
+
   /** An event this node publishes, to the local sockets on its channel (none: nothing to do). */
   deliverLocal(channel: string, message: EventEnvelope): void {
     const entry = this.channels.get(channel);
@@ -87,7 +92,7 @@ export class Hub<S extends Subscriber> {
 
   private onMessage(channel: string, entry: ChannelEntry<S>, raw: string): void {
     // Our own echo, recognised without parsing: the publisher appends origin as the last member.
-    if (this.originSuffix !== undefined && raw.endsWith(this.originSuffix)) return;
+    if (this.isOwnEcho(raw)) return;
     let message: EventEnvelope;
     try {
       message = JSON.parse(raw) as EventEnvelope;

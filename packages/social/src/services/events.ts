@@ -44,6 +44,20 @@ export const partyChannel = (partyId: string) => `social:party:${partyId}`;
  * realtime layer drops what it cached about who may receive whose chat.
  */
 export const RELATIONS_CHANNEL = 'social:relations';
+/**
+ * Every node listens here too: one event type to many users in one message
+ * (`{type, items: [{userId, data}], actorPublicId?, origin?}`, from `toUsers`);
+ * each node hands every item to its local sockets on that user's channel.
+ * One publish per presence change instead of one per friend.
+ */
+export const FANOUT_CHANNEL = 'social:fanout';
+
+export interface FanoutMessage {
+  type: EventType;
+  items: { userId: string; data: unknown }[];
+  actorPublicId?: string;
+  origin?: string;
+}
 
 /**
  * Control messages for the realtime layer, published on the user's channel
@@ -138,8 +152,24 @@ export function createEventPublisher(
           targets = recipients.filter((r) => !skip.has(r.userId));
         }
       }
+      if (!targets.length) return;
       const actor = opts.actorPublicId ? { actorPublicId: opts.actorPublicId } : {};
-      await Promise.all(targets.map((r) => send(userChannel(r.userId), { type, data: r.data, ...actor })));
+      if (local) {
+        for (const r of targets) {
+          try {
+            local(userChannel(r.userId), { type, data: r.data, ...actor });
+          } catch (err) {
+            log.warn({ err, type }, 'event not delivered locally');
+          }
+        }
+      }
+      // One message for every node (origin last, so this node skips its echo unparsed).
+      const message: FanoutMessage = { type, items: targets.map((r) => ({ userId: r.userId, data: r.data })), ...actor, ...(local ? { origin } : {}) };
+      try {
+        await publish({ channel: FANOUT_CHANNEL, message: JSON.stringify(message) });
+      } catch (err) {
+        log.warn({ err, type }, 'event not published');
+      }
     },
     async toParty(partyId, type, data, opts = {}) {
       await send(partyChannel(partyId), { type, data, ...(opts.actorPublicId ? { actorPublicId: opts.actorPublicId } : {}) });

@@ -83,6 +83,8 @@ describe(`realtime: two nodes (${process.env.REDIS_URL ? 'Redis pub/sub' : 'shar
     }
     assert.ok(carriesNoNodeId(onA) && carriesNoNodeId(onB), 'no node id reaches a client');
     assert.deepEqual([onA.binaryFrames, onB.binaryFrames], [0, 0], 'events are text frames');
+    // Presence went to node B as one many-recipient message on the fan-out channel: delivered once there too.
+    assert.equal(onB.frames.filter((f) => f.type === 'friendPresenceChanged' && (f.data as { publicId: string; state: string }).publicId === a.publicId && (f.data as { state: string }).state === 'away').length, 1);
     const dm = (await h.req(a, 'GET', '/v1/friends')).body[0].dmChannelId;
     onA.send({ type: 'chatSend', channel: 'dm', channelId: dm, body: 'dm across nodes' });
     assert.equal((await onB.next('chatMessage', (d) => d.channel === 'dm')).data.body, 'dm across nodes');
