@@ -172,24 +172,15 @@ async function parties(httpUrl: string, groups: number): Promise<Record<string, 
     ids.push(r.body.partyId);
     frames[String(g)] = JSON.stringify({ type: 'chatSend', channel: 'party', channelId: r.body.partyId, body: 'ts={ts}' });
   }
-  const joins: [number, number][] = [];
-  for (let g = 0; g < groups; g++) for (let i = 1; i <= RECEIVERS; i++) joins.push([g, i]);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 16 }, async () => {
-      while (next < joins.length) {
-        const [g, i] = joins[next++];
-        const r = await request(`${httpUrl}/v1/parties/${ids[g]}/join`, { body: {}, headers: as(`fan-${g}-${i}`) });
-        if (r.status !== 200) throw new Error(`join: ${r.status} ${JSON.stringify(r.body)}`);
-      }
-    }),
-  );
+  await forEachReceiver(groups, async (g, i) => {
+    const r = await request(`${httpUrl}/v1/parties/${ids[g]}/join`, { body: {}, headers: as(`fan-${g}-${i}`) });
+    if (r.status !== 200) throw new Error(`join: ${r.status} ${JSON.stringify(r.body)}`);
+  });
   return frames;
 }
 
-/** Friendships sender ↔ each receiver of every group (fan-<g>-0 ↔ fan-<g>-1 … fan-<g>-50), over HTTP. */
-async function friendships(httpUrl: string, groups: number): Promise<void> {
-  const as = (user: string) => ({ 'x-api-key': API_KEY, 'x-user-id': user });
+/** Runs fn for every (group, receiver) pair, 16 at a time. */
+async function forEachReceiver(groups: number, fn: (g: number, i: number) => Promise<void>): Promise<void> {
   const pairs: [number, number][] = [];
   for (let g = 0; g < groups; g++) for (let i = 1; i <= RECEIVERS; i++) pairs.push([g, i]);
   let next = 0;
@@ -197,18 +188,26 @@ async function friendships(httpUrl: string, groups: number): Promise<void> {
     Array.from({ length: 16 }, async () => {
       while (next < pairs.length) {
         const [g, i] = pairs[next++];
-        const sender = `fan-${g}-0`;
-        const receiver = `fan-${g}-${i}`;
-        const me = await request(`${httpUrl}/v1/me`, { method: 'GET', headers: as(receiver) });
-        if (me.status !== 200) throw new Error(`me: ${me.status} ${JSON.stringify(me.body)}`);
-        const req = await request(`${httpUrl}/v1/friends/requests`, { body: { toPublicId: me.body.publicId }, headers: as(sender) });
-        if (req.status !== 201 && req.status !== 200) throw new Error(`friend request: ${req.status} ${JSON.stringify(req.body)}`);
-        const senderMe = await request(`${httpUrl}/v1/me`, { method: 'GET', headers: as(sender) });
-        const acc = await request(`${httpUrl}/v1/friends/requests/${senderMe.body.publicId}/accept`, { body: {}, headers: as(receiver) });
-        if (acc.status !== 200) throw new Error(`accept: ${acc.status} ${JSON.stringify(acc.body)}`);
+        await fn(g, i);
       }
     }),
   );
+}
+
+/** Friendships sender ↔ each receiver of every group (fan-<g>-0 ↔ fan-<g>-1 … fan-<g>-50), over HTTP. */
+async function friendships(httpUrl: string, groups: number): Promise<void> {
+  const as = (user: string) => ({ 'x-api-key': API_KEY, 'x-user-id': user });
+  await forEachReceiver(groups, async (g, i) => {
+    const sender = `fan-${g}-0`;
+    const receiver = `fan-${g}-${i}`;
+    const me = await request(`${httpUrl}/v1/me`, { method: 'GET', headers: as(receiver) });
+    if (me.status !== 200) throw new Error(`me: ${me.status} ${JSON.stringify(me.body)}`);
+    const req = await request(`${httpUrl}/v1/friends/requests`, { body: { toPublicId: me.body.publicId }, headers: as(sender) });
+    if (req.status !== 201 && req.status !== 200) throw new Error(`friend request: ${req.status} ${JSON.stringify(req.body)}`);
+    const senderMe = await request(`${httpUrl}/v1/me`, { method: 'GET', headers: as(sender) });
+    const acc = await request(`${httpUrl}/v1/friends/requests/${senderMe.body.publicId}/accept`, { body: {}, headers: as(receiver) });
+    if (acc.status !== 200) throw new Error(`accept: ${acc.status} ${JSON.stringify(acc.body)}`);
+  });
 }
 
 export async function socketFigures(ctx: SocketContext): Promise<Out[]> {
