@@ -69,9 +69,8 @@ export function createPresenceTracker(ctx: Ctx, log: Log): PresenceTracker {
   }
 
   async function addRegistration(userId: string, socketId: string): Promise<void> {
-    await state.setAdd(SOCKETS(userId), socketId, ttlMs());
-    await state.setAdd(ALIVE, userId, ttlMs());
-    await state.setAdd(TRACKED, userId, TRACKED_TTL_MS);
+    // Independent writes: sent together, one round trip of waiting.
+    await Promise.all([state.setAdd(SOCKETS(userId), socketId, ttlMs()), state.setAdd(ALIVE, userId, ttlMs()), state.setAdd(TRACKED, userId, TRACKED_TTL_MS)]);
   }
 
   /** Announces offline once, if the user is tracked and has no live socket or no live presence. */

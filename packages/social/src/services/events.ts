@@ -34,6 +34,8 @@ export interface PublishOptions {
   /** Internal id of the user who caused the event (mute filtering). */
   actorId?: string;
   actorPublicId?: string;
+  /** toUsers: the caller already left out the recipients who muted the actor (no mute query here). */
+  mutesApplied?: boolean;
 }
 
 export const userChannel = (userId: string) => `social:user:${userId}`;
@@ -142,7 +144,7 @@ export function createEventPublisher(
     },
     async toUsers(type, recipients, opts = {}) {
       let targets = recipients;
-      if (opts.actorId && MUTABLE.has(type) && recipients.length) {
+      if (opts.actorId && MUTABLE.has(type) && recipients.length && !opts.mutesApplied) {
         const muted = await db.query<{ muter: string }>('SELECT muter FROM mutes WHERE muted = $1 AND muter = ANY($2::uuid[])', [
           opts.actorId,
           recipients.map((r) => r.userId),

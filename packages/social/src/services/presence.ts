@@ -6,7 +6,7 @@
  */
 import { AppError, badRequest, notFound } from '@platform/kit';
 import type { Ctx, CrossGameVisibility, GameContext, UserRow } from './context.js';
-import { areFriends, blockedEitherWay, friendIds, requireUser } from './users.js';
+import { areFriends, blockedEitherWay, requireUser } from './users.js';
 
 export type PresenceState = 'online' | 'away' | 'busy' | 'dnd' | 'invisible';
 export type VisibleState = Exclude<PresenceState, 'invisible'> | 'offline';
@@ -104,7 +104,14 @@ export function viewPresence(
  * the game their own presence was last set from (no presence = no game).
  */
 export async function notifyPresence(ctx: Ctx, owner: UserRow): Promise<void> {
-  const friends = await friendIds(ctx.db, owner.id);
+  // The friends who did not mute the owner, in one query (the mute filter of toUsers, applied here).
+  const friends = (
+    await ctx.db.query<{ friend_id: string }>(
+      `SELECT f.friend_id FROM friendships f
+       WHERE f.user_id = $1 AND NOT EXISTS (SELECT 1 FROM mutes m WHERE m.muter = f.friend_id AND m.muted = $1)`,
+      [owner.id],
+    )
+  ).rows.map((r) => r.friend_id);
   // The owner's and every friend's presence in one read, then one mute query and one pipeline of publishes.
   const presences = await readPresences(ctx, [owner.id, ...friends]);
   const p = presences[0];
@@ -117,7 +124,7 @@ export async function notifyPresence(ctx: Ctx, owner: UserRow): Promise<void> {
       data: { publicId: owner.public_id, state: view.state, ...(view.richPresence ? { richPresence: view.richPresence } : {}), sameGame: view.sameGame },
     };
   });
-  await ctx.events.toUsers('friendPresenceChanged', recipients, { actorId: owner.id, actorPublicId: owner.public_id });
+  await ctx.events.toUsers('friendPresenceChanged', recipients, { actorId: owner.id, actorPublicId: owner.public_id, mutesApplied: true });
 }
 
 /** Presences of several users in one round trip (fails open like readPresence). */
