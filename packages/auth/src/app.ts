@@ -115,6 +115,7 @@ export async function buildApp(config: AuthConfig, deps: AuthDeps): Promise<Auth
   const limiter = createRateLimiter(state, config.rateWindowSeconds);
   const internal = createInternalAuth(config.internalKeys);
   const unlimited = new Set(['/healthz', '/readyz', '/.well-known/jwks.json']);
+  const generalLimit = (req: { ip: string }) => ({ name: 'all:ip', key: req.ip, limit: config.rateGeneralPerIp });
   app.addHook('onRequest', async (req, reply) => {
     reply.header('strict-transport-security', HSTS);
     // A service calling on behalf of a player (the registry's register-user) names the player's
@@ -123,14 +124,13 @@ export async function buildApp(config: AuthConfig, deps: AuthDeps): Promise<Auth
     const route = req.routeOptions.config;
     // Routes with body-keyed limits check everything in preHandler, in one round trip.
     if (!unlimited.has(req.url.split('?')[0]) && !route.bodyLimits) {
-      const general = { name: 'all:ip', key: req.ip, limit: config.rateGeneralPerIp };
-      await (route.requestLimits ? limiter.check(general, ...route.requestLimits(req)) : limiter.check(general));
+      await limiter.check(generalLimit(req), ...(route.requestLimits?.(req) ?? []));
     }
   });
   app.addHook('preHandler', async (req) => {
     const route = req.routeOptions.config;
     if (!route.bodyLimits) return;
-    await limiter.check({ name: 'all:ip', key: req.ip, limit: config.rateGeneralPerIp }, ...(route.requestLimits?.(req) ?? []), ...route.bodyLimits(req));
+    await limiter.check(generalLimit(req), ...(route.requestLimits?.(req) ?? []), ...route.bodyLimits(req));
   });
 
   const bearerToken = (req: { headers: Record<string, unknown> }): string => {

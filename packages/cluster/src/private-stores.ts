@@ -20,18 +20,21 @@ export function postgresBinDir(): string | undefined {
   return undefined;
 }
 
-export interface PrivatePostgres {
+/** A server of this test run's own, to stop, freeze and restart without touching the shared one. */
+export interface PrivateServer {
   port: number;
   url: string;
   start(): Promise<void>;
-  /** pg_ctl stop -m fast: connections are terminated, the port closes. */
+  /** PostgreSQL: pg_ctl stop -m fast (connections terminated). Redis: SIGKILL (every key gone). The port closes. */
   stop(): Promise<void>;
-  /** SIGSTOP the server and its backends: connections stay open, nothing answers (a partition). */
+  /** SIGSTOP the server (and PostgreSQL's backends): connections stay open, nothing answers (a partition). */
   freeze(): void;
   /** SIGCONT after freeze(). */
   thaw(): void;
   destroy(): Promise<void>;
 }
+
+export type PrivatePostgres = PrivateServer;
 
 function asPostgresUser(): { uid: number; gid: number } | undefined {
   if (process.getuid?.() !== 0) return undefined;
@@ -89,17 +92,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   return pg;
 }
 
-export interface PrivateRedis {
-  port: number;
-  url: string;
-  start(): Promise<void>;
-  /** SIGKILL: the port closes, every key is gone (no persistence). */
-  stop(): Promise<void>;
-  /** SIGSTOP / SIGCONT: connections stay open, nothing answers. */
-  freeze(): void;
-  thaw(): void;
-  destroy(): Promise<void>;
-}
+export type PrivateRedis = PrivateServer;
 
 export async function startPrivateRedis(): Promise<PrivateRedis> {
   const port = await freePort();

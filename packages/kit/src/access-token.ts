@@ -84,33 +84,36 @@ const footerKids = new Map<string, string>();
 /** The same for encoded JWT headers. */
 const headerKids = new Map<string, string>();
 
+/** `read(key)` once per key; a handful of live keys, so the map is simply emptied when it grows. */
+function remembered(map: Map<string, string>, key: string, read: (key: string) => string): string {
+  let v = map.get(key);
+  if (v === undefined) {
+    v = read(key);
+    if (map.size >= 64) map.clear();
+    map.set(key, v);
+  }
+  return v;
+}
+
 /** Reads the kid without verifying anything (to choose the key). */
 export function tokenKid(token: string): { format: TokenFormat; kid: string } {
   if (token.startsWith('v4.public.')) {
     const dot = token.indexOf('.', 10);
     if (dot < 0 || token.indexOf('.', dot + 1) >= 0) throw new Error('PASETO token without a footer');
-    const encoded = token.slice(dot + 1);
     // Every token of one key carries the same footer: decoded once, then looked up.
-    let kid = footerKids.get(encoded);
-    if (kid === undefined) {
+    const kid = remembered(footerKids, token.slice(dot + 1), (encoded) => {
       const footer = JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8')) as { kid?: unknown };
       if (typeof footer.kid !== 'string') throw new Error('PASETO footer without kid');
-      kid = footer.kid;
-      if (footerKids.size >= 64) footerKids.clear();
-      footerKids.set(encoded, kid);
-    }
+      return footer.kid;
+    });
     return { format: 'paseto', kid };
   }
   if (token.split('.').length === 3) {
-    const encoded = token.slice(0, token.indexOf('.'));
-    let kid = headerKids.get(encoded);
-    if (kid === undefined) {
+    const kid = remembered(headerKids, token.slice(0, token.indexOf('.')), () => {
       const header = decodeProtectedHeader(token);
       if (typeof header.kid !== 'string') throw new Error('JWT header without kid');
-      kid = header.kid;
-      if (headerKids.size >= 64) headerKids.clear();
-      headerKids.set(encoded, kid);
-    }
+      return header.kid;
+    });
     return { format: 'jwt', kid };
   }
   throw new Error('neither a PASETO v4.public token nor a JWT');

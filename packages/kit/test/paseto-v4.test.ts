@@ -2,7 +2,7 @@
 // and against claim defects.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createPrivateKey, createPublicKey, generateKeyPairSync, randomUUID } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { signPasetoV4Public, verifyPasetoV4Claims, verifyPasetoV4Public } from '../src/paseto-v4.js';
@@ -51,21 +51,24 @@ describe('PASETO v4.public vectors', () => {
   });
 });
 
+/** A platform access token (iss https://auth.test, aud platform) with the given times. */
+const signTestToken = (format: 'paseto' | 'jwt', privateKey: KeyObject, iat: number, exp: number) =>
+  signAccessToken(format, { kid: 'k', privateKey }, 'https://auth.test', 'platform', {
+    sub: randomUUID(),
+    sid: randomUUID(),
+    platform: 'guest',
+    roles: [],
+    region: 'eu',
+    jti: randomUUID(),
+    iat,
+    exp,
+  });
+
 describe('PASETO v4.public claims', () => {
   const { publicKey, privateKey } = generateKeyPairSync('ed25519');
   const opts = { issuer: 'https://auth.test', audience: 'platform', clockTolerance: 30, requiredClaims: ['exp', 'iat', 'sub', 'jti'] };
   const now = Math.floor(Date.now() / 1000);
-  const sign = (iat: number, exp: number) =>
-    signAccessToken('paseto', { kid: 'k', privateKey }, 'https://auth.test', 'platform', {
-      sub: randomUUID(),
-      sid: randomUUID(),
-      platform: 'guest',
-      roles: [],
-      region: 'eu',
-      jti: randomUUID(),
-      iat,
-      exp,
-    });
+  const sign = (iat: number, exp: number) => signTestToken('paseto', privateKey, iat, exp);
 
   it('accepts a current token and returns its claims', async () => {
     const p = verifyPasetoV4Claims(await sign(now, now + 600), publicKey, opts);
@@ -91,20 +94,10 @@ describe('EdDSA JWT (hand-written verifier)', () => {
   const other = generateKeyPairSync('ed25519');
   const opts = { issuer: 'https://auth.test', audience: 'platform', clockTolerance: 30, requiredClaims: ['exp', 'iat', 'sub', 'jti'] };
   const now = Math.floor(Date.now() / 1000);
-  const sign = (iat: number, exp: number, key = privateKey) =>
-    signAccessToken('jwt', { kid: 'k', privateKey: key }, 'https://auth.test', 'platform', {
-      sub: randomUUID(),
-      sid: randomUUID(),
-      platform: 'guest',
-      roles: [],
-      region: 'eu',
-      jti: randomUUID(),
-      iat,
-      exp,
-    });
+  const sign = (iat: number, exp: number, key = privateKey) => signTestToken('jwt', key, iat, exp);
   const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
 
-  it('accepts a current token signed by jose and returns its claims', async () => {
+  it('accepts a current token and returns its claims', async () => {
     const p = verifyEdDsaJwt(await sign(now, now + 600), publicKey, opts);
     assert.equal(p.iss, 'https://auth.test');
     assert.equal(p.exp, now + 600);

@@ -36,7 +36,7 @@ export class Hub<S extends Subscriber> {
     private readonly dispatch: Dispatch<S>,
     private readonly log: Log,
     /** This node's publisher id: messages carrying it were delivered by deliverLocal already. */
-    private readonly origin?: string,
+    origin?: string,
   ) {
     this.originSuffix = origin === undefined ? undefined : `,"origin":${JSON.stringify(origin)}}`;
   }
@@ -101,7 +101,6 @@ export class Hub<S extends Subscriber> {
       this.log.warn({ err, channel }, 'unreadable event dropped');
       return;
     }
-    if (this.origin !== undefined && message.origin === this.origin) return;
     this.enqueue(channel, entry, message);
   }
 

@@ -112,23 +112,34 @@ export function createEventPublisher(
     return ms.map(() => undefined);
   });
   let local: ((channel: string, env: EventEnvelope) => void) | undefined;
-  // The REST operation has already committed: a failed publish is logged, not
+  // The REST operation has already committed: a failed delivery or publish is logged, not
   // turned into an error for a change that did happen.
+  const deliverHere = (channel: string, env: EventEnvelope) => {
+    try {
+      local?.(channel, env);
+    } catch (err) {
+      log.warn({ err, type: env.type }, 'event not delivered locally');
+    }
+  };
+  const publishOrLog = async (channel: string, message: string, type: string) => {
+    try {
+      await publish({ channel, message });
+    } catch (err) {
+      log.warn({ err, type }, 'event not published');
+    }
+  };
+  /** Those of `userIds` who muted `actorId`, in one query. */
+  const mutersAmong = async (actorId: string, userIds: string[]): Promise<Set<string>> => {
+    const r = await db.query<{ muter: string }>('SELECT muter FROM mutes WHERE muted = $1 AND muter = ANY($2::uuid[])', [actorId, userIds]);
+    return new Set(r.rows.map((m) => m.muter));
+  };
   const send = async (channel: string, env: EventEnvelope) => {
     if (local) {
       // origin last: the hub recognises its own echo by the message's end without parsing it.
       env = { type: env.type, data: env.data, ...(env.actorPublicId ? { actorPublicId: env.actorPublicId } : {}), origin };
-      try {
-        local(channel, env);
-      } catch (err) {
-        log.warn({ err, type: env.type }, 'event not delivered locally');
-      }
+      deliverHere(channel, env);
     }
-    try {
-      await publish({ channel, message: JSON.stringify(env) });
-    } catch (err) {
-      log.warn({ err, type: env.type }, 'event not published');
-    }
+    await publishOrLog(channel, JSON.stringify(env), env.type);
   };
   return {
     origin,
@@ -136,42 +147,24 @@ export function createEventPublisher(
       local = deliver;
     },
     async toUser(userId, type, data, opts = {}) {
-      if (opts.actorId && MUTABLE.has(type)) {
-        const muted = await db.query('SELECT 1 FROM mutes WHERE muter = $1 AND muted = $2', [userId, opts.actorId]);
-        if (muted.rowCount) return;
-      }
+      if (opts.actorId && MUTABLE.has(type) && (await mutersAmong(opts.actorId, [userId])).size) return;
       await send(userChannel(userId), { type, data, ...(opts.actorPublicId ? { actorPublicId: opts.actorPublicId } : {}) });
     },
     async toUsers(type, recipients, opts = {}) {
       let targets = recipients;
       if (opts.actorId && MUTABLE.has(type) && recipients.length && !opts.mutesApplied) {
-        const muted = await db.query<{ muter: string }>('SELECT muter FROM mutes WHERE muted = $1 AND muter = ANY($2::uuid[])', [
+        const muters = await mutersAmong(
           opts.actorId,
           recipients.map((r) => r.userId),
-        ]);
-        if (muted.rowCount) {
-          const skip = new Set(muted.rows.map((r) => r.muter));
-          targets = recipients.filter((r) => !skip.has(r.userId));
-        }
+        );
+        if (muters.size) targets = recipients.filter((r) => !muters.has(r.userId));
       }
       if (!targets.length) return;
       const actor = opts.actorPublicId ? { actorPublicId: opts.actorPublicId } : {};
-      if (local) {
-        for (const r of targets) {
-          try {
-            local(userChannel(r.userId), { type, data: r.data, ...actor });
-          } catch (err) {
-            log.warn({ err, type }, 'event not delivered locally');
-          }
-        }
-      }
+      for (const r of targets) deliverHere(userChannel(r.userId), { type, data: r.data, ...actor });
       // One message for every node (origin last, so this node skips its echo unparsed).
       const message: FanoutMessage = { type, items: targets.map((r) => ({ userId: r.userId, data: r.data })), ...actor, ...(local ? { origin } : {}) };
-      try {
-        await publish({ channel: FANOUT_CHANNEL, message: JSON.stringify(message) });
-      } catch (err) {
-        log.warn({ err, type }, 'event not published');
-      }
+      await publishOrLog(FANOUT_CHANNEL, JSON.stringify(message), type);
     },
     async toParty(partyId, type, data, opts = {}) {
       await send(partyChannel(partyId), { type, data, ...(opts.actorPublicId ? { actorPublicId: opts.actorPublicId } : {}) });
@@ -181,11 +174,7 @@ export function createEventPublisher(
     },
     async relationsChanged(userIds) {
       // Not a hub channel: every node, this one included, hears it through the store.
-      try {
-        await publish({ channel: RELATIONS_CHANNEL, message: JSON.stringify({ type: '_relationsChanged', data: { users: userIds } }) });
-      } catch (err) {
-        log.warn({ err, type: '_relationsChanged' }, 'event not published');
-      }
+      await publishOrLog(RELATIONS_CHANNEL, JSON.stringify({ type: '_relationsChanged', data: { users: userIds } }), '_relationsChanged');
     },
   };
 }

@@ -58,14 +58,7 @@ export function validateRichPresence(rp: RichPresence): RichPresence {
  * reports the outage). Setting presence still fails with 503 state_unavailable.
  */
 export async function readPresence(ctx: Ctx, userId: string): Promise<StoredPresence | null> {
-  let raw: string | null;
-  try {
-    raw = await ctx.state.get(key(userId));
-  } catch (err) {
-    if (err instanceof AppError && err.code === 'state_unavailable') return null;
-    throw err;
-  }
-  return raw ? (JSON.parse(raw) as StoredPresence) : null;
+  return (await readPresences(ctx, [userId]))[0];
 }
 
 /**
@@ -112,13 +105,11 @@ export async function notifyPresence(ctx: Ctx, owner: UserRow): Promise<void> {
       [owner.id],
     )
   ).rows.map((r) => r.friend_id);
-  // The owner's and every friend's presence in one read, then one mute query and one pipeline of publishes.
+  // The owner's and every friend's presence in one read, then local delivery and one message for the other nodes.
   const presences = await readPresences(ctx, [owner.id, ...friends]);
   const p = presences[0];
   const recipients = friends.map((friend, i) => {
-    const fp = presences[i + 1];
-    const game: GameContext = fp?.originGameId ? { gameId: fp.originGameId, visibility: fp.originVisibility } : { gameId: null, visibility: 'isolated' };
-    const view = viewPresence(p, owner, friend, game);
+    const view = viewPresence(p, owner, friend, gameOf(presences[i + 1]));
     return {
       userId: friend,
       data: { publicId: owner.public_id, state: view.state, ...(view.richPresence ? { richPresence: view.richPresence } : {}), sameGame: view.sameGame },
@@ -127,7 +118,7 @@ export async function notifyPresence(ctx: Ctx, owner: UserRow): Promise<void> {
   await ctx.events.toUsers('friendPresenceChanged', recipients, { actorId: owner.id, actorPublicId: owner.public_id, mutesApplied: true });
 }
 
-/** Presences of several users in one round trip (fails open like readPresence). */
+/** Presences of several users in one round trip (MGET), failing open as described above. */
 async function readPresences(ctx: Ctx, userIds: string[]): Promise<(StoredPresence | null)[]> {
   let raw: (string | null)[];
   try {
@@ -139,10 +130,14 @@ async function readPresences(ctx: Ctx, userIds: string[]): Promise<(StoredPresen
   return raw.map((r) => (r ? (JSON.parse(r) as StoredPresence) : null));
 }
 
+/** The game a user is in, as their presence says (no presence or no game: none). */
+function gameOf(p: StoredPresence | null): GameContext {
+  return p?.originGameId ? { gameId: p.originGameId, visibility: p.originVisibility } : { gameId: null, visibility: 'isolated' };
+}
+
 /** The game a user is currently in, as their own presence says. */
 export async function currentGame(ctx: Ctx, userId: string): Promise<GameContext> {
-  const p = await readPresence(ctx, userId);
-  return p?.originGameId ? { gameId: p.originGameId, visibility: p.originVisibility } : { gameId: null, visibility: 'isolated' };
+  return gameOf(await readPresence(ctx, userId));
 }
 
 export async function setPresence(
