@@ -226,7 +226,9 @@ describe('auth through store outages (private PostgreSQL and Redis)', { skip }, 
     assert.equal(after.length, 1, 'no second notice');
     // The target was refusing all along; once it accepts, a node delivers the notice written before the crash.
     accepting = true;
-    const got = await eventually(async () => received.find((n) => n.account_id === acct.account_id), 10_000, 'the deletion notice delivered');
+    // If the killed node had claimed the delivery just before it died, the row waits out that claim's lease
+    // (LEASE_SECONDS = 30 in auth's outbox) before another node retries it: allow for it.
+    const got = await eventually(async () => received.find((n) => n.account_id === acct.account_id), 40_000, 'the deletion notice delivered');
     assert.equal(got.id, written[0].id, 'the notice id of the row written before the crash');
   });
 });
