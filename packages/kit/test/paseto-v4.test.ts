@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { createPrivateKey, createPublicKey, generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { signPasetoV4Public, verifyPasetoV4Claims, verifyPasetoV4Public } from '../src/paseto-v4.js';
+import { parseRfc3339, signPasetoV4Public, verifyPasetoV4Claims, verifyPasetoV4Public } from '../src/paseto-v4.js';
 import { verifyEdDsaJwt } from '../src/jwt-eddsa.js';
 import { signAccessToken } from '../src/access-token.js';
 
@@ -49,6 +49,57 @@ describe('PASETO v4.public vectors', () => {
     assert.throws(() => verifyPasetoV4Public(t.token.replace('v4.public.', 'v4.local.'), createPublicKey(t['public-key-pem'])));
     assert.throws(() => verifyPasetoV4Public(t.token.replace('v4.public.', 'v4.public.*'), createPublicKey(t['public-key-pem'])));
   });
+  it('refuses a token with more than one footer separator, and a footer that is not base64url', () => {
+    const t = publicTests.find((x) => !x['expect-fail'] && x.footer);
+    const key = createPublicKey(t['public-key-pem']);
+    assert.throws(() => verifyPasetoV4Public(`${t.token}.x`, key), /malformed/);
+    assert.throws(() => verifyPasetoV4Public(`${t.token}*`, key), /footer/);
+    // The same footer decoded from the cache a second time still verifies, and a changed one does not.
+    assert.equal(verifyPasetoV4Public(t.token, key).footer.toString(), t.footer);
+    assert.throws(() => verifyPasetoV4Public(`${t.token.slice(0, t.token.lastIndexOf('.'))}.${Buffer.from('{}').toString('base64url')}`, key), /signature/);
+  });
+});
+
+describe('RFC 3339 times (PASETO time claims)', () => {
+  it('reads what Date.parse reads, for every offset and fraction', () => {
+    for (let i = 0; i < 2000; i++) {
+      const t = Math.floor(Math.random() * 4e12);
+      const iso = new Date(t).toISOString();
+      assert.equal(parseRfc3339(iso), t);
+      assert.equal(parseRfc3339(iso.replace(/\.\d{3}Z$/, '+00:00')), Math.floor(t / 1000) * 1000);
+      const offset = `${i % 2 ? '-' : '+'}${String(i % 24).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}`;
+      const shifted = iso.replace('Z', offset);
+      assert.equal(parseRfc3339(shifted), Date.parse(shifted), shifted);
+    }
+    assert.equal(parseRfc3339('2026-11-21T10:00:00.123456Z'), Date.parse('2026-11-21T10:00:00.123Z'));
+    assert.equal(parseRfc3339('2024-02-29T00:00:00Z'), Date.UTC(2024, 1, 29));
+    assert.equal(parseRfc3339('0099-01-01T00:00:00Z'), new Date('0099-01-01T00:00:00Z').getTime());
+  });
+  it('refuses what is not an RFC 3339 date-time or names no real instant', () => {
+    for (const bad of [
+      '',
+      '2026-11-21',
+      '2026-11-21T10:00:00',
+      '2026-11-21 10:00:00Z',
+      '2026-11-21t10:00:00Z',
+      '2026-11-21T10:00:00z',
+      '2026-11-21T10:00:00.Z',
+      '2026-11-21T10:00:00ZZ',
+      '2026-11-21T10:00:00+0200',
+      '2026-11-21T10:00:00+24:00',
+      '2026-1a-21T10:00:00Z',
+      '+02026-11-21T10:00:00Z',
+      '2026-13-01T00:00:00Z',
+      '2026-00-01T00:00:00Z',
+      '2023-02-29T00:00:00Z',
+      '2026-04-31T00:00:00Z',
+      '2026-11-21T24:00:00Z',
+      '2026-11-21T23:60:00Z',
+      '2026-11-21T23:59:60Z',
+    ]) {
+      assert.ok(Number.isNaN(parseRfc3339(bad)), bad);
+    }
+  });
 });
 
 /** A platform access token (iss https://auth.test, aud platform) with the given times. */
@@ -86,6 +137,13 @@ describe('PASETO v4.public claims', () => {
     assert.throws(() => verifyPasetoV4Claims(future, publicKey, opts), /future/);
     // Within the tolerance: accepted.
     verifyPasetoV4Claims(await sign(now - 620, now - 10), publicKey, opts);
+  });
+  it('refuses a time claim that is not an RFC 3339 string', () => {
+    for (const exp of [Math.floor(Date.now() / 1000) + 600, '2026-02-31T00:00:00Z', 'tomorrow']) {
+      const claims = { iss: 'https://auth.test', aud: 'platform', sub: 's', jti: 'j', iat: new Date().toISOString(), exp };
+      const token = signPasetoV4Public(Buffer.from(JSON.stringify(claims)), privateKey);
+      assert.throws(() => verifyPasetoV4Claims(token, publicKey, opts), /exp is not an RFC 3339 time/);
+    }
   });
 });
 
