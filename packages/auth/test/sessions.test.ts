@@ -139,6 +139,34 @@ describe('refresh tokens', () => {
     }
   });
 
+  it('refreshes arriving together share one statement: each caller gets its own session, mixed with a replayed token', async () => {
+    const guests = await Promise.all(Array.from({ length: 12 }, () => guest(h.app)));
+    const replayed = guests[0];
+    // Every token once, the first one three times more: one statement spends them together.
+    const presented = [...guests.map((g) => g.refresh_token), replayed.refresh_token, replayed.refresh_token, replayed.refresh_token];
+    const rs = await Promise.all(presented.map((t) => refresh(t)));
+    for (let i = 1; i < guests.length; i++) {
+      assert.equal(rs[i].statusCode, 200, rs[i].body);
+      const pair = rs[i].json();
+      // The answer belongs to the caller: its account, its session, a working successor.
+      assert.equal(pair.account_id, guests[i].account_id);
+      const acc = await h.app.inject({ method: 'GET', url: '/account', headers: bearer(pair.access_token) });
+      assert.equal(acc.json().id, guests[i].account_id);
+      const again = await refresh(pair.refresh_token);
+      assert.equal(again.statusCode, 200, again.body);
+      assert.equal(again.json().account_id, guests[i].account_id);
+    }
+    const replays = [rs[0], ...rs.slice(guests.length)];
+    assert.equal(replays.filter((r) => r.statusCode === 200).length, 1);
+    for (const r of replays.filter((x) => x.statusCode !== 200)) assert.ok(['token_reused', 'invalid_refresh_token'].includes(r.json().code), r.body);
+    // One audit row per rotation, with this node's id.
+    const audit = await h.tdb.db.query(
+      `SELECT count(*)::int AS n, count(DISTINCT node_id)::int AS nodes FROM audit_log WHERE event = 'refresh' AND account_id = ANY($1::uuid[]) AND NOT detail ? 'outcome'`,
+      [guests.slice(1).map((g) => g.account_id)],
+    );
+    assert.deepEqual(audit.rows[0], { n: (guests.length - 1) * 2, nodes: 1 });
+  });
+
   it('reuse of a used token revokes the session and its chain, audited', async () => {
     const g = await guest(h.app);
     const next = (await refresh(g.refresh_token)).json();

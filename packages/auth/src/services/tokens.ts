@@ -7,7 +7,7 @@
  * as theft: the session and its whole chain are revoked.
  */
 import { randomUUID } from 'node:crypto';
-import { randomToken, sha256Hex, signAccessToken, unauthorized, type Database, type Queryable, type StateStore } from '@platform/kit';
+import { createBatcher, randomToken, sha256Hex, signAccessToken, unauthorized, type Database, type Queryable, type StateStore } from '@platform/kit';
 import type { AuthConfig } from '../config.js';
 import type { KeyCache } from './keys.js';
 import { audit, type AuditContext } from './audit.js';
@@ -20,7 +20,9 @@ export const DENY_JTI = 'deny:jti';
  * $1 presented token hash, $2 id and $3 hash of the successor, $4 refresh TTL
  * in ms (capped by the session's end), $5 client ip, $6 node id. Returns the
  * spent row joined with its session and account; no row = not rotated.
- * bench/load/refresh-sql.ts runs this same statement as the bench baseline.
+ * What one refresh costs the database on its own: bench/load/refresh-sql.ts runs it as the refresh
+ * figure's baseline. The service runs REFRESH_ROTATE_MANY_SQL below, the same work for every refresh
+ * arriving together.
  */
 export const REFRESH_ROTATE_SQL = `WITH spent AS (
   UPDATE refresh_tokens rt SET used = true
@@ -37,6 +39,50 @@ export const REFRESH_ROTATE_SQL = `WITH spent AS (
   SELECT account_id, 'refresh', $5::text, $6::text, jsonb_build_object('session_id', session_id) FROM spent
 )
 SELECT id, session_id, account_id, auth_method, roles, home_region FROM spent`;
+
+/**
+ * The same rotation for several presented tokens in one statement (group commit of concurrent
+ * refreshes): $1 presented hashes, $2 successor ids, $3 successor hashes, $4 client ips, $5 node ids
+ * (one element per refresh, in the same order), $6 refresh TTL in ms. Returns one row per rotated
+ * token with its 1-based position `ord`. A token presented twice in one batch joins its row twice;
+ * PostgreSQL updates the row once and returns one of the two positions: exactly one wins, as with
+ * two concurrent single statements, and the other finds the token used (reuse detection).
+ */
+export const REFRESH_ROTATE_MANY_SQL = `WITH presented AS (
+  SELECT * FROM unnest($1::text[], $2::uuid[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS p(token_hash, next_id, next_hash, ip, node_id, ord)
+), spent AS (
+  UPDATE refresh_tokens rt SET used = true
+  FROM presented p, sessions s, accounts a
+  WHERE rt.token_hash = p.token_hash AND rt.used = false AND rt.expires_at > now()
+    AND s.id = rt.session_id AND s.revoked_at IS NULL AND s.expires_at > now()
+    AND a.id = s.account_id AND a.status = 'active'
+  RETURNING p.ord, p.next_id, p.next_hash, p.ip, p.node_id, rt.id, rt.session_id, s.account_id, s.expires_at AS session_expires_at,
+    s.auth_method, a.roles, a.home_region
+), successor AS (
+  INSERT INTO refresh_tokens (id, session_id, token_hash, prev_token_id, expires_at)
+  SELECT next_id, session_id, next_hash, id, LEAST(now() + make_interval(secs => $6::bigint / 1000.0), session_expires_at) FROM spent
+), logged AS (
+  INSERT INTO audit_log (account_id, event, ip, node_id, detail)
+  SELECT account_id, 'refresh', ip, node_id, jsonb_build_object('session_id', session_id) FROM spent
+)
+SELECT ord::int AS ord, id, session_id, account_id, auth_method, roles, home_region FROM spent`;
+
+interface RotatedRow {
+  id: string;
+  session_id: string;
+  account_id: string;
+  auth_method: string;
+  roles: string[];
+  home_region: string;
+}
+
+interface Rotation {
+  hash: string;
+  nextId: string;
+  nextHash: string;
+  ip: string | null;
+  nodeId: string;
+}
 
 export interface TokenPair {
   access_token: string;
@@ -67,6 +113,34 @@ export function ipCidr(ip: string | undefined): string | null {
 export function createTokenService(config: AuthConfig, db: Database, state: StateStore, keys: KeyCache) {
   const refreshTtlMs = config.refreshTtlDays * 86_400_000;
   const maxAccessTtlMs = config.accessTtlSeconds * 1000 + 60_000;
+  const rotateMany = async (batch: Rotation[]): Promise<(RotatedRow | undefined)[]> => {
+    const r = await db.query<RotatedRow & { ord: number }>(REFRESH_ROTATE_MANY_SQL, [
+      batch.map((b) => b.hash),
+      batch.map((b) => b.nextId),
+      batch.map((b) => b.nextHash),
+      batch.map((b) => b.ip),
+      batch.map((b) => b.nodeId),
+      refreshTtlMs,
+    ]);
+    const out: (RotatedRow | undefined)[] = batch.map(() => undefined);
+    for (const row of r.rows) out[row.ord - 1] = row;
+    return out;
+  };
+  /**
+   * Concurrent refreshes leave in one statement (group commit): one round trip and one commit for all of
+   * them instead of one each. A statement aborted as a deadlock victim (two batches spending the same two
+   * tokens in opposite order: only a replay race can do that) is retried one token at a time.
+   */
+  const rotate = createBatcher<Rotation, RotatedRow | undefined>(async (batch) => {
+    try {
+      return await rotateMany(batch);
+    } catch (err) {
+      if ((err as { code?: string }).code !== '40P01' || batch.length === 1) throw err;
+      const out: (RotatedRow | undefined)[] = [];
+      for (const b of batch) out.push((await rotateMany([b]))[0]);
+      return out;
+    }
+  });
 
   async function accessToken(s: SessionSubject, sid: string, platform: string): Promise<string> {
     const iat = Math.floor(Date.now() / 1000);
@@ -143,20 +217,12 @@ export function createTokenService(config: AuthConfig, db: Database, state: Stat
 
     async refresh(refreshToken: string, ctx: AuditContext): Promise<TokenPair & { account_id: string }> {
       const hash = sha256Hex(refreshToken);
-      // One statement, one round trip: spend the presented token (the conditional UPDATE decides the winner
-      // among concurrent uses: a used row no longer matches), insert its successor and the audit row.
+      // One statement (shared with the refreshes arriving at the same time): spend the presented token (the
+      // conditional UPDATE decides the winner among concurrent uses: a used row no longer matches), insert its
+      // successor and the audit row.
       const secret = randomToken(32);
-      const r = await db.query<{
-        id: string;
-        session_id: string;
-        account_id: string;
-        auth_method: string;
-        roles: string[];
-        home_region: string;
-      }>(REFRESH_ROTATE_SQL, [hash, randomUUID(), sha256Hex(secret), refreshTtlMs, ctx.ip ?? null, ctx.nodeId]);
-      const rotated = r.rowCount ? { row: r.rows[0], secret } : undefined;
-      if (rotated) {
-        const { row, secret } = rotated;
+      const row = await rotate({ hash, nextId: randomUUID(), nextHash: sha256Hex(secret), ip: ctx.ip ?? null, nodeId: ctx.nodeId });
+      if (row) {
         const subject = { accountId: row.account_id, roles: row.roles, region: row.home_region };
         return { ...(await this.pair(subject, { sessionId: row.session_id, refreshToken: secret }, row.auth_method)), account_id: row.account_id };
       }
