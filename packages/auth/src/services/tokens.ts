@@ -114,22 +114,26 @@ export function createTokenService(config: AuthConfig, db: Database, state: Stat
   const refreshTtlMs = config.refreshTtlDays * 86_400_000;
   const maxAccessTtlMs = config.accessTtlSeconds * 1000 + 60_000;
   const rotateMany = async (batch: Rotation[]): Promise<(RotatedRow | undefined)[]> => {
+    // Sent in hash order: the plan walks the presented tokens in that order, so concurrent batches lock
+    // shared rows in the same order and do not deadlock.
+    const order = batch.map((_, i) => i).sort((x, y) => (batch[x].hash < batch[y].hash ? -1 : batch[x].hash > batch[y].hash ? 1 : 0));
+    const sorted = order.map((i) => batch[i]);
     const r = await db.query<RotatedRow & { ord: number }>(REFRESH_ROTATE_MANY_SQL, [
-      batch.map((b) => b.hash),
-      batch.map((b) => b.nextId),
-      batch.map((b) => b.nextHash),
-      batch.map((b) => b.ip),
-      batch.map((b) => b.nodeId),
+      sorted.map((b) => b.hash),
+      sorted.map((b) => b.nextId),
+      sorted.map((b) => b.nextHash),
+      sorted.map((b) => b.ip),
+      sorted.map((b) => b.nodeId),
       refreshTtlMs,
     ]);
     const out: (RotatedRow | undefined)[] = batch.map(() => undefined);
-    for (const row of r.rows) out[row.ord - 1] = row;
+    for (const row of r.rows) out[order[row.ord - 1]] = row;
     return out;
   };
   /**
    * Concurrent refreshes leave in one statement (group commit): one round trip and one commit for all of
-   * them instead of one each. A statement aborted as a deadlock victim (two batches spending the same two
-   * tokens in opposite order: only a replay race can do that) is retried one token at a time.
+   * them instead of one each. Should a statement still be aborted as a deadlock victim (a plan other than
+   * the index walk above, with two batches replaying the same two tokens), it is retried one token at a time.
    */
   const rotate = createBatcher<Rotation, RotatedRow | undefined>(async (batch) => {
     try {
