@@ -1,4 +1,8 @@
-/** `node --import tsx bench/profile-top.ts file.cpuprofile [n]`: the top self-time functions of a V8 CPU profile. */
+/**
+ * `node --import tsx bench/profile-top.ts file.cpuprofile [n] [lastSec]`: the top self-time functions of a
+ * V8 CPU profile; with lastSec, only the samples of the profile's last lastSec seconds (the measurement
+ * rather than the setup before it).
+ */
 import { readFileSync } from 'node:fs';
 
 interface Node {
@@ -8,12 +12,17 @@ interface Node {
 }
 const prof = JSON.parse(readFileSync(process.argv[2], 'utf8')) as { nodes: Node[]; samples: number[]; timeDeltas: number[] };
 const n = Number(process.argv[3] ?? 25);
+const lastUs = process.argv[4] ? Number(process.argv[4]) * 1e6 : Infinity;
+const span = prof.timeDeltas.reduce((a, b) => a + b, 0);
+let at = 0;
 const byId = new Map(prof.nodes.map((x) => [x.id, x]));
 const self = new Map<string, number>();
 let total = 0;
 prof.samples.forEach((id, i) => {
   const node = byId.get(id)!;
   const dt = prof.timeDeltas[i] ?? 0;
+  at += dt;
+  if (span - at > lastUs) return;
   total += dt;
   const f = node.callFrame;
   const where = f.url ? `${f.url.replace(/^.*\/(node_modules|packages)\//, '$1/')}:${f.lineNumber + 1}` : '';

@@ -266,6 +266,31 @@ interface ScriptCommands {
   setHasLive(key: string, member: string): Promise<number>;
 }
 
+/**
+ * Commands issued during one event-loop turn leave in one write: the socket is corked at the first
+ * command and uncorked when the turn ends (setImmediate). Without it every command is its own write
+ * system call, and on a busy node (many frames handled per turn) those calls cost more than the
+ * commands (measured: bench ws-presence, docs/benchmarks.md). Replies are unchanged: one per command,
+ * in order. Not ioredis' auto-pipelining, which regroups commands into pipelines and measured more
+ * memory per idle socket.
+ */
+function groupWrites(client: Redis): void {
+  const send = client.sendCommand.bind(client);
+  let corked = false;
+  client.sendCommand = ((command, stream) => {
+    const socket = client.stream;
+    if (!corked && client.status === 'ready' && socket?.writable) {
+      corked = true;
+      socket.cork();
+      setImmediate(() => {
+        corked = false;
+        socket.uncork();
+      });
+    }
+    return send(command, stream);
+  }) as typeof client.sendCommand;
+}
+
 async function openRedisStore(url: string, prefix: string): Promise<StateStore> {
   const common = {
     // Fail fast while Redis is down instead of queueing commands forever;
@@ -288,6 +313,7 @@ async function openRedisStore(url: string, prefix: string): Promise<StateStore> 
   const subscriber = new Redis(url, { ...common, commandTimeout: undefined, enableOfflineQueue: true, maxRetriesPerRequest: null });
   client.on('error', () => {});
   subscriber.on('error', () => {});
+  groupWrites(client);
   try {
     await client.connect();
     await subscriber.connect();

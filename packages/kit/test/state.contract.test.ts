@@ -169,6 +169,23 @@ for (const [name, url] of adapters) {
       await offB();
     });
 
+    it('answers every command of one event-loop turn with its own reply, in order (one write on Redis)', async () => {
+      // Issued without awaiting in between: on Redis they leave in one corked write.
+      const ops: Promise<unknown>[] = [];
+      for (let i = 0; i < 200; i++) {
+        ops.push(t.state.set(`turn:${i}`, `v${i}`, 10_000));
+        ops.push(t.state.get(`turn:${i}`));
+        ops.push(t.state.incr('turn:count', 10_000));
+      }
+      const results = await Promise.all(ops);
+      for (let i = 0; i < 200; i++) {
+        assert.equal(results[3 * i + 1], `v${i}`);
+        assert.equal(results[3 * i + 2], i + 1);
+      }
+      // A command after the turn is not held back.
+      assert.equal(await t.state.get('turn:199'), 'v199');
+    });
+
     it('answers ping', async () => {
       await t.state.ping();
     });

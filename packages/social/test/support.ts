@@ -287,8 +287,8 @@ export async function recordChannel(state: TestStateStore, channel: string, fano
   const unsubscribeFanout = fanoutUserId
     ? await state.state.subscribe(FANOUT_CHANNEL, (m) => {
         const f = JSON.parse(m) as FanoutMessage;
-        for (const item of f.items) {
-          if (item.userId === fanoutUserId) push({ type: f.type, data: item.data, ...(f.actorPublicId ? { actorPublicId: f.actorPublicId } : {}) });
+        for (const g of f.groups) {
+          if (g.userIds.includes(fanoutUserId)) push({ type: f.type, data: g.data, ...(f.actorPublicId ? { actorPublicId: f.actorPublicId } : {}) });
         }
       })
     : undefined;

@@ -18,7 +18,8 @@ import { sendChatMessage } from '../services/chat.js';
 import { currentPartyId } from '../services/parties.js';
 import { setPresence, viewPresence } from '../services/presence.js';
 import type { TenancyResolver } from '../services/tenancy.js';
-import { ensureUser, userById } from '../services/users.js';
+import { groupedReads } from '../services/grouped-reads.js';
+import { ensureUser } from '../services/users.js';
 import { FrameError, parseClientFrame, type ClientFrame } from './frames.js';
 import { Hub } from './hub.js';
 import { createPresenceTracker, type PresenceTracker } from './presence-tracker.js';
@@ -210,22 +211,46 @@ export function attachRealtime(app: App, ctx: Ctx, deps: { authenticator: Authen
     },
   );
 
-  const dispatch = async (channel: string, msg: EventEnvelope, recipients: Connection[]) => {
+  /** Control messages (types starting with `_`) on a user channel: consumed here, never forwarded as such. */
+  const dispatchControl = async (channel: string, msg: EventEnvelope, recipients: Connection[]) => {
+    if (!channel.startsWith(USER_PREFIX)) return;
     const type = msg.type as string;
-    if (type.startsWith('_')) {
-      if (!channel.startsWith(USER_PREFIX)) return;
-      const data = (msg.data ?? {}) as { event?: { type: string; data: unknown } };
-      if (type === '_partyChanged') {
-        await Promise.all(recipients.map((c) => syncParty(c)));
-        if (data.event) {
-          const frame = JSON.stringify({ type: data.event.type, data: data.event.data });
-          for (const c of recipients) send(c, frame);
-        }
-      } else if (type === '_accountDeleted') {
-        for (const c of recipients) closeConn(c, CLOSE.accountDeleted, 'account deleted');
+    const data = (msg.data ?? {}) as { event?: { type: string; data: unknown } };
+    if (type === '_partyChanged') {
+      await Promise.all(recipients.map((c) => syncParty(c)));
+      if (data.event) {
+        const frame = JSON.stringify({ type: data.event.type, data: data.event.data });
+        for (const c of recipients) send(c, frame);
       }
-      return;
+    } else if (type === '_accountDeleted') {
+      for (const c of recipients) closeConn(c, CLOSE.accountDeleted, 'account deleted');
     }
+  };
+
+  /**
+   * The last frame encoded, by its event's type and data object: a presence change to many friends hands
+   * the same data object to every friend who sees the same view, so it is serialised and UTF-8 encoded
+   * once, not once per friend. Forgotten at the end of the synchronous run that made it (data objects are
+   * not changed after they are published, but nothing here needs to rely on that for longer).
+   */
+  let lastEncoded: { type: string; data: unknown; frame: Buffer } | undefined;
+  const encode = (type: string, data: unknown): Buffer => {
+    if (lastEncoded && lastEncoded.data === data && lastEncoded.type === type && data !== null && typeof data === 'object') return lastEncoded.frame;
+    const frame = Buffer.from(JSON.stringify({ type, data }));
+    if (!lastEncoded) queueMicrotask(() => (lastEncoded = undefined));
+    lastEncoded = { type, data, frame };
+    return frame;
+  };
+  const deliver = (type: string, data: unknown, targets: Connection[]) => {
+    // One frame for every recipient: the payload is the same for all of them.
+    const frame = encode(type, data);
+    for (const c of targets) send(c, frame);
+  };
+
+  /** Synchronous unless it must read something first (control messages, a chat author's relations). */
+  const dispatch = (channel: string, msg: EventEnvelope, recipients: Connection[]): Promise<void> | void => {
+    const type = msg.type as string;
+    if (type.startsWith('_')) return dispatchControl(channel, msg, recipients);
     let targets = recipients;
     if (channel.startsWith(PARTY_PREFIX)) {
       const data = msg.data as { publicId?: string; reason?: string; member?: { publicId?: string } };
@@ -233,13 +258,11 @@ export function attachRealtime(app: App, ctx: Ctx, deps: { authenticator: Authen
       if (type === 'partyMemberJoined') targets = targets.filter((c) => c.user.public_id !== data.member?.publicId);
       if (type === 'partyMemberLeft' && data.reason === 'kicked') targets = targets.filter((c) => c.user.public_id !== data.publicId);
       if (type === 'chatMessage' && msg.actorPublicId) {
-        const excluded = await excludedFor(msg.actorPublicId);
-        if (excluded.size) targets = targets.filter((c) => !excluded.has(c.user.id));
+        const members = targets;
+        return excludedFor(msg.actorPublicId).then((excluded) => deliver(type, msg.data, excluded.size ? members.filter((c) => !excluded.has(c.user.id)) : members));
       }
     }
-    // Serialised and UTF-8 encoded once per channel message: the payload is the same for every recipient.
-    const frame = Buffer.from(JSON.stringify({ type, data: msg.data }));
-    for (const c of targets) send(c, frame);
+    deliver(type, msg.data, targets);
   };
 
   const hub = new Hub<Connection>(ctx.state, dispatch, log, ctx.events.origin);
@@ -251,13 +274,16 @@ export function attachRealtime(app: App, ctx: Ctx, deps: { authenticator: Authen
       let m: FanoutMessage;
       try {
         m = JSON.parse(raw) as FanoutMessage;
-        if (!m || typeof m.type !== 'string' || !Array.isArray(m.items)) throw new Error('not a fan-out message');
+        if (!m || typeof m.type !== 'string' || !Array.isArray(m.groups) || !m.groups.every((g) => g && Array.isArray(g.userIds))) {
+          throw new Error('not a fan-out message');
+        }
       } catch (err) {
         log.warn({ err }, 'unreadable fan-out event dropped');
         return;
       }
       const actor = m.actorPublicId ? { actorPublicId: m.actorPublicId } : {};
-      for (const item of m.items) hub.deliverLocal(userChannel(item.userId), { type: m.type, data: item.data, ...actor });
+      // One data object per group: every local recipient of a group gets the same frame, encoded once.
+      for (const g of m.groups) for (const userId of g.userIds) hub.deliverLocal(userChannel(userId), { type: m.type, data: g.data, ...actor });
     })
     .catch((err) => {
       log.warn({ err }, 'fan-out channel not subscribed');
@@ -295,7 +321,7 @@ export function attachRealtime(app: App, ctx: Ctx, deps: { authenticator: Authen
         }
         case 'presenceUpdate': {
           await conn.setup;
-          const fresh = (await userById(ctx.db, conn.user.id)) ?? conn.user;
+          const fresh = (await groupedReads(ctx.db).user(conn.user.id)) ?? conn.user;
           const stored = await setPresence(ctx, fresh, conn.game, { state: frame.state, richPresence: frame.richPresence });
           await tracker.register(fresh.id, conn.id);
           const view = viewPresence(stored, fresh, fresh.id, conn.game);

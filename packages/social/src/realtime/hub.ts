@@ -3,7 +3,8 @@
  * every local socket on that channel (subscribed with the first socket,
  * unsubscribed with the last). Each message is parsed once; the recipients
  * are the sockets on the channel when the message arrives; messages of one
- * channel are handled in arrival order.
+ * channel are handled in arrival order (dispatched at once when the channel has
+ * nothing waiting, else after what is waiting).
  *
  * Events published by this node are handed to the hub directly (`deliverLocal`)
  * and carry the node's `origin`: their copy coming back from the state store is
@@ -22,6 +23,8 @@ interface ChannelEntry<S extends Subscriber> {
   sockets: Set<S>;
   ready: Promise<Unsubscribe | undefined>;
   queue: Promise<void>;
+  /** Messages whose dispatch has not finished (0: the next one may be dispatched at once). */
+  pending: number;
 }
 
 export type Dispatch<S extends Subscriber> = (channel: string, message: EventEnvelope, recipients: S[]) => Promise<void> | void;
@@ -58,7 +61,7 @@ export class Hub<S extends Subscriber> {
   async join(channel: string, socket: S): Promise<void> {
     let entry = this.channels.get(channel);
     if (!entry) {
-      const created: ChannelEntry<S> = { sockets: new Set(), ready: Promise.resolve(undefined), queue: Promise.resolve() };
+      const created: ChannelEntry<S> = { sockets: new Set(), ready: Promise.resolve(undefined), queue: Promise.resolve(), pending: 0 };
       created.ready = this.state
         .subscribe(channel, (raw) => this.onMessage(channel, created, raw))
         .catch((err) => {
@@ -107,8 +110,31 @@ export class Hub<S extends Subscriber> {
   private enqueue(channel: string, entry: ChannelEntry<S>, message: EventEnvelope): void {
     // Recipients are fixed now: a socket that leaves the channel right after still gets what arrived before.
     const recipients = [...entry.sockets];
-    entry.queue = entry.queue
-      .then(() => this.dispatch(channel, message, recipients))
-      .catch((err) => this.log.warn({ err, channel, type: message.type }, 'event not delivered'));
+    let running: Promise<void>;
+    if (entry.pending === 0) {
+      // Nothing of this channel is waiting: dispatch now. Most dispatches finish synchronously (a frame
+      // written to each socket), and then no promise is made at all; one that must wait (a chat message
+      // whose author's relations are being read) holds the channel's later messages behind it.
+      let result: Promise<void> | void;
+      try {
+        result = this.dispatch(channel, message, recipients);
+      } catch (err) {
+        return this.failed(err, channel, message);
+      }
+      if (!result) return;
+      running = result;
+    } else {
+      running = entry.queue.then(() => this.dispatch(channel, message, recipients));
+    }
+    entry.pending++;
+    entry.queue = running
+      .catch((err) => this.failed(err, channel, message))
+      .finally(() => {
+        entry.pending--;
+      });
+  }
+
+  private failed(err: unknown, channel: string, message: EventEnvelope): void {
+    this.log.warn({ err, channel, type: message.type }, 'event not delivered');
   }
 }

@@ -18,7 +18,7 @@
 import { randomToken, type StateStore } from '@platform/kit';
 import type { Ctx, GameContext, UserRow } from '../services/context.js';
 import { clearPresence, heartbeat, notifyPresence, readPresence, setPresence } from '../services/presence.js';
-import { userById } from '../services/users.js';
+import { groupedReads } from '../services/grouped-reads.js';
 
 const SOCKETS = (userId: string) => `rt:sockets:${userId}`;
 const USER_LOCK = (userId: string) => `rt:user-lock:${userId}`;
@@ -84,7 +84,7 @@ export function createPresenceTracker(ctx: Ctx, log: Log): PresenceTracker {
         await state.setRemove(TRACKED, userId);
         await state.setRemove(ALIVE, userId);
         await clearPresence(ctx, userId);
-        const user = await userById(ctx.db, userId);
+        const user = await groupedReads(ctx.db).user(userId);
         if (user) await notifyPresence(ctx, user);
         return true;
       },
@@ -101,7 +101,7 @@ export function createPresenceTracker(ctx: Ctx, log: Log): PresenceTracker {
       const ok = await withUserLock(user.id, async () => {
         await addRegistration(user.id, socketId);
         if (await heartbeat(ctx, user.id)) return;
-        const fresh = (await userById(ctx.db, user.id)) ?? user;
+        const fresh = (await groupedReads(ctx.db).user(user.id)) ?? user;
         await setPresence(ctx, fresh, game, { state: 'online' });
       });
       if (ok === undefined) {

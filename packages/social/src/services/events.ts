@@ -48,15 +48,16 @@ export const partyChannel = (partyId: string) => `social:party:${partyId}`;
 export const RELATIONS_CHANNEL = 'social:relations';
 /**
  * Every node listens here too: one event type to many users in one message
- * (`{type, items: [{userId, data}], actorPublicId?, origin?}`, from `toUsers`);
- * each node hands every item to its local sockets on that user's channel.
- * One publish per presence change instead of one per friend.
+ * (`{type, groups: [{data, userIds}], actorPublicId?, origin?}`, from `toUsers`:
+ * recipients who get the same data share one group, so the data is in the
+ * message once); each node hands the data to its local sockets on each of the
+ * group's user channels. One publish per presence change instead of one per friend.
  */
 export const FANOUT_CHANNEL = 'social:fanout';
 
 export interface FanoutMessage {
   type: EventType;
-  items: { userId: string; data: unknown }[];
+  groups: { data: unknown; userIds: string[] }[];
   actorPublicId?: string;
   origin?: string;
 }
@@ -99,6 +100,17 @@ const MUTABLE: ReadonlySet<EventType> = new Set([
   'gameInviteReceived',
   'chatMessage',
 ]);
+
+/** Recipients grouped by their data object (the same object, not equal content), in first-seen order. */
+function groupByData(recipients: readonly { userId: string; data: unknown }[]): FanoutMessage['groups'] {
+  const groups = new Map<unknown, string[]>();
+  for (const r of recipients) {
+    const ids = groups.get(r.data);
+    if (ids) ids.push(r.userId);
+    else groups.set(r.data, [r.userId]);
+  }
+  return [...groups].map(([data, userIds]) => ({ data, userIds }));
+}
 
 export function createEventPublisher(
   state: StateStore,
@@ -163,7 +175,7 @@ export function createEventPublisher(
       const actor = opts.actorPublicId ? { actorPublicId: opts.actorPublicId } : {};
       for (const r of targets) deliverHere(userChannel(r.userId), { type, data: r.data, ...actor });
       // One message for every node (origin last, so this node skips its echo unparsed).
-      const message: FanoutMessage = { type, items: targets.map((r) => ({ userId: r.userId, data: r.data })), ...actor, ...(local ? { origin } : {}) };
+      const message: FanoutMessage = { type, groups: groupByData(targets), ...actor, ...(local ? { origin } : {}) };
       await publishOrLog(FANOUT_CHANNEL, JSON.stringify(message), type);
     },
     async toParty(partyId, type, data, opts = {}) {

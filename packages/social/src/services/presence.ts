@@ -6,6 +6,7 @@
  */
 import { AppError, badRequest, notFound } from '@platform/kit';
 import type { Ctx, CrossGameVisibility, GameContext, UserRow } from './context.js';
+import { groupedReads } from './grouped-reads.js';
 import { areFriends, blockedEitherWay, requireUser } from './users.js';
 
 export type PresenceState = 'online' | 'away' | 'busy' | 'dnd' | 'invisible';
@@ -97,23 +98,25 @@ export function viewPresence(
  * the game their own presence was last set from (no presence = no game).
  */
 export async function notifyPresence(ctx: Ctx, owner: UserRow): Promise<void> {
-  // The friends who did not mute the owner, in one query (the mute filter of toUsers, applied here).
-  const friends = (
-    await ctx.db.query<{ friend_id: string }>(
-      `SELECT f.friend_id FROM friendships f
-       WHERE f.user_id = $1 AND NOT EXISTS (SELECT 1 FROM mutes m WHERE m.muter = f.friend_id AND m.muted = $1)`,
-      [owner.id],
-    )
-  ).rows.map((r) => r.friend_id);
+  // The friends who did not mute the owner (the mute filter of toUsers, applied here), in one statement
+  // shared with the presence changes happening at the same moment.
+  const friends = await groupedReads(ctx.db).unmutedFriends(owner.id);
   // The owner's and every friend's presence in one read, then local delivery and one message for the other nodes.
   const presences = await readPresences(ctx, [owner.id, ...friends]);
   const p = presences[0];
+  // What a friend sees depends only on the game they are in: one data object per game context, shared by
+  // every friend in it (the realtime layer then encodes each shared object once).
+  const byGame = new Map<string, unknown>();
   const recipients = friends.map((friend, i) => {
-    const view = viewPresence(p, owner, friend, gameOf(presences[i + 1]));
-    return {
-      userId: friend,
-      data: { publicId: owner.public_id, state: view.state, ...(view.richPresence ? { richPresence: view.richPresence } : {}), sameGame: view.sameGame },
-    };
+    const game = gameOf(presences[i + 1]);
+    const key = `${game.gameId ?? ''}\u0000${game.visibility}`;
+    let data = byGame.get(key);
+    if (data === undefined) {
+      const view = viewPresence(p, owner, friend, game);
+      data = { publicId: owner.public_id, state: view.state, ...(view.richPresence ? { richPresence: view.richPresence } : {}), sameGame: view.sameGame };
+      byGame.set(key, data);
+    }
+    return { userId: friend, data };
   });
   await ctx.events.toUsers('friendPresenceChanged', recipients, { actorId: owner.id, actorPublicId: owner.public_id, mutesApplied: true });
 }

@@ -121,6 +121,39 @@ describe('realtime: events', () => {
     assert.deepEqual(ev.data, { publicId: a.publicId, state: 'online', richPresence: { activity: 'Racing', joinable: false }, sameGame: false });
   });
 
+  it('one presence change, friends in different games: each friend gets the view of their own game', async () => {
+    const a = await user('Ola');
+    const same1 = await user('Pia');
+    const same2 = await user('Quin');
+    const other = await user('Rex');
+    const none = await user('Sia');
+    for (const f of [same1, same2, other, none]) await befriend(h, a, f);
+    const g = h.registry.addGame('full');
+    const summary = h.registry.addGame('summary');
+    const inGame = (game: { key: string; secret: string }) => ({ 'x-platform-game-key': game.key, 'x-platform-game-secret': game.secret });
+    const sockets = new Map<TestUser, Client>();
+    for (const [u, game] of [
+      [same1, g],
+      [same2, g],
+      [other, summary],
+    ] as const) {
+      const c = await open(u, inGame(game));
+      c.send({ type: 'presenceUpdate', richPresence: { activity: 'Lobby' } });
+      await c.next('presenceUpdated');
+      sockets.set(u, c);
+    }
+    sockets.set(none, await open(none));
+    const ca = await open(a, inGame(g));
+    ca.send({ type: 'presenceUpdate', state: 'busy', richPresence: { activity: 'Racing', joinable: true, sessionHandle: 'h-1' } });
+    await ca.next('presenceUpdated');
+    const seen = async (u: TestUser) => (await sockets.get(u)!.next('friendPresenceChanged', (d) => d.publicId === a.publicId && d.state === 'busy')).data;
+    const full = { activity: 'Racing', joinable: true, sessionHandle: 'h-1', originGameId: g.gameId };
+    assert.deepEqual(await seen(same1), { publicId: a.publicId, state: 'busy', richPresence: full, sameGame: true });
+    assert.deepEqual(await seen(same2), { publicId: a.publicId, state: 'busy', richPresence: full, sameGame: true });
+    assert.deepEqual(await seen(other), { publicId: a.publicId, state: 'busy', richPresence: { activity: 'Racing', joinable: false }, sameGame: false });
+    assert.deepEqual(await seen(none), { publicId: a.publicId, state: 'busy', sameGame: false });
+  });
+
   it('party and game invites', async () => {
     const a = await user('Gia');
     const b = await user('Hux');
