@@ -45,6 +45,33 @@ describe('guests', () => {
     assert.equal(unknown.statusCode, 401);
   });
 
+  it('guests signing up together share one statement; one device twice in the batch still gets two guests', async () => {
+    const shared = fingerprint();
+    const devices = [...Array.from({ length: 10 }, () => fingerprint()), shared, shared];
+    const rs = await Promise.all(
+      devices.map((d, i) => h.app.inject({ method: 'POST', url: '/guest', payload: { device_fingerprint: d, ...(i % 2 ? { platform: 'ios' } : {}) } })),
+    );
+    for (const r of rs) assert.equal(r.statusCode, 200, r.body);
+    const guests = rs.map((r) => r.json());
+    assert.equal(new Set(guests.map((g) => g.account_id)).size, devices.length);
+    for (const [i, g] of guests.entries()) {
+      // Each answer is its caller's: the token's account, a working refresh token and guest secret.
+      const acc = (await h.app.inject({ method: 'GET', url: '/account', headers: bearer(g.access_token) })).json();
+      assert.equal(acc.id, g.account_id);
+      assert.equal(acc.is_guest, true);
+      if (devices[i] !== shared) assert.equal(acc.devices[0].platform, i % 2 ? 'ios' : 'web');
+      const refreshed = await h.app.inject({ method: 'POST', url: '/refresh', payload: { refresh_token: g.refresh_token } });
+      assert.equal(refreshed.json().account_id, g.account_id);
+      const restored = await h.app.inject({ method: 'POST', url: '/guest/restore', payload: { account_id: g.account_id, guest_secret: g.guest_secret, device_fingerprint: devices[i] } });
+      assert.equal(restored.statusCode, 200, restored.body);
+    }
+    // One audit row per created guest.
+    const audit = await h.tdb.db.query(`SELECT count(*)::int AS n FROM audit_log WHERE event = 'login' AND account_id = ANY($1::uuid[]) AND detail->>'created' = 'true'`, [
+      guests.map((g) => g.account_id),
+    ]);
+    assert.equal(audit.rows[0].n, devices.length);
+  });
+
   it('a retried /guest with the same Idempotency-Key returns the same guest (fresh secret, old one void)', async () => {
     const device = fingerprint();
     const key = `idem-${device}`;

@@ -7,6 +7,7 @@ import {
   AppError,
   badRequest,
   conflict,
+  createBatcher,
   forbidden,
   hashPassword,
   isUniqueViolation,
@@ -80,6 +81,47 @@ export const GUEST_CREATE_SQL = `WITH account AS (
   INSERT INTO refresh_tokens (id, session_id, token_hash, prev_token_id, expires_at) VALUES ($14::uuid, $10::uuid, $15::text, NULL, $16::timestamptz)
 )
 SELECT id AS device_id FROM device`;
+
+/**
+ * GUEST_CREATE_SQL for several guests in one statement (group commit of concurrent sign-ups): the same
+ * sixteen values, each as an array with one element per guest, in the same order. Devices already known
+ * keep their platform when none is given, as in the single statement. Two guests of one device in the
+ * same batch cannot be upserted by one command: the statement fails, and the caller then runs every guest
+ * of the batch on its own (createGuest), which is also how a per-guest conflict (an Idempotency-Key sent
+ * twice at once) reaches its own request.
+ */
+export const GUEST_CREATE_MANY_SQL = `WITH presented AS (
+  SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::uuid[], $6::text[], $7::text[], $8::text[], $9::text[],
+                       $10::uuid[], $11::text[], $12::text[], $13::timestamptz[], $14::uuid[], $15::text[], $16::timestamptz[])
+    AS p(account_id, display_name, platform, fingerprint_hash, identity_id, secret_hash, key_hash, ip, node_id,
+         session_id, ip_cidr, region, session_expires_at, refresh_id, refresh_hash, refresh_expires_at)
+), account AS (
+  INSERT INTO accounts (id, display_name, is_guest, roles) SELECT account_id, display_name, true, ARRAY['player'] FROM presented
+), device AS (
+  INSERT INTO devices (account_id, platform, fingerprint_hash) SELECT account_id, COALESCE(platform, 'web'), fingerprint_hash FROM presented
+  ON CONFLICT (fingerprint_hash) DO UPDATE
+    SET last_seen_at = now(), account_id = COALESCE(EXCLUDED.account_id, devices.account_id),
+        platform = COALESCE((SELECT p.platform FROM presented p WHERE p.fingerprint_hash = EXCLUDED.fingerprint_hash), devices.platform)
+  RETURNING id, fingerprint_hash
+), identity AS (
+  INSERT INTO identities (id, account_id, provider, provider_user_id, verified, last_login_at)
+  SELECT identity_id, account_id, 'guest', account_id::text, true, now() FROM presented
+), credential AS (
+  INSERT INTO credentials (identity_id, type, secret_hash) SELECT identity_id, 'guest_secret', secret_hash FROM presented
+), idempotency AS (
+  INSERT INTO guest_idempotency (key_hash, account_id, device_id)
+  SELECT p.key_hash, p.account_id, d.id FROM presented p JOIN device d USING (fingerprint_hash) WHERE p.key_hash IS NOT NULL
+), logged AS (
+  INSERT INTO audit_log (account_id, event, ip, node_id, detail)
+  SELECT account_id, 'login', ip, node_id, '{"method":"guest","outcome":"success","created":true}'::jsonb FROM presented
+), session AS (
+  INSERT INTO sessions (id, account_id, device_id, auth_method, ip_cidr, region, expires_at)
+  SELECT p.session_id, p.account_id, d.id, 'guest', p.ip_cidr, p.region, p.session_expires_at FROM presented p JOIN device d USING (fingerprint_hash)
+), refresh AS (
+  INSERT INTO refresh_tokens (id, session_id, token_hash, prev_token_id, expires_at)
+  SELECT refresh_id, session_id, refresh_hash, NULL, refresh_expires_at FROM presented
+)
+SELECT count(*)::int AS created FROM device`;
 
 /**
  * A successful password login in one statement (one round trip instead of a seven-statement
@@ -161,6 +203,30 @@ export function createAccountService(config: AuthConfig, db: Database, tokens: T
     }
   }
 
+  /**
+   * Guest sign-ups arriving together are written by one statement (one round trip and one commit for all).
+   * When that statement fails, every guest of the batch is written on its own, so each request gets its
+   * own outcome (a duplicate device in the batch, an Idempotency-Key conflict) exactly as without grouping.
+   */
+  type GuestRow = (string | null)[];
+  const writeGuests = createBatcher<GuestRow, { error: unknown } | undefined>(async (rows) => {
+    if (rows.length > 1) {
+      try {
+        await db.query(GUEST_CREATE_MANY_SQL, rows[0].map((_, column) => rows.map((r) => r[column])));
+        return rows.map(() => undefined);
+      } catch {
+        // Each on its own below.
+      }
+    }
+    const outcomes: ({ error: unknown } | undefined)[] = [];
+    for (const r of rows) outcomes.push(await db.query(GUEST_CREATE_SQL, r).then(() => undefined, (error: unknown) => ({ error })));
+    return outcomes;
+  });
+  async function createGuestRows(row: GuestRow): Promise<void> {
+    const outcome = await writeGuests(row);
+    if (outcome) throw outcome.error;
+  }
+
   async function markGuestUpgraded(tx: Queryable, accountId: string) {
     await tx.query(`UPDATE accounts SET is_guest = false, updated_at = now() WHERE id = $1`, [accountId]);
   }
@@ -180,12 +246,13 @@ export function createAccountService(config: AuthConfig, db: Database, tokens: T
       const secret = randomToken(32);
       const secretHash = await hashPassword(secret, config.guestSecretParams);
       try {
-        // One statement, one round trip (atomic as any statement): account, device, identity, credential,
-        // idempotency key, audit row, session and refresh token. Same rows as the step-by-step sign-ins.
+        // One statement (shared with the sign-ups arriving at the same time; atomic as any statement):
+        // account, device, identity, credential, idempotency key, audit row, session and refresh token.
+        // Same rows as the step-by-step sign-ins.
         const accountId = randomUUID();
         const subject: SessionSubject = { accountId, roles: ['player'], region: '' };
         const s = tokens.newSessionRows(subject, { method: 'guest', ip: ctx.ip ?? undefined });
-        await db.query(GUEST_CREATE_SQL, [
+        await createGuestRows([
           accountId,
           `guest-${randomUUID().slice(0, 8)}`,
           input.device.platform ?? null,
@@ -198,10 +265,10 @@ export function createAccountService(config: AuthConfig, db: Database, tokens: T
           s.sessionId,
           s.ipCidr,
           s.region,
-          s.expiresAt,
+          s.expiresAt.toISOString(),
           s.refreshId,
           s.refreshHash,
-          s.refreshExpiresAt,
+          s.refreshExpiresAt.toISOString(),
         ]);
         return {
           ...(await finish({ subject, session: { sessionId: s.sessionId, refreshToken: s.refreshToken }, method: 'guest' })),
