@@ -206,9 +206,10 @@ export function createMemoryStore(prefix = ''): StateStore {
 const HIT_ALL_SCRIPT = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local member = now .. ':' .. ARGV[#ARGV]
 local out = {}
 for i, key in ipairs(KEYS) do
+  -- One member per window hit: a key listed twice (two requests grouped into one call) counts twice.
+  local member = now .. ':' .. ARGV[#ARGV] .. ':' .. i
   local limit = tonumber(ARGV[2 * i - 1])
   local window = tonumber(ARGV[2 * i])
   redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)

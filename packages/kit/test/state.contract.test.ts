@@ -106,6 +106,24 @@ for (const [name, url] of adapters) {
       assert.equal((await t.state.hit('open-b', 2, 5000)).allowed, false);
     });
 
+    it('counts a window listed twice in one call twice (hits of several requests grouped together)', async () => {
+      const w = { key: 'rl:twice', limit: 3, windowMs: 60_000 };
+      assert.deepEqual(
+        (await t.state.hitAll([w, w])).map((d) => [d.allowed, d.count]),
+        [
+          [true, 1],
+          [true, 2],
+        ],
+      );
+      assert.deepEqual(
+        (await t.state.hitAll([w, w])).map((d) => [d.allowed, d.count]),
+        [
+          [true, 3],
+          [false, 3],
+        ],
+      );
+    });
+
     it('admits exactly the limit when several windows are hit concurrently', async () => {
       const ds = await Promise.all(
         Array.from({ length: 30 }, () =>

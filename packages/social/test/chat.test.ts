@@ -168,4 +168,18 @@ describe('rate limits', () => {
     assert.equal(third.status, 429);
     assert.equal(third.body.code, 'rate_limited');
   });
+
+  it('chat messages sent at the same moment are each counted (their limit hits go to the store together)', async () => {
+    const a = await h.user('Burst');
+    const b = await h.user('Reader');
+    await befriend(h, a, b);
+    const dm = (await h.req(a, 'GET', '/v1/friends')).body[0].dmChannelId;
+    const rs = await Promise.all(Array.from({ length: 8 }, (_, i) => h.req(a, 'POST', `/v1/chat/dm/${dm}/messages`, { body: { body: `burst ${i}` } })));
+    assert.deepEqual(
+      rs.map((r) => r.status).sort(),
+      [201, 201, 201, 429, 429, 429, 429, 429],
+    );
+    const history = await h.req(b, 'GET', `/v1/chat/dm/${dm}/messages`);
+    assert.equal(history.body.messages?.length ?? history.body.length, 3);
+  });
 });
