@@ -45,6 +45,16 @@ describe('guests', () => {
     assert.equal(unknown.statusCode, 401);
   });
 
+  it('sign-ups of one device at the same moment are each counted by the per-device limit (5)', async () => {
+    const device = fingerprint();
+    const rs = await Promise.all(Array.from({ length: 8 }, () => h.app.inject({ method: 'POST', url: '/guest', payload: { device_fingerprint: device } })));
+    assert.deepEqual(
+      rs.map((r) => r.statusCode).sort(),
+      [200, 200, 200, 200, 200, 429, 429, 429],
+    );
+    for (const r of rs.filter((x) => x.statusCode === 429)) assert.equal(r.json().code, 'rate_limited');
+  });
+
   it('guests signing up together share one statement; one device twice in the batch still gets two guests', async () => {
     const shared = fingerprint();
     const devices = [...Array.from({ length: 10 }, () => fingerprint()), shared, shared];

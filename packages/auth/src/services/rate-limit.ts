@@ -1,6 +1,6 @@
 /** Sliding-window limits shared by every node through the state store. */
 import type { FastifyRequest } from 'fastify';
-import { sha256Hex, tooManyRequests, type StateStore } from '@platform/kit';
+import { groupedHits, sha256Hex, tooManyRequests, type StateStore } from '@platform/kit';
 
 export interface Limit {
   /** What is limited, e.g. `login:ip`. */
@@ -12,12 +12,14 @@ export interface Limit {
 
 export function createRateLimiter(state: StateStore, windowSeconds: number) {
   const windowMs = windowSeconds * 1000;
+  // The hits of requests arriving together go out in one script call (group commit).
+  const hitTogether = groupedHits(state);
   return {
     /** Records a hit on every limit; refuses with 429 rate_limited when any is exhausted. */
     async check(...limits: Limit[]): Promise<void> {
       let retryAfterMs = 0;
       // Every limit is hit either way, so the hits go out together: one script call, one round trip.
-      const decisions = await state.hitAll(limits.map((l) => ({ key: `rl:${l.name}:${sha256Hex(l.key).slice(0, 32)}`, limit: l.limit, windowMs })));
+      const decisions = await hitTogether(limits.map((l) => ({ key: `rl:${l.name}:${sha256Hex(l.key).slice(0, 32)}`, limit: l.limit, windowMs })));
       for (const d of decisions) if (!d.allowed) retryAfterMs = Math.max(retryAfterMs, d.retryAfterMs);
       if (retryAfterMs > 0) throw tooManyRequests('rate_limited', 'Too many requests; retry later', retryAfterMs);
     },
