@@ -108,11 +108,12 @@ export async function notifyPresence(ctx: Ctx, owner: UserRow): Promise<void> {
   // every friend in it (the realtime layer then encodes each shared object once).
   const byGame = new Map<string, unknown>();
   const recipients = friends.map((friend, i) => {
-    const game = gameOf(presences[i + 1]);
-    const key = `${game.gameId ?? ''}\u0000${game.visibility}`;
+    const fp = presences[i + 1];
+    // The common case, a friend in no game, needs no key built (gameOf gives them all the same context).
+    const key = fp?.originGameId ? `${fp.originGameId}\u0000${fp.originVisibility}` : '';
     let data = byGame.get(key);
     if (data === undefined) {
-      const view = viewPresence(p, owner, friend, game);
+      const view = viewPresence(p, owner, friend, gameOf(fp));
       data = { publicId: owner.public_id, state: view.state, ...(view.richPresence ? { richPresence: view.richPresence } : {}), sameGame: view.sameGame };
       byGame.set(key, data);
     }
