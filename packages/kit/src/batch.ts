@@ -17,6 +17,22 @@ interface Waiting<I, O> {
   reject: (err: unknown) => void;
 }
 
+/**
+ * One value per owner object, made on first use and dropped with the owner (a batcher per database or
+ * per state store, shared by every caller that uses that owner).
+ */
+export function onePer<K extends object, V>(make: (owner: K) => V): (owner: K) => V {
+  const made = new WeakMap<K, V>();
+  return (owner) => {
+    let v = made.get(owner);
+    if (v === undefined) {
+      v = make(owner);
+      made.set(owner, v);
+    }
+    return v;
+  };
+}
+
 /** `run` receives the items in call order and must return one output per item, in the same order. */
 export function createBatcher<I, O>(run: (items: I[]) => Promise<O[]>, opts: BatcherOptions = {}): (item: I) => Promise<O> {
   const maxBatch = opts.maxBatch ?? 200;

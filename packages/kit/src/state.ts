@@ -7,7 +7,7 @@ import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { AppError } from './errors.js';
-import { createBatcher } from './batch.js';
+import { createBatcher, onePer } from './batch.js';
 
 export interface RateDecision {
   allowed: boolean;
@@ -423,22 +423,15 @@ async function openRedisStore(url: string, prefix: string): Promise<StateStore> 
   };
 }
 
-const grouped = new WeakMap<StateStore, (windows: WindowHit[]) => Promise<RateDecision[]>>();
-
 /**
  * `hitAll` with the hits of calls arriving together sent as one script call (group commit through
  * `createBatcher`): for rate limits checked on every request. Each window still decides on its own, in
  * order; a window listed by two calls counts twice. One grouping per store.
  */
-export function groupedHits(state: StateStore): (windows: WindowHit[]) => Promise<RateDecision[]> {
-  let hit = grouped.get(state);
-  if (!hit) {
-    hit = createBatcher<WindowHit[], RateDecision[]>(async (lists) => {
-      const decisions = await state.hitAll(lists.flat());
-      let at = 0;
-      return lists.map((l) => decisions.slice(at, (at += l.length)));
-    });
-    grouped.set(state, hit);
-  }
-  return hit;
-}
+export const groupedHits: (state: StateStore) => (windows: WindowHit[]) => Promise<RateDecision[]> = onePer((state: StateStore) =>
+  createBatcher<WindowHit[], RateDecision[]>(async (lists) => {
+    const decisions = await state.hitAll(lists.flat());
+    let at = 0;
+    return lists.map((l) => decisions.slice(at, (at += l.length)));
+  }),
+);

@@ -2,7 +2,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createBatcher } from '../src/batch.js';
+import { createBatcher, onePer } from '../src/batch.js';
 
 describe('createBatcher', () => {
   it('runs a lone call by itself and returns its own result', async () => {
@@ -59,5 +59,17 @@ describe('createBatcher', () => {
   it('rejects when the run answers the wrong number of results', async () => {
     const f = createBatcher(async (xs: number[]) => xs.slice(1));
     await assert.rejects(Promise.all([f(1), f(2)]), /returned 1 results for 2 items/);
+  });
+});
+
+describe('onePer', () => {
+  it('makes one value per owner object, on first use', () => {
+    let made = 0;
+    const per = onePer((owner: { name: string }) => ({ owner: owner.name, n: ++made }));
+    const a = { name: 'a' };
+    const b = { name: 'b' };
+    assert.equal(per(a), per(a));
+    assert.notEqual(per(a), per(b));
+    assert.deepEqual([per(a).owner, per(b).owner, made], ['a', 'b', 2]);
   });
 });

@@ -4,7 +4,7 @@
  * between friends (dmChannelId); party channels are the partyId.
  */
 import { randomUUID } from 'node:crypto';
-import { AppError, badRequest, createBatcher, notFound, type Queryable } from '@platform/kit';
+import { AppError, badRequest, createBatcher, notFound, onePer, type Queryable } from '@platform/kit';
 import type { Ctx, UserRow } from './context.js';
 import { areFriends, blockedEitherWay } from './users.js';
 import { limitChat } from './limits.js';
@@ -70,26 +70,19 @@ WHERE EXISTS (SELECT 1 FROM party_members pm WHERE pm.party_id = m.channel_id AN
 ORDER BY m.ord
 RETURNING id, sent_at`;
 
-const partyInserters = new WeakMap<Queryable, (m: PartyInsert) => Promise<Date | undefined>>();
-
-function partyInserter(db: Queryable): (m: PartyInsert) => Promise<Date | undefined> {
-  let insert = partyInserters.get(db);
-  if (!insert) {
-    insert = createBatcher<PartyInsert, Date | undefined>(async (items) => {
-      const r = await db.query<{ id: string; sent_at: Date }>(PARTY_INSERT_SQL, [
-        items.map((m) => m.id),
-        items.map((m) => m.channelId),
-        items.map((m) => m.from),
-        items.map((m) => m.body),
-        items.map((m) => m.sentAt.toISOString()),
-      ]);
-      const stored = new Map(r.rows.map((x) => [x.id, x.sent_at]));
-      return items.map((m) => stored.get(m.id));
-    });
-    partyInserters.set(db, insert);
-  }
-  return insert;
-}
+const partyInserter = onePer((db: Queryable) =>
+  createBatcher<PartyInsert, Date | undefined>(async (items) => {
+    const r = await db.query<{ id: string; sent_at: Date }>(PARTY_INSERT_SQL, [
+      items.map((m) => m.id),
+      items.map((m) => m.channelId),
+      items.map((m) => m.from),
+      items.map((m) => m.body),
+      items.map((m) => m.sentAt.toISOString()),
+    ]);
+    const stored = new Map(r.rows.map((x) => [x.id, x.sent_at]));
+    return items.map((m) => stored.get(m.id));
+  }),
+);
 
 /**
  * Stores and publishes a message. dm: sender and peer must be friends (a

@@ -4,7 +4,7 @@
  * createBatcher: every change arriving together costs one round trip to PostgreSQL instead of one each
  * (measured: bench ws-presence, docs/benchmarks.md). Each caller still gets exactly its own answer.
  */
-import { createBatcher, type Queryable } from '@platform/kit';
+import { createBatcher, onePer, type Queryable } from '@platform/kit';
 import type { UserRow } from './context.js';
 
 export interface GroupedReads {
@@ -14,18 +14,16 @@ export interface GroupedReads {
   unmutedFriends(ownerId: string): Promise<string[]>;
 }
 
-const byDb = new WeakMap<Queryable, GroupedReads>();
+const distinct = (ids: string[]) => [...new Set(ids)];
 
-export function groupedReads(db: Queryable): GroupedReads {
-  let reads = byDb.get(db);
-  if (!reads) {
-    const distinct = (ids: string[]) => [...new Set(ids)];
-    const user = createBatcher<string, UserRow | undefined>(async (ids) => {
+export const groupedReads = onePer(
+  (db: Queryable): GroupedReads => ({
+    user: createBatcher<string, UserRow | undefined>(async (ids) => {
       const rows = (await db.query<UserRow>('SELECT * FROM users WHERE id = ANY($1::uuid[])', [distinct(ids)])).rows;
       const byId = new Map(rows.map((r) => [r.id, r]));
       return ids.map((id) => byId.get(id));
-    });
-    const unmutedFriends = createBatcher<string, string[]>(async (owners) => {
+    }),
+    unmutedFriends: createBatcher<string, string[]>(async (owners) => {
       const rows = (
         await db.query<{ user_id: string; friend_id: string }>(
           `SELECT f.user_id, f.friend_id FROM friendships f
@@ -42,8 +40,6 @@ export function groupedReads(db: Queryable): GroupedReads {
       }
       // A fresh array per caller: callers own what they get.
       return owners.map((o) => [...(byOwner.get(o) ?? [])]);
-    });
-    byDb.set(db, (reads = { user, unmutedFriends }));
-  }
-  return reads;
-}
+    }),
+  }),
+);
