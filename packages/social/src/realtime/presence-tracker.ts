@@ -85,7 +85,7 @@ export function createPresenceTracker(ctx: Ctx, log: Log): PresenceTracker {
         await state.setRemove(ALIVE, userId);
         await clearPresence(ctx, userId);
         const user = await groupedReads(ctx.db).user(userId);
-        if (user) await notifyPresence(ctx, user);
+        if (user) await notifyPresence(ctx, user, null);
         return true;
       },
       // The sweeper retries next round anyway; a closing socket waits a little.

@@ -96,13 +96,15 @@ export function viewPresence(
 /**
  * friendPresenceChanged, built per recipient: the recipient's game context is
  * the game their own presence was last set from (no presence = no game).
+ * `current`: the owner's presence when the caller has just written (or cleared) it, so it is not read back.
  */
-export async function notifyPresence(ctx: Ctx, owner: UserRow): Promise<void> {
+export async function notifyPresence(ctx: Ctx, owner: UserRow, current?: StoredPresence | null): Promise<void> {
   // The friends who did not mute the owner (the mute filter of toUsers, applied here), in one statement
   // shared with the presence changes happening at the same moment.
   const friends = await groupedReads(ctx.db).unmutedFriends(owner.id);
-  // The owner's and every friend's presence in one read, then local delivery and one message for the other nodes.
-  const presences = await readPresences(ctx, [owner.id, ...friends]);
+  // Every friend's presence (and the owner's, unless known) in one read, then local delivery and one
+  // message for the other nodes.
+  const presences = current === undefined ? await readPresences(ctx, [owner.id, ...friends]) : [current, ...(await readPresences(ctx, friends))];
   const p = presences[0];
   // What a friend sees depends only on the game they are in: one data object per game context, shared by
   // every friend in it (the realtime layer then encodes each shared object once).
@@ -164,7 +166,7 @@ export async function setPresence(
   }
   const stored: StoredPresence = { state, richPresence, originGameId, originVisibility, updatedAt: ctx.now().toISOString() };
   await ctx.state.set(key(user.id), JSON.stringify(stored), ctx.config.presenceTtlSeconds * 1000);
-  await notifyPresence(ctx, user);
+  await notifyPresence(ctx, user, stored);
   return stored;
 }
 
