@@ -16,8 +16,18 @@ export interface QueryResult<R> {
   rowCount: number;
 }
 
+export interface QueryOptions {
+  /**
+   * false: planned afresh on every call instead of prepared once per connection. For statements whose
+   * best plan depends on the call (a batch of N items joined against a table): PostgreSQL keeps a
+   * prepared statement's generic plan for good, and one chosen while a table was small (a hash join over
+   * a sequential scan, say) stays even after the table has grown by orders of magnitude.
+   */
+  prepare?: boolean;
+}
+
 export interface Queryable {
-  query<R = Record<string, any>>(sql: string, params?: unknown[]): Promise<QueryResult<R>>;
+  query<R = Record<string, any>>(sql: string, params?: unknown[], options?: QueryOptions): Promise<QueryResult<R>>;
 }
 
 export interface Database extends Queryable {
@@ -91,9 +101,9 @@ async function openPostgres(opts: DatabaseOptions): Promise<Database> {
     return name;
   };
   const asQueryable = (c: pg.Pool | pg.PoolClient): Queryable => ({
-    async query(sql, params) {
+    async query(sql, params, options) {
       try {
-        const name = params?.length ? statementName(sql) : undefined;
+        const name = params?.length && options?.prepare !== false ? statementName(sql) : undefined;
         const r = await (name ? c.query({ name, text: sql, values: params as unknown[] }) : c.query(sql, params as unknown[]));
         return { rows: r.rows, rowCount: r.rowCount ?? 0 };
       } catch (err) {

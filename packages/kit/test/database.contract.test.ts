@@ -44,6 +44,21 @@ for (const [name, url] of backends) {
       assert.ok(row.created_at instanceof Date);
     });
 
+    it('prepares parameterised statements once per connection, except those asked to plan per call', async () => {
+      const prepared = `SELECT name FROM items WHERE name = ANY($1::text[]) /* prepared */`;
+      const perCall = `SELECT name FROM items WHERE name = ANY($1::text[]) /* per call */`;
+      const seen = await t.db.transaction(async (tx) => {
+        assert.deepEqual((await tx.query(prepared, [['a', 'z']])).rows, [{ name: 'a' }]);
+        assert.deepEqual((await tx.query(perCall, [['a', 'z']], { prepare: false })).rows, [{ name: 'a' }]);
+        if (t.db.kind !== 'postgres') return null;
+        return (await tx.query<{ statement: string }>(`SELECT statement FROM pg_prepared_statements`)).rows.map((r) => r.statement);
+      });
+      if (seen) {
+        assert.ok(seen.includes(prepared), 'the default is prepared');
+        assert.ok(!seen.includes(perCall), 'prepare: false is not');
+      }
+    });
+
     it('rolls a failed transaction back', async () => {
       await assert.rejects(
         t.db.transaction(async (tx) => {
