@@ -145,6 +145,32 @@ export async function rssOf(pid: number): Promise<number> {
   return m ? Number(m[1]) * 1024 : 0;
 }
 
+/** CPU time (user + system) a process has used so far, in ms (Linux /proc; 100 ticks per second). */
+async function cpuMsOf(pid: number): Promise<number> {
+  const { readFile } = await import('node:fs/promises');
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) * 10;
+}
+
+/**
+ * Waits until every process in `pids` has been quiet (under `maxShare` of one core over a `windowMs`
+ * window) or `timeoutMs` passed; returns how long it waited. After thousands of sockets connect, a
+ * service still has their presence and registrations to work off: measuring latency before it is done
+ * would measure that backlog, not the load being measured.
+ */
+export async function quiet(pids: number[], opts: { windowMs?: number; maxShare?: number; timeoutMs?: number } = {}): Promise<number> {
+  const windowMs = opts.windowMs ?? 300;
+  const maxShare = opts.maxShare ?? 0.05;
+  const t0 = Date.now();
+  for (;;) {
+    const before = await Promise.all(pids.map(cpuMsOf));
+    await sleep(windowMs);
+    const after = await Promise.all(pids.map(cpuMsOf));
+    if (after.every((a, i) => a - before[i] <= windowMs * maxShare) || Date.now() - t0 >= (opts.timeoutMs ?? 15_000)) return Date.now() - t0;
+  }
+}
+
 export interface IpcLoad {
   /** The next message the generator sends (in order). */
   next<T = any>(): Promise<T>;

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Figure } from './run.js';
-import { freePort, percentile, request, ROOT, rssOf, sleep, startIpcLoad, startProcess, type Proc } from './lib.js';
+import { freePort, percentile, quiet, request, ROOT, rssOf, sleep, startIpcLoad, startProcess, type Proc } from './lib.js';
 
 export interface SocketContext {
   want(id: string): boolean;
@@ -77,11 +77,15 @@ export interface FanoutResult {
   sent: number;
   errors: number;
   failed: number;
+  /** How long the servers took to go quiet after the sockets connected (the measurement started then). */
+  settledMs: number;
 }
 
 /** Fan-out: groups [g0, g1) of RECEIVERS sockets fed by one sender each, two client processes. */
 export async function fanout(opts: {
   url: string;
+  /** The server processes: the measurement starts once they are quiet after the sockets connected. */
+  serverPids: number[];
   senderUrl?: string;
   groups: [number, number];
   durationSec: number;
@@ -116,6 +120,7 @@ export async function fanout(opts: {
   try {
     const ready = await Promise.all(loads.map((l) => l.next<{ failed: number }>()));
     await sleep(500); // subscriptions settle
+    const settledMs = await quiet(opts.serverPids);
     for (const l of loads) l.send({ go: true });
     const res = await Promise.all(loads.map((l) => l.next<{ deliveries: number; sent: number; errors: number; latencies: number[] }>()));
     const lat = res.flatMap((r) => r.latencies).sort((x, y) => x - y);
@@ -128,6 +133,7 @@ export async function fanout(opts: {
       sent: res.reduce((s, r) => s + r.sent, 0),
       errors: res.reduce((s, r) => s + (r.errors ?? 0), 0),
       failed: ready.reduce((s, r) => s + r.failed, 0),
+      settledMs,
     };
   } finally {
     for (const l of loads) l.send({ stop: true });
@@ -223,9 +229,9 @@ export async function socketFigures(ctx: SocketContext): Promise<Out[]> {
   const fanRate = FANOUT_GOAL_RATE / (FANOUT_GROUPS * RECEIVERS);
   let bareAtGoal: FanoutResult | undefined;
   if (ctx.want('ws-fanout')) {
-    bareFan = await fanout({ url: bareUrl, groups: [0, FANOUT_GROUPS], durationSec: FANOUT_SEC });
+    bareFan = await fanout({ url: bareUrl, serverPids: [bare.pid], groups: [0, FANOUT_GROUPS], durationSec: FANOUT_SEC });
     ctx.log(`bare fan-out: ${Math.round(bareFan.perSec)}/s, p50 ${ms(bareFan.p50)}, p99 ${ms(bareFan.p99)}`);
-    bareAtGoal = await fanout({ url: bareUrl, groups: [0, FANOUT_GROUPS], durationSec: FANOUT_SEC, ratePerSender: fanRate });
+    bareAtGoal = await fanout({ url: bareUrl, serverPids: [bare.pid], groups: [0, FANOUT_GROUPS], durationSec: FANOUT_SEC, ratePerSender: fanRate });
     ctx.log(`bare fan-out at ${Math.round(bareAtGoal.perSec)}/s (open loop): p50 ${ms(bareAtGoal.p50)}, p99 ${ms(bareAtGoal.p99)}`);
   }
   await bare.stop();
@@ -260,11 +266,11 @@ export async function socketFigures(ctx: SocketContext): Promise<Out[]> {
 
   if (bareFan) {
     // Capacity: closed loop (each sender's next frame when its own copy comes back), as fast as it goes.
-    const svc = a ? await fanout({ url: a.ws, groups: [0, FANOUT_GROUPS], durationSec: FANOUT_SEC, apiKey: API_KEY, frames }) : undefined;
+    const svc = a ? await fanout({ url: a.ws, serverPids: [a.proc.pid], groups: [0, FANOUT_GROUPS], durationSec: FANOUT_SEC, apiKey: API_KEY, frames }) : undefined;
     if (svc) ctx.log(`social fan-out: ${Math.round(svc.perSec)}/s, p50 ${ms(svc.p50)}, p99 ${ms(svc.p99)}, ${svc.errors} error frames`);
     // Latency at the goal's rate: open loop, the senders spread over each period.
     const atGoal = a
-      ? await fanout({ url: a.ws, groups: [0, FANOUT_GROUPS], durationSec: FANOUT_SEC, apiKey: API_KEY, frames, ratePerSender: fanRate })
+      ? await fanout({ url: a.ws, serverPids: [a.proc.pid], groups: [0, FANOUT_GROUPS], durationSec: FANOUT_SEC, apiKey: API_KEY, frames, ratePerSender: fanRate })
       : undefined;
     if (atGoal) ctx.log(`social fan-out at ${Math.round(atGoal.perSec)}/s (open loop): p50 ${ms(atGoal.p50)}, p99 ${ms(atGoal.p99)}, ${atGoal.errors} error frames`);
     const rate = (r: FanoutResult) => `${Math.round(r.perSec).toLocaleString('en-US')}/s`;
@@ -290,7 +296,7 @@ export async function socketFigures(ctx: SocketContext): Promise<Out[]> {
     let svc: FanoutResult | undefined;
     if (a) {
       await friendships(a.http, FANOUT_GROUPS);
-      svc = await fanout({ url: a.ws, groups: [0, FANOUT_GROUPS], durationSec: FANOUT_SEC, apiKey: API_KEY, kind: 'presence' });
+      svc = await fanout({ url: a.ws, serverPids: [a.proc.pid], groups: [0, FANOUT_GROUPS], durationSec: FANOUT_SEC, apiKey: API_KEY, kind: 'presence' });
       ctx.log(`social presence fan-out: ${Math.round(svc.perSec)}/s, p50 ${ms(svc.p50)}, p99 ${ms(svc.p99)}, ${svc.errors} error frames`);
     }
     out.push({
@@ -313,8 +319,8 @@ export async function socketFigures(ctx: SocketContext): Promise<Out[]> {
     if (a) {
       const b = await startSocialNode(ctx, 'social-b');
       const sec = Math.max(3, Math.round(FANOUT_SEC / 2));
-      same = await fanout({ url: a.ws, groups: [0, CROSS_GROUPS], durationSec: sec, apiKey: API_KEY, frames, ratePerSender: CROSS_RATE });
-      cross = await fanout({ url: b.ws, senderUrl: a.ws, groups: [0, CROSS_GROUPS], durationSec: sec, apiKey: API_KEY, frames, ratePerSender: CROSS_RATE });
+      same = await fanout({ url: a.ws, serverPids: [a.proc.pid], groups: [0, CROSS_GROUPS], durationSec: sec, apiKey: API_KEY, frames, ratePerSender: CROSS_RATE });
+      cross = await fanout({ url: b.ws, senderUrl: a.ws, serverPids: [a.proc.pid, b.proc.pid], groups: [0, CROSS_GROUPS], durationSec: sec, apiKey: API_KEY, frames, ratePerSender: CROSS_RATE });
       ctx.log(`same node p99 ${ms(same.p99)} (${Math.round(same.perSec)}/s); cross node p99 ${ms(cross.p99)} (${Math.round(cross.perSec)}/s)`);
       await b.proc.stop();
     }
