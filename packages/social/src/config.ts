@@ -39,6 +39,12 @@ const spec = {
   wsFramesPerSecond: vars.int('SOCIAL__REALTIME__FRAMESPERSECOND', { default: 20, min: 1, max: 10_000 }),
   wsSendBufferBytes: vars.int('SOCIAL__REALTIME__SENDBUFFERBYTES', { default: 1_048_576, min: 1024, max: 268_435_456 }),
   wsPingSeconds: vars.int('SOCIAL__REALTIME__PINGSECONDS', { default: 30, min: 1, max: 3600 }),
+  relationsCacheMs: vars.int('SOCIAL__REALTIME__RELATIONSCACHEMILLISECONDS', {
+    default: 5000,
+    min: 100,
+    max: 600_000,
+    description: 'Social:Realtime:RelationsCacheMilliseconds — how stale a node may hold a chat author\'s mutes and blocks if an invalidation is lost',
+  }),
 };
 
 export type SocialConfig = ReturnType<typeof readConfig<typeof spec>> & { ca?: string };

@@ -155,12 +155,21 @@ export function attachRealtime(app: App, ctx: Ctx, deps: { authenticator: Authen
    * publishes on RELATIONS_CHANNEL after its commit and this node drops the
    * whole cache on it (Redis delivers it before any chat message published
    * afterwards). Until that subscription stands the cache is not used; an
-   * entry also lapses after `RELATIONS_TTL_MS`, a bound for an invalidation
-   * lost while Redis was unreachable.
+   * entry also lapses `relationsCacheMs` after its read began, a bound for an
+   * invalidation lost while Redis was unreachable.
+   *
+   * An author who keeps writing has the entry read again in the background once
+   * half of that time has passed, so their messages do not wait on the read (a
+   * read holds the party channel's later messages behind it) every few seconds.
    */
-  const RELATIONS_TTL_MS = 5_000;
+  const relationsTtlMs = config.relationsCacheMs;
   const RELATIONS_MAX_AUTHORS = 10_000;
-  const excludedByAuthor = new Map<string, { expires: number; set: Promise<Set<string>> }>();
+  interface ExcludedEntry {
+    readAt: number;
+    set: Promise<Set<string>>;
+    refreshing: boolean;
+  }
+  const excludedByAuthor = new Map<string, ExcludedEntry>();
   let relationsGeneration = 0;
   let relationsLive = false;
   const loadExcluded = async (actorPublicId: string): Promise<Set<string>> => {
@@ -174,14 +183,34 @@ export function attachRealtime(app: App, ctx: Ctx, deps: { authenticator: Authen
     );
     return new Set(r.rows.map((x) => x.id));
   };
+  /** Reads the author's set again while `stale` still serves; the new read replaces it unless something changed meanwhile. */
+  const refreshExcluded = (actorPublicId: string, stale: ExcludedEntry, now: number) => {
+    stale.refreshing = true;
+    const generation = relationsGeneration;
+    loadExcluded(actorPublicId).then(
+      (set) => {
+        if (generation === relationsGeneration && excludedByAuthor.get(actorPublicId) === stale) {
+          excludedByAuthor.set(actorPublicId, { readAt: now, set: Promise.resolve(set), refreshing: false });
+        }
+      },
+      (err) => {
+        // The entry still serves until it lapses; the next message tries again.
+        stale.refreshing = false;
+        log.warn({ err }, 'chat author relations not refreshed');
+      },
+    );
+  };
   const excludedFor = (actorPublicId: string): Promise<Set<string>> => {
     if (!relationsLive) return loadExcluded(actorPublicId);
     const now = Date.now();
     const hit = excludedByAuthor.get(actorPublicId);
-    if (hit && hit.expires > now) return hit.set;
+    if (hit && now - hit.readAt < relationsTtlMs) {
+      if (!hit.refreshing && now - hit.readAt >= relationsTtlMs / 2) refreshExcluded(actorPublicId, hit, now);
+      return hit.set;
+    }
     if (hit) excludedByAuthor.delete(actorPublicId);
     const generation = relationsGeneration;
-    const entry = { expires: now + RELATIONS_TTL_MS, set: loadExcluded(actorPublicId) };
+    const entry: ExcludedEntry = { readAt: now, set: loadExcluded(actorPublicId), refreshing: false };
     // A read that raced an invalidation (or failed) is not kept.
     entry.set.then(
       () => {

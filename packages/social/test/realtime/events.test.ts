@@ -7,6 +7,8 @@ import { partyChannel } from '../../src/index.js';
 import { befriend, startHarness, type Harness, type TestUser } from '../support.js';
 import { connect, listen, type Client } from './support.js';
 
+const RELATIONS_CACHE_MS = 1000;
+
 describe('realtime: events', () => {
   let h: Harness;
   let url: { ws: string; http: string };
@@ -27,7 +29,11 @@ describe('realtime: events', () => {
   };
 
   before(async () => {
-    h = await startHarness({ SOCIAL__LIMITS__ACTIONSPERMINUTE: '1000', SOCIAL__LIMITS__CHATPERMINUTE: '1000' });
+    h = await startHarness({
+      SOCIAL__LIMITS__ACTIONSPERMINUTE: '1000',
+      SOCIAL__LIMITS__CHATPERMINUTE: '1000',
+      SOCIAL__REALTIME__RELATIONSCACHEMILLISECONDS: String(RELATIONS_CACHE_MS),
+    });
     url = await listen(h.app);
   });
   after(async () => {
@@ -276,6 +282,38 @@ describe('realtime: events', () => {
     await cc.next('presenceUpdated');
     await ca.sync(h, a.id);
     assert.equal(ca.seen('friendPresenceChanged', (d) => d.publicId === c.publicId && d.state === 'away').length, 0);
+  });
+
+  it('a mute whose invalidation was lost takes effect within the relations cache time while the author keeps writing', async () => {
+    const a = await user('Uma');
+    const b = await user('Vic');
+    const c = await user('Wes');
+    await befriend(h, a, b);
+    await befriend(h, a, c);
+    const party = (await h.req(a, 'POST', '/v1/parties', { body: { visibility: 'FriendsOnly' } })).body;
+    await h.req(b, 'POST', `/v1/parties/${party.partyId}/join`, { body: {} });
+    await h.req(c, 'POST', `/v1/parties/${party.partyId}/join`, { body: {} });
+    const ca = await open(a);
+    const cb = await open(b);
+    const cc = await open(c);
+    cc.send({ type: 'chatSend', channel: 'party', channelId: party.partyId, body: 'warm' });
+    assert.equal((await ca.next('chatMessage')).data.body, 'warm');
+    // Written behind the service's back: no relations event is published, as when Redis was unreachable.
+    await h.db.db.query('INSERT INTO mutes (muter, muted) VALUES ($1, $2)', [a.id, c.id]);
+    const mutedAt = Date.now();
+    const sentAt = new Map<string, number>();
+    for (let i = 0; Date.now() - mutedAt < RELATIONS_CACHE_MS * 2; i++) {
+      const body = `tick ${i}`;
+      sentAt.set(body, Date.now());
+      cc.send({ type: 'chatSend', channel: 'party', channelId: party.partyId, body });
+      await cb.next('chatMessage', (d) => d.body === body);
+      await new Promise((r) => setTimeout(r, 80));
+    }
+    await ca.sync(h, a.id);
+    const late = ca.seen('chatMessage', (d) => d.body.startsWith('tick ')).filter((f) => sentAt.get((f.data as { body: string }).body)! >= mutedAt + RELATIONS_CACHE_MS);
+    assert.deepEqual(late, [], 'the muter still got the author after the cache time');
+    // The sender's own copies keep arriving: only the muter's view changed.
+    assert.ok(cc.seen('chatMessage', (d) => d.body.startsWith('tick ')).length >= sentAt.size - 1);
   });
 
   it('erasing the account closes its sockets with 4001', async () => {
