@@ -294,22 +294,28 @@ export async function socketFigures(ctx: SocketContext): Promise<Out[]> {
     // The chat figure's bare baseline is the same socket work (50 frames per sender frame); measured here if absent.
     const base = bareFan ?? undefined;
     let svc: FanoutResult | undefined;
+    let atGoal: FanoutResult | undefined;
     if (a) {
       await friendships(a.http, FANOUT_GROUPS);
+      // Capacity closed loop, latency open loop at the goal's rate: measured as the chat figure is.
       svc = await fanout({ url: a.ws, serverPids: [a.proc.pid], groups: [0, FANOUT_GROUPS], durationSec: FANOUT_SEC, apiKey: API_KEY, kind: 'presence' });
       ctx.log(`social presence fan-out: ${Math.round(svc.perSec)}/s, p50 ${ms(svc.p50)}, p99 ${ms(svc.p99)}, ${svc.errors} error frames`);
+      atGoal = await fanout({ url: a.ws, serverPids: [a.proc.pid], groups: [0, FANOUT_GROUPS], durationSec: FANOUT_SEC, apiKey: API_KEY, kind: 'presence', ratePerSender: fanRate });
+      ctx.log(`social presence fan-out at ${Math.round(atGoal.perSec)}/s (open loop): p50 ${ms(atGoal.p50)}, p99 ${ms(atGoal.p99)}, ${atGoal.errors} error frames`);
     }
     out.push({
       id: 'ws-presence',
-      figure: `presence fan-out on one social node (${FANOUT_GROUPS} users × 50 friends, presenceUpdate frames, closed loop)${svc ? `, p99 ${ms(svc.p99)}` : ''}`,
+      figure:
+        `presence fan-out on one social node (${FANOUT_GROUPS} users × 50 friends, presenceUpdate frames, closed loop)` +
+        (svc && atGoal ? `; p99 ${ms(atGoal.p99)} at ${Math.round(atGoal.perSec).toLocaleString('en-US')}/s open loop (saturated: p99 ${ms(svc.p99)})` : ''),
       value: svc ? svc.perSec : null,
       unit: '/s',
       baselineName: base ? `bare ws broadcast of the same number of frames (the chat figure's run)` : '—',
       baseline: base ? base.perSec : null,
       goal: '≥ 50,000/s (deliveries), p99 < 50 ms',
-      pass: svc ? svc.perSec >= 50_000 && (svc.p99 ?? Infinity) < 50 : null,
-      note: pending ?? (svc?.errors ? `${svc.errors} error frames` : undefined),
-      extra: { service: svc },
+      pass: svc && atGoal ? svc.perSec >= 50_000 && atGoal.perSec >= 0.98 * FANOUT_GOAL_RATE && (atGoal.p99 ?? Infinity) < 50 : null,
+      note: pending ?? (svc?.errors || atGoal?.errors ? `${(svc?.errors ?? 0) + (atGoal?.errors ?? 0)} error frames` : undefined),
+      extra: { service: svc, serviceAtGoalRate: atGoal },
     });
   }
 

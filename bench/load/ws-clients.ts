@@ -121,12 +121,30 @@ if (a.mode === 'idle') {
   let measuring = false;
   const latencies: number[] = [];
   let sample = 0;
-  // presence: "<sender publicId>:<state>" (the publicId learnt from its ack) → when that frame was sent.
+  // presence, closed loop: "<sender publicId>:<state>" (the publicId learnt from its ack) → when that frame was sent.
   const sentAtByPublicId = new Map<string, number>();
+  // presence, open loop: every frame a sender sent, in order (several are in flight, and a presence frame
+  // carries no send time). A receiver takes each delivery of a sender as the earliest send after the one its
+  // previous delivery matched that has the delivered state: exact while the service delivers every update
+  // in order, and never later than the true send if it coalesces two, so the latency is never understated.
+  const openPresence = a.kind === 'presence' && a.ratePerSender !== undefined;
+  const sendLogs = new Map<string, { states: string[]; at: number[] }>();
   for (const r of receivers) {
+    const cursors = new Map<string, number>();
     r?.on('message', (data) => {
       if (!measuring) return;
       deliveries++;
+      if (openPresence) {
+        const m = /"publicId":"([^"]+)","state":"(\w+)"/.exec(data.toString());
+        const log = m && sendLogs.get(m[1]);
+        if (!m || !log) return;
+        let i = cursors.get(m[1]) ?? 0;
+        while (i < log.states.length && log.states[i] !== m[2]) i++;
+        if (i === log.states.length) return;
+        cursors.set(m[1], i + 1);
+        if (++sample % 7 === 0) latencies.push(now() - log.at[i]);
+        return;
+      }
       // Every 7th frame is decoded for its latency: enough samples, less client CPU.
       if (++sample % 7 === 0) {
         if (a.kind === 'presence') {
@@ -156,14 +174,29 @@ if (a.mode === 'idle') {
           let publicId: string | undefined;
           let sentAt = 0;
           let state = 'online';
+          const sendLog = { states: [] as string[], at: [] as number[] };
           const frameOf = () => {
             sentAt = now();
             state = (flip = !flip) ? 'away' : 'online';
             if (publicId) sentAtByPublicId.set(`${publicId}:${state}`, sentAt);
+            if (openPresence) {
+              sendLog.states.push(state);
+              sendLog.at.push(sentAt);
+            }
             if (a.kind === 'presence') return JSON.stringify({ type: 'presenceUpdate', state });
             return (a.frames?.[String(g0 + k)] ?? frame).replace('{ts}', sentAt.toFixed(3));
           };
           if (a.ratePerSender) {
+            if (openPresence) {
+              s.on('message', (data) => {
+                const t = data.toString();
+                if (!publicId && t.startsWith('{"type":"presenceUpdated"')) {
+                  publicId = (JSON.parse(t) as { data: { publicId: string } }).data.publicId;
+                  sendLogs.set(publicId, sendLog);
+                }
+                if (t.startsWith('{"type":"error"')) errors++;
+              });
+            }
             const period = 1000 / a.ratePerSender;
             const phase = (((g0 + k) % (a.totalGroups ?? g1)) / (a.totalGroups ?? g1)) * period;
             const tick = () => {

@@ -16,7 +16,7 @@ import type { Ctx, GameContext, UserRow } from '../services/context.js';
 import { FANOUT_CHANNEL, partyChannel, RELATIONS_CHANNEL, userChannel, type EventEnvelope, type FanoutMessage } from '../services/events.js';
 import { sendChatMessage } from '../services/chat.js';
 import { currentPartyId } from '../services/parties.js';
-import { setPresence, viewPresence } from '../services/presence.js';
+import { readPresence, setPresence, viewPresence } from '../services/presence.js';
 import type { TenancyResolver } from '../services/tenancy.js';
 import { groupedReads } from '../services/grouped-reads.js';
 import { ensureUser } from '../services/users.js';
@@ -50,6 +50,8 @@ interface Connection {
   refilledAt: number;
   strikes: number;
   closing: boolean;
+  /** When this socket's registration was last written (0: not yet). */
+  registeredAt: number;
 }
 
 export interface Realtime {
@@ -345,14 +347,27 @@ export function attachRealtime(app: App, ctx: Ctx, deps: { authenticator: Authen
     try {
       switch (frame.type) {
         case 'heartbeat': {
-          const live = await conn.setup.then(() => tracker.refresh(conn.user.id, conn.id));
+          await conn.setup;
+          const at = Date.now();
+          const live = await tracker.refresh(conn.user.id, conn.id);
+          if (live) conn.registeredAt = at;
           return sendFrame(conn, 'heartbeatAck', { presence: live ? 'live' : 'lapsed' });
         }
         case 'presenceUpdate': {
           await conn.setup;
-          const fresh = (await groupedReads(ctx.db).user(conn.user.id)) ?? conn.user;
-          const stored = await setPresence(ctx, fresh, conn.game, { state: frame.state, richPresence: frame.richPresence });
-          await tracker.register(fresh.id, conn.id);
+          // The user row and the current presence are independent reads: both in flight at once.
+          const [row, current] = await Promise.all([groupedReads(ctx.db).user(conn.user.id), readPresence(ctx, conn.user.id)]);
+          const fresh = row ?? conn.user;
+          // The registration makes a lapsed socket count again. Written less than half the presence TTL ago,
+          // it cannot have lapsed (only its expiry or this socket's close removes it): not written again.
+          const at = Date.now();
+          const register =
+            at - conn.registeredAt >= (config.presenceTtlSeconds * 1000) / 2
+              ? tracker.register(fresh.id, conn.id).then(() => {
+                  conn.registeredAt = at;
+                })
+              : undefined;
+          const [stored] = await Promise.all([setPresence(ctx, fresh, conn.game, { state: frame.state, richPresence: frame.richPresence }, current), register]);
           const view = viewPresence(stored, fresh, fresh.id, conn.game);
           return sendFrame(conn, 'presenceUpdated', { publicId: fresh.public_id, state: view.state, ...(view.richPresence ? { richPresence: view.richPresence } : {}) });
         }
@@ -414,6 +429,7 @@ export function attachRealtime(app: App, ctx: Ctx, deps: { authenticator: Authen
       refilledAt: Date.now(),
       strikes: 0,
       closing: false,
+      registeredAt: 0,
     };
     all.add(conn);
     let mine = byUser.get(user.id);
@@ -436,7 +452,9 @@ export function attachRealtime(app: App, ctx: Ctx, deps: { authenticator: Authen
     conn.setup = (async () => {
       await hub.join(userChannel(user.id), conn);
       await syncParty(conn);
+      const at = Date.now();
       await tracker.connected(user, conn.id, game);
+      conn.registeredAt = at;
     })();
     conn.setup.catch((err) => {
       log.error({ err, socketId: conn.id }, 'websocket setup failed');

@@ -98,13 +98,16 @@ export function viewPresence(
  * the game their own presence was last set from (no presence = no game).
  * `current`: the owner's presence when the caller has just written (or cleared) it, so it is not read back.
  */
-export async function notifyPresence(ctx: Ctx, owner: UserRow, current?: StoredPresence | null): Promise<void> {
+export async function notifyPresence(ctx: Ctx, owner: UserRow, current?: StoredPresence | null, written?: Promise<unknown>): Promise<void> {
   // The friends who did not mute the owner (the mute filter of toUsers, applied here), in one statement
   // shared with the presence changes happening at the same moment.
   const friends = await groupedReads(ctx.db).unmutedFriends(owner.id);
   // Every friend's presence (and the owner's, unless known) in one read, then local delivery and one
   // message for the other nodes.
   const presences = current === undefined ? await readPresences(ctx, [owner.id, ...friends]) : [current, ...(await readPresences(ctx, friends))];
+  // Nothing is announced that was not stored (the write, sent before the read on the same connection, has
+  // normally been answered by now).
+  await written;
   const p = presences[0];
   // What a friend sees depends only on the game they are in: one data object per game context, shared by
   // every friend in it (the realtime layer then encodes each shared object once).
@@ -151,8 +154,10 @@ export async function setPresence(
   user: UserRow,
   game: GameContext,
   input: { state?: string; richPresence?: RichPresence | null },
+  /** The presence as just read by the caller, when it has it. */
+  known?: StoredPresence | null,
 ): Promise<StoredPresence> {
-  const current = await readPresence(ctx, user.id);
+  const current = known !== undefined ? known : await readPresence(ctx, user.id);
   const state = input.state !== undefined ? normaliseState(input.state) : (current?.state ?? 'online');
   let richPresence: RichPresence | null;
   let originGameId = current?.originGameId ?? null;
@@ -165,8 +170,16 @@ export async function setPresence(
     originVisibility = game.visibility;
   }
   const stored: StoredPresence = { state, richPresence, originGameId, originVisibility, updatedAt: ctx.now().toISOString() };
-  await ctx.state.set(key(user.id), JSON.stringify(stored), ctx.config.presenceTtlSeconds * 1000);
-  await notifyPresence(ctx, user, stored);
+  // The write and the friends' reads are independent: in flight together, announced once the write is done.
+  const written = ctx.state.set(key(user.id), JSON.stringify(stored), ctx.config.presenceTtlSeconds * 1000);
+  written.catch(() => {}); // awaited below; a rejection meanwhile is not unhandled
+  try {
+    await notifyPresence(ctx, user, stored, written);
+  } catch (err) {
+    // A failed write is the error to report (and must not go unhandled when the reads failed first).
+    await written;
+    throw err;
+  }
   return stored;
 }
 

@@ -87,6 +87,33 @@ describe('realtime: presence lifecycle', () => {
     assert.equal(offline(cb, a).length, 0);
   });
 
+  it('presenceUpdate frames alone keep a socket alive (no heartbeat), and it lapses once they stop', async () => {
+    const a = await h.user('Gus');
+    const b = await h.user('Hana');
+    await befriend(h, a, b);
+    const cb = await open(b);
+    const stopB = beats(cb, 250);
+    try {
+      const ca = await open(a);
+      await cb.next('friendPresenceChanged', (d) => d.publicId === a.publicId && d.state === 'online');
+      // Updates every 300 ms for 2.5 TTLs: some rewrite the registration, those within half a TTL of the last write do not.
+      let flip = false;
+      for (let i = 0; i < 8; i++) {
+        ca.send({ type: 'presenceUpdate', state: (flip = !flip) ? 'away' : 'online' });
+        await ca.next('presenceUpdated');
+        await new Promise((r) => setTimeout(r, 300));
+      }
+      await cb.sync(h, b.id);
+      assert.equal(offline(cb, a).length, 0, 'a socket sending presence updates lapsed');
+      // No more frames: offline after the TTL, once.
+      await cb.next('friendPresenceChanged', (d) => d.publicId === a.publicId && d.state === 'offline');
+      ca.send({ type: 'heartbeat' });
+      assert.deepEqual((await ca.next('heartbeatAck')).data, { presence: 'lapsed' });
+    } finally {
+      stopB();
+    }
+  });
+
   it('an existing presence is kept on connect (no reset of away/dnd); connect with none sets online', async () => {
     const a = await h.user('Ezra');
     const b = await h.user('Fiona');
