@@ -79,41 +79,46 @@ export interface FanoutResult {
   failed: number;
   /** How long the servers took to go quiet after the sockets connected (the measurement started then). */
   settledMs: number;
+  /** The sampled latencies (kept only to merge parts; not written out). */
+  latencies?: number[];
 }
 
-/** Fan-out: groups [g0, g1) of RECEIVERS sockets fed by one sender each, two client processes. */
-export async function fanout(opts: {
-  url: string;
+interface FanoutOptions {
   /** The server processes: the measurement starts once they are quiet after the sockets connected. */
   serverPids: number[];
-  senderUrl?: string;
-  groups: [number, number];
   durationSec: number;
   apiKey?: string;
   frames?: Record<string, string>;
   ratePerSender?: number;
   kind?: 'chat' | 'presence';
-}): Promise<FanoutResult> {
-  const [g0, g1] = opts.groups;
-  const mid = g0 + Math.ceil((g1 - g0) / 2);
-  const ranges: [number, number][] = [
-    [g0, mid],
-    [mid, g1],
-  ].filter(([a, b]) => b > a) as [number, number][];
-  const loads = ranges.map((g, k) =>
+}
+
+interface FanoutPart {
+  url: string;
+  senderUrl?: string;
+  groups: [number, number];
+}
+
+/**
+ * Fan-out of several parts at once, one client process per part, all started by the same go: each part's
+ * groups [g0, g1) of RECEIVERS sockets fed by one sender each. Returns one result per part.
+ */
+async function fanoutParts(parts: FanoutPart[], opts: FanoutOptions): Promise<FanoutResult[]> {
+  const totalGroups = Math.max(...parts.map((p) => p.groups[1])) - Math.min(...parts.map((p) => p.groups[0]));
+  const loads = parts.map((part, k) =>
     startIpcLoad('ws-clients.ts', {
       mode: 'fanout',
-      url: opts.url,
-      senderUrl: opts.senderUrl,
+      url: part.url,
+      senderUrl: part.senderUrl,
       sources: sources(k),
-      groups: g,
+      groups: part.groups,
       receivers: RECEIVERS,
       window: 1,
       durationSec: opts.durationSec,
       apiKey: opts.apiKey,
       frames: opts.frames,
       ratePerSender: opts.ratePerSender,
-      totalGroups: g1 - g0,
+      totalGroups,
       kind: opts.kind,
     }),
   );
@@ -123,22 +128,52 @@ export async function fanout(opts: {
     const settledMs = await quiet(opts.serverPids);
     for (const l of loads) l.send({ go: true });
     const res = await Promise.all(loads.map((l) => l.next<{ deliveries: number; sent: number; errors: number; latencies: number[] }>()));
-    const lat = res.flatMap((r) => r.latencies).sort((x, y) => x - y);
-    const deliveries = res.reduce((s, r) => s + r.deliveries, 0);
-    return {
-      perSec: deliveries / opts.durationSec,
-      p50: percentile(lat, 0.5),
-      p99: percentile(lat, 0.99),
-      deliveries,
-      sent: res.reduce((s, r) => s + r.sent, 0),
-      errors: res.reduce((s, r) => s + (r.errors ?? 0), 0),
-      failed: ready.reduce((s, r) => s + r.failed, 0),
-      settledMs,
-    };
+    return res.map((r, k) => {
+      const lat = [...r.latencies].sort((x, y) => x - y);
+      return {
+        perSec: r.deliveries / opts.durationSec,
+        p50: percentile(lat, 0.5),
+        p99: percentile(lat, 0.99),
+        deliveries: r.deliveries,
+        sent: r.sent,
+        errors: r.errors ?? 0,
+        failed: ready[k].failed,
+        settledMs,
+        latencies: r.latencies,
+      };
+    });
   } finally {
     for (const l of loads) l.send({ stop: true });
     await Promise.all(loads.map((l) => Promise.race([l.done, sleep(10_000).then(() => l.kill())])));
   }
+}
+
+/** Fan-out: groups [g0, g1) of RECEIVERS sockets fed by one sender each, two client processes. */
+export async function fanout(opts: FanoutOptions & { url: string; senderUrl?: string; groups: [number, number] }): Promise<FanoutResult> {
+  const [g0, g1] = opts.groups;
+  const mid = g0 + Math.ceil((g1 - g0) / 2);
+  const ranges = (
+    [
+      [g0, mid],
+      [mid, g1],
+    ] as [number, number][]
+  ).filter(([a, b]) => b > a);
+  const res = await fanoutParts(
+    ranges.map((groups) => ({ url: opts.url, senderUrl: opts.senderUrl, groups })),
+    opts,
+  );
+  const lat = res.flatMap((r) => r.latencies ?? []).sort((x, y) => x - y);
+  const deliveries = res.reduce((s, r) => s + r.deliveries, 0);
+  return {
+    perSec: deliveries / opts.durationSec,
+    p50: percentile(lat, 0.5),
+    p99: percentile(lat, 0.99),
+    deliveries,
+    sent: res.reduce((s, r) => s + r.sent, 0),
+    errors: res.reduce((s, r) => s + r.errors, 0),
+    failed: res.reduce((s, r) => s + r.failed, 0),
+    settledMs: res[0].settledMs,
+  };
 }
 
 const ms = (v: number | null) => (v === null ? '—' : `${v.toFixed(1)} ms`);
@@ -261,7 +296,7 @@ export async function socketFigures(ctx: SocketContext): Promise<Out[]> {
   }
   let frames: Record<string, string> | undefined;
   if (a && (ctx.want('ws-fanout') || ctx.want('ws-cross') || ctx.want('ws-presence'))) {
-    frames = await parties(a.http, Math.max(ctx.want('ws-fanout') || ctx.want('ws-presence') ? FANOUT_GROUPS : 0, CROSS_GROUPS));
+    frames = await parties(a.http, Math.max(ctx.want('ws-fanout') || ctx.want('ws-presence') ? FANOUT_GROUPS : 0, 2 * CROSS_GROUPS));
   }
 
   if (bareFan) {
@@ -325,9 +360,18 @@ export async function socketFigures(ctx: SocketContext): Promise<Out[]> {
     if (a) {
       const b = await startSocialNode(ctx, 'social-b');
       const sec = Math.max(3, Math.round(FANOUT_SEC / 2));
-      same = await fanout({ url: a.ws, serverPids: [a.proc.pid], groups: [0, CROSS_GROUPS], durationSec: sec, apiKey: API_KEY, frames, ratePerSender: CROSS_RATE });
-      cross = await fanout({ url: b.ws, senderUrl: a.ws, serverPids: [a.proc.pid, b.proc.pid], groups: [0, CROSS_GROUPS], durationSec: sec, apiKey: API_KEY, frames, ratePerSender: CROSS_RATE });
-      ctx.log(`same node p99 ${ms(same.p99)} (${Math.round(same.perSec)}/s); cross node p99 ${ms(cross.p99)} (${Math.round(cross.perSec)}/s)`);
+      // Same-node and cross-node parties measured at the same time (one client process each), so that a stall
+      // of the machine weighs on both and the difference is what the Redis hop adds.
+      [same, cross] = await fanoutParts(
+        [
+          { url: a.ws, groups: [0, CROSS_GROUPS] },
+          { url: b.ws, senderUrl: a.ws, groups: [CROSS_GROUPS, 2 * CROSS_GROUPS] },
+        ],
+        { serverPids: [a.proc.pid, b.proc.pid], durationSec: sec, apiKey: API_KEY, frames, ratePerSender: CROSS_RATE },
+      );
+      delete same.latencies;
+      delete cross.latencies;
+      ctx.log(`same node p99 ${ms(same.p99)} (${Math.round(same.perSec)}/s); cross node p99 ${ms(cross.p99)} (${Math.round(cross.perSec)}/s), measured together`);
       await b.proc.stop();
     }
     const added = same?.p99 != null && cross?.p99 != null ? cross.p99 - same.p99 : null;
