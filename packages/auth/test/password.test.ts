@@ -124,6 +124,24 @@ describe('sign-up and login', () => {
     assert.equal(after.rows[0].locked_until, null);
   });
 
+  it('a login after no failure leaves the credential row unwritten; after a failure it resets the counter', async () => {
+    const u = await register(h.app);
+    const version = async () =>
+      (
+        await h.tdb.db.query<{ v: string; failed_attempts: number }>(
+          `SELECT c.xmin::text AS v, c.failed_attempts FROM credentials c JOIN identities i ON i.id = c.identity_id WHERE i.provider_user_id = $1`,
+          [u.email],
+        )
+      ).rows[0];
+    const before = await version();
+    assert.equal((await login({ email: u.email, password: u.password }, '10.4.0.1')).statusCode, 200);
+    assert.deepEqual(await version(), before, 'the credential row was rewritten');
+    assert.equal((await login({ email: u.email, password: 'not the password' }, '10.4.0.1')).statusCode, 401);
+    assert.equal((await version()).failed_attempts, 1);
+    assert.equal((await login({ email: u.email, password: u.password }, '10.4.0.1')).statusCode, 200);
+    assert.equal((await version()).failed_attempts, 0);
+  });
+
   it('audits login success and failure with node id and ip', async () => {
     const u = await register(h.app);
     await login({ email: u.email, password: 'not the password' }, '10.3.0.9');

@@ -130,8 +130,10 @@ SELECT count(*)::int AS created FROM device`;
  * $4 device platform, $5 device fingerprint hash (NULL: no device), $6 ip, $7 node id,
  * $8 session id, $9 ip cidr, $10 region, $11 session end, $12 refresh id, $13 refresh hash, $14 refresh end.
  */
+// The credential row is written only when there is something to reset: most logins follow no failure, and
+// an unconditional reset would write a new row version (and its WAL) per login.
 export const LOGIN_SUCCESS_SQL = `WITH credential AS (
-  UPDATE credentials SET failed_attempts = 0, locked_until = NULL WHERE id = $1::uuid
+  UPDATE credentials SET failed_attempts = 0, locked_until = NULL WHERE id = $1::uuid AND (failed_attempts <> 0 OR locked_until IS NOT NULL)
 ), identity AS (
   UPDATE identities SET last_login_at = now() WHERE id = $2::uuid
 ), device AS (
