@@ -1,6 +1,7 @@
-// Service callers: X-Internal-Key, GET /internal/accounts/{id}, the forwarded player address.
+// Service callers: X-Internal-Key, GET /internal/accounts/{id}, POST /internal/server-token, the forwarded player address.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { createAccessTokenVerifier, staticKeyResolver } from '@platform/kit';
 import { captureLogs } from '@platform/kit/testing';
 import { bearer, guest, harness, type Harness } from './support/harness.js';
 
@@ -46,6 +47,61 @@ describe('internal callers', () => {
       assert.equal(r.statusCode, 401, key);
       assert.equal(r.json().code, 'invalid_internal_key');
     }
+  });
+
+  it('POST /internal/server-token issues a server-role access token named after the caller, and audits it', async () => {
+    const verify = createAccessTokenVerifier({ issuer: h.config.issuer, audience: h.config.audience, keys: staticKeyResolver(() => h.app.auth.keys.publicKeys()) });
+    for (const [name, key, payload] of [
+      ['registry', REGISTRY_KEY, undefined],
+      ['matchmaking', MATCH_KEY, {}],
+    ] as const) {
+      const r = await h.app.inject({ method: 'POST', url: '/internal/server-token', headers: { 'x-internal-key': key }, ...(payload ? { payload } : {}) });
+      assert.equal(r.statusCode, 200, r.body);
+      const body = r.json();
+      assert.deepEqual(Object.keys(body).sort(), ['access_token', 'expires_in', 'roles', 'sub', 'token_type']);
+      assert.equal(body.token_type, 'Bearer');
+      assert.equal(body.expires_in, h.config.accessTtlSeconds);
+      const claims = await verify(body.access_token);
+      assert.equal(claims.sub, `service:${name}`);
+      assert.deepEqual(claims.roles, ['server']);
+      assert.deepEqual([body.sub, body.roles], [claims.sub, claims.roles]);
+      assert.equal(claims.exp - claims.iat, h.config.accessTtlSeconds);
+      const audited = await h.tdb.db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM audit_log WHERE event = 'login' AND account_id IS NULL AND detail->>'method' = 'internal_key' AND detail->>'service' = $1`,
+        [name],
+      );
+      assert.ok(audited.rows[0].n >= 1, 'audited');
+    }
+    // A player's token (no server role) is not a server token: the two differ in role.
+    const g = await guest(h.app);
+    assert.deepEqual((await verify(g.access_token)).roles.includes('server'), false);
+  });
+
+  it('POST /internal/server-token: no key, a wrong key or a player token → 401; a body with fields, a non-object or malformed JSON → 400', async () => {
+    const g = await guest(h.app);
+    const post = (headers: Record<string, string>, payload?: string) =>
+      h.app.inject({ method: 'POST', url: '/internal/server-token', headers: { ...(payload !== undefined ? { 'content-type': 'application/json' } : {}), ...headers }, payload });
+    assert.equal((await post({})).json().code, 'internal_key_required');
+    assert.equal((await post(bearer(g.access_token))).json().code, 'internal_key_required');
+    for (const key of ['x', REGISTRY_KEY.slice(1), `${MATCH_KEY}x`]) {
+      const r = await post({ 'x-internal-key': key });
+      assert.equal(r.statusCode, 401);
+      assert.equal(r.json().code, 'invalid_internal_key');
+    }
+    for (const [payload, code] of [
+      ['{"roles":["admin"]}', 'validation_failed'],
+      ['{"sub":"service:x"}', 'validation_failed'],
+      ['[]', 'validation_failed'],
+      ['"x"', 'validation_failed'],
+      ['{"a":', 'malformed_json'],
+      ['{', 'malformed_json'],
+    ]) {
+      const r = await post({ 'x-internal-key': REGISTRY_KEY }, payload);
+      assert.equal(r.statusCode, 400, payload);
+      assert.equal(r.json().code, code, payload);
+    }
+    const big = await post({ 'x-internal-key': REGISTRY_KEY }, JSON.stringify({ pad: 'x'.repeat(70_000) }));
+    assert.equal(big.statusCode, 413);
   });
 
   it('an internal caller may name the player address; without a valid key the header is ignored', async () => {

@@ -168,3 +168,19 @@ describe('emergency key rotation reaches social at once (no shared pub/sub)', ()
     assert.equal(me.status, 200, JSON.stringify(me.body));
   });
 });
+
+describe('a server-role token from auth opens social’s server endpoint', () => {
+  it('POST /internal/server-token (internal key) → a token social accepts; a player token is refused with 403', async () => {
+    const issued = await p.auth.call('POST', '/internal/server-token', { headers: { 'x-internal-key': p.internalKey } });
+    assert.equal(issued.status, 200, JSON.stringify(issued.body));
+    assert.equal(issued.body.sub, 'service:registry');
+    const notice = { id: randomUUID(), type: 'something.else' };
+    const ok = await p.social.call('POST', '/v1/internal/auth-events', { token: issued.body.access_token, body: notice });
+    assert.equal(ok.status, 200, JSON.stringify(ok.body));
+    assert.equal(ok.body.status, 'ignored');
+    const player = await guest(p);
+    const refused = await p.social.call('POST', '/v1/internal/auth-events', { token: player.token, body: notice });
+    assert.equal(refused.status, 403);
+    assert.equal(refused.body.code, 'forbidden');
+  });
+});

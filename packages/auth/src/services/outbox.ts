@@ -45,17 +45,17 @@ export function backoffSeconds(attempts: number, maxSeconds: number): number {
  * current signing key: the callee verifies it offline against the key set
  * like any other token and requires the role.
  */
-export async function serviceToken(config: AuthConfig, keys: KeyCache): Promise<string> {
+export async function serviceToken(config: AuthConfig, keys: KeyCache, service = 'auth', ttlSeconds = SERVICE_TOKEN_TTL_SECONDS): Promise<string> {
   const iat = Math.floor(Date.now() / 1000);
   return signAccessToken(config.tokenFormat, keys.signingKey(), config.issuer, config.audience, {
-    sub: 'service:auth',
+    sub: `service:${service}`,
     sid: randomUUID(),
     platform: 'server',
     roles: ['server'],
     region: config.defaultRegion,
     jti: randomUUID(),
     iat,
-    exp: iat + SERVICE_TOKEN_TTL_SECONDS,
+    exp: iat + ttlSeconds,
   });
 }
 
