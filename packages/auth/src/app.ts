@@ -113,7 +113,7 @@ export async function buildApp(config: AuthConfig, deps: AuthDeps): Promise<Auth
   })) as AuthApp;
 
   const limiter = createRateLimiter(state, config.rateWindowSeconds);
-  const internal = createInternalAuth(config.internalKeys);
+  const internal = createInternalAuth(config.internalKeys, config.internalMtlsCallers);
   const unlimited = new Set(['/healthz', '/readyz', '/.well-known/jwks.json']);
   const generalLimit = (req: { ip: string }) => ({ name: 'all:ip', key: req.ip, limit: config.rateGeneralPerIp });
   app.addHook('onRequest', async (req, reply) => {
@@ -149,6 +149,7 @@ export async function buildApp(config: AuthConfig, deps: AuthDeps): Promise<Auth
     limiter,
     outbox: createOutboxWorker(config, db, keys, app.log),
     internalCaller: (req) => internal.caller(req),
+    requireInternalCaller: (req) => internal.require(req),
     async authenticate(req, opts = {}) {
       const claims = await verify(bearerToken(req));
       const revoked = (await state.setHas(DENY_SID, claims.sid)) || (await state.setHas(DENY_JTI, claims.jti));

@@ -57,6 +57,17 @@ export const authVars = {
     default: [],
     description: 'Comma-separated name:secret pairs, one per calling service (registry:…); sent as X-Internal-Key',
   }),
+  internalMtlsPort: vars.int('AUTH_INTERNAL_MTLS_PORT', {
+    default: 0,
+    min: 0,
+    max: 65535,
+    description: 'A second TLS 1.3 listener requiring client certificates (mutual TLS) for internal callers; 0: none',
+  }),
+  internalMtlsCaFile: vars.optionalString('AUTH_INTERNAL_MTLS_CA_FILE', 'PEM of the CA that issues the internal callers\' client certificates'),
+  internalMtlsCallers: vars.list('AUTH_INTERNAL_MTLS_CALLERS', {
+    default: [],
+    description: 'Client-certificate common names accepted as internal callers on the mutual-TLS listener (matchmaking,…)',
+  }),
   outboxTargets: vars.list('AUTH_OUTBOX_TARGETS', {
     default: [],
     description: 'Comma-separated URLs each notice (account.deleted, key_rotation) is POSTed to, e.g. https://social:9443/v1/internal/auth-events',
@@ -70,10 +81,14 @@ export const authVars = {
 
 type Raw = ReturnType<typeof readConfig<typeof authVars>>;
 
-export interface AuthConfig extends Omit<Raw, 'trustProxy' | 'internalKeys'> {
+export interface AuthConfig extends Omit<Raw, 'trustProxy' | 'internalKeys' | 'internalMtlsCallers'> {
   trustProxy: boolean | number | string[];
   /** Calling service name → its secret (AUTH_INTERNAL_KEYS). */
   internalKeys: Map<string, string>;
+  /** Client-certificate common names accepted on the mutual-TLS listener (AUTH_INTERNAL_MTLS_CALLERS). */
+  internalMtlsCallers: Set<string>;
+  /** PEM of AUTH_INTERNAL_MTLS_CA_FILE, read at start. */
+  internalMtlsCa?: string;
   /** PEM of AUTH_OUTBOX_CA_FILE, read at start. */
   outboxCa?: string;
   passwordParams: Argon2Params;
@@ -114,6 +129,24 @@ export function readAuthConfig(env: Env = process.env): AuthConfig {
     }
     if (!ok) problems.push(`AUTH_OUTBOX_TARGETS: ${t} is not an http(s) URL`);
   }
+  const internalMtlsCallers = new Set<string>();
+  for (const name of raw.internalMtlsCallers) {
+    if (!/^[a-z0-9_.-]{1,64}$/i.test(name)) problems.push(`AUTH_INTERNAL_MTLS_CALLERS: ${JSON.stringify(name)} is not a caller name`);
+    else internalMtlsCallers.add(name);
+  }
+  let internalMtlsCa: string | undefined;
+  if (raw.internalMtlsPort) {
+    if (!raw.internalMtlsCaFile) problems.push('AUTH_INTERNAL_MTLS_CA_FILE is required with AUTH_INTERNAL_MTLS_PORT');
+    if (!internalMtlsCallers.size) problems.push('AUTH_INTERNAL_MTLS_CALLERS must name at least one caller with AUTH_INTERNAL_MTLS_PORT');
+    if (raw.internalMtlsPort === raw.port) problems.push('AUTH_INTERNAL_MTLS_PORT must differ from AUTH_PORT');
+  }
+  if (raw.internalMtlsCaFile) {
+    try {
+      internalMtlsCa = readFileSync(raw.internalMtlsCaFile, 'utf8');
+    } catch (err) {
+      problems.push(`AUTH_INTERNAL_MTLS_CA_FILE: cannot read ${raw.internalMtlsCaFile}: ${(err as Error).message}`);
+    }
+  }
   let outboxCa: string | undefined;
   if (raw.outboxCaFile) {
     try {
@@ -127,6 +160,8 @@ export function readAuthConfig(env: Env = process.env): AuthConfig {
   return {
     ...raw,
     internalKeys,
+    internalMtlsCallers,
+    internalMtlsCa,
     outboxCa,
     trustProxy: parseTrustProxy(raw.trustProxy),
     passwordParams: { memoryCost: raw.passwordMemoryKib, timeCost: raw.passwordTimeCost, parallelism: raw.passwordParallelism },

@@ -1,6 +1,6 @@
 /** Starting the service from the environment: stores, migrations, master key, TLS, HTTPS listener. */
 import path from 'node:path';
-import { loadOrCreateKeyFile, loadOrCreateTls, openDatabase, openStateStore, serve, type Env } from '@platform/kit';
+import { listenMutualTls, loadOrCreateKeyFile, loadOrCreateTls, openDatabase, openStateStore, serve, type Env } from '@platform/kit';
 import { readAuthConfig, type AuthConfig } from './config.js';
 import { buildApp, migrateAuth, type AuthApp } from './app.js';
 import type { PlatformVerifiers } from './services/platform.js';
@@ -32,6 +32,11 @@ export async function startAuth(env: Env = process.env, opts: { platformVerifier
     { certPath: tls.certPath, generated: tls.generated },
     `TLS certificate: ${tls.certPath}${tls.generated ? ' (self-signed, generated now; clients must trust it)' : ''}`,
   );
+  // Internal callers with client certificates get their own listener (AUTH_INTERNAL_MTLS_PORT), closed first on shutdown.
+  let mtls: Awaited<ReturnType<typeof listenMutualTls>> | undefined;
+  app.addHook('preClose', async () => {
+    await mtls?.close();
+  });
   await serve(app, {
     port: config.port,
     host: config.host,
@@ -40,5 +45,9 @@ export async function startAuth(env: Env = process.env, opts: { platformVerifier
       await db.close();
     },
   });
+  if (config.internalMtlsPort && config.internalMtlsCa) {
+    mtls = await listenMutualTls(app, { port: config.internalMtlsPort, host: config.host, tls, ca: config.internalMtlsCa });
+    app.log.info({ port: mtls.port }, `internal mutual-TLS listener on ${config.host}:${mtls.port}`);
+  }
   return app;
 }

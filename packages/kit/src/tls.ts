@@ -4,6 +4,9 @@
  * into the data directory and reused on later starts.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import https from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TLSSocket } from 'node:tls';
 import path from 'node:path';
 import { generate } from 'selfsigned';
 
@@ -55,4 +58,51 @@ export async function loadOrCreateTls(opts: {
 /** Fastify `https` options for TLS 1.3 only. */
 export function tls13Options(m: TlsMaterial) {
   return { cert: m.cert, key: m.key, minVersion: 'TLSv1.3' as const, maxVersion: 'TLSv1.3' as const };
+}
+
+/**
+ * A second TLS 1.3 listener for the same app that requires a client certificate issued by `ca` (mutual TLS):
+ * a connection without one, or with one from another issuer, fails in the handshake. Requests are routed
+ * by the app as on its main listener; `mutualTlsName` tells a route who the verified peer is. A separate
+ * listener because asking every client of the public one for a certificate makes browsers prompt.
+ */
+export async function listenMutualTls(
+  app: { routing(req: IncomingMessage, res: ServerResponse): void },
+  opts: { port: number; host?: string; tls: TlsMaterial; ca: string },
+): Promise<{ server: https.Server; port: number; close(): Promise<void> }> {
+  const server = https.createServer({ ...tls13Options(opts.tls), ca: opts.ca, requestCert: true, rejectUnauthorized: true }, (req, res) => app.routing(req, res));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.host ?? '0.0.0.0', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  return {
+    server,
+    port: typeof address === 'object' && address ? address.port : opts.port,
+    // Requests in flight finish (idle connections close at once); whatever is left after 5 s is cut.
+    close: () =>
+      new Promise<void>((resolve) => {
+        const force = setTimeout(() => server.closeAllConnections(), 5000);
+        force.unref();
+        server.close(() => {
+          clearTimeout(force);
+          resolve();
+        });
+        server.closeIdleConnections();
+      }),
+  };
+}
+
+/**
+ * The subject common name of the client certificate that a mutual-TLS listener verified for this socket,
+ * or undefined (plain TCP, a public TLS listener, no or an unverified certificate).
+ */
+export function mutualTlsName(socket: unknown): string | undefined {
+  const s = socket as Partial<TLSSocket> | undefined;
+  if (!s || s.authorized !== true || typeof s.getPeerCertificate !== 'function') return undefined;
+  const cn = s.getPeerCertificate().subject?.CN as unknown;
+  return typeof cn === 'string' && cn ? cn : undefined;
 }

@@ -14,12 +14,6 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export async function internalRoutes(app: App, c: AuthContext) {
   const security = [{ internalKey: [] }];
-  const requireCaller = (req: Parameters<AuthContext['internalCaller']>[0]): string => {
-    const name = c.internalCaller(req);
-    if (name) return name;
-    if (req.headers['x-internal-key'] === undefined) throw new AppError(401, 'internal_key_required', 'This endpoint is for platform services (X-Internal-Key)');
-    throw new AppError(401, 'invalid_internal_key', 'The internal key is not valid');
-  };
 
   app.post(
     '/internal/server-token',
@@ -28,7 +22,7 @@ export async function internalRoutes(app: App, c: AuthContext) {
         tags: ['internal'],
         summary: 'A server-role access token for the calling service (client credentials)',
         description:
-          'Requires X-Internal-Key. The token is an ordinary access token (same format, key set, issuer and audience) with ' +
+          'Requires X-Internal-Key (or an accepted client certificate on the mutual-TLS listener). The token is an ordinary access token (same format, key set, issuer and audience) with ' +
           'sub `service:<caller name>`, roles ["server"] and a random sid, valid for the access-token lifetime; verifiers ' +
           'check it offline and require the role. No body (or an empty object). Audited as `login` with method `internal_key`.',
         security,
@@ -46,7 +40,7 @@ export async function internalRoutes(app: App, c: AuthContext) {
       },
     },
     async (req) => {
-      const name = requireCaller(req);
+      const name = c.requireInternalCaller(req);
       optionalBody(req.body, {});
       const token = await serviceToken(c.config, c.keys, name, c.config.accessTtlSeconds);
       await audit(c.db, c.auditCtx(req), 'login', null, { method: 'internal_key', service: name, outcome: 'success' });
@@ -77,7 +71,7 @@ export async function internalRoutes(app: App, c: AuthContext) {
       },
     },
     async (req) => {
-      requireCaller(req);
+      c.requireInternalCaller(req);
       const notFound = () => new AppError(404, 'account_not_found', 'No such account');
       if (!UUID.test(req.params.id)) throw notFound();
       const r = await c.db.query<{ id: string; status: string; is_guest: boolean; display_name: string | null; created_at: Date }>(
