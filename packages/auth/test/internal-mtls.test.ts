@@ -7,39 +7,12 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { generate } from 'selfsigned';
 import { ConfigError, createAccessTokenVerifier, listenMutualTls, loadOrCreateTls, staticKeyResolver } from '@platform/kit';
+import { testCertificateAuthority } from '@platform/kit/testing';
 import { readAuthConfig } from '../src/config.js';
 import { guest, harness, type Harness } from './support/harness.js';
 
 const REGISTRY_KEY = 'registry-secret-0123456789';
-
-async function authority(name: string) {
-  const ca = await generate([{ name: 'commonName', value: name }], {
-    keyType: 'ec',
-    algorithm: 'sha256',
-    extensions: [
-      { name: 'basicConstraints', cA: true },
-      { name: 'keyUsage', keyCertSign: true, digitalSignature: true },
-    ],
-  } as never);
-  return {
-    cert: ca.cert,
-    async client(cn: string) {
-      const c = await generate([{ name: 'commonName', value: cn }], {
-        keyType: 'ec',
-        algorithm: 'sha256',
-        ca: { key: ca.private, cert: ca.cert },
-        extensions: [
-          { name: 'basicConstraints', cA: false },
-          { name: 'keyUsage', digitalSignature: true },
-          { name: 'extKeyUsage', clientAuth: true },
-        ],
-      } as never);
-      return { cert: c.cert, key: c.private };
-    },
-  };
-}
 
 describe('internal callers over mutual TLS', () => {
   let h: Harness;
@@ -50,8 +23,8 @@ describe('internal callers over mutual TLS', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'auth-mtls-'));
 
   before(async () => {
-    const ours = await authority('Internal CA');
-    const theirs = await authority('Some other CA');
+    const ours = await testCertificateAuthority('Internal CA');
+    const theirs = await testCertificateAuthority('Some other CA');
     certs = { matchmaking: await ours.client('matchmaking'), intruder: await ours.client('intruder'), foreign: await theirs.client('matchmaking') };
     writeFileSync(path.join(dir, 'internal-ca.pem'), ours.cert);
     const material = await loadOrCreateTls({ dir: path.join(dir, 'tls') });

@@ -6,6 +6,7 @@
 import { Writable } from 'node:stream';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { generate } from 'selfsigned';
 import { openDatabase, type Database } from './db.js';
 import { openStateStore, type StateStore } from './state.js';
 
@@ -82,5 +83,33 @@ export function captureLogs(): { stream: Writable & { write(chunk: string): bool
         .split('\n')
         .filter(Boolean)
         .map((l) => JSON.parse(l)),
+  };
+}
+
+/** A certificate authority for tests of mutual TLS: its certificate, and client certificates it signs. */
+export async function testCertificateAuthority(name: string): Promise<{ cert: string; client(commonName: string): Promise<{ cert: string; key: string }> }> {
+  const ca = await generate([{ name: 'commonName', value: name }], {
+    keyType: 'ec',
+    algorithm: 'sha256',
+    extensions: [
+      { name: 'basicConstraints', cA: true },
+      { name: 'keyUsage', keyCertSign: true, digitalSignature: true },
+    ],
+  } as never);
+  return {
+    cert: ca.cert,
+    async client(commonName) {
+      const c = await generate([{ name: 'commonName', value: commonName }], {
+        keyType: 'ec',
+        algorithm: 'sha256',
+        ca: { key: ca.private, cert: ca.cert },
+        extensions: [
+          { name: 'basicConstraints', cA: false },
+          { name: 'keyUsage', digitalSignature: true },
+          { name: 'extKeyUsage', clientAuth: true },
+        ],
+      } as never);
+      return { cert: c.cert, key: c.private };
+    },
   };
 }
