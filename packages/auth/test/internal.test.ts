@@ -77,7 +77,7 @@ describe('internal callers', () => {
     assert.deepEqual((await verify(g.access_token)).roles.includes('server'), false);
   });
 
-  it('POST /internal/server-token: no key, a wrong key or a player token → 401; a body with fields, a non-object or malformed JSON → 400', async () => {
+  it('POST /internal/server-token: no key, a wrong key or a player token → 401; a body with fields, a non-object or malformed JSON → 400; oversized → 413; not JSON → 415', async () => {
     const g = await guest(h.app);
     const post = (headers: Record<string, string>, payload?: string) =>
       h.app.inject({ method: 'POST', url: '/internal/server-token', headers: { ...(payload !== undefined ? { 'content-type': 'application/json' } : {}), ...headers }, payload });
@@ -102,6 +102,13 @@ describe('internal callers', () => {
     }
     const big = await post({ 'x-internal-key': REGISTRY_KEY }, JSON.stringify({ pad: 'x'.repeat(70_000) }));
     assert.equal(big.statusCode, 413);
+    const xml = await h.app.inject({ method: 'POST', url: '/internal/server-token', headers: { 'x-internal-key': REGISTRY_KEY, 'content-type': 'text/xml' }, payload: '<a/>' });
+    assert.equal(xml.statusCode, 415);
+    assert.equal(xml.json().code, 'unsupported_media_type');
+    // Plain text is parsed as a string (Fastify's text parser), and a string is not an empty body.
+    const text = await h.app.inject({ method: 'POST', url: '/internal/server-token', headers: { 'x-internal-key': REGISTRY_KEY, 'content-type': 'text/plain' }, payload: 'hello' });
+    assert.equal(text.statusCode, 400);
+    assert.equal(text.json().code, 'validation_failed');
   });
 
   it('an internal caller may name the player address; without a valid key the header is ignored', async () => {
