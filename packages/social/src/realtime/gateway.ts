@@ -10,7 +10,7 @@ import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
-import { AppError, type App } from '@platform/kit';
+import { AppError, createBatcher, type App } from '@platform/kit';
 import type { Authenticator } from '../services/auth.js';
 import type { Ctx, GameContext, UserRow } from '../services/context.js';
 import { FANOUT_CHANNEL, partyChannel, RELATIONS_CHANNEL, userChannel, type EventEnvelope, type FanoutMessage } from '../services/events.js';
@@ -174,17 +174,21 @@ export function attachRealtime(app: App, ctx: Ctx, deps: { authenticator: Authen
   const excludedByAuthor = new Map<string, ExcludedEntry>();
   let relationsGeneration = 0;
   let relationsLive = false;
-  const loadExcluded = async (actorPublicId: string): Promise<Set<string>> => {
-    const r = await ctx.db.query<{ id: string }>(
-      `SELECT x.id::text AS id FROM users a,
+  // The reads of several authors at once (a node's first messages, every author again after an invalidation)
+  // go out as one statement, not one per author on a pool they would queue on.
+  const loadExcluded = createBatcher<string, Set<string>>(async (authors) => {
+    const r = await ctx.db.query<{ author: string; id: string }>(
+      `SELECT a.public_id AS author, x.id::text AS id FROM users a,
          LATERAL (SELECT m.muter AS id FROM mutes m WHERE m.muted = a.id
                   UNION SELECT b.blocker FROM blocks b WHERE b.blocked = a.id
                   UNION SELECT b.blocked FROM blocks b WHERE b.blocker = a.id) x
-        WHERE a.public_id = $1`,
-      [actorPublicId],
+        WHERE a.public_id = ANY($1::text[])`,
+      [authors],
     );
-    return new Set(r.rows.map((x) => x.id));
-  };
+    const sets = new Map(authors.map((a) => [a, new Set<string>()]));
+    for (const row of r.rows) sets.get(row.author)!.add(row.id);
+    return authors.map((a) => sets.get(a)!);
+  });
   /** Reads the author's set again while `stale` still serves; the new read replaces it unless something changed meanwhile. */
   const refreshExcluded = (actorPublicId: string, stale: ExcludedEntry, now: number) => {
     stale.refreshing = true;

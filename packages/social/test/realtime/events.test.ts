@@ -284,6 +284,31 @@ describe('realtime: events', () => {
     assert.equal(ca.seen('friendPresenceChanged', (d) => d.publicId === c.publicId && d.state === 'away').length, 0);
   });
 
+  it('several authors writing at once are each filtered by their own mutes (their reads may share one statement)', async () => {
+    const [lead, b, c, d, e] = await Promise.all(['Abe', 'Bea', 'Cy', 'Dee', 'Eve'].map((n) => user(n)));
+    for (const u of [b, c, d, e]) await befriend(h, lead, u);
+    const party = (await h.req(lead, 'POST', '/v1/parties', { body: { visibility: 'FriendsOnly', maxSize: 8 } })).body;
+    for (const u of [b, c, d, e]) assert.equal((await h.req(u, 'POST', `/v1/parties/${party.partyId}/join`, { body: {} })).status, 200);
+    const [cl, cb, cc, cd, ce] = await Promise.all([lead, b, c, d, e].map((u) => open(u)));
+    // The mutes drop every node's cache: the three authors below are all read again, together.
+    assert.equal((await h.req(lead, 'POST', `/v1/mutes/${c.publicId}`)).status, 204);
+    assert.equal((await h.req(lead, 'POST', `/v1/mutes/${e.publicId}`)).status, 204);
+    assert.equal((await h.req(b, 'POST', `/v1/mutes/${d.publicId}`)).status, 204);
+    for (const [conn, who] of [
+      [cc, 'c'],
+      [cd, 'd'],
+      [ce, 'e'],
+    ] as const) {
+      conn.send({ type: 'chatSend', channel: 'party', channelId: party.partyId, body: `at once from ${who}` });
+    }
+    for (const conn of [cc, cd, ce]) await conn.next('chatMessage', (m) => m.body.startsWith('at once from'));
+    await cl.sync(h, lead.id);
+    await cb.sync(h, b.id);
+    const bodies = (conn: Client) => conn.seen('chatMessage', (m) => m.body.startsWith('at once from')).map((f) => (f.data as { body: string }).body).sort();
+    assert.deepEqual(bodies(cl), ['at once from d']);
+    assert.deepEqual(bodies(cb), ['at once from c', 'at once from e']);
+  });
+
   it('a mute whose invalidation was lost takes effect within the relations cache time while the author keeps writing', async () => {
     const a = await user('Uma');
     const b = await user('Vic');
