@@ -27,6 +27,15 @@ describe('realtime: events', () => {
     users.push(u);
     return u;
   };
+  /** A FriendsOnly party of `lead` that `members` (befriended first) joined, and one open socket each, lead first. */
+  const partyWithSockets = async (lead: TestUser, members: TestUser[], body: Record<string, unknown> = {}) => {
+    for (const u of members) await befriend(h, lead, u);
+    const party = (await h.req(lead, 'POST', '/v1/parties', { body: { visibility: 'FriendsOnly', ...body } })).body;
+    for (const u of members) assert.equal((await h.req(u, 'POST', `/v1/parties/${party.partyId}/join`, { body: {} })).status, 200);
+    const sockets: Client[] = [];
+    for (const u of [lead, ...members]) sockets.push(await open(u));
+    return { party: party as { partyId: string }, sockets };
+  };
 
   before(async () => {
     h = await startHarness({
@@ -247,14 +256,8 @@ describe('realtime: events', () => {
     const a = await user('Mo');
     const b = await user('Ned');
     const c = await user('Ola');
-    await befriend(h, a, b);
-    await befriend(h, a, c);
-    const party = (await h.req(a, 'POST', '/v1/parties', { body: { visibility: 'FriendsOnly' } })).body;
-    await h.req(b, 'POST', `/v1/parties/${party.partyId}/join`, { body: {} });
-    await h.req(c, 'POST', `/v1/parties/${party.partyId}/join`, { body: {} });
-    const ca = await open(a);
-    const cb = await open(b);
-    const cc = await open(c);
+    const { party, sockets } = await partyWithSockets(a, [b, c]);
+    const [ca, cb, cc] = sockets;
     // b blocks c (after both joined), a mutes c.
     assert.equal((await h.req(b, 'POST', `/v1/blocks/${c.publicId}`)).status, 204);
     assert.equal((await h.req(a, 'POST', `/v1/mutes/${c.publicId}`)).status, 204);
@@ -286,10 +289,8 @@ describe('realtime: events', () => {
 
   it('several authors writing at once are each filtered by their own mutes (their reads may share one statement)', async () => {
     const [lead, b, c, d, e] = await Promise.all(['Abe', 'Bea', 'Cy', 'Dee', 'Eve'].map((n) => user(n)));
-    for (const u of [b, c, d, e]) await befriend(h, lead, u);
-    const party = (await h.req(lead, 'POST', '/v1/parties', { body: { visibility: 'FriendsOnly', maxSize: 8 } })).body;
-    for (const u of [b, c, d, e]) assert.equal((await h.req(u, 'POST', `/v1/parties/${party.partyId}/join`, { body: {} })).status, 200);
-    const [cl, cb, cc, cd, ce] = await Promise.all([lead, b, c, d, e].map((u) => open(u)));
+    const { party, sockets } = await partyWithSockets(lead, [b, c, d, e], { maxSize: 8 });
+    const [cl, cb, cc, cd, ce] = sockets;
     // The mutes drop every node's cache: the three authors below are all read again, together.
     assert.equal((await h.req(lead, 'POST', `/v1/mutes/${c.publicId}`)).status, 204);
     assert.equal((await h.req(lead, 'POST', `/v1/mutes/${e.publicId}`)).status, 204);
@@ -313,14 +314,8 @@ describe('realtime: events', () => {
     const a = await user('Uma');
     const b = await user('Vic');
     const c = await user('Wes');
-    await befriend(h, a, b);
-    await befriend(h, a, c);
-    const party = (await h.req(a, 'POST', '/v1/parties', { body: { visibility: 'FriendsOnly' } })).body;
-    await h.req(b, 'POST', `/v1/parties/${party.partyId}/join`, { body: {} });
-    await h.req(c, 'POST', `/v1/parties/${party.partyId}/join`, { body: {} });
-    const ca = await open(a);
-    const cb = await open(b);
-    const cc = await open(c);
+    const { party, sockets } = await partyWithSockets(a, [b, c]);
+    const [ca, cb, cc] = sockets;
     cc.send({ type: 'chatSend', channel: 'party', channelId: party.partyId, body: 'warm' });
     assert.equal((await ca.next('chatMessage')).data.body, 'warm');
     // Written behind the service's back: no relations event is published, as when Redis was unreachable.
