@@ -148,7 +148,6 @@ export async function buildApp(config: AuthConfig, deps: AuthDeps): Promise<Auth
     accounts,
     limiter,
     outbox: createOutboxWorker(config, db, keys, app.log),
-    internalCaller: (req) => internal.caller(req),
     requireInternalCaller: (req) => internal.require(req),
     async authenticate(req, opts = {}) {
       const claims = await verify(bearerToken(req));

@@ -18,8 +18,6 @@ export interface AuthContext {
   accounts: AccountService;
   limiter: RateLimiter;
   outbox: OutboxWorker;
-  /** The calling service named by a valid X-Internal-Key (or an accepted client certificate), or undefined. */
-  internalCaller(req: FastifyRequest): string | undefined;
   /** The calling service's name; 401 internal_key_required / invalid_internal_key otherwise. */
   requireInternalCaller(req: FastifyRequest): string;
   /** Verifies the Bearer token (signature, claims, deny set); 401 otherwise. */
