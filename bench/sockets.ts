@@ -191,6 +191,9 @@ async function startSocialNode(ctx: SocketContext, name: string): Promise<{ proc
       SOCIAL__AUTH__APIKEY: API_KEY,
       SOCIAL__REGISTRY__URL: 'http://127.0.0.1:9',
       SOCIAL__REALTIME__FRAMESPERSECOND: '10000',
+      // The idle-socket figure opens ~19 sockets per user, all from this one address.
+      SOCIAL__REALTIME__MAXSOCKETSPERUSER: '1000',
+      SOCIAL__REALTIME__MAXSOCKETSPERADDRESS: '1000000',
       SOCIAL__LIMITS__CHATPERMINUTE: '100000',
       SOCIAL__LIMITS__ACTIONSPERMINUTE: '100000',
       SOCIAL__PARTIES__MAXSIZELIMIT: '100',
@@ -251,44 +254,154 @@ async function friendships(httpUrl: string, groups: number): Promise<void> {
   });
 }
 
-export async function socketFigures(ctx: SocketContext): Promise<Out[]> {
-  const out: Out[] = [];
-  const pending = realtimePresent() ? undefined : 'the realtime layer (/v1/ws, packages/social/src/realtime) is not in this tree yet';
+type SocialNode = Awaited<ReturnType<typeof startSocialNode>>;
+
+interface BareFigures {
+  idle?: Awaited<ReturnType<typeof idleSockets>>;
+  fan?: FanoutResult;
+  atGoal?: FanoutResult;
+}
+
+const FAN_RATE = FANOUT_GOAL_RATE / (FANOUT_GROUPS * RECEIVERS);
+
+/** The bare ws server's idle and fan-out figures, the baselines of the service's. */
+async function bareFigures(ctx: SocketContext): Promise<BareFigures> {
   const port = await freePort();
   const bare = await startProcess('bare ws', 'bench/services/bare-ws.ts', { BENCH_PORT: String(port) }, `http://127.0.0.1:${port}/readyz`);
   ctx.procs.push(bare);
   const bareUrl = `ws://127.0.0.1:${port}/?g={g}&r={r}`;
-  let bareIdle: Awaited<ReturnType<typeof idleSockets>> | undefined;
-  let bareFan: FanoutResult | undefined;
-  if (ctx.want('ws-idle')) bareIdle = await idleSockets(bareUrl, bare.pid, IDLE_SOCKETS, ctx.log);
-  const fanRate = FANOUT_GOAL_RATE / (FANOUT_GROUPS * RECEIVERS);
-  let bareAtGoal: FanoutResult | undefined;
+  const out: BareFigures = {};
+  if (ctx.want('ws-idle')) out.idle = await idleSockets(bareUrl, bare.pid, IDLE_SOCKETS, ctx.log);
   if (ctx.want('ws-fanout')) {
-    bareFan = await fanout({ url: bareUrl, serverPids: [bare.pid], groups: [0, FANOUT_GROUPS], durationSec: FANOUT_SEC });
+    const bareFan = (out.fan = await fanout({ url: bareUrl, serverPids: [bare.pid], groups: [0, FANOUT_GROUPS], durationSec: FANOUT_SEC }));
     ctx.log(`bare fan-out: ${Math.round(bareFan.perSec)}/s, p50 ${ms(bareFan.p50)}, p99 ${ms(bareFan.p99)}`);
-    bareAtGoal = await fanout({ url: bareUrl, serverPids: [bare.pid], groups: [0, FANOUT_GROUPS], durationSec: FANOUT_SEC, ratePerSender: fanRate });
+    const bareAtGoal = (out.atGoal = await fanout({ url: bareUrl, serverPids: [bare.pid], groups: [0, FANOUT_GROUPS], durationSec: FANOUT_SEC, ratePerSender: FAN_RATE }));
     ctx.log(`bare fan-out at ${Math.round(bareAtGoal.perSec)}/s (open loop): p50 ${ms(bareAtGoal.p50)}, p99 ${ms(bareAtGoal.p99)}`);
   }
   await bare.stop();
+  return out;
+}
 
-  let a: Awaited<ReturnType<typeof startSocialNode>> | undefined;
-  if (!pending) a = await startSocialNode(ctx, 'social-a');
+async function idleFigure(ctx: SocketContext, a: SocialNode | undefined, bareIdle: NonNullable<BareFigures['idle']>, pending: string | undefined): Promise<Out> {
+  const svc = a ? await idleSockets(a.ws, a.proc.pid, IDLE_SOCKETS, ctx.log, API_KEY) : undefined;
+  return {
+    id: 'ws-idle',
+    figure: `idle WebSockets on one social node (${IDLE_SOCKETS.toLocaleString('en-US')} sockets, ${IDLE_USERS} users), RSS per socket`,
+    value: svc ? svc.perSocket / 1000 : null,
+    unit: 'KB',
+    baselineName: `bare ws server, ${bareIdle.opened} sockets`,
+    baseline: bareIdle.perSocket / 1000,
+    goal: '19,000 sockets at ≤ 10 KB RSS each',
+    pass: svc ? svc.opened >= 19_000 && svc.perSocket <= 10_000 : null,
+    note: pending ?? (svc && svc.failed ? `${svc.failed} sockets failed to open` : undefined),
+    extra: { service: svc, baseline: bareIdle },
+  };
+}
 
-  if (bareIdle) {
-    const svc = a ? await idleSockets(a.ws, a.proc.pid, IDLE_SOCKETS, ctx.log, API_KEY) : undefined;
-    out.push({
-      id: 'ws-idle',
-      figure: `idle WebSockets on one social node (${IDLE_SOCKETS.toLocaleString('en-US')} sockets, ${IDLE_USERS} users), RSS per socket`,
-      value: svc ? svc.perSocket / 1000 : null,
-      unit: 'KB',
-      baselineName: `bare ws server, ${bareIdle.opened} sockets`,
-      baseline: bareIdle.perSocket / 1000,
-      goal: '19,000 sockets at ≤ 10 KB RSS each',
-      pass: svc ? svc.opened >= 19_000 && svc.perSocket <= 10_000 : null,
-      note: pending ?? (svc && svc.failed ? `${svc.failed} sockets failed to open` : undefined),
-      extra: { service: svc, baseline: bareIdle },
-    });
+async function chatFanoutFigure(
+  ctx: SocketContext,
+  a: SocialNode | undefined,
+  frames: Record<string, string> | undefined,
+  { fan: bareFan, atGoal: bareAtGoal }: BareFigures & { fan: FanoutResult },
+  pending: string | undefined,
+): Promise<Out> {
+  // Capacity: closed loop (each sender's next frame when its own copy comes back), as fast as it goes.
+  const svc = a ? await fanout({ url: a.ws, serverPids: [a.proc.pid], groups: [0, FANOUT_GROUPS], durationSec: FANOUT_SEC, apiKey: API_KEY, frames }) : undefined;
+  if (svc) ctx.log(`social fan-out: ${Math.round(svc.perSec)}/s, p50 ${ms(svc.p50)}, p99 ${ms(svc.p99)}, ${svc.errors} error frames`);
+  // Latency at the goal's rate: open loop, the senders spread over each period.
+  const atGoal = a
+    ? await fanout({ url: a.ws, serverPids: [a.proc.pid], groups: [0, FANOUT_GROUPS], durationSec: FANOUT_SEC, apiKey: API_KEY, frames, ratePerSender: FAN_RATE })
+    : undefined;
+  if (atGoal) ctx.log(`social fan-out at ${Math.round(atGoal.perSec)}/s (open loop): p50 ${ms(atGoal.p50)}, p99 ${ms(atGoal.p99)}, ${atGoal.errors} error frames`);
+  const rate = (r: FanoutResult) => `${Math.round(r.perSec).toLocaleString('en-US')}/s`;
+  return {
+    id: 'ws-fanout',
+    figure:
+      `event deliveries / s on one social node (party chat to 50 members; ${FANOUT_GROUPS} senders, closed loop)` +
+      (atGoal ? `; p99 ${ms(atGoal.p99)} at ${rate(atGoal)} open loop (saturated: p99 ${ms(svc!.p99)})` : ''),
+    value: svc ? svc.perSec : null,
+    unit: '/s',
+    baselineName: `bare ws broadcast of the same frames (p99 ${ms(bareAtGoal!.p99)} at ${rate(bareAtGoal!)}; saturated p99 ${ms(bareFan.p99)})`,
+    baseline: bareFan.perSec,
+    goal: '≥ 50,000/s, p99 < 50 ms',
+    pass: svc && atGoal ? svc.perSec >= 50_000 && atGoal.perSec >= 0.98 * FANOUT_GOAL_RATE && (atGoal.p99 ?? Infinity) < 50 : null,
+    note: pending ?? (svc?.errors || atGoal?.errors ? `${(svc?.errors ?? 0) + (atGoal?.errors ?? 0)} error frames` : undefined),
+    extra: { service: svc, serviceAtGoalRate: atGoal, baseline: bareFan, baselineAtGoalRate: bareAtGoal },
+  };
+}
+
+async function presenceFigure(ctx: SocketContext, a: SocialNode | undefined, bareFan: FanoutResult | undefined, pending: string | undefined): Promise<Out> {
+  // The chat figure's bare baseline is the same socket work (50 frames per sender frame); measured here if absent.
+  const base = bareFan ?? undefined;
+  let svc: FanoutResult | undefined;
+  let atGoal: FanoutResult | undefined;
+  if (a) {
+    await friendships(a.http, FANOUT_GROUPS);
+    // Capacity closed loop, latency open loop at the goal's rate: measured as the chat figure is.
+    svc = await fanout({ url: a.ws, serverPids: [a.proc.pid], groups: [0, FANOUT_GROUPS], durationSec: FANOUT_SEC, apiKey: API_KEY, kind: 'presence' });
+    ctx.log(`social presence fan-out: ${Math.round(svc.perSec)}/s, p50 ${ms(svc.p50)}, p99 ${ms(svc.p99)}, ${svc.errors} error frames`);
+    atGoal = await fanout({ url: a.ws, serverPids: [a.proc.pid], groups: [0, FANOUT_GROUPS], durationSec: FANOUT_SEC, apiKey: API_KEY, kind: 'presence', ratePerSender: FAN_RATE });
+    ctx.log(`social presence fan-out at ${Math.round(atGoal.perSec)}/s (open loop): p50 ${ms(atGoal.p50)}, p99 ${ms(atGoal.p99)}, ${atGoal.errors} error frames`);
   }
+  return {
+    id: 'ws-presence',
+    figure:
+      `presence fan-out on one social node (${FANOUT_GROUPS} users × 50 friends, presenceUpdate frames, closed loop)` +
+      (svc && atGoal ? `; p99 ${ms(atGoal.p99)} at ${Math.round(atGoal.perSec).toLocaleString('en-US')}/s open loop (saturated: p99 ${ms(svc.p99)})` : ''),
+    value: svc ? svc.perSec : null,
+    unit: '/s',
+    baselineName: base ? `bare ws broadcast of the same number of frames (the chat figure's run)` : '—',
+    baseline: base ? base.perSec : null,
+    goal: '≥ 50,000/s (deliveries), p99 < 50 ms',
+    pass: svc && atGoal ? svc.perSec >= 50_000 && atGoal.perSec >= 0.98 * FANOUT_GOAL_RATE && (atGoal.p99 ?? Infinity) < 50 : null,
+    note: pending ?? (svc?.errors || atGoal?.errors ? `${(svc?.errors ?? 0) + (atGoal?.errors ?? 0)} error frames` : undefined),
+    extra: { service: svc, serviceAtGoalRate: atGoal },
+  };
+}
+
+async function crossFigure(ctx: SocketContext, a: SocialNode | undefined, frames: Record<string, string> | undefined, pending: string | undefined): Promise<Out> {
+  let same: FanoutResult | undefined;
+  let cross: FanoutResult | undefined;
+  if (a) {
+    const b = await startSocialNode(ctx, 'social-b');
+    const sec = Math.max(3, Math.round(FANOUT_SEC / 2));
+    // Same-node and cross-node parties measured at the same time (one client process each), so that a stall
+    // of the machine weighs on both and the difference is what the Redis hop adds.
+    [same, cross] = await fanoutParts(
+      [
+        { url: a.ws, groups: [0, CROSS_GROUPS] },
+        { url: b.ws, senderUrl: a.ws, groups: [CROSS_GROUPS, 2 * CROSS_GROUPS] },
+      ],
+      { serverPids: [a.proc.pid, b.proc.pid], durationSec: sec, apiKey: API_KEY, frames, ratePerSender: CROSS_RATE },
+    );
+    delete same.latencies;
+    delete cross.latencies;
+    ctx.log(`same node p99 ${ms(same.p99)} (${Math.round(same.perSec)}/s); cross node p99 ${ms(cross.p99)} (${Math.round(cross.perSec)}/s), measured together`);
+    await b.proc.stop();
+  }
+  const added = same?.p99 != null && cross?.p99 != null ? cross.p99 - same.p99 : null;
+  return {
+    id: 'ws-cross',
+    figure: `cross-node delivery via Redis (${CROSS_GROUPS} senders × ${CROSS_RATE}/s, party chat to 50), added p99`,
+    value: added,
+    unit: 'ms',
+    baselineName: `same-node delivery p99${same ? ` ${ms(same.p99)}` : ''}`,
+    baseline: same?.p99 ?? null,
+    ratio: null,
+    goal: 'p99 added < 10 ms',
+    pass: added === null ? null : added < 10,
+    note: pending,
+    extra: { same, cross },
+  };
+}
+
+export async function socketFigures(ctx: SocketContext): Promise<Out[]> {
+  const out: Out[] = [];
+  const pending = realtimePresent() ? undefined : 'the realtime layer (/v1/ws, packages/social/src/realtime) is not in this tree yet';
+  const bare = await bareFigures(ctx);
+  let a: SocialNode | undefined;
+  if (!pending) a = await startSocialNode(ctx, 'social-a');
+  if (bare.idle) out.push(await idleFigure(ctx, a, bare.idle, pending));
   // A fresh node for the fan-out: the idle figure's 19,000 registrations would otherwise be swept meanwhile.
   if (a && (ctx.want('ws-fanout') || ctx.want('ws-cross') || ctx.want('ws-presence'))) {
     await a.proc.stop();
@@ -299,96 +412,9 @@ export async function socketFigures(ctx: SocketContext): Promise<Out[]> {
     frames = await parties(a.http, Math.max(ctx.want('ws-fanout') || ctx.want('ws-presence') ? FANOUT_GROUPS : 0, 2 * CROSS_GROUPS));
   }
 
-  if (bareFan) {
-    // Capacity: closed loop (each sender's next frame when its own copy comes back), as fast as it goes.
-    const svc = a ? await fanout({ url: a.ws, serverPids: [a.proc.pid], groups: [0, FANOUT_GROUPS], durationSec: FANOUT_SEC, apiKey: API_KEY, frames }) : undefined;
-    if (svc) ctx.log(`social fan-out: ${Math.round(svc.perSec)}/s, p50 ${ms(svc.p50)}, p99 ${ms(svc.p99)}, ${svc.errors} error frames`);
-    // Latency at the goal's rate: open loop, the senders spread over each period.
-    const atGoal = a
-      ? await fanout({ url: a.ws, serverPids: [a.proc.pid], groups: [0, FANOUT_GROUPS], durationSec: FANOUT_SEC, apiKey: API_KEY, frames, ratePerSender: fanRate })
-      : undefined;
-    if (atGoal) ctx.log(`social fan-out at ${Math.round(atGoal.perSec)}/s (open loop): p50 ${ms(atGoal.p50)}, p99 ${ms(atGoal.p99)}, ${atGoal.errors} error frames`);
-    const rate = (r: FanoutResult) => `${Math.round(r.perSec).toLocaleString('en-US')}/s`;
-    out.push({
-      id: 'ws-fanout',
-      figure:
-        `event deliveries / s on one social node (party chat to 50 members; ${FANOUT_GROUPS} senders, closed loop)` +
-        (atGoal ? `; p99 ${ms(atGoal.p99)} at ${rate(atGoal)} open loop (saturated: p99 ${ms(svc!.p99)})` : ''),
-      value: svc ? svc.perSec : null,
-      unit: '/s',
-      baselineName: `bare ws broadcast of the same frames (p99 ${ms(bareAtGoal!.p99)} at ${rate(bareAtGoal!)}; saturated p99 ${ms(bareFan.p99)})`,
-      baseline: bareFan.perSec,
-      goal: '≥ 50,000/s, p99 < 50 ms',
-      pass: svc && atGoal ? svc.perSec >= 50_000 && atGoal.perSec >= 0.98 * FANOUT_GOAL_RATE && (atGoal.p99 ?? Infinity) < 50 : null,
-      note: pending ?? (svc?.errors || atGoal?.errors ? `${(svc?.errors ?? 0) + (atGoal?.errors ?? 0)} error frames` : undefined),
-      extra: { service: svc, serviceAtGoalRate: atGoal, baseline: bareFan, baselineAtGoalRate: bareAtGoal },
-    });
-  }
-
-  if (ctx.want('ws-presence')) {
-    // The chat figure's bare baseline is the same socket work (50 frames per sender frame); measured here if absent.
-    const base = bareFan ?? undefined;
-    let svc: FanoutResult | undefined;
-    let atGoal: FanoutResult | undefined;
-    if (a) {
-      await friendships(a.http, FANOUT_GROUPS);
-      // Capacity closed loop, latency open loop at the goal's rate: measured as the chat figure is.
-      svc = await fanout({ url: a.ws, serverPids: [a.proc.pid], groups: [0, FANOUT_GROUPS], durationSec: FANOUT_SEC, apiKey: API_KEY, kind: 'presence' });
-      ctx.log(`social presence fan-out: ${Math.round(svc.perSec)}/s, p50 ${ms(svc.p50)}, p99 ${ms(svc.p99)}, ${svc.errors} error frames`);
-      atGoal = await fanout({ url: a.ws, serverPids: [a.proc.pid], groups: [0, FANOUT_GROUPS], durationSec: FANOUT_SEC, apiKey: API_KEY, kind: 'presence', ratePerSender: fanRate });
-      ctx.log(`social presence fan-out at ${Math.round(atGoal.perSec)}/s (open loop): p50 ${ms(atGoal.p50)}, p99 ${ms(atGoal.p99)}, ${atGoal.errors} error frames`);
-    }
-    out.push({
-      id: 'ws-presence',
-      figure:
-        `presence fan-out on one social node (${FANOUT_GROUPS} users × 50 friends, presenceUpdate frames, closed loop)` +
-        (svc && atGoal ? `; p99 ${ms(atGoal.p99)} at ${Math.round(atGoal.perSec).toLocaleString('en-US')}/s open loop (saturated: p99 ${ms(svc.p99)})` : ''),
-      value: svc ? svc.perSec : null,
-      unit: '/s',
-      baselineName: base ? `bare ws broadcast of the same number of frames (the chat figure's run)` : '—',
-      baseline: base ? base.perSec : null,
-      goal: '≥ 50,000/s (deliveries), p99 < 50 ms',
-      pass: svc && atGoal ? svc.perSec >= 50_000 && atGoal.perSec >= 0.98 * FANOUT_GOAL_RATE && (atGoal.p99 ?? Infinity) < 50 : null,
-      note: pending ?? (svc?.errors || atGoal?.errors ? `${(svc?.errors ?? 0) + (atGoal?.errors ?? 0)} error frames` : undefined),
-      extra: { service: svc, serviceAtGoalRate: atGoal },
-    });
-  }
-
-  if (ctx.want('ws-cross')) {
-    let same: FanoutResult | undefined;
-    let cross: FanoutResult | undefined;
-    if (a) {
-      const b = await startSocialNode(ctx, 'social-b');
-      const sec = Math.max(3, Math.round(FANOUT_SEC / 2));
-      // Same-node and cross-node parties measured at the same time (one client process each), so that a stall
-      // of the machine weighs on both and the difference is what the Redis hop adds.
-      [same, cross] = await fanoutParts(
-        [
-          { url: a.ws, groups: [0, CROSS_GROUPS] },
-          { url: b.ws, senderUrl: a.ws, groups: [CROSS_GROUPS, 2 * CROSS_GROUPS] },
-        ],
-        { serverPids: [a.proc.pid, b.proc.pid], durationSec: sec, apiKey: API_KEY, frames, ratePerSender: CROSS_RATE },
-      );
-      delete same.latencies;
-      delete cross.latencies;
-      ctx.log(`same node p99 ${ms(same.p99)} (${Math.round(same.perSec)}/s); cross node p99 ${ms(cross.p99)} (${Math.round(cross.perSec)}/s), measured together`);
-      await b.proc.stop();
-    }
-    const added = same?.p99 != null && cross?.p99 != null ? cross.p99 - same.p99 : null;
-    out.push({
-      id: 'ws-cross',
-      figure: `cross-node delivery via Redis (${CROSS_GROUPS} senders × ${CROSS_RATE}/s, party chat to 50), added p99`,
-      value: added,
-      unit: 'ms',
-      baselineName: `same-node delivery p99${same ? ` ${ms(same.p99)}` : ''}`,
-      baseline: same?.p99 ?? null,
-      ratio: null,
-      goal: 'p99 added < 10 ms',
-      pass: added === null ? null : added < 10,
-      note: pending,
-      extra: { same, cross },
-    });
-  }
+  if (bare.fan) out.push(await chatFanoutFigure(ctx, a, frames, { ...bare, fan: bare.fan }, pending));
+  if (ctx.want('ws-presence')) out.push(await presenceFigure(ctx, a, bare.fan, pending));
+  if (ctx.want('ws-cross')) out.push(await crossFigure(ctx, a, frames, pending));
   if (a) await a.proc.stop();
   return out;
 }

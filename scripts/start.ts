@@ -10,7 +10,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { loadOrCreateTls } from '@platform/kit';
+import { loadOrCreateLocalCa, loadOrCreateTls } from '@platform/kit';
 import https from 'node:https';
 import http from 'node:http';
 import path from 'node:path';
@@ -27,8 +27,11 @@ interface ServiceDef {
 const authCert = path.join(dataDir, 'auth', 'tls', 'tls-cert.pem');
 const socialCert = path.join(dataDir, 'social', 'tls', 'tls-cert.pem');
 // Made here (the services would make the same files on their first start) so each side can trust the other's at once.
-if (!process.env.AUTH_TLS_CERT) await loadOrCreateTls({ dir: path.dirname(authCert) });
-if (!process.env.SOCIAL__TLS__CERTFILE) await loadOrCreateTls({ dir: path.dirname(socialCert) });
+// One local certificate authority issues both (distinct subjects, SANs localhost/127.0.0.1/::1): a client
+// trusts one CA file for every service. A self-signed pair of an older data directory is issued again.
+const localCa = await loadOrCreateLocalCa(path.join(dataDir, 'ca'));
+if (!process.env.AUTH_TLS_CERT) await loadOrCreateTls({ dir: path.dirname(authCert), ca: localCa, commonName: 'auth.platform.localhost' });
+if (!process.env.SOCIAL__TLS__CERTFILE) await loadOrCreateTls({ dir: path.dirname(socialCert), ca: localCa, commonName: 'social.platform.localhost' });
 
 /** Service-to-service secrets, generated once (development only; production sets the variables). */
 function internalKeys(): { registry: string } {
@@ -49,7 +52,7 @@ const services: ServiceDef[] = [
     env: () => ({
       AUTH_INTERNAL_KEYS: process.env.AUTH_INTERNAL_KEYS ?? `registry:${registryKey}`,
       AUTH_OUTBOX_TARGETS: process.env.AUTH_OUTBOX_TARGETS ?? 'https://127.0.0.1:9443/v1/internal/auth-events',
-      AUTH_OUTBOX_CA_FILE: process.env.AUTH_OUTBOX_CA_FILE ?? socialCert,
+      AUTH_OUTBOX_CA_FILE: process.env.AUTH_OUTBOX_CA_FILE ?? (process.env.SOCIAL__TLS__CERTFILE ? socialCert : localCa.certPath),
     }),
   },
   {
@@ -57,7 +60,7 @@ const services: ServiceDef[] = [
     health: 'http://127.0.0.1:3004/healthz',
     env: () => ({
       REGISTRY_AUTH_URL: process.env.REGISTRY_AUTH_URL ?? 'https://127.0.0.1:8443',
-      REGISTRY_AUTH_CA_FILE: process.env.REGISTRY_AUTH_CA_FILE ?? authCert,
+      REGISTRY_AUTH_CA_FILE: process.env.REGISTRY_AUTH_CA_FILE ?? (process.env.AUTH_TLS_CERT ? authCert : localCa.certPath),
       REGISTRY_AUTH_INTERNAL_KEY: registryKey,
     }),
   },
@@ -66,7 +69,7 @@ const services: ServiceDef[] = [
     health: 'https://127.0.0.1:9443/healthz',
     env: () => ({
       SOCIAL__AUTH__JWKSURL: process.env.SOCIAL__AUTH__JWKSURL ?? 'https://127.0.0.1:8443/.well-known/jwks.json',
-      SOCIAL__AUTH__CAFILE: process.env.SOCIAL__AUTH__CAFILE ?? authCert,
+      SOCIAL__AUTH__CAFILE: process.env.SOCIAL__AUTH__CAFILE ?? (process.env.AUTH_TLS_CERT ? authCert : localCa.certPath),
       SOCIAL__REGISTRY__URL: process.env.SOCIAL__REGISTRY__URL ?? 'http://127.0.0.1:3004',
     }),
   },
@@ -155,8 +158,7 @@ if (!stopping) {
   };
   console.log('\n[platform] running on embedded storage under', dataDir);
   for (const name of started) console.log(`[platform]   ${name.padEnd(8)} ${base[name]}   docs: ${base[name]}/docs   OpenAPI: ${base[name]}/openapi.json`);
-  if (started.includes('auth')) console.log(`[platform] auth's self-signed certificate:   ${authCert} (curl --cacert …)`);
-  if (started.includes('social')) console.log(`[platform] social's self-signed certificate: ${socialCert}`);
+  console.log(`[platform] trust this one CA file for auth and social: ${localCa.certPath} (curl --cacert …, NODE_EXTRA_CA_CERTS=…)`);
   if (started.includes('registry')) {
     console.log(
       `[platform] registry super-admin: ${process.env.REGISTRY_ADMIN_EMAIL ?? 'admin@localhost'} (a generated password is printed above on the first start only; REGISTRY_ADMIN_PASSWORD sets it)`,

@@ -11,6 +11,7 @@ import {
   createAccessTokenVerifier,
   createService,
   migrate,
+  tokenRejectionReason,
   tls13Options,
   unauthorized,
   type App,
@@ -37,7 +38,7 @@ import { adminRoutes, keyTimings } from './routes/admin.js';
 
 export const MIGRATIONS_DIR = path.resolve(import.meta.dirname, '../migrations');
 
-export const HSTS = 'max-age=31536000; includeSubDomains';
+export { HSTS } from '@platform/kit';
 
 export async function migrateAuth(db: Database): Promise<string[]> {
   return migrate(db, MIGRATIONS_DIR);
@@ -86,7 +87,7 @@ export async function buildApp(config: AuthConfig, deps: AuthDeps): Promise<Auth
   };
   const verify = createAccessTokenVerifier({ issuer: config.issuer, audience: config.audience, keys: resolver });
   const tokens = createTokenService(config, db, state, keys);
-  const accounts = createAccountService(config, db, tokens, deps.platformVerifiers ?? createPlatformVerifiers(config));
+  const accounts = createAccountService(config, db, tokens, deps.platformVerifiers ?? createPlatformVerifiers(config), state);
 
   const app = (await createService({
     name: 'auth',
@@ -94,6 +95,9 @@ export async function buildApp(config: AuthConfig, deps: AuthDeps): Promise<Auth
     fieldCase: 'snake',
     logStream: deps.logStream,
     logLevel: config.logLevel,
+    timeouts: config,
+    cors: config,
+    hsts: true,
     trustProxy: config.trustProxy as boolean | string[],
     server: deps.tls ? { https: tls13Options(deps.tls) } : undefined,
     readiness: {
@@ -114,16 +118,15 @@ export async function buildApp(config: AuthConfig, deps: AuthDeps): Promise<Auth
 
   const limiter = createRateLimiter(state, config.rateWindowSeconds);
   const internal = createInternalAuth(config.internalKeys, config.internalMtlsCallers);
-  const unlimited = new Set(['/healthz', '/readyz', '/.well-known/jwks.json']);
   const generalLimit = (req: { ip: string }) => ({ name: 'all:ip', key: req.ip, limit: config.rateGeneralPerIp });
   app.addHook('onRequest', async (req, reply) => {
-    reply.header('strict-transport-security', HSTS);
     // A service calling on behalf of a player (the registry's register-user) names the player's
     // address, so the per-IP limits and the audit see the player, not the service.
     internal.applyForwardedClientIp(req);
     const route = req.routeOptions.config;
-    // Routes with body-keyed limits check everything in preHandler, in one round trip.
-    if (!unlimited.has(req.url.split('?')[0]) && !route.bodyLimits) {
+    // Exemptions are the route's (probes, key set), never a test on the URL. Routes with body-keyed limits
+    // check everything in preHandler, in one round trip.
+    if (route.rateLimited !== false && !route.bodyLimits) {
       await limiter.check(generalLimit(req), ...(route.requestLimits?.(req) ?? []));
     }
   });
@@ -150,9 +153,14 @@ export async function buildApp(config: AuthConfig, deps: AuthDeps): Promise<Auth
     outbox: createOutboxWorker(config, db, keys, app.log),
     requireInternalCaller: (req) => internal.require(req),
     async authenticate(req, opts = {}) {
-      const claims = await verify(bearerToken(req));
+      const claims = await verify(bearerToken(req)).catch((err: unknown) => {
+        // The answer is the same for every rejected token; why, at debug level (never the token).
+        const reason = tokenRejectionReason(err);
+        if (reason) (req as { log?: { debug(o: object, m: string): void } }).log?.debug({ reason }, 'access token rejected');
+        throw err;
+      });
       const revoked = (await state.setHas(DENY_SID, claims.sid)) || (await state.setHas(DENY_JTI, claims.jti));
-      if (revoked && !opts.allowRevoked) throw new AppError(401, 'invalid_token', 'Access token rejected: the session was revoked');
+      if (revoked && !opts.allowRevoked) throw new AppError(401, 'invalid_token', 'Access token rejected');
       return { ...claims, revoked };
     },
     async optionalAuth(req) {

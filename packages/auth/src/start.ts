@@ -1,6 +1,6 @@
 /** Starting the service from the environment: stores, migrations, master key, TLS, HTTPS listener. */
 import path from 'node:path';
-import { listenMutualTls, loadOrCreateKeyFile, loadOrCreateTls, openDatabase, openStateStore, serve, type Env } from '@platform/kit';
+import { listenMutualTls, loadOrCreateKeyFile, loadOrCreateLocalCa, loadOrCreateTls, openDatabase, openStateStore, serve, type Env } from '@platform/kit';
 import { readAuthConfig, type AuthConfig } from './config.js';
 import { buildApp, migrateAuth, type AuthApp } from './app.js';
 import type { PlatformVerifiers } from './services/platform.js';
@@ -24,7 +24,14 @@ export async function startAuth(env: Env = process.env, opts: { platformVerifier
   const config = readAuthConfig(env);
   const warnings: string[] = [];
   config.masterKey = resolveMasterKey(config, (m) => warnings.push(m));
-  const tls = await loadOrCreateTls({ certPath: config.tlsCert, keyPath: config.tlsKey, dir: path.join(config.authDir, 'tls') });
+  const generated = !config.tlsCert && !config.tlsKey;
+  const tls = await loadOrCreateTls({
+    certPath: config.tlsCert,
+    keyPath: config.tlsKey,
+    dir: path.join(config.authDir, 'tls'),
+    commonName: 'auth.platform.localhost',
+    ca: generated ? await loadOrCreateLocalCa(path.join(config.dataDir, 'ca')) : undefined,
+  });
   const { db, state } = await openAuthStores(config);
   const app = await buildApp(config, { db, state, tls, platformVerifiers: opts.platformVerifiers });
   for (const w of warnings) app.log.warn(w);
@@ -46,7 +53,7 @@ export async function startAuth(env: Env = process.env, opts: { platformVerifier
     },
   });
   if (config.internalMtlsPort && config.internalMtlsCa) {
-    mtls = await listenMutualTls(app, { port: config.internalMtlsPort, host: config.host, tls, ca: config.internalMtlsCa });
+    mtls = await listenMutualTls(app, { port: config.internalMtlsPort, host: config.host, tls, ca: config.internalMtlsCa, timeouts: config });
     app.log.info({ port: mtls.port }, `internal mutual-TLS listener on ${config.host}:${mtls.port}`);
   }
   return app;

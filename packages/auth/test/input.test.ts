@@ -3,11 +3,13 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { harness, guest, bearer, type Harness } from './support/harness.js';
 
+const INTERNAL_KEY = 'registry-secret-0123456789';
+
 describe('bad input on every endpoint', () => {
   let h: Harness;
   let token: string;
   before(async () => {
-    h = await harness({ AUTH_TRUST_PROXY: '127.0.0.1' });
+    h = await harness({ AUTH_TRUST_PROXY: '127.0.0.1', AUTH_INTERNAL_KEYS: `registry:${INTERNAL_KEY}` });
     token = (await guest(h.app)).access_token;
   });
   after(() => h.close());
@@ -66,5 +68,23 @@ describe('bad input on every endpoint', () => {
     assert.equal(row.rows[0].ip, '203.0.113.7');
     const s = await h.tdb.db.query(`SELECT ip_cidr FROM sessions WHERE account_id = $1`, [r.json().account_id]);
     assert.equal(s.rows[0].ip_cidr, '203.0.113.0/24');
+  });
+
+  it('text PostgreSQL cannot store (NUL, an unpaired surrogate) → 400 invalid_character naming the field, in body, path and query', async () => {
+    const cases: [string, string, Record<string, string>, object | undefined, string][] = [
+      ['POST', '/guest', {}, { device_fingerprint: 'device\u0000one' }, 'device_fingerprint'],
+      ['POST', '/register', {}, { email: 'nul@example.test', password: 'long-enough-password-1', display_name: 'Nu\u0000l' }, 'display_name'],
+      ['PATCH', '/account', bearer(token), { display_name: 'lone \udfff' }, 'display_name'],
+      ['GET', '/internal/accounts/%00', { 'x-internal-key': INTERNAL_KEY }, undefined, 'id'],
+      ['GET', '/account?handle=%00', bearer(token), undefined, 'handle'],
+    ];
+    for (const [method, url, headers, payload, field] of cases) {
+      const r = await h.app.inject({ method: method as 'GET', url, headers, payload });
+      assert.equal(r.statusCode, 400, `${method} ${url}: ${r.body}`);
+      assert.deepEqual([r.json().code, r.json().field], ['invalid_character', field], url);
+    }
+    const deep = await h.app.inject({ method: 'PATCH', url: '/account', headers: { ...bearer(token), 'content-type': 'application/json' }, payload: `{"display_name":${'['.repeat(6000)}${']'.repeat(6000)}}` });
+    assert.equal(deep.json().code, 'too_deep');
+    assert.equal((await h.app.inject({ method: 'GET', url: '/account', headers: bearer(token) })).statusCode, 200);
   });
 });

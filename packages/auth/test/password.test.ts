@@ -94,20 +94,20 @@ describe('sign-up and login', () => {
     assert.equal(n.rows[0].n, 1);
   });
 
-  it('locks the credential after the threshold (423 + Retry-After), counting parallel failures exactly', async () => {
+  it('locks the guessing source out after the threshold (423 + Retry-After), counting parallel failures exactly; the owner elsewhere signs in', async () => {
     const u = await register(h.app);
-    const wrong = await Promise.all(Array.from({ length: 7 }, (_, i) => login({ email: u.email, password: `wrong-password-${i}` }, `10.2.0.${i}`)));
+    const attacker = '10.2.0.7';
+    const wrong = await Promise.all(Array.from({ length: 7 }, (_, i) => login({ email: u.email, password: `wrong-password-${i}` }, attacker)));
     for (const r of wrong) assert.ok([401, 423].includes(r.statusCode), r.body);
     const cred = await h.tdb.db.query(
-      `SELECT c.failed_attempts, c.locked_until FROM credentials c JOIN identities i ON i.id = c.identity_id WHERE i.provider_user_id = $1`,
+      `SELECT c.failed_attempts FROM credentials c JOIN identities i ON i.id = c.identity_id WHERE i.provider_user_id = $1`,
       [u.email],
     );
     const counted = wrong.filter((r) => r.statusCode === 401).length;
     assert.equal(cred.rows[0].failed_attempts, counted, 'every wrong password that was checked is counted once');
     assert.ok(counted >= 5);
-    assert.ok(cred.rows[0].locked_until);
-    // Locked: even the right password is refused until the lock ends.
-    const locked = await login({ email: u.email, password: u.password }, '10.2.1.1');
+    // The guessing source is locked: even the right password from it is refused until the lock ends.
+    const locked = await login({ email: u.email, password: u.password }, attacker);
     assert.equal(locked.statusCode, 423);
     assert.equal(locked.json().code, 'account_locked');
     const retry = Number(locked.headers['retry-after']);
@@ -115,13 +115,36 @@ describe('sign-up and login', () => {
     assert.ok(retry > 0 && retry <= 30 * 2 ** (counted - 5), `retry-after ${retry}`);
     const audit = await h.tdb.db.query(`SELECT count(*)::int AS n FROM audit_log WHERE event = 'lockout' AND account_id = $1`, [u.account_id]);
     assert.ok(audit.rows[0].n >= 1);
-    // The lock ends (simulated): the right password works and resets the counter.
-    await h.tdb.db.query(`UPDATE credentials SET locked_until = now() - interval '1 second' WHERE identity_id IN (SELECT id FROM identities WHERE provider_user_id = $1)`, [u.email]);
+    // The owner, from an address with no failures, is not locked out by the stranger and resets the count.
     const ok = await login({ email: u.email, password: u.password }, '10.2.1.2');
     assert.equal(ok.statusCode, 200);
-    const after = await h.tdb.db.query(`SELECT c.failed_attempts, c.locked_until FROM credentials c JOIN identities i ON i.id = c.identity_id WHERE i.provider_user_id = $1`, [u.email]);
+    const after = await h.tdb.db.query(`SELECT c.failed_attempts FROM credentials c JOIN identities i ON i.id = c.identity_id WHERE i.provider_user_id = $1`, [u.email]);
     assert.equal(after.rows[0].failed_attempts, 0);
-    assert.equal(after.rows[0].locked_until, null);
+    // The attacker's source stays locked.
+    assert.equal((await login({ email: u.email, password: 'another guess 1' }, attacker)).statusCode, 423);
+    // Several strangers each guessing below the threshold lock nobody out.
+    for (let i = 0; i < 8; i++) for (let k = 0; k < 4; k++) await login({ email: u.email, password: `guess-${i}-${k}` }, `10.3.0.${i}`);
+    assert.equal((await login({ email: u.email, password: u.password }, '10.2.1.3')).statusCode, 200);
+  });
+
+  it('doubles the lock of a source that keeps guessing after its lock ends', async () => {
+    const fast = await harness({ AUTH_LOCKOUT_THRESHOLD: '2', AUTH_LOCKOUT_BASE_SECONDS: '1', AUTH_LOCKOUT_MAX_SECONDS: '60' });
+    try {
+      const u = await register(fast.app);
+      const attempt = (password: string) => fast.app.inject({ method: 'POST', url: '/login', payload: { email: u.email, password }, remoteAddress: '10.4.0.1' });
+      assert.equal((await attempt('wrong guess 1')).statusCode, 401);
+      assert.equal((await attempt('wrong guess 2')).statusCode, 401); // second failure: locked 1 s
+      const first = await attempt('wrong guess 3');
+      assert.equal(first.statusCode, 423);
+      assert.equal(Number(first.headers['retry-after']), 1);
+      await new Promise((r) => setTimeout(r, 1100));
+      assert.equal((await attempt('wrong guess 4')).statusCode, 401); // third failure: locked 2 s
+      const second = await attempt('wrong guess 5');
+      assert.equal(second.statusCode, 423);
+      assert.equal(Number(second.headers['retry-after']), 2);
+    } finally {
+      await fast.close();
+    }
   });
 
   it('a login after no failure leaves the credential row unwritten; after a failure it resets the counter', async () => {

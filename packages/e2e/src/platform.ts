@@ -77,6 +77,56 @@ export interface PlatformOptions {
   socialStopped?: boolean;
 }
 
+type Stores = { db: TestDatabase['db']; state: TestStateStore['state'] };
+type Tls = Awaited<ReturnType<typeof loadOrCreateTls>>;
+
+/** Auth on a free port, its outbox aimed at social's (future) address. */
+async function startAuth(o: { dir: string; stores: Stores; tls: Tls; internalKey: string; socialUrl: string; socialTls: Tls; env?: Env }) {
+  const { dir, stores, internalKey, socialUrl, socialTls } = o;
+  await migrateAuth(stores.db);
+  const authConfig = readAuthConfig({
+    LOG_LEVEL: 'silent',
+    DATA_DIR: dir,
+    AUTH_MASTER_KEY: randomBytes(32).toString('hex'),
+    AUTH_PASSWORD_MEMORY_KIB: '1024',
+    AUTH_PASSWORD_TIME_COST: '1',
+    AUTH_ISSUER: ISSUER,
+    AUTH_AUDIENCE: AUDIENCE,
+    AUTH_INTERNAL_KEYS: `registry:${internalKey}`,
+    AUTH_OUTBOX_TARGETS: `${socialUrl}/v1/internal/auth-events`,
+    AUTH_OUTBOX_CA_FILE: socialTls.certPath,
+    AUTH_OUTBOX_POLL_MS: '200',
+    AUTH_OUTBOX_MAX_BACKOFF_SECONDS: '1',
+    ...o.env,
+  });
+  // Platform providers come from authEnv (AUTH_STORE_B_* …), verified for real.
+  const authApp = await buildAuth(authConfig, { ...stores, tls: o.tls });
+  await authApp.listen({ port: 0, host: '127.0.0.1' });
+  const authUrl = `https://127.0.0.1:${(authApp.server.address() as AddressInfo).port}`;
+  return { authApp, authUrl };
+}
+
+/** The registry on a free port, registering players with auth. */
+async function startRegistry(o: { dir: string; stores: Stores; authUrl: string; authTls: Tls; internalKey: string }) {
+  const { dir, stores, authUrl, authTls, internalKey } = o;
+  await migrate(stores.db, REGISTRY_MIGRATIONS);
+  const regConfig = readRegistryConfig({
+    LOG_LEVEL: 'silent',
+    REGISTRY_ADMIN_EMAIL: ADMIN_EMAIL,
+    REGISTRY_ADMIN_PASSWORD: ADMIN_PASSWORD,
+    REGISTRY_AUTH_URL: authUrl,
+    REGISTRY_AUTH_CA_FILE: authTls.certPath,
+    REGISTRY_AUTH_INTERNAL_KEY: internalKey,
+  });
+  const registryApp = await buildRegistry(
+    { ...regConfig, masterKey: randomBytes(32) },
+    { ...stores, blobs: new FsBlobStore(path.join(dir, 'blobs')), announce: () => {} },
+  );
+  await registryApp.listen({ port: 0, host: '127.0.0.1' });
+  const registryUrl = `http://127.0.0.1:${(registryApp.server.address() as AddressInfo).port}`;
+  return { registryApp, registryUrl };
+}
+
 export async function startPlatform(opts: PlatformOptions = {}): Promise<Platform> {
   const dir = mkdtempSync(path.join(tmpdir(), 'platform-e2e-'));
   const authTls = await loadOrCreateTls({ dir: path.join(dir, 'auth-tls') });
@@ -96,44 +146,8 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Platfor
   // Opened together: an embedded PGlite takes seconds to start.
   const [authStores, regStores, socialStores] = await Promise.all([stores('auth'), stores('registry'), stores('social')]);
 
-  // auth
-  await migrateAuth(authStores.db);
-  const authConfig = readAuthConfig({
-    LOG_LEVEL: 'silent',
-    DATA_DIR: dir,
-    AUTH_MASTER_KEY: randomBytes(32).toString('hex'),
-    AUTH_PASSWORD_MEMORY_KIB: '1024',
-    AUTH_PASSWORD_TIME_COST: '1',
-    AUTH_ISSUER: ISSUER,
-    AUTH_AUDIENCE: AUDIENCE,
-    AUTH_INTERNAL_KEYS: `registry:${internalKey}`,
-    AUTH_OUTBOX_TARGETS: `${socialUrl}/v1/internal/auth-events`,
-    AUTH_OUTBOX_CA_FILE: socialTls.certPath,
-    AUTH_OUTBOX_POLL_MS: '200',
-    AUTH_OUTBOX_MAX_BACKOFF_SECONDS: '1',
-    ...opts.authEnv,
-  });
-  // Platform providers come from authEnv (AUTH_STORE_B_* …), verified for real.
-  const authApp = await buildAuth(authConfig, { ...authStores, tls: authTls });
-  await authApp.listen({ port: 0, host: '127.0.0.1' });
-  const authUrl = `https://127.0.0.1:${(authApp.server.address() as AddressInfo).port}`;
-
-  // registry
-  await migrate(regStores.db, REGISTRY_MIGRATIONS);
-  const regConfig = readRegistryConfig({
-    LOG_LEVEL: 'silent',
-    REGISTRY_ADMIN_EMAIL: ADMIN_EMAIL,
-    REGISTRY_ADMIN_PASSWORD: ADMIN_PASSWORD,
-    REGISTRY_AUTH_URL: authUrl,
-    REGISTRY_AUTH_CA_FILE: authTls.certPath,
-    REGISTRY_AUTH_INTERNAL_KEY: internalKey,
-  });
-  const registryApp = await buildRegistry(
-    { ...regConfig, masterKey: randomBytes(32) },
-    { ...regStores, blobs: new FsBlobStore(path.join(dir, 'blobs')), announce: () => {} },
-  );
-  await registryApp.listen({ port: 0, host: '127.0.0.1' });
-  const registryUrl = `http://127.0.0.1:${(registryApp.server.address() as AddressInfo).port}`;
+  const { authApp, authUrl } = await startAuth({ dir, stores: authStores, tls: authTls, internalKey, socialUrl, socialTls, env: opts.authEnv });
+  const { registryApp, registryUrl } = await startRegistry({ dir, stores: regStores, authUrl, authTls, internalKey });
 
   // social
   await migrate(socialStores.db, SOCIAL_MIGRATIONS);

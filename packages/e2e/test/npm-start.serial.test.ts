@@ -68,8 +68,12 @@ describe('npm start', async () => {
     assert.equal(statSync(path.join(dir, 'internal-keys.json')).mode & 0o777, 0o600);
     const password = /Generated password \(shown only this once\): (\S+)/.exec(out)![1];
     const registry = client('http://127.0.0.1:3004');
-    const auth = client('https://127.0.0.1:8443', readFileSync(path.join(dir, 'auth/tls/tls-cert.pem')).toString());
-    const social = client('https://127.0.0.1:9443', readFileSync(path.join(dir, 'social/tls/tls-cert.pem')).toString());
+    // One CA file, printed at start, verifies both services.
+    const caFile = path.join(dir, 'ca/ca-cert.pem');
+    assert.ok(out.includes(`trust this one CA file for auth and social: ${caFile}`), out);
+    const ca = readFileSync(caFile).toString();
+    const auth = client('https://127.0.0.1:8443', ca);
+    const social = client('https://127.0.0.1:9443', ca);
 
     const admin = await registry.call('POST', '/developers/login', { body: { Email: 'admin@localhost', Password: password } });
     assert.equal(admin.status, 200);

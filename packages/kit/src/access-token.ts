@@ -18,6 +18,7 @@ import https from 'node:https';
 import { blake2b } from '@noble/hashes/blake2.js';
 import { decodeProtectedHeader } from 'jose';
 import { AppError } from './errors.js';
+import { kitError } from './error-codes.js';
 import { signPasetoV4Public, verifyPasetoV4Token } from './paseto-v4.js';
 import { signEdDsaJwt, verifyEdDsaJwt } from './jwt-eddsa.js';
 
@@ -227,7 +228,7 @@ export function remoteKeyResolver(opts: RemoteKeySetOptions): KeyResolver & { ke
           await load();
         } catch (err) {
           // A stale but present key set keeps working while the auth service is unreachable.
-          if (!keys.size) throw new AppError(503, 'key_set_unavailable', 'The token key set cannot be fetched', { cause: err });
+          if (!keys.size) throw kitError('key_set_unavailable', 'The token key set cannot be fetched', undefined, { cause: err });
         }
       }
       return keys.get(kid);
@@ -253,7 +254,17 @@ export interface VerifierOptions {
 
 export type AccessTokenVerifier = (token: string) => Promise<AccessClaims>;
 
-const invalid = (why: string) => new AppError(401, 'invalid_token', `Access token rejected: ${why}`);
+/**
+ * Every rejected token gets the same answer (a caller learns nothing of key ids, algorithms or parsers);
+ * why it was rejected stays on the error for a debug log (tokenRejectionReason), never in a response.
+ */
+const invalid = (why: string) => Object.assign(kitError('invalid_token', 'Access token rejected'), { tokenRejection: why });
+
+/** Why the verifier rejected a token (for debug logs), or undefined for any other error. */
+export function tokenRejectionReason(err: unknown): string | undefined {
+  const why = (err as { tokenRejection?: unknown } | null)?.tokenRejection;
+  return typeof why === 'string' ? why : undefined;
+}
 
 function toSeconds(v: unknown, name: string): number {
   if (typeof v === 'number' && Number.isFinite(v)) return Math.floor(v);

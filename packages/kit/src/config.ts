@@ -144,6 +144,72 @@ export function readConfig<S extends Record<string, Variable<unknown>>>(
   return out as never;
 }
 
+/**
+ * How long a connection may hold a listener without making progress (all in milliseconds). Without them a
+ * client sending half a request line, half a WebSocket upgrade, or nothing at all after the TLS handshake
+ * keeps its connection (and a file descriptor) forever. Defaults in README.md, "Configuration shared by
+ * every service"; createService applies them.
+ */
+export interface HttpTimeouts {
+  /** Request line and headers complete (a partial WebSocket upgrade too). */
+  httpHeadersTimeoutMs: number;
+  /** Whole request, body included, received. */
+  httpRequestTimeoutMs: number;
+  /** An idle keep-alive connection between two requests. */
+  httpKeepAliveTimeoutMs: number;
+  /** No byte in either direction on an HTTP connection (a silent connection after the TLS handshake). */
+  httpIdleTimeoutMs: number;
+  /** TLS handshake complete (HTTPS listeners). */
+  tlsHandshakeTimeoutMs: number;
+}
+
+export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = {
+  httpHeadersTimeoutMs: 10_000,
+  httpRequestTimeoutMs: 60_000,
+  // Longer than the 60 s idle timeout of common load balancers, so they close first and never reuse a closed connection.
+  httpKeepAliveTimeoutMs: 65_000,
+  httpIdleTimeoutMs: 60_000,
+  tlsHandshakeTimeoutMs: 10_000,
+};
+
+/** The given timeouts (the keys of HttpTimeouts picked out of a service's config) over the defaults, checked. */
+export function resolveHttpTimeouts(given: Partial<HttpTimeouts> = {}): HttpTimeouts {
+  const t = { ...DEFAULT_HTTP_TIMEOUTS };
+  for (const k of Object.keys(DEFAULT_HTTP_TIMEOUTS) as (keyof HttpTimeouts)[]) if (typeof given[k] === 'number') t[k] = given[k];
+  if (t.httpHeadersTimeoutMs > t.httpRequestTimeoutMs) {
+    throw new ConfigError([`HTTP_HEADERS_TIMEOUT_MS (${t.httpHeadersTimeoutMs}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${t.httpRequestTimeoutMs})`]);
+  }
+  return t;
+}
+
+/**
+ * Options of node's http/https createServer for these timeouts. Node checks the headers and request
+ * timeouts every connectionsCheckingInterval (30 s by default): here at least twice per headers timeout,
+ * so a stalled connection goes within 1.5 × its limit. The keep-alive and idle timeouts are set on the
+ * server once made (`server.keepAliveTimeout`, `server.setTimeout`).
+ */
+export function nodeServerTimeoutOptions(t: HttpTimeouts) {
+  return {
+    headersTimeout: t.httpHeadersTimeoutMs,
+    requestTimeout: t.httpRequestTimeoutMs,
+    connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(t.httpHeadersTimeoutMs / 2))),
+    keepAliveTimeout: t.httpKeepAliveTimeoutMs,
+    handshakeTimeout: t.tlsHandshakeTimeoutMs,
+  };
+}
+
+function httpTimeoutVars(): { [K in keyof HttpTimeouts]: Variable<number> } {
+  const ms = (name: string, key: keyof HttpTimeouts, description: string) =>
+    vars.int(name, { default: DEFAULT_HTTP_TIMEOUTS[key], min: 10, max: 3_600_000, description });
+  return {
+    httpHeadersTimeoutMs: ms('HTTP_HEADERS_TIMEOUT_MS', 'httpHeadersTimeoutMs', 'Request line and headers must arrive within this'),
+    httpRequestTimeoutMs: ms('HTTP_REQUEST_TIMEOUT_MS', 'httpRequestTimeoutMs', 'The whole request must arrive within this (at least the headers timeout)'),
+    httpKeepAliveTimeoutMs: ms('HTTP_KEEP_ALIVE_TIMEOUT_MS', 'httpKeepAliveTimeoutMs', 'An idle keep-alive connection is closed after this'),
+    httpIdleTimeoutMs: ms('HTTP_IDLE_TIMEOUT_MS', 'httpIdleTimeoutMs', 'A connection with no traffic either way is closed after this'),
+    tlsHandshakeTimeoutMs: ms('TLS_HANDSHAKE_TIMEOUT_MS', 'tlsHandshakeTimeoutMs', 'The TLS handshake must complete within this'),
+  };
+}
+
 /** Variables every service reads the same way. */
 export const commonVars = {
   dataDir: vars.string('DATA_DIR', { default: './data', description: 'Directory for embedded storage, keys and blobs' }),
@@ -157,4 +223,9 @@ export const commonVars = {
   redisUrl: vars.optionalString('REDIS_URL', 'Redis URL; in-memory state (single node) when unset'),
   logLevel: vars.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, { default: 'info' }),
   host: vars.string('HOST', { default: '0.0.0.0', description: 'Interface to listen on' }),
+  corsAllowedOrigins: vars.optionalString(
+    'CORS_ALLOWED_ORIGINS',
+    'Browser origins allowed by CORS: a comma-separated list, or * for any; unset: localhost origins when embedded, none with DATABASE_URL',
+  ),
+  ...httpTimeoutVars(),
 };

@@ -10,6 +10,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { createHash } from 'node:crypto';
 import { AppError } from './errors.js';
+import { kitError } from './error-codes.js';
 
 export interface QueryResult<R> {
   rows: R[];
@@ -64,17 +65,58 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   return opts.url ? openPostgres(opts) : openPglite(opts);
 }
 
-/** Connection-level failures become 503 with a stable code instead of a 500. */
+/**
+ * What the services (and the logs) get of a failed statement: the SQLSTATE code, the constraint, table and
+ * column it names, and a message that names objects only. Never the statement's parameters (PGlite attaches
+ * them to its errors as `params`), the row (`detail`: "Failing row contains (…, <password hash>, …)", "Key
+ * (email)=(…)") or a message quoting a value ("invalid input syntax for type uuid: \"…\"").
+ */
+export class DatabaseError extends Error {
+  /** SQLSTATE (`23505`), or the system error code of a connection failure (`ECONNREFUSED`). */
+  readonly code?: string;
+  readonly constraint?: string;
+  readonly table?: string;
+  readonly column?: string;
+  readonly routine?: string;
+  constructor(err: unknown) {
+    const e = (err ?? {}) as { code?: unknown; message?: unknown; constraint?: unknown; table?: unknown; column?: unknown; routine?: unknown };
+    const code = typeof e.code === 'string' ? e.code : undefined;
+    super(safeDatabaseMessage(code, typeof e.message === 'string' ? e.message : 'database error'));
+    this.name = 'DatabaseError';
+    this.code = code;
+    const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+    this.constraint = str(e.constraint);
+    this.table = str(e.table);
+    this.column = str(e.column);
+    this.routine = str(e.routine);
+  }
+}
+
+/**
+ * SQLSTATE classes whose messages name objects (constraints, columns, relations) and never values:
+ * connection (08), integrity (23), transaction state (25, 40), syntax and access (42), resources (53, 54),
+ * object state (55), operator intervention (57), system (58). Class 22 (data exception) quotes the value, and
+ * P0/XX/others can carry anything: for those only the code is kept.
+ */
+const VALUE_FREE_CLASSES = new Set(['08', '23', '25', '40', '42', '53', '54', '55', '57', '58']);
+
+function safeDatabaseMessage(code: string | undefined, message: string): string {
+  if (code === undefined || !/^[0-9A-Z]{5}$/.test(code)) return message; // a client-side or system error (no row, no values)
+  return VALUE_FREE_CLASSES.has(code.slice(0, 2)) ? message : `database error (SQLSTATE ${code})`;
+}
+
+/** Every failure leaves as a DatabaseError; connection-level ones become 503 with a stable code instead of a 500. */
 function wrapDbError(err: unknown): never {
-  const e = err as { code?: string; message?: string };
+  if (err instanceof AppError) throw err;
+  const e = err instanceof DatabaseError ? err : new DatabaseError(err);
   const connectionCodes = ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08003', '08006'];
   if (
     (e.code && connectionCodes.includes(e.code)) ||
-    /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED|Client has encountered a connection error|Query read timeout/i.test(e.message ?? '')
+    /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED|Client has encountered a connection error|Query read timeout/i.test(e.message)
   ) {
-    throw new AppError(503, 'database_unavailable', 'The database is unavailable; retry later', { cause: err });
+    throw kitError('database_unavailable', 'The database is unavailable; retry later', undefined, { cause: e });
   }
-  throw err;
+  throw e;
 }
 
 async function openPostgres(opts: DatabaseOptions): Promise<Database> {
@@ -161,22 +203,28 @@ async function openPglite(opts: DatabaseOptions): Promise<Database> {
     kind: 'pglite',
     schema,
     async query<R>(sql: string, params?: unknown[]) {
-      return norm(await db.query<R>(sql, params as unknown[]));
+      return norm(await db.query<R>(sql, params as unknown[]).catch(wrapDbError));
     },
     async transaction(fn) {
-      return db.transaction(async (tx) =>
-        fn({
-          async query<R>(sql: string, params?: unknown[]) {
-            return norm(await tx.query<R>(sql, params as unknown[]));
-          },
-        }),
-      );
+      return db
+        .transaction(async (tx) =>
+          fn({
+            async query<R>(sql: string, params?: unknown[]) {
+              return norm(await tx.query<R>(sql, params as unknown[]).catch(wrapDbError));
+            },
+          }),
+        )
+        .catch((err: unknown) => {
+          // fn's own errors pass as they are; PGlite's (a failed COMMIT) are wrapped like every statement's.
+          if (typeof (err as { severity?: unknown })?.severity === 'string') wrapDbError(err);
+          throw err;
+        });
     },
     async exec(sql) {
-      await db.exec(sql);
+      await db.exec(sql).catch(wrapDbError);
     },
     async ping() {
-      await db.query('SELECT 1');
+      await db.query('SELECT 1').catch(wrapDbError);
     },
     async close() {
       await db.close();

@@ -14,11 +14,27 @@ import swaggerUi from '@fastify/swagger-ui';
 import { Type } from 'typebox';
 import type { DestinationStream } from 'pino';
 import { AppError } from './errors.js';
+import { kitError, type KitErrorCode } from './error-codes.js';
+import { fieldName, type FieldCase } from './field-case.js';
+import { nodeServerTimeoutOptions, resolveHttpTimeouts, type HttpTimeouts } from './config.js';
+import { checkJsonInput, inputError } from './input.js';
 import { lazyChildLoggerFactory, loggerOptions } from './logger.js';
+import { publicPrefixRoute, type RegisteredRoute } from './route-access.js';
+import { installCors, type CorsSettings } from './cors.js';
 
-export type FieldCase = 'pascal' | 'camel' | 'snake';
+export { fieldName, type FieldCase } from './field-case.js';
 
 export type App = FastifyInstance<any, any, any, any, TypeBoxTypeProvider>;
+
+/** HSTS of every service that terminates TLS: one year, subdomains included. */
+export const HSTS = 'max-age=31536000; includeSubDomains';
+
+const registeredRoutes = new WeakMap<object, RegisteredRoute[]>();
+
+/** Every route the service registered (method, URL pattern, access), for tests that walk them all. */
+export function routesOf(app: App): RegisteredRoute[] {
+  return registeredRoutes.get(app) ?? [];
+}
 
 export interface ServiceOptions {
   name: string;
@@ -33,18 +49,16 @@ export interface ServiceOptions {
   readiness?: Record<string, () => Promise<unknown>>;
   bodyLimit?: number;
   trustProxy?: boolean | string | string[];
+  /** Connection timeouts (the services pass their config: HTTP_*_TIMEOUT_MS, TLS_HANDSHAKE_TIMEOUT_MS); defaults otherwise. */
+  timeouts?: Partial<HttpTimeouts>;
+  /** Send Strict-Transport-Security on every response (services that terminate TLS themselves). */
+  hsts?: boolean;
+  /** Allowed browser origins (cors.ts; the services pass their config: CORS_ALLOWED_ORIGINS, DATABASE_URL). */
+  cors?: CorsSettings;
   /** Extra Fastify server options (https, http2 …). */
   server?: Partial<FastifyServerOptions> & Record<string, unknown>;
   /** OpenAPI security schemes and tags. */
   openapi?: { securitySchemes?: Record<string, unknown>; tags?: { name: string; description?: string }[] };
-}
-
-const ucFirst = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
-const toSnake = (s: string) => s.replace(/[A-Z]/g, (c) => '_' + c.toLowerCase());
-
-/** Renames a camelCase key to the service's case. */
-export function fieldName(fieldCase: FieldCase, camel: string): string {
-  return fieldCase === 'pascal' ? ucFirst(camel) : fieldCase === 'snake' ? toSnake(camel) : camel;
 }
 
 /** The error body schema of a service, for route response declarations. */
@@ -59,21 +73,22 @@ export function errorSchema(fieldCase: FieldCase) {
   );
 }
 
-function fastifyErrorCode(err: FastifyError): { status: number; code: string; message: string } | undefined {
+/** Fastify's own client errors as the kit's codes (error-codes.ts), or undefined for any other error. */
+function fastifyError(err: FastifyError): AppError | undefined {
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return { status: 413, code: 'payload_too_large', message: 'Request body is too large' };
+      return kitError('payload_too_large', 'Request body is too large');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return { status: 415, code: 'unsupported_media_type', message: 'Content-Type must be application/json' };
+      return kitError('unsupported_media_type', 'Content-Type must be application/json');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return { status: 400, code: 'malformed_json', message: 'Body is empty but Content-Type is application/json' };
+      return kitError('malformed_json', 'Body is empty but Content-Type is application/json');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return { status: 400, code: 'malformed_json', message: 'Body is not valid JSON' };
+      return kitError('malformed_json', 'Body is not valid JSON');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return { status: 400, code: 'bad_request', message: 'Content-Length does not match the body' };
+      return kitError('bad_request', 'Content-Length does not match the body');
   }
   if (err instanceof SyntaxError || /JSON/.test(err.message) && err.statusCode === 400) {
-    return { status: 400, code: 'malformed_json', message: 'Body is not valid JSON' };
+    return kitError('malformed_json', 'Body is not valid JSON');
   }
   return undefined;
 }
@@ -98,11 +113,17 @@ function validationMessage(err: FastifyError): string {
   return field ? `${where} field ${field} ${v?.message ?? 'is invalid'}` : `${where} ${v?.message ?? 'is invalid'}`;
 }
 
-export async function createService(opts: ServiceOptions): Promise<App> {
-  const f = (n: string) => fieldName(opts.fieldCase, n);
+/** The Fastify instance with the shell's server options: logger, request ids, limits and connection timeouts. */
+function createFastify(opts: ServiceOptions): App {
   const logger = opts.logStream
     ? { ...loggerOptions(opts.name, opts.logLevel ?? 'info'), stream: opts.logStream }
     : loggerOptions(opts.name, opts.logLevel ?? 'info');
+
+  // Connection timeouts (config.ts, HttpTimeouts): no client holds a connection without making progress.
+  const t = resolveHttpTimeouts(opts.timeouts);
+  const { handshakeTimeout, ...nodeServer } = nodeServerTimeoutOptions(t);
+  const extra = opts.server ?? {};
+  const https = extra.https ? { ...(extra.https === true ? {} : (extra.https as object)), ...nodeServer, handshakeTimeout } : undefined;
 
   const app = Fastify({
     logger,
@@ -115,9 +136,21 @@ export async function createService(opts: ServiceOptions): Promise<App> {
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
-    ...(opts.server ?? {}),
+    requestTimeout: t.httpRequestTimeoutMs,
+    keepAliveTimeout: t.httpKeepAliveTimeoutMs,
+    connectionTimeout: t.httpIdleTimeoutMs,
+    ...extra,
+    http: { ...((extra.http as object | undefined) ?? {}), ...nodeServer },
+    ...(https ? { https } : {}),
   } as FastifyServerOptions).withTypeProvider<TypeBoxTypeProvider>() as App;
+  return app;
+}
 
+/**
+ * Strict schemas (Ajv per request part) and the checks that run before any schema: every request part free
+ * of unstorable text and of JSON nested deeper than MAX_JSON_DEPTH.
+ */
+function installValidation(app: App, f: (n: string) => string): void {
   // Bodies are validated strictly: no coercion, no silent stripping of
   // unknown fields. Query strings, params and headers are strings on the wire,
   // so they are coerced to the declared types.
@@ -129,46 +162,69 @@ export async function createService(opts: ServiceOptions): Promise<App> {
     (httpPart === 'body' ? bodyAjv : otherAjv).compile(schema as object) as any,
   );
 
+  // A bodyless request is bodyless whatever its content type says: many HTTP clients and SDKs send
+  // `content-type: application/json` on every request. An empty (or whitespace-only) JSON body is no body;
+  // a route that needs one answers validation_failed, and a non-empty malformed body is still malformed_json.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if ((body as string).trim() === '') return done(null, undefined);
+    parseJson(req, body as string, done);
+  });
+
   // Callback style, not async: no promise per request on every route's hot path.
   app.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id);
     done();
   });
 
+  // Before any schema runs (Ajv recurses, PostgreSQL refuses NUL): text that cannot be stored and JSON nested
+  // deeper than MAX_JSON_DEPTH are refused in every part of every request, whatever its content type.
+  app.addHook('preValidation', (req, _reply, done) => {
+    for (const [where, value] of [
+      ['path', req.params],
+      ['query', req.query],
+      ['body', req.body],
+    ] as const) {
+      if (value === undefined || value === null) continue;
+      const problem = checkJsonInput(value);
+      if (problem) return done(inputError(problem, where, f('field')));
+    }
+    done();
+  });
+}
+
+/** One error body for every failure: AppErrors as thrown, everything else mapped to a kit code (error-codes.ts). */
+function installErrorHandlers(app: App, f: (n: string) => string): void {
   app.setErrorHandler((err: FastifyError, req, reply) => {
-    let status: number;
-    let code: string;
-    let message: string;
-    let details: Record<string, unknown> | undefined;
+    let e: AppError;
     if (err instanceof AppError) {
-      ({ status, code, message, details } = err);
-      if (err.headers) reply.headers(err.headers);
-      if (status >= 500) req.log.error({ err: err.cause ?? err, code }, 'service unavailable');
+      e = err;
+      if (e.status >= 500) req.log.error({ err: e.cause ?? e, code: e.code }, 'service unavailable');
     } else if (err.validation) {
-      status = 400;
-      code = 'validation_failed';
-      message = validationMessage(err);
       const field = offendingField(err);
-      details = field ? { [f('field')]: field } : undefined;
-    } else if (fastifyErrorCode(err)) {
-      ({ status, code, message } = fastifyErrorCode(err)!);
+      e = kitError('validation_failed', validationMessage(err), field ? { [f('field')]: field } : undefined);
+    } else if (fastifyError(err)) {
+      e = fastifyError(err)!;
     } else if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
-      status = err.statusCode;
-      code = 'bad_request';
-      message = err.message;
+      // Any other client error Fastify raises keeps the status it chose.
+      e = new AppError(err.statusCode, 'bad_request' satisfies KitErrorCode, err.message);
     } else {
       req.log.error({ err }, 'unhandled error');
-      status = 500;
-      code = 'internal_error';
-      message = 'Internal error';
+      e = kitError('internal_error', 'Internal error');
     }
-    reply.status(status).send({ [f('code')]: code, [f('message')]: message, ...details, [f('requestId')]: req.id });
+    if (e.headers) reply.headers(e.headers);
+    reply.status(e.status).send({ [f('code')]: e.code, [f('message')]: e.message, ...e.details, [f('requestId')]: req.id });
   });
 
   app.setNotFoundHandler((req, reply) => {
-    reply.status(404).send({ [f('code')]: 'route_not_found', [f('message')]: `No route ${req.method} ${req.url.split('?')[0]}`, [f('requestId')]: req.id });
+    const e = kitError('route_not_found', `No route ${req.method} ${req.url.split('?')[0]}`);
+    reply.status(e.status).send({ [f('code')]: e.code, [f('message')]: e.message, [f('requestId')]: req.id });
   });
+}
 
+/** OpenAPI 3.1 at /openapi.json and a docs UI at /docs. */
+async function installDocs(app: App, opts: ServiceOptions): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -178,16 +234,22 @@ export async function createService(opts: ServiceOptions): Promise<App> {
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/openapi.json', { schema: { hide: true }, config: { access: 'public', rateLimited: false } }, async () => app.swagger());
+}
 
+/** /healthz (liveness) and /readyz (each readiness check within a second). */
+function installProbes(app: App, opts: ServiceOptions, f: (n: string) => string): void {
   const probe = Type.Object(
     { [f('status')]: Type.String(), [f('checks')]: Type.Optional(Type.Record(Type.String(), Type.String())) },
     { additionalProperties: false },
   );
-  app.get('/healthz', { schema: { tags: ['health'], summary: 'Liveness', response: { 200: probe } } }, async () => ({ [f('status')]: 'ok' }));
+  app.get('/healthz', { schema: { tags: ['health'], summary: 'Liveness', response: { 200: probe } }, config: { access: 'public', rateLimited: false } }, async () => ({ [f('status')]: 'ok' }));
   app.get(
     '/readyz',
-    { schema: { tags: ['health'], summary: 'Readiness of data stores', response: { 200: probe, 503: probe } } },
+    {
+      schema: { tags: ['health'], summary: 'Readiness of data stores', response: { 200: probe, 503: probe } },
+      config: { access: 'public', rateLimited: false },
+    },
     async (_req, reply) => {
       const checks: Record<string, string> = {};
       let ok = true;
@@ -206,6 +268,32 @@ export async function createService(opts: ServiceOptions): Promise<App> {
       return { [f('status')]: ok ? 'ready' : 'unavailable', [f('checks')]: checks } as never;
     },
   );
+}
+
+export async function createService(opts: ServiceOptions): Promise<App> {
+  const f = (n: string) => fieldName(opts.fieldCase, n);
+  const app = createFastify(opts);
+  // Every route is recorded as registered; the docs UI's routes are public by the prefix they are registered under.
+  const routes: RegisteredRoute[] = [];
+  registeredRoutes.set(app, routes);
+  app.addHook('onRoute', (route) => {
+    publicPrefixRoute(route, ['/docs']);
+    // The CORS preflight route: answered before any service hook, never with credentials.
+    if (route.method === 'OPTIONS' && route.url === '*') route.config = { ...(route.config ?? {}), access: 'public' } as never;
+    const access = (route.config as { access?: RegisteredRoute['access'] } | undefined)?.access ?? 'authenticated';
+    for (const method of [route.method].flat()) routes.push({ method, url: route.url, access });
+  });
+  if (opts.hsts) {
+    app.addHook('onRequest', (_req, reply, done) => {
+      reply.header('strict-transport-security', HSTS);
+      done();
+    });
+  }
+  await installCors(app, opts.cors, app.log);
+  installValidation(app, f);
+  installErrorHandlers(app, f);
+  await installDocs(app, opts);
+  installProbes(app, opts, f);
   return app;
 }
 

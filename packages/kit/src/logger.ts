@@ -23,11 +23,61 @@ export const REDACTED_PATHS = [
   '*.ApiSecret',
 ];
 
-/** Query parameters that may carry a credential (WebSocket token, for instance). */
-const SECRET_QUERY = /([?&](?:token|access_token|refresh_token|secret|api_key|apiKey)=)[^&#]*/gi;
+/** Query parameters that may carry a credential (WebSocket token, for instance), compared as queryParamName gives them. */
+const SECRET_QUERY_NAMES = new Set(['token', 'accesstoken', 'refreshtoken', 'secret', 'apikey', 'apisecret', 'password']);
 
+/**
+ * A parameter's name as a reader of the query sees it: decoded the way URLSearchParams decodes it (what
+ * social's gateway reads the token with: `access%5Ftoken`, `%61ccess_token` and `access_token` are one
+ * name), lower-cased, and without spaces (`+`, `%20`), `_` and `-`, so every spelling of a secret's name
+ * (`accessToken`, `access-token`, `access+token`) is caught.
+ */
+function queryParamName(raw: string): string {
+  const name = new URLSearchParams(`${raw}=`).keys().next().value ?? raw;
+  return name.toLowerCase().replace(/[\s_-]+/g, '');
+}
+
+/**
+ * The URL with the value of every secret parameter replaced by [REDACTED], whatever the spelling of its
+ * name and however often it repeats, in the query and in a fragment. Everything else is left as sent.
+ */
 export function redactUrl(url: string): string {
-  return url.replace(SECRET_QUERY, '$1[REDACTED]');
+  const start = url.search(/[?#]/);
+  if (start < 0) return url;
+  return (
+    url.slice(0, start + 1) +
+    url
+      .slice(start + 1)
+      .split(/([&#])/)
+      .map((pair) => {
+        const eq = pair.indexOf('=');
+        return eq > 0 && SECRET_QUERY_NAMES.has(queryParamName(pair.slice(0, eq))) ? `${pair.slice(0, eq)}=[REDACTED]` : pair;
+      })
+      .join('')
+  );
+}
+
+/** The fields of an error that are logged: its kind and where it came from, never the data it was handling. */
+const LOGGED_ERROR_FIELDS = ['code', 'status', 'statusCode', 'constraint', 'table', 'column', 'routine', 'errno', 'syscall'] as const;
+
+/**
+ * pino `err` serializer: type, message, stack, a few identifying fields and the cause chain. Every other
+ * property an error carries is left out: a database driver's error holds the statement's parameters
+ * (PGlite's `params`) and the failing row (`detail`), which held password hashes and API keys.
+ */
+export function serializeError(err: unknown, depth = 0): unknown {
+  if (err === null || typeof err !== 'object') return err;
+  const e = err as Record<string, unknown> & { message?: unknown; stack?: unknown; cause?: unknown };
+  const out: Record<string, unknown> = {
+    type: (err as object).constructor?.name ?? 'Error',
+    message: typeof e.message === 'string' ? e.message : String(e.message ?? ''),
+  };
+  if (typeof e.stack === 'string') out.stack = e.stack;
+  for (const k of LOGGED_ERROR_FIELDS) {
+    if (typeof e[k] === 'string' || typeof e[k] === 'number') out[k] = e[k];
+  }
+  if (e.cause !== undefined && depth < 5) out.cause = serializeError(e.cause, depth + 1);
+  return out;
 }
 
 export function loggerOptions(service: string, level: string): LoggerOptions {
@@ -36,6 +86,8 @@ export function loggerOptions(service: string, level: string): LoggerOptions {
     base: { service },
     redact: { paths: REDACTED_PATHS, censor: '[REDACTED]' },
     serializers: {
+      err: serializeError,
+      error: serializeError,
       req(req: { method: string; url: string; id?: string; ip?: string; socket?: { remoteAddress?: string } }) {
         return { method: req.method, url: redactUrl(req.url), remoteAddress: req.ip ?? req.socket?.remoteAddress };
       },

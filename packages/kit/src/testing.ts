@@ -4,11 +4,13 @@
  * With DATABASE_URL / REDIS_URL set (CI) the real servers are used.
  */
 import { Writable } from 'node:stream';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { generate } from 'selfsigned';
 import { openDatabase, type Database } from './db.js';
-import { openStateStore, type StateStore } from './state.js';
+import { openStateStore, type StateStore } from './state/index.js';
+import { routesOf, type App } from './http.js';
+import type { RegisteredRoute } from './route-access.js';
 
 const suffix = () => randomBytes(5).toString('hex');
 
@@ -112,4 +114,114 @@ export async function testCertificateAuthority(name: string): Promise<{ cert: st
       return { cert: c.cert, key: c.private };
     },
   };
+}
+
+/**
+ * Spellings of one request path that a router may map to the same route, or a URL-string guard may judge
+ * differently from the router: letters percent-encoded (lower and upper hex), double-encoded, case-changed
+ * segments, dot segments, a trailing slash, doubled and encoded slashes. Each variant names what it does.
+ */
+export function pathVariants(path: string, opts: { paramSegments?: readonly number[] } = {}): { kind: string; path: string }[] {
+  // A path parameter's segment gets only spellings of the same value (an encoded letter); a changed case or a
+  // double encoding there is another value, not another spelling, and is the route's own input to judge.
+  const params = new Set(opts.paramSegments ?? []);
+  const [pathname, query] = path.split('?');
+  const segments = pathname.split('/').slice(1);
+  const out: { kind: string; path: string }[] = [];
+  const join = (segs: string[]) => '/' + segs.join('/') + (query !== undefined ? '?' + query : '');
+  const hex = (c: string) => c.charCodeAt(0).toString(16);
+  segments.forEach((seg, i) => {
+    const at = seg.search(/[a-z]/i);
+    if (at < 0) return;
+    const withSeg = (s: string) => join(segments.map((x, j) => (j === i ? s : x)));
+    const c = seg[at];
+    out.push({ kind: `segment ${i} letter encoded`, path: withSeg(seg.slice(0, at) + '%' + hex(c) + seg.slice(at + 1)) });
+    out.push({ kind: `segment ${i} letter encoded, upper hex`, path: withSeg(seg.slice(0, at) + '%' + hex(c).toUpperCase() + seg.slice(at + 1)) });
+    if (params.has(i)) return;
+    out.push({ kind: `segment ${i} double-encoded`, path: withSeg(seg.slice(0, at) + '%25' + hex(c) + seg.slice(at + 1)) });
+    const swapped = seg.slice(0, at) + (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()) + seg.slice(at + 1);
+    out.push({ kind: `segment ${i} case changed`, path: withSeg(swapped) });
+  });
+  const all = segments.map((s) => s.replace(/[a-z]/gi, (c) => '%' + hex(c)));
+  out.push({ kind: 'every letter encoded', path: join(all) });
+  if (segments.length > 1) {
+    const last = segments.length - 1;
+    out.push({ kind: 'dot-dot segment', path: join([...segments.slice(0, last), 'x', '..', segments[last]]) });
+    out.push({ kind: 'encoded dot-dot segment', path: join([...segments.slice(0, last), 'x', '%2e%2e', segments[last]]) });
+    out.push({ kind: 'dot segment', path: join([...segments.slice(0, last), '.', segments[last]]) });
+    out.push({ kind: 'doubled slash', path: join([...segments.slice(0, last), '', segments[last]]) });
+    if (!params.has(last) && !params.has(last - 1)) out.push({ kind: 'encoded slash', path: '/' + segments.slice(0, last).join('/') + '%2F' + segments[last] + (query !== undefined ? '?' + query : '') });
+  }
+  out.push({ kind: 'trailing slash', path: pathname + '/' + (query !== undefined ? '?' + query : '') });
+  return out;
+}
+
+/** A response reduced to what a caller can act on: status and error code. */
+export interface Answer {
+  status: number;
+  code?: string;
+}
+
+/**
+ * Whether a variant's answer is the plain path's answer for the same caller. A variant that reaches no route
+ * (404 route_not_found) is acceptable: it is refused, never more permissive.
+ */
+export function sameAnswerOrNoRoute(plain: Answer, variant: Answer): boolean {
+  if (variant.status === 404 && variant.code === 'route_not_found') return true;
+  return plain.status === variant.status && plain.code === variant.code;
+}
+
+/**
+ * Concrete sample path of a route pattern: each `:param` becomes `sample(name)`, a wildcard `x`; with the
+ * indexes of the segments that hold parameters (for pathVariants).
+ */
+export function samplePath(pattern: string, sample: (param: string) => string): { path: string; paramSegments: number[] } {
+  const segments = pattern.split('/').slice(1);
+  const paramSegments = segments.flatMap((seg, i) => (seg.startsWith(':') || seg === '*' ? [i] : []));
+  const path = pattern.replace(/:([A-Za-z0-9_]+)/g, (_m, name: string) => sample(name)).replace(/\*$/, 'x');
+  return { path, paramSegments };
+}
+
+/** What routeSpellingMismatches needs of a service. */
+export interface RouteSpellingWalk {
+  /** Each caller makes the headers of one request (a fresh player per request keeps state changes apart). */
+  callers: (() => Promise<Record<string, string>>)[];
+  /** Value of a path parameter by name (default: a random UUID). */
+  sample?: (param: string) => string;
+  /** Routes left out (default: HEAD, the CORS preflight and the docs UI). */
+  skip?: (route: RegisteredRoute) => boolean;
+}
+
+/**
+ * Walks every route the app registered: for each caller, the plain sample path and every spelling of it
+ * (pathVariants). Returns one line per spelling answered otherwise than the plain path (sameAnswerOrNoRoute).
+ */
+export async function routeSpellingMismatches(app: App, walk: RouteSpellingWalk): Promise<{ walked: number; mismatches: string[] }> {
+  const skip = walk.skip ?? ((r: RegisteredRoute) => r.method === 'HEAD' || r.method === 'OPTIONS' || r.url.startsWith('/docs'));
+  const routes = routesOf(app).filter((r) => !skip(r));
+  const answer = async (method: string, url: string, headers: Record<string, string>): Promise<Answer> => {
+    const r = await app.inject({ method: method as 'GET', url, headers });
+    let body: Record<string, unknown> = {};
+    try {
+      body = r.json();
+    } catch {
+      /* not JSON: the status is the answer */
+    }
+    const code = body.code ?? body.Code;
+    return { status: r.statusCode, code: typeof code === 'string' ? code : undefined };
+  };
+  const mismatches: string[] = [];
+  for (const route of routes) {
+    const { path, paramSegments } = samplePath(route.url, walk.sample ?? (() => randomUUID()));
+    for (const caller of walk.callers) {
+      const plain = await answer(route.method, path, await caller());
+      for (const v of pathVariants(path, { paramSegments })) {
+        const got = await answer(route.method, v.path, await caller());
+        if (!sameAnswerOrNoRoute(plain, got)) {
+          mismatches.push(`${route.method} ${v.path} (${v.kind}): ${got.status} ${got.code} vs plain ${plain.status} ${plain.code}`);
+        }
+      }
+    }
+  }
+  return { walked: routes.length, mismatches };
 }

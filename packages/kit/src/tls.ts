@@ -1,14 +1,18 @@
 /**
  * TLS material for services that terminate TLS themselves (auth, social):
- * the configured certificate and key, or a self-signed pair generated once
- * into the data directory and reused on later starts.
+ * the configured certificate and key, or a pair generated once into the data
+ * directory and reused on later starts — issued by the platform's local
+ * certificate authority (DATA_DIR/ca) when one is given, so a client trusts
+ * one CA file for every service (distinct subjects, SANs for localhost).
  */
+import { X509Certificate } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import path from 'node:path';
 import { generate } from 'selfsigned';
+import { nodeServerTimeoutOptions, resolveHttpTimeouts, type HttpTimeouts } from './config.js';
 
 export interface TlsMaterial {
   cert: string;
@@ -18,12 +22,51 @@ export interface TlsMaterial {
   generated: boolean;
 }
 
+export interface LocalCa {
+  cert: string;
+  key: string;
+  certPath: string;
+}
+
+const DAY_MS = 24 * 3600 * 1000;
+
+/** The local certificate authority of an embedded platform: made once into `dir` (key 0600), reused after. */
+export async function loadOrCreateLocalCa(dir: string, name = 'Game platform local CA'): Promise<LocalCa> {
+  const certPath = path.join(dir, 'ca-cert.pem');
+  const keyPath = path.join(dir, 'ca-key.pem');
+  if (existsSync(certPath) && existsSync(keyPath)) return { cert: readFileSync(certPath, 'utf8'), key: readFileSync(keyPath, 'utf8'), certPath };
+  mkdirSync(dir, { recursive: true });
+  const pems = await generate([{ name: 'commonName', value: `${name} ${new Date().toISOString().slice(0, 10)}` }], {
+    keyType: 'ec',
+    algorithm: 'sha256',
+    notAfterDate: new Date(Date.now() + 3650 * DAY_MS),
+    extensions: [
+      { name: 'basicConstraints', cA: true, critical: true },
+      { name: 'keyUsage', keyCertSign: true, cRLSign: true, digitalSignature: true, critical: true },
+    ],
+  } as never);
+  writeFileSync(keyPath, pems.private, { mode: 0o600 });
+  writeFileSync(certPath, pems.cert);
+  return { cert: pems.cert, key: pems.private, certPath };
+}
+
+/** Whether `certPem` was issued by `ca` (false for a self-signed pair of an older data directory). */
+function issuedBy(certPem: string, ca: LocalCa): boolean {
+  try {
+    return new X509Certificate(certPem).checkIssued(new X509Certificate(ca.cert));
+  } catch {
+    return false;
+  }
+}
+
 export async function loadOrCreateTls(opts: {
   certPath?: string;
   keyPath?: string;
   dir: string;
   commonName?: string;
   altNames?: string[];
+  /** Issue the generated pair from this CA (a pair made earlier by another issuer is issued again). */
+  ca?: LocalCa;
 }): Promise<TlsMaterial> {
   if (opts.certPath || opts.keyPath) {
     if (!opts.certPath || !opts.keyPath) throw new Error('both a TLS certificate and a key are needed');
@@ -32,24 +75,36 @@ export async function loadOrCreateTls(opts: {
   const certPath = path.join(opts.dir, 'tls-cert.pem');
   const keyPath = path.join(opts.dir, 'tls-key.pem');
   if (existsSync(certPath) && existsSync(keyPath)) {
-    return { cert: readFileSync(certPath, 'utf8'), key: readFileSync(keyPath, 'utf8'), certPath, generated: false };
+    const cert = readFileSync(certPath, 'utf8');
+    if (!opts.ca || issuedBy(cert, opts.ca)) return { cert, key: readFileSync(keyPath, 'utf8'), certPath, generated: false };
   }
   mkdirSync(opts.dir, { recursive: true });
   const names = opts.altNames ?? ['localhost'];
-  const pems = await generate([{ name: 'commonName', value: opts.commonName ?? 'localhost' }], {
-    keySize: 2048,
-    algorithm: 'sha256',
-    notAfterDate: new Date(Date.now() + 825 * 24 * 3600 * 1000),
-    extensions: [
-      { name: 'basicConstraints', cA: true },
-      { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, keyCertSign: true },
-      { name: 'extKeyUsage', serverAuth: true },
-      {
-        name: 'subjectAltName',
-        altNames: [...names.map((value) => ({ type: 2 as const, value })), { type: 7 as const, ip: '127.0.0.1' }, { type: 7 as const, ip: '::1' }],
-      },
-    ],
-  } as never);
+  const altNames = { name: 'subjectAltName', altNames: [...names.map((value) => ({ type: 2 as const, value })), { type: 7 as const, ip: '127.0.0.1' }, { type: 7 as const, ip: '::1' }] };
+  const pems = opts.ca
+    ? await generate([{ name: 'commonName', value: opts.commonName ?? 'localhost' }], {
+        keyType: 'ec',
+        algorithm: 'sha256',
+        notAfterDate: new Date(Date.now() + 825 * DAY_MS),
+        ca: { cert: opts.ca.cert, key: opts.ca.key },
+        extensions: [
+          { name: 'basicConstraints', cA: false },
+          { name: 'keyUsage', digitalSignature: true, critical: true },
+          { name: 'extKeyUsage', serverAuth: true },
+          altNames,
+        ],
+      } as never)
+    : await generate([{ name: 'commonName', value: opts.commonName ?? 'localhost' }], {
+        keySize: 2048,
+        algorithm: 'sha256',
+        notAfterDate: new Date(Date.now() + 825 * DAY_MS),
+        extensions: [
+          { name: 'basicConstraints', cA: true },
+          { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, keyCertSign: true },
+          { name: 'extKeyUsage', serverAuth: true },
+          altNames,
+        ],
+      } as never);
   writeFileSync(keyPath, pems.private, { mode: 0o600 });
   writeFileSync(certPath, pems.cert);
   return { cert: pems.cert, key: pems.private, certPath, generated: true };
@@ -68,9 +123,14 @@ export function tls13Options(m: TlsMaterial) {
  */
 export async function listenMutualTls(
   app: { routing(req: IncomingMessage, res: ServerResponse): void },
-  opts: { port: number; host?: string; tls: TlsMaterial; ca: string },
+  opts: { port: number; host?: string; tls: TlsMaterial; ca: string; timeouts?: Partial<HttpTimeouts> },
 ): Promise<{ server: https.Server; port: number; close(): Promise<void> }> {
-  const server = https.createServer({ ...tls13Options(opts.tls), ca: opts.ca, requestCert: true, rejectUnauthorized: true }, (req, res) => app.routing(req, res));
+  const t = resolveHttpTimeouts(opts.timeouts);
+  const server = https.createServer(
+    { ...tls13Options(opts.tls), ...nodeServerTimeoutOptions(t), ca: opts.ca, requestCert: true, rejectUnauthorized: true },
+    (req, res) => app.routing(req, res),
+  );
+  server.setTimeout(t.httpIdleTimeoutMs);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, opts.host ?? '0.0.0.0', () => {

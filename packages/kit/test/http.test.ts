@@ -2,17 +2,17 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Type } from 'typebox';
-import { createService, AppError, type App } from '../src/index.js';
+import { createService, AppError, MAX_JSON_DEPTH, type App } from '../src/index.js';
 import { captureLogs as capture } from '../src/testing.js';
 
 
-async function build(fieldCase: 'pascal' | 'camel' | 'snake', ready = true) {
+async function build(fieldCase: 'pascal' | 'camel' | 'snake', ready = true, bodyLimit = 1024) {
   const logs = capture();
   const app = await createService({
     name: 'demo',
     fieldCase,
     logStream: logs.stream,
-    bodyLimit: 1024,
+    bodyLimit,
     readiness: { database: async () => { if (!ready) throw new Error('down'); } },
   });
   app.post(
@@ -25,8 +25,17 @@ async function build(fieldCase: 'pascal' | 'camel' | 'snake', ready = true) {
     },
     async (req) => ({ got: req.body, limit: req.query.limit ?? null }),
   );
+  app.post(
+    '/notes/:name',
+    { schema: { params: Type.Object({ name: Type.String() }), querystring: Type.Object({ handle: Type.Optional(Type.String()) }) } },
+    async (req) => ({ name: req.params.name, handle: req.query.handle ?? null, body: req.body ?? null }),
+  );
   app.get('/boom', async () => {
     throw new Error('secret internals');
+  });
+  app.get('/leaky', async () => {
+    // What a driver's error carries (PGlite: params; PostgreSQL: the failing row in detail).
+    throw Object.assign(new Error('new row violates check constraint'), { code: '23514', constraint: 'c_check', params: ['SECRET-PARAM'], detail: 'Failing row contains (SECRET-ROW)', cause: Object.assign(new Error('inner'), { parameters: ['SECRET-CAUSE'] }) });
   });
   app.get('/teapot', async () => {
     throw new AppError(409, 'already_there', 'It exists', { details: { Extra: 1 }, headers: { 'retry-after': '3' } });
@@ -76,6 +85,21 @@ describe('http shell', () => {
     assert.equal(r.json().Code, 'malformed_json');
   });
 
+  it('takes an empty body with content-type application/json as no body; a route that needs one says which field', async () => {
+    for (const payload of ['', '  \n']) {
+      const none = await app.inject({ method: 'POST', url: '/notes/a', headers: { 'content-type': 'application/json' }, payload });
+      assert.equal(none.statusCode, 200, none.body);
+      assert.deepEqual(none.json(), { name: 'a', handle: null, body: null });
+      const needed = await app.inject({ method: 'POST', url: '/things', headers: { 'content-type': 'application/json; charset=utf-8' }, payload });
+      assert.equal(needed.statusCode, 400);
+      assert.equal(needed.json().Code, 'validation_failed');
+    }
+    const malformed = await app.inject({ method: 'POST', url: '/notes/a', headers: { 'content-type': 'application/json' }, payload: ' {' });
+    assert.equal(malformed.json().Code, 'malformed_json');
+    const poisoned = await app.inject({ method: 'POST', url: '/notes/a', headers: { 'content-type': 'application/json' }, payload: '{"__proto__":{"x":1}}' });
+    assert.equal(poisoned.statusCode, 400, 'prototype poisoning is still refused by the default parser');
+  });
+
   it('rejects an oversized body with 413', async () => {
     const r = await app.inject({ method: 'POST', url: '/things', payload: { Name: 'x'.repeat(5000) } });
     assert.equal(r.statusCode, 413);
@@ -86,6 +110,44 @@ describe('http shell', () => {
     const r = await app.inject({ method: 'POST', url: '/things', headers: { 'content-type': 'text/xml' }, payload: '<a/>' });
     assert.equal(r.statusCode, 415);
     assert.equal(r.json().Code, 'unsupported_media_type');
+  });
+
+  it('refuses NUL and unpaired surrogates in body values and keys at any depth, query values and path params', async () => {
+    const cases: [string, Record<string, unknown> | undefined, string][] = [
+      ['/notes/a', { Text: 'x\u0000y' }, 'Text'],
+      ['/notes/a', { Deep: { List: ['ok', { Leaf: 'x\u0000' }] } }, 'Deep.List.1.Leaf'],
+      ['/notes/a', { Deep: { ['k\u0000']: 1 } }, 'Deep.k\\u0000'],
+      ['/notes/a', { Text: 'x\ud800y' }, 'Text'],
+      ['/notes/a', { Text: '\udc00' }, 'Text'],
+      ['/notes/%00', undefined, 'name'],
+      ['/notes/a?handle=%00', undefined, 'handle'],
+    ];
+    for (const [url, payload, field] of cases) {
+      const r = await app.inject({ method: 'POST', url, ...(payload ? { payload } : {}) });
+      assert.equal(r.statusCode, 400, `${url} ${JSON.stringify(payload)}: ${r.body}`);
+      assert.equal(r.json().Code, 'invalid_character');
+      assert.equal(r.json().Field, field);
+    }
+    // A well-formed pair (an emoji) is text like any other.
+    const ok = await app.inject({ method: 'POST', url: '/notes/%F0%9F%98%80?handle=b', payload: { Text: 'smile \ud83d\ude00' } });
+    assert.equal(ok.statusCode, 200);
+    assert.deepEqual(ok.json(), { name: '\u{1F600}', handle: 'b', body: { Text: 'smile \u{1F600}' } });
+  });
+
+  it(`refuses JSON nested deeper than ${MAX_JSON_DEPTH} levels with too_deep, before any schema runs`, async () => {
+    const { app } = await build('pascal', true, 64 * 1024);
+    const nest = (levels: number) => '{"A":'.repeat(levels - 1) + '{}' + '}'.repeat(levels - 1);
+    const deep = await app.inject({ method: 'POST', url: '/notes/a', headers: { 'content-type': 'application/json' }, payload: `{"Settings":${nest(6000)}}` });
+    assert.equal(deep.statusCode, 400);
+    assert.equal(deep.json().Code, 'too_deep');
+    const arrays = await app.inject({ method: 'POST', url: '/things', headers: { 'content-type': 'application/json' }, payload: '['.repeat(6000) + ']'.repeat(6000) });
+    assert.equal(arrays.json().Code, 'too_deep');
+    const limit = await app.inject({ method: 'POST', url: '/notes/a', headers: { 'content-type': 'application/json' }, payload: nest(MAX_JSON_DEPTH) });
+    assert.equal(limit.statusCode, 200);
+    const over = await app.inject({ method: 'POST', url: '/notes/a', headers: { 'content-type': 'application/json' }, payload: nest(MAX_JSON_DEPTH + 1) });
+    assert.equal(over.json().Code, 'too_deep');
+    assert.equal((await app.inject({ url: '/healthz' })).statusCode, 200);
+    await app.close();
   });
 
   it('answers unknown routes with 404 route_not_found', async () => {
@@ -107,6 +169,14 @@ describe('http shell', () => {
     assert.equal(r.json().Code, 'internal_error');
     assert.doesNotMatch(r.body, /secret internals|at /);
     assert.match(logs.text(), /secret internals/); // logged for operators
+  });
+
+  it('logs an error without the data it carried (parameters, row), keeping code, constraint and cause', async () => {
+    assert.equal((await app.inject({ url: '/leaky' })).statusCode, 500);
+    const line = logs.lines().find((l) => l.err?.constraint === 'c_check');
+    assert.ok(line);
+    assert.deepEqual([line.err.code, line.err.message, line.err.cause.message], ['23514', 'new row violates check constraint', 'inner']);
+    assert.doesNotMatch(logs.text(), /SECRET-/);
   });
 
   it('serves liveness, readiness and OpenAPI 3.1', async () => {
@@ -137,6 +207,23 @@ describe('http shell in lower case', () => {
     assert.equal(e.json().code, 'route_not_found');
     assert.equal(typeof e.json().request_id, 'string');
     await app.close();
+  });
+});
+
+describe('redactUrl', () => {
+  it('redacts secret parameters by decoded, case-folded name, every occurrence, query and fragment', async () => {
+    const { redactUrl } = await import('../src/logger.js');
+    const cases: [string, string][] = [
+      ['/v1/ws?access_token=S', '/v1/ws?access_token=[REDACTED]'],
+      ['/v1/ws?access%5Ftoken=S', '/v1/ws?access%5Ftoken=[REDACTED]'],
+      ['/v1/ws?%61ccess_token=S&x=1', '/v1/ws?%61ccess_token=[REDACTED]&x=1'],
+      ['/v1/ws?ACCESS_TOKEN=S1&access_token=S2', '/v1/ws?ACCESS_TOKEN=[REDACTED]&access_token=[REDACTED]'],
+      ['/v1/ws?access_token+=S&access%20token=S&accessToken=S&access-token=S', '/v1/ws?access_token+=[REDACTED]&access%20token=[REDACTED]&accessToken=[REDACTED]&access-token=[REDACTED]'],
+      ['/x?api%5Fkey=K&refresh_token=R#token=T', '/x?api%5Fkey=[REDACTED]&refresh_token=[REDACTED]#token=[REDACTED]'],
+      ['/x?access_token=a;b?c=d', '/x?access_token=[REDACTED]'],
+      ['/x?handle=ada&limit=5', '/x?handle=ada&limit=5'],
+    ];
+    for (const [url, want] of cases) assert.equal(redactUrl(url), want, url);
   });
 });
 

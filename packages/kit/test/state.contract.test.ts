@@ -213,7 +213,7 @@ for (const [name, url] of adapters) {
 if (process.env.REDIS_URL) {
   describe('state store on an unreachable Redis', () => {
     it('fails fast with a 503 AppError instead of hanging', async () => {
-      const { openStateStore } = await import('../src/state.js');
+      const { openStateStore } = await import('../src/state/index.js');
       await assert.rejects(openStateStore({ url: 'redis://127.0.0.1:1' }));
     });
   });

@@ -37,6 +37,8 @@ export interface AppDeps {
 
 export interface Context {
   config: AppConfig;
+  /** Shared state across nodes (sign-in limits). */
+  state: StateStore;
   auth: Authenticator;
   developers: ReturnType<typeof developerService>;
   games: ReturnType<typeof gameService>;
@@ -71,6 +73,8 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<App> {
     description: 'Developer accounts, games and their API credentials, server-module admission',
     fieldCase: 'pascal',
     logLevel: config.logLevel,
+    timeouts: config,
+    cors: config,
     logStream: deps.logStream,
     readiness: { database: () => db.ping(), state: () => state.ping() },
     openapi: {
@@ -87,6 +91,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<App> {
 
   const ctx: Context = {
     config,
+    state,
     auth: authenticator(db, tokens),
     developers: developerService(db, tokens),
     games: gameService(db, blobs, cache),

@@ -32,7 +32,8 @@ export const PASSWORD_MIN = 10;
 export const PASSWORD_MAX = 256;
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
-const PATTERN = /^[^\s,]+\.[^\s,]+$/;
+/** `module.name`: a literal module (no `*`), a dot, a name glob. */
+const PATTERN = /^[^\s,*.]+\.[^\s,]+$/;
 
 function checked<T>(v: Variable<T>, check: (value: T) => string | undefined): Variable<T> {
   return {
@@ -88,6 +89,14 @@ export const registryVars = {
       return bad.length ? `patterns must look like module.name (got ${bad.join(', ')})` : undefined;
     },
   ),
+  rateWindowSeconds: vars.int('REGISTRY_RATE_WINDOW_SECONDS', { default: 60, min: 1, description: 'Sliding window of the sign-in limits' }),
+  rateLoginPerIp: vars.int('REGISTRY_RATE_LOGIN_PER_IP', { default: 100, min: 1, description: 'Developer sign-ins per address and window' }),
+  rateLoginPerIpEmail: vars.int('REGISTRY_RATE_LOGIN_PER_IP_EMAIL', {
+    default: 10,
+    min: 1,
+    description: 'Developer sign-ins per address and email and window (password guessing from one source)',
+  }),
+  rateRegisterPerIp: vars.int('REGISTRY_RATE_REGISTER_PER_IP', { default: 30, min: 1, description: 'Developer sign-ups per address and window' }),
   authUrl: vars.url('REGISTRY_AUTH_URL', {
     default: 'https://127.0.0.1:8443',
     protocols: ['http', 'https'],

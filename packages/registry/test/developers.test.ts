@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { captureLogs } from '@platform/kit/testing';
-import { ADMIN_EMAIL, assertError, bearer, createGame, harness, loginAdmin, registerDeveloper, uniqueEmail, type Harness } from './helpers.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, assertError, bearer, createGame, harness, loginAdmin, registerDeveloper, uniqueEmail, type Harness } from './helpers.js';
 
 describe('developer accounts', () => {
   let h: Harness;
@@ -166,5 +166,42 @@ describe('logging', () => {
     } finally {
       await h.drop();
     }
+  });
+});
+
+describe('sign-in limits (shared state store)', () => {
+  let h: Harness;
+  before(async () => {
+    h = await harness({ rateRegisterPerIp: 20, rateLoginPerIp: 100, rateLoginPerIpEmail: 10 });
+  });
+  after(() => h.drop());
+  const login = (Password: string, remoteAddress: string, Email = ADMIN_EMAIL) =>
+    h.app.inject({ method: 'POST', url: '/developers/login', remoteAddress, payload: { Email, Password } });
+
+  it('refuses password guessing from one address with 429 and Retry-After; the owner signs in from another', async () => {
+    const statuses = [];
+    for (let i = 0; i < 12; i++) statuses.push((await login(`wrong-password-${i}`, '203.0.113.7')).statusCode);
+    assert.deepEqual(statuses.slice(0, 10), Array(10).fill(401));
+    assert.deepEqual(statuses.slice(10), [429, 429]);
+    const refused = await login(ADMIN_PASSWORD, '203.0.113.7', ADMIN_EMAIL.toUpperCase());
+    assertError(refused, 429, 'rate_limited');
+    assert.ok(Number(refused.headers['retry-after']) > 0);
+    const owner = await login(ADMIN_PASSWORD, '198.51.100.20');
+    assert.equal(owner.statusCode, 200, owner.body);
+  });
+
+  it('limits sign-ups per address', async () => {
+    const statuses = [];
+    for (let i = 0; i < 21; i++) {
+      const r = await h.app.inject({
+        method: 'POST',
+        url: '/developers/register',
+        remoteAddress: '203.0.113.9',
+        payload: { Email: uniqueEmail('flood'), Password: 'short' },
+      });
+      statuses.push(r.statusCode);
+    }
+    assert.deepEqual(statuses.slice(0, 20), Array(20).fill(400));
+    assert.equal(statuses[20], 429);
   });
 });

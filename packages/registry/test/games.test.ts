@@ -175,4 +175,25 @@ describe('games', () => {
     const v = await h.app.inject({ method: 'POST', url: '/auth/validate-key', payload: { ApiKey: doomed.apiKey, ApiSecret: doomed.apiSecret } });
     assert.equal(v.statusCode, 401);
   });
+
+  it('refuses text PostgreSQL cannot store (body values and keys, path, query) and JSON nested too deep, process unharmed', async () => {
+    const g = await createGame(h.app, a.token);
+    const json = { ...bearer(a.token), 'content-type': 'application/json' };
+    const field = (r: { statusCode: number; json(): any; body: string }, code: string) => assertError(r, 400, code).Field;
+    assert.equal(field(await h.app.inject({ method: 'POST', url: '/games', headers: bearer(a.token), payload: { DisplayName: 'x\u0000y' } }), 'invalid_character'), 'DisplayName');
+    assert.equal(field(await h.app.inject({ method: 'POST', url: '/games', headers: bearer(a.token), payload: { DisplayName: 'half \ud83d pair' } }), 'invalid_character'), 'DisplayName');
+    assert.equal(
+      field(await h.app.inject({ method: 'PATCH', url: `/games/${g.gameId}`, headers: bearer(a.token), payload: { Settings: { Modes: [{ ['k\u0000']: 1 }] } } }), 'invalid_character'),
+      'Settings.Modes.0.k\\u0000',
+    );
+    assert.equal(field(await h.app.inject({ url: '/games/%00', headers: bearer(a.token) }), 'invalid_character'), 'gameId');
+    assert.equal(field(await h.app.inject({ url: '/games?handle=%00', headers: bearer(a.token) }), 'invalid_character'), 'handle');
+    // Settings nested 6,000 levels deep overflowed the stack (500) before.
+    const deep = '{"a":'.repeat(5999) + '{}' + '}'.repeat(5999);
+    assertError(await h.app.inject({ method: 'PATCH', url: `/games/${g.gameId}`, headers: json, payload: `{"Settings":${deep}}` }), 400, 'too_deep');
+    const fine = await h.app.inject({ method: 'PATCH', url: `/games/${g.gameId}`, headers: bearer(a.token), payload: { Settings: { a: { b: ['\u{1F600}'] } } } });
+    assert.equal(fine.statusCode, 200, fine.body);
+    assert.deepEqual(fine.json().Settings, { a: { b: ['\u{1F600}'] } });
+    assert.equal((await h.app.inject({ url: '/healthz' })).statusCode, 200);
+  });
 });

@@ -15,6 +15,10 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
   return {
     ...readRegistryConfig({ REGISTRY_ADMIN_EMAIL: ADMIN_EMAIL, REGISTRY_ADMIN_PASSWORD: ADMIN_PASSWORD, LOG_LEVEL: 'silent' }),
     masterKey: randomBytes(32),
+    // Tests sign many developers up and in from one address; the limits have their own test.
+    rateRegisterPerIp: 100_000,
+    rateLoginPerIp: 100_000,
+    rateLoginPerIpEmail: 100_000,
     ...overrides,
   };
 }

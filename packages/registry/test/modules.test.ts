@@ -154,3 +154,84 @@ describe('module builds', () => {
     assert.deepEqual(body.OffendingImports, ['wasi_snapshot_preview1.clock_time_get', 'platform.send']);
   });
 });
+
+// Admission at the default settings: allowlist rules, memory and table limits, the 8 MiB size limit.
+describe('module admission at the default settings', () => {
+  let h: Harness;
+  let dev: Dev;
+  let game: CreatedGame;
+  before(async () => {
+    h = await harness();
+    dev = await registerDeveloper(h.app);
+    game = await createGame(h.app, dev.token);
+  });
+  after(() => h.drop());
+  const upload = (bytes: Buffer, Version: string) =>
+    h.app.inject({
+      method: 'POST',
+      url: `/games/${game.gameId}/modules`,
+      headers: bearer(dev.token),
+      payload: { Packaging: 'wasm', Version, WasmBase64: bytes.toString('base64') },
+    });
+  const up = (wat: string, Version: string) => upload(wat2wasm(wat), Version);
+
+  it('refuses a look-alike module, an empty name, non-function imports and control characters, naming them escaped', async () => {
+    const cases: [string, string[]][] = [
+      ['(module (import "platform.evil" "x" (func)))', ['platform.evil.x']],
+      ['(module (import "platform" "" (func)))', ['platform.']],
+      ['(module (import "platform" "mem" (memory 1)))', ['platform.mem (memory)']],
+      ['(module (import "platform" "tbl" (table 1 funcref)))', ['platform.tbl (table)']],
+      ['(module (import "platform" "a\\00b" (func)))', ['platform.a\\u0000b']],
+    ];
+    for (const [i, [wat, offending]] of cases.entries()) {
+      const body = assertError(await up(wat, `6.0.${i}`), 400, 'imports_not_allowed');
+      assert.deepEqual(body.OffendingImports, offending, wat);
+    }
+    const ok = await up('(module (import "platform" "log" (func)))', '6.1.0');
+    assert.equal(ok.statusCode, 201, ok.body);
+    assert.deepEqual(ok.json().Imports, ['platform.log']);
+  });
+
+  it('admits 1 GiB of initial memory, a 4 GiB maximum, 100,000 table elements and a start function; refuses more', async () => {
+    for (const [i, wat] of ['(module (memory 16384 65536))', '(module (table 100000 funcref))', '(module (func $init) (start $init))'].entries()) {
+      const r = await up(wat, `7.0.${i}`);
+      assert.equal(r.statusCode, 201, `${wat}: ${r.body}`);
+    }
+    for (const [i, wat] of ['(module (memory 16385))', '(module (table 100001 funcref))', '(module (table 1 100001 funcref))'].entries()) {
+      const body = assertError(await up(wat, `7.1.${i}`), 400, 'module_limits');
+      assert.equal(body.Problems.length, 1, wat);
+    }
+  });
+
+  const leb128 = (n: number) => {
+    const out: number[] = [];
+    do {
+      let byte = n & 0x7f;
+      n >>>= 7;
+      if (n) byte |= 0x80;
+      out.push(byte);
+    } while (n);
+    return Buffer.from(out);
+  };
+  /** A valid module of exactly `total` bytes: the header and one custom section filling the rest. */
+  const moduleOf = (total: number) => {
+    const header = Buffer.from('0061736d01000000', 'hex');
+    const name = Buffer.from([1, 0x78]); // name "x"
+    let payload = total - header.length - 1 - name.length;
+    // The section's size field takes some of the bytes: shrink until header + id + size + content fit exactly.
+    while (1 + leb128(payload + name.length).length + name.length + payload + header.length > total) payload--;
+    return Buffer.concat([header, Buffer.from([0]), leb128(name.length + payload), name, Buffer.alloc(payload)]);
+  };
+
+  it('admits modules of 3, 4, 6 and 8 MiB and refuses one byte more with 413', async () => {
+    const MiB = 1024 * 1024;
+    for (const [i, size] of [3 * MiB, 4 * MiB, 6 * MiB, 8 * MiB].entries()) {
+      const bytes = moduleOf(size);
+      assert.equal(bytes.length, size);
+      const r = await upload(bytes, `5.0.${i}`);
+      assert.equal(r.statusCode, 201, `${size}: ${r.body.slice(0, 200)}`);
+      assert.equal(r.json().SizeBytes, size);
+    }
+    assertError(await upload(moduleOf(8 * MiB + 1), '5.1.0'), 413, 'module_too_large');
+  });
+});

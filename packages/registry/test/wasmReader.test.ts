@@ -68,8 +68,23 @@ describe('wasm reader', () => {
     assert.ok(!globToRegExp('platform.*').test('env.platform.log'));
     assert.ok(globToRegExp('a.b(c)').test('a.b(c)'));
     const allow = importAllowlist(['wasi_snapshot_preview1.fd_*', 'env.memory']);
-    assert.ok(allow('wasi_snapshot_preview1.fd_write'));
-    assert.ok(allow('env.memory'));
-    assert.ok(!allow('env.system'));
+    const fn = (module: string, name: string) => ({ module, name, kind: 'function' as const });
+    assert.ok(allow(fn('wasi_snapshot_preview1', 'fd_write')));
+    assert.ok(allow(fn('env', 'memory')));
+    assert.ok(!allow(fn('env', 'system')));
+  });
+
+  it('matches the module exactly and the name by pattern; functions only; no empty or control-character names', () => {
+    const allow = importAllowlist(['platform.*']);
+    const imp = (module: string, name: string, kind: 'function' | 'memory' | 'table' | 'global' = 'function') => ({ module, name, kind });
+    assert.ok(allow(imp('platform', 'log')));
+    assert.ok(!allow(imp('platform.evil', 'x')), 'module platform.evil is not module platform');
+    assert.ok(!allow(imp('platform', '')), 'empty name');
+    assert.ok(!allow(imp('platform', 'memory', 'memory')), 'a memory import');
+    assert.ok(!allow(imp('platform', 'table', 'table')));
+    assert.ok(!allow(imp('platform', 'g', 'global')));
+    assert.ok(!allow(imp('platform', 'a\u0000b')), 'NUL in a name');
+    assert.ok(!allow(imp('platform', 'line\nbreak')));
+    assert.ok(!allow(imp('Platform', 'log')), 'case matters');
   });
 });

@@ -26,8 +26,8 @@ import { friendRoutes } from './routes/friends.js';
 import { presenceRoutes } from './routes/presence.js';
 import { partyRoutes } from './routes/parties.js';
 import { chatRoutes } from './routes/chat.js';
-import { internalRoutes, INTERNAL_PREFIX } from './routes/internal.js';
-import { AppError, forbidden, unauthorized, type AccessClaims } from '@platform/kit';
+import { internalRoutes } from './routes/internal.js';
+import { AppError, forbidden, routeAccess, tokenRejectionReason, unauthorized, type AccessClaims } from '@platform/kit';
 import { attachRealtime, WS_PATH, type Realtime } from './realtime/gateway.js';
 
 declare module 'fastify' {
@@ -53,8 +53,6 @@ export interface SocialDeps {
   https?: { cert: string; key: string; minVersion?: 'TLSv1.3'; maxVersion?: 'TLSv1.3' };
 }
 
-const PUBLIC_PATHS = new Set(['/health', '/healthz', '/ready', '/readyz', '/openapi.json']);
-
 export type SocialApp = App & { ctx: Ctx; realtime: Realtime };
 
 export async function buildApp(config: SocialConfig, deps: SocialDeps): Promise<SocialApp> {
@@ -63,6 +61,10 @@ export async function buildApp(config: SocialConfig, deps: SocialDeps): Promise<
     fieldCase: 'camel',
     logStream: deps.logStream,
     logLevel: config.logLevel,
+    timeouts: config,
+    cors: config,
+    // Behind a TLS-terminating load balancer (plain HTTP here), the balancer sends HSTS.
+    hsts: Boolean(deps.https),
     readiness: { database: () => deps.db.ping(), state: () => deps.state.ping() },
     server: deps.https ? { https: deps.https } : undefined,
     openapi: {
@@ -95,8 +97,9 @@ export async function buildApp(config: SocialConfig, deps: SocialDeps): Promise<
   });
 
   // Aliases beside the kit's probes.
-  app.get('/health', { schema: { tags: ['health'], summary: 'Liveness (alias of /healthz)' } }, async () => ({ status: 'ok' }));
-  app.get('/ready', { schema: { tags: ['health'], summary: 'Readiness (alias of /readyz)' } }, async (_req, reply) => {
+  const probe = { access: 'public', rateLimited: false } as const;
+  app.get('/health', { schema: { tags: ['health'], summary: 'Liveness (alias of /healthz)' }, config: probe }, async () => ({ status: 'ok' }));
+  app.get('/ready', { schema: { tags: ['health'], summary: 'Readiness (alias of /readyz)' }, config: probe }, async (_req, reply) => {
     const r = await app.inject({ method: 'GET', url: '/readyz' });
     reply.status(r.statusCode);
     return r.json();
@@ -115,7 +118,7 @@ export async function buildApp(config: SocialConfig, deps: SocialDeps): Promise<
       claims = await verifier(m[1]);
     } catch (err) {
       if ((err as AppError).status === 503) throw err;
-      if (!/unknown key id/.test((err as Error).message) || Date.now() - lastForcedRefresh < 1000) throw unauthorized('unauthorized', 'A server token is required');
+      if (tokenRejectionReason(err) !== 'unknown key id' || Date.now() - lastForcedRefresh < 1000) throw unauthorized('unauthorized', 'A server token is required');
       lastForcedRefresh = Date.now();
       await keys.refresh();
       try {
@@ -128,11 +131,14 @@ export async function buildApp(config: SocialConfig, deps: SocialDeps): Promise<
     return claims;
   };
 
+  // Who may call is decided by the route that runs (routeAccess), never by the request URL: the router
+  // matches the decoded path, so /v1/%69nternal/… runs the internal route and is judged as one.
   app.addHook('onRequest', async (req) => {
-    const path = req.url.split('?')[0];
-    // /v1/ws reaches this hook only without an upgrade (400 whatever the credentials).
-    if (PUBLIC_PATHS.has(path) || path.startsWith('/docs') || path === WS_PATH) return;
-    if (path.startsWith(INTERNAL_PREFIX)) {
+    const access = routeAccess(req);
+    // Public routes, and paths no route serves (404 needs no credentials). /v1/ws is public here: it reaches
+    // the router only without an upgrade (400 whatever the credentials); upgrades authenticate in the gateway.
+    if (access === 'public' || access === 'unmatched') return;
+    if (access === 'internal') {
       const claims = await verifyServer(req.headers);
       req.principal = { accountId: claims.sub };
       return;
@@ -153,10 +159,13 @@ export async function buildApp(config: SocialConfig, deps: SocialDeps): Promise<
   presenceRoutes(app, ctx);
   partyRoutes(app, ctx);
   chatRoutes(app, ctx);
-  internalRoutes(app, ctx, { refreshKeys: async () => keys?.refresh() });
+  internalRoutes(app, ctx, { refreshKeys: async () => keys?.refresh(), requireServer: (req) => verifyServer(req.headers) });
 
   // Upgrades never reach the router (the server's upgrade listener takes them); a plain GET does.
-  app.get(WS_PATH, { schema: { tags: ['realtime'], summary: 'WebSocket channel (see docs/social-realtime.md); 400 without an upgrade' } }, async () => {
+  app.get(
+    WS_PATH,
+    { schema: { tags: ['realtime'], summary: 'WebSocket channel (see docs/social-realtime.md); 400 without an upgrade' }, config: { access: 'public' } },
+    async () => {
     throw badRequest('upgrade_required', 'GET /v1/ws must be a WebSocket upgrade');
   });
   const realtime = attachRealtime(app, ctx, { authenticator, tenancy });

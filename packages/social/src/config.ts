@@ -28,6 +28,8 @@ const spec = {
   partyMaxSizeLimit: vars.int('SOCIAL__PARTIES__MAXSIZELIMIT', { default: 16, min: 2, max: 100 }),
   chatPerMinute: vars.int('SOCIAL__LIMITS__CHATPERMINUTE', { default: 60, min: 1, max: 100_000 }),
   actionsPerMinute: vars.int('SOCIAL__LIMITS__ACTIONSPERMINUTE', { default: 30, min: 1, max: 100_000 }),
+  searchesPerMinute: vars.int('SOCIAL__LIMITS__SEARCHESPERMINUTE', { default: 30, min: 1, max: 100_000, description: 'User searches per user and minute' }),
+  searchMinPrefix: vars.int('SOCIAL__SEARCH__MINPREFIX', { default: 2, min: 1, max: 32, description: 'Shortest name prefix a search accepts (an exact Name#1234 always)' }),
   tlsMode: vars.oneOf('SOCIAL__TLS__MODE', ['https', 'http'] as const, { default: 'https' }),
   tlsCertFile: vars.optionalString('SOCIAL__TLS__CERTFILE'),
   tlsKeyFile: vars.optionalString('SOCIAL__TLS__KEYFILE'),
@@ -39,6 +41,13 @@ const spec = {
   wsFramesPerSecond: vars.int('SOCIAL__REALTIME__FRAMESPERSECOND', { default: 20, min: 1, max: 10_000 }),
   wsSendBufferBytes: vars.int('SOCIAL__REALTIME__SENDBUFFERBYTES', { default: 1_048_576, min: 1024, max: 268_435_456 }),
   wsPingSeconds: vars.int('SOCIAL__REALTIME__PINGSECONDS', { default: 30, min: 1, max: 3600 }),
+  wsMaxSocketsPerUser: vars.int('SOCIAL__REALTIME__MAXSOCKETSPERUSER', { default: 10, min: 1, max: 10_000, description: 'Open sockets per user and node' }),
+  wsMaxSocketsPerAddress: vars.int('SOCIAL__REALTIME__MAXSOCKETSPERADDRESS', {
+    default: 200,
+    min: 1,
+    max: 1_000_000,
+    description: 'Open sockets per remote address and node (a NAT or a proxy shares one address)',
+  }),
   relationsCacheMs: vars.int('SOCIAL__REALTIME__RELATIONSCACHEMILLISECONDS', {
     default: 5000,
     min: 100,

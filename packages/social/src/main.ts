@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, loadOrCreateTls, migrate, openDatabase, openStateStore, serve, tls13Options, type Env } from '@platform/kit';
+import { ConfigError, loadOrCreateLocalCa, loadOrCreateTls, migrate, openDatabase, openStateStore, serve, tls13Options, type Env } from '@platform/kit';
 import { buildApp } from './app.js';
 import { readSocialConfig } from './config.js';
 import { purgeChat } from './services/chat.js';
@@ -21,7 +21,13 @@ export async function startSocial(env: Env = process.env, opts: { listen?: boole
   const https =
     config.tlsMode === 'https'
       ? tls13Options(
-          await loadOrCreateTls({ certPath: config.tlsCertFile, keyPath: config.tlsKeyFile, dir: path.join(config.dataDir, 'social', 'tls') }),
+          await loadOrCreateTls({
+            certPath: config.tlsCertFile,
+            keyPath: config.tlsKeyFile,
+            dir: path.join(config.dataDir, 'social', 'tls'),
+            commonName: 'social.platform.localhost',
+            ca: config.tlsCertFile || config.tlsKeyFile ? undefined : await loadOrCreateLocalCa(path.join(config.dataDir, 'ca')),
+          }),
         )
       : undefined;
   const app = await buildApp(config, { db, state, https });

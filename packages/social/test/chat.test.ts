@@ -46,6 +46,14 @@ describe('chat', () => {
       const x = await h.req(a, 'GET', `/v1/chat/dm/${dm}/messages?${q}`);
       assert.equal(x.status, 400, q);
     }
+    // Instants JavaScript parses and PostgreSQL refuses, and non-instants: 400, never 500.
+    for (const before of ['99999', '-000001-01-01T00:00:00Z', '0000-01-01T00:00:00Z', '+010000-01-01T00:00:00Z', 'yesterday', '2026-13-01T00:00:00Z']) {
+      const x = await h.req(a, 'GET', `/v1/chat/dm/${dm}/messages?before=${encodeURIComponent(before)}`);
+      assert.equal(x.status, 400, before);
+      assert.equal(x.body.code, 'validation_failed', before);
+    }
+    const edge = await h.req(a, 'GET', `/v1/chat/dm/${dm}/messages?before=${encodeURIComponent('0001-01-01T00:00:00Z')}`);
+    assert.deepEqual([edge.status, edge.body.messages], [200, []]);
     for (const url of [`/v1/chat/dm/${dm}/messages`, `/v1/chat/dm/not-a-guid/messages`, `/v1/chat/party/${dm}/messages`]) {
       const x = await h.req(c, 'GET', url);
       assert.equal(x.status, 404, url);
@@ -182,4 +190,31 @@ describe('rate limits', () => {
     const history = await h.req(b, 'GET', `/v1/chat/dm/${dm}/messages`);
     assert.equal(history.body.messages?.length ?? history.body.length, 3);
   });
+
+  it('a message PostgreSQL cannot store (NUL) is refused alone with 400 invalid_character; messages of other parties sent with it all succeed', async () => {
+    const a = await h.user('NulSender');
+    const b = await h.user('OtherPartyB');
+    const c = await h.user('OtherPartyC');
+    const pa = (await h.req(a, 'POST', '/v1/parties', { body: {} })).body;
+    const pb = (await h.req(b, 'POST', '/v1/parties', { body: { visibility: 'Public' } })).body;
+    await h.req(c, 'POST', `/v1/parties/${pb.partyId}/join`, { body: {} });
+    const [bad, ...good] = await Promise.all([
+      h.req(a, 'POST', `/v1/chat/party/${pa.partyId}/messages`, { body: { body: 'x\u0000y' } }),
+      h.req(b, 'POST', `/v1/chat/party/${pb.partyId}/messages`, { body: { body: 'one' } }),
+      h.req(c, 'POST', `/v1/chat/party/${pb.partyId}/messages`, { body: { body: 'two' } }),
+      h.req(a, 'POST', `/v1/chat/party/${pa.partyId}/messages`, { body: { body: 'fine' } }),
+    ]);
+    assert.equal(bad.status, 400, JSON.stringify(bad.body));
+    assert.deepEqual([bad.body.code, bad.body.field], ['invalid_character', 'body']);
+    assert.deepEqual(good.map((r) => r.status), [201, 201, 201]);
+    assert.deepEqual((await h.req(b, 'GET', `/v1/chat/party/${pb.partyId}/messages`)).body.messages.map((x: any) => x.body).sort(), ['one', 'two']);
+    // The same rule on path parameters and query strings, and a party bag nested 6,000 levels deep: 400, not 500.
+    assert.deepEqual(pick(await h.req(a, 'GET', '/v1/notes/%00')), ['invalid_character', 'publicId']);
+    assert.deepEqual(pick(await h.req(a, 'GET', '/v1/users/search?handle=%00')), ['invalid_character', 'handle']);
+    const raw = `{"bag":${'{"a":'.repeat(6000)}{}${'}'.repeat(6000)}}`;
+    assert.deepEqual(pick(await h.req(a, 'POST', `/v1/parties/${pa.partyId}/join-metadata`, { raw })), ['too_deep', 'bag.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a']);
+    assert.equal((await h.req(a, 'GET', '/v1/me')).status, 200);
+  });
 });
+
+const pick = (r: { status: number; body: any }) => (r.status === 400 ? [r.body.code, r.body.field] : [r.status, r.body]);

@@ -164,7 +164,6 @@ describe('self and users', () => {
     const cases: [unknown, number, string][] = [
       [{ reason: 'spam' }, 400, 'target_required'],
       [{ targetHandle: b.fullHandle, targetPublicId: b.publicId, reason: 'spam' }, 400, 'target_required'],
-      [{ targetPublicId: 'p_nobody', reason: 'spam' }, 404, 'user_not_found'],
       [{ targetPublicId: a.publicId, reason: 'spam' }, 400, 'cannot_report_self'],
       [{ targetPublicId: b.publicId, reason: 'meh' }, 400, 'validation_failed'],
       [{ targetPublicId: b.publicId }, 400, 'validation_failed'],
@@ -174,6 +173,38 @@ describe('self and users', () => {
       const x = await h.req(a, 'POST', '/v1/reports', { body });
       assert.equal(x.status, status, JSON.stringify(body));
       assert.equal(x.body.code, code, JSON.stringify(body));
+    }
+    // A report about nobody is answered as any other (nothing stored): a report never tells whether its target exists.
+    const before = (await h.db.db.query('SELECT count(*)::int AS n FROM reports')).rows[0].n;
+    const nobody = await h.req(a, 'POST', '/v1/reports', { body: { targetPublicId: 'p_nobody', reason: 'spam' } });
+    assert.deepEqual([nobody.status, nobody.body], [202, { status: 'received' }]);
+    assert.equal((await h.db.db.query('SELECT count(*)::int AS n FROM reports')).rows[0].n, before);
+  });
+
+  it('a user who blocked the caller answers every addressing operation exactly as a user who does not exist', async () => {
+    const caller = await h.user('Blocked');
+    const blocker = await h.user('Blocker');
+    assert.equal((await h.req(blocker, 'POST', `/v1/blocks/${caller.publicId}`)).status, 204);
+    const nobody = 'p_doesnotexist1';
+    const ops: [string, (id: string) => [string, string, unknown?]][] = [
+      ['friend request', (id) => ['POST', '/v1/friends/requests', { toPublicId: id }]],
+      ['note get', (id) => ['GET', `/v1/notes/${id}`]],
+      ['note put', (id) => ['PUT', `/v1/notes/${id}`, { text: 'hi' }]],
+      ['note delete', (id) => ['DELETE', `/v1/notes/${id}`]],
+      ['mute', (id) => ['POST', `/v1/mutes/${id}`]],
+      ['unmute', (id) => ['DELETE', `/v1/mutes/${id}`]],
+      ['block', (id) => ['POST', `/v1/blocks/${id}`]],
+      ['unblock', (id) => ['DELETE', `/v1/blocks/${id}`]],
+      ['report', (id) => ['POST', '/v1/reports', { targetPublicId: id, reason: 'spam' }]],
+      ['presence', (id) => ['GET', `/v1/presence/${id}`]],
+      ['game invite', (id) => ['POST', '/v1/invites/game', { toPublicId: id }]],
+    ];
+    const answer = async (op: [string, string, unknown?]) => {
+      const r = await h.req(caller, op[0] as 'GET', op[1], op[2] === undefined ? {} : { body: op[2] });
+      return [r.status, r.body?.code ?? r.body?.status];
+    };
+    for (const [name, op] of ops) {
+      assert.deepEqual(await answer(op(blocker.publicId)), await answer(op(nobody)), name);
     }
   });
 
@@ -223,5 +254,34 @@ describe('self and users', () => {
     // Using the service again starts a fresh profile with a new publicId.
     const fresh = await h.req(a, 'GET', '/v1/me');
     assert.notEqual(fresh.body.publicId, a.publicId);
+  });
+});
+
+describe('search limits', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness({ SOCIAL__LIMITS__SEARCHESPERMINUTE: '5' });
+  });
+  after(async () => h.close());
+
+  it('refuses a one-letter prefix with 400 prefix_too_short; an exact handle always works', async () => {
+    const me = await h.user('Finder');
+    const target = await h.user('Quill');
+    const short = await h.req(me, 'GET', '/v1/users/search?handle=q');
+    assert.deepEqual([short.status, short.body.code, short.body.field], [400, 'prefix_too_short', 'handle']);
+    const exact = await h.req(me, 'GET', `/v1/users/search?handle=${encodeURIComponent(target.fullHandle)}`);
+    assert.deepEqual(exact.body.map((u: any) => u.publicId), [target.publicId]);
+  });
+
+  it('limits searches per user (429 rate_limited with Retry-After); other users are not affected', async () => {
+    const a = await h.user('Scanner');
+    const statuses = [];
+    for (let i = 0; i < 6; i++) statuses.push((await h.req(a, 'GET', `/v1/users/search?handle=ab${i}`)).status);
+    assert.deepEqual(statuses, [200, 200, 200, 200, 200, 429]);
+    const limited = await h.req(a, 'GET', '/v1/users/search?handle=abc');
+    assert.equal(limited.body.code, 'rate_limited');
+    assert.ok(Number(limited.headers['retry-after']) > 0);
+    const b = await h.user('Other');
+    assert.equal((await h.req(b, 'GET', '/v1/users/search?handle=abc')).status, 200);
   });
 });

@@ -84,7 +84,7 @@ describe('startSocial', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'social-start-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('serves HTTPS (TLS 1.3, self-signed into DATA_DIR/social/tls) and plain HTTP when configured', async () => {
+  it('serves HTTPS (TLS 1.3, issued by the local CA into DATA_DIR/social/tls, with HSTS) and plain HTTP when configured', async () => {
     const keys = await startKeySet();
     after(() => keys.close());
     const base = { DATA_DIR: dir, SOCIAL__AUTH__JWKSURL: keys.url, SOCIAL__LISTEN__PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' };
@@ -93,19 +93,20 @@ describe('startSocial', () => {
     const s = await startSocial(env);
     try {
       const port = (s.app.server.address() as { port: number }).port;
-      const ca = readFileSync(path.join(dir, 'social', 'tls', 'tls-cert.pem'));
-      const res = await new Promise<{ status: number; protocol: string; body: string }>((resolve, reject) => {
+      const ca = readFileSync(path.join(dir, 'ca', 'ca-cert.pem'));
+      const res = await new Promise<{ status: number; protocol: string; body: string; hsts?: string }>((resolve, reject) => {
         https
           .get({ host: '127.0.0.1', port, path: '/health', ca, servername: 'localhost', agent: false }, (r) => {
             const protocol = (r.socket as import('node:tls').TLSSocket).getProtocol() ?? '';
             let body = '';
             r.on('data', (c) => (body += c));
-            r.on('end', () => resolve({ status: r.statusCode!, protocol, body }));
+            r.on('end', () => resolve({ status: r.statusCode!, protocol, body, hsts: r.headers['strict-transport-security'] }));
           })
           .on('error', reject);
       });
       assert.equal(res.status, 200);
       assert.equal(res.protocol, 'TLSv1.3');
+      assert.equal(res.hsts, 'max-age=31536000; includeSubDomains');
       assert.deepEqual(JSON.parse(res.body), { status: 'ok' });
     } finally {
       await s.app.close();
@@ -118,6 +119,7 @@ describe('startSocial', () => {
       assert.equal(r.status, 200);
       const unauth = await fetch(`http://127.0.0.1:${port}/v1/me`);
       assert.equal(unauth.status, 401);
+      assert.equal(unauth.headers.get('strict-transport-security'), null, 'plain HTTP behind a TLS-terminating balancer: the balancer sends HSTS');
       assert.equal(((await unauth.json()) as { code: string }).code, 'unauthorized');
     } finally {
       await plain.app.close();

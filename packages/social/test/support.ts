@@ -26,7 +26,7 @@ async function listen(server: http.Server): Promise<string> {
 
 export interface KeySet {
   url: string;
-  sign(sub: string, opts?: { format?: TokenFormat; expOffsetSec?: number; iss?: string; aud?: string; key?: 'current' | 'other' }): Promise<string>;
+  sign(sub: string, opts?: { format?: TokenFormat; expOffsetSec?: number; iss?: string; aud?: string; key?: 'current' | 'other'; roles?: string[] }): Promise<string>;
   /** Replaces the served key with a new one (what a rotation does). */
   rotate(): void;
   fetches: number;
@@ -51,7 +51,7 @@ export async function startKeySet(): Promise<KeySet> {
         sub,
         sid: randomUUID(),
         platform: 'pc',
-        roles: ['player'],
+        roles: opts.roles ?? ['player'],
         region: 'eu',
         jti: randomUUID(),
         iat: now - 5,

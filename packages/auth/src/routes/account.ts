@@ -86,7 +86,7 @@ export async function accountRoutes(app: App, c: AuthContext) {
     // only confirm the deletion again, never act on an account that is still active.
     const claims = await c.authenticate(req, { allowRevoked: true });
     if (claims.revoked && !(await c.accounts.isDeleted(claims.sub))) {
-      throw unauthorized('invalid_token', 'Access token rejected: the session was revoked');
+      throw unauthorized('invalid_token', 'Access token rejected');
     }
     const r = await c.accounts.delete(claims.sub, c.auditCtx(req));
     for (const sid of new Set([...r.sessions, claims.sid])) await c.tokens.deny(sid);

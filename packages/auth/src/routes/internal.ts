@@ -3,14 +3,13 @@
  * services/internal.ts). Not for players or game clients.
  */
 import { Type } from 'typebox';
-import { AppError, errorSchema, type App } from '@platform/kit';
+import { AppError, errorSchema, UUID_PATTERN as UUID, type App } from '@platform/kit';
 import type { AuthContext } from '../context.js';
 import { audit } from '../services/audit.js';
 import { serviceToken } from '../services/outbox.js';
 import { optionalBody } from './schemas.js';
 
 const ErrorBody = errorSchema('snake');
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export async function internalRoutes(app: App, c: AuthContext) {
   const security = [{ internalKey: [] }];

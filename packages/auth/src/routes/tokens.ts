@@ -64,8 +64,12 @@ export async function tokenRoutes(app: App, c: AuthContext) {
     },
   );
 
-  app.get('/.well-known/jwks.json', { schema: { tags: ['tokens'], summary: 'Public signing keys (published and active)' } }, async (_req, reply) => {
-    reply.header('cache-control', `public, max-age=${JWKS_MAX_AGE_SECONDS}`);
-    return c.keys.jwks();
-  });
+  app.get(
+    '/.well-known/jwks.json',
+    { schema: { tags: ['tokens'], summary: 'Public signing keys (published and active)' }, config: { access: 'public', rateLimited: false } },
+    async (_req, reply) => {
+      reply.header('cache-control', `public, max-age=${JWKS_MAX_AGE_SECONDS}`);
+      return c.keys.jwks();
+    },
+  );
 }

@@ -8,15 +8,18 @@ import {
   badRequest,
   conflict,
   createBatcher,
+  createSourceLockout,
   forbidden,
   hashPassword,
   isUniqueViolation,
+  lockoutSource,
   randomToken,
   sha256Hex,
   unauthorized,
   verifyPassword,
   type Database,
   type Queryable,
+  type StateStore,
 } from '@platform/kit';
 import type { AuthConfig } from '../config.js';
 import { audit, type AuditContext } from './audit.js';
@@ -172,9 +175,14 @@ async function upsertDevice(tx: Queryable, device: DeviceInput | undefined, acco
   return r.rows[0].id;
 }
 
-export function createAccountService(config: AuthConfig, db: Database, tokens: TokenService, verifiers: PlatformVerifiers) {
-  const lockSeconds = (failedAttempts: number) =>
-    Math.min(config.lockoutMaxSeconds, config.lockoutBaseSeconds * 2 ** Math.max(0, failedAttempts - config.lockoutThreshold));
+export function createAccountService(config: AuthConfig, db: Database, tokens: TokenService, verifiers: PlatformVerifiers, state: StateStore) {
+  // Lockout per (source, credential): a stranger's wrong passwords lock the stranger out, never the owner
+  // (kit lockout.ts; docs/auth.md, "Lockout").
+  const lockout = createSourceLockout(state, 'password', {
+    threshold: config.lockoutThreshold,
+    baseSeconds: config.lockoutBaseSeconds,
+    maxSeconds: config.lockoutMaxSeconds,
+  });
 
   async function signIn(
     tx: Queryable,
@@ -207,27 +215,15 @@ export function createAccountService(config: AuthConfig, db: Database, tokens: T
 
   /**
    * Guest sign-ups arriving together are written by one statement (one round trip and one commit for all).
-   * When that statement fails, every guest of the batch is written on its own, so each request gets its
-   * own outcome (a duplicate device in the batch, an Idempotency-Key conflict) exactly as without grouping.
+   * When that statement fails, the kit's batcher writes every guest of the batch on its own, so each request
+   * gets its own outcome (a duplicate device in the batch, an Idempotency-Key conflict) exactly as without grouping.
    */
   type GuestRow = (string | null)[];
-  const writeGuests = createBatcher<GuestRow, { error: unknown } | undefined>(async (rows) => {
-    if (rows.length > 1) {
-      try {
-        await db.query(GUEST_CREATE_MANY_SQL, rows[0].map((_, column) => rows.map((r) => r[column])));
-        return rows.map(() => undefined);
-      } catch {
-        // Each on its own below.
-      }
-    }
-    const outcomes: ({ error: unknown } | undefined)[] = [];
-    for (const r of rows) outcomes.push(await db.query(GUEST_CREATE_SQL, r).then(() => undefined, (error: unknown) => ({ error })));
-    return outcomes;
+  const createGuestRows = createBatcher<GuestRow, void>(async (rows) => {
+    if (rows.length > 1) await db.query(GUEST_CREATE_MANY_SQL, rows[0].map((_, column) => rows.map((r) => r[column])));
+    else await db.query(GUEST_CREATE_SQL, rows[0]);
+    return rows.map(() => undefined);
   });
-  async function createGuestRows(row: GuestRow): Promise<void> {
-    const outcome = await writeGuests(row);
-    if (outcome) throw outcome.error;
-  }
 
   async function markGuestUpgraded(tx: Queryable, accountId: string) {
     await tx.query(`UPDATE accounts SET is_guest = false, updated_at = now() WHERE id = $1`, [accountId]);
@@ -379,17 +375,18 @@ export function createAccountService(config: AuthConfig, db: Database, tokens: T
 
     async login(input: { email: string; password: string; device?: DeviceInput }, ctx: AuditContext): Promise<SignInResult> {
       const email = input.email.trim().toLowerCase();
-      const found = await db.query<AccountRow & { identity_id: string; credential_id: string; secret_hash: string; locked_until: Date | null }>(
-        `SELECT a.*, i.id AS identity_id, c.id AS credential_id, c.secret_hash, c.locked_until
+      const found = await db.query<AccountRow & { identity_id: string; credential_id: string; secret_hash: string; failed_attempts: number }>(
+        `SELECT a.*, i.id AS identity_id, c.id AS credential_id, c.secret_hash, c.failed_attempts
          FROM identities i JOIN accounts a ON a.id = i.account_id
          JOIN credentials c ON c.identity_id = i.id AND c.type = 'password'
          WHERE i.provider = 'email' AND i.provider_user_id = $1`,
         [email],
       );
       const row = found.rows[0];
-      if (row?.locked_until && new Date(row.locked_until).getTime() > Date.now()) {
+      const source = lockoutSource(ctx.ip);
+      const retryMs = row ? await lockout.lockedForMs(row.credential_id, source) : 0;
+      if (row && retryMs > 0) {
         await audit(db, ctx, 'login', row.id, { method: 'email', outcome: 'failure', reason: 'locked' });
-        const retryMs = new Date(row.locked_until).getTime() - Date.now();
         throw new AppError(423, 'account_locked', 'Too many wrong passwords; the credential is locked for a while', {
           headers: { 'retry-after': String(Math.max(1, Math.ceil(retryMs / 1000))) },
         });
@@ -400,23 +397,22 @@ export function createAccountService(config: AuthConfig, db: Database, tokens: T
         throw invalidCredentials();
       }
       if (!ok) {
-        // Counted atomically in the database, so parallel failures on any node add up exactly.
-        const r = await db.query<{ failed_attempts: number; locked_until: Date | null }>(
-          `UPDATE credentials SET failed_attempts = failed_attempts + 1,
-             locked_until = CASE WHEN failed_attempts + 1 >= $2
-               THEN now() + make_interval(secs => LEAST($4::int, $3::int * power(2, failed_attempts + 1 - $2::int)::int))
-               ELSE locked_until END
-           WHERE id = $1 RETURNING failed_attempts, locked_until`,
-          [row.credential_id, config.lockoutThreshold, config.lockoutBaseSeconds, config.lockoutMaxSeconds],
-        );
+        // The source's count (atomic in the state store, so parallel failures on any node add up exactly)
+        // decides its lock; the credential's count in the database is kept for the account's record.
+        const [{ failures, lockedSeconds }, r] = await Promise.all([
+          lockout.failure(row.credential_id, source),
+          db.query<{ failed_attempts: number }>(
+            `UPDATE credentials SET failed_attempts = failed_attempts + 1 WHERE id = $1 RETURNING failed_attempts`,
+            [row.credential_id],
+          ),
+        ]);
         const attempts = r.rows[0]?.failed_attempts ?? 0;
-        await audit(db, ctx, 'login', row.id, { method: 'email', outcome: 'failure', reason: 'wrong_password', failed_attempts: attempts });
-        if (attempts >= config.lockoutThreshold) {
-          await audit(db, ctx, 'lockout', row.id, { failed_attempts: attempts, locked_seconds: lockSeconds(attempts) });
-        }
+        await audit(db, ctx, 'login', row.id, { method: 'email', outcome: 'failure', reason: 'wrong_password', failed_attempts: attempts, source_failures: failures });
+        if (lockedSeconds > 0) await audit(db, ctx, 'lockout', row.id, { source_failures: failures, locked_seconds: lockedSeconds });
         throw invalidCredentials();
       }
       assertUsable(row);
+      if (row.failed_attempts !== 0) await lockout.success(row.credential_id, source);
       const subject = subjectOf(row);
       const sr = tokens.newSessionRows(subject, { method: 'email', ip: ctx.ip ?? undefined });
       await db.query(LOGIN_SUCCESS_SQL, [

@@ -136,18 +136,10 @@ export function createTokenService(config: AuthConfig, db: Database, state: Stat
   /**
    * Concurrent refreshes leave in one statement (group commit): one round trip and one commit for all of
    * them instead of one each. Should a statement still be aborted as a deadlock victim (a plan other than
-   * the index walk above, with two batches replaying the same two tokens), it is retried one token at a time.
+   * the index walk above, with two batches replaying the same two tokens), the kit's batcher retries it one
+   * token at a time (as any failed batch).
    */
-  const rotate = createBatcher<Rotation, RotatedRow | undefined>(async (batch) => {
-    try {
-      return await rotateMany(batch);
-    } catch (err) {
-      if ((err as { code?: string }).code !== '40P01' || batch.length === 1) throw err;
-      const out: (RotatedRow | undefined)[] = [];
-      for (const b of batch) out.push((await rotateMany([b]))[0]);
-      return out;
-    }
-  });
+  const rotate = createBatcher<Rotation, RotatedRow | undefined>(rotateMany);
 
   async function accessToken(s: SessionSubject, sid: string, platform: string): Promise<string> {
     const iat = Math.floor(Date.now() / 1000);

@@ -1,11 +1,15 @@
 import { Type } from 'typebox';
-import type { App } from '@platform/kit';
+import { createRateLimiter, type App } from '@platform/kit';
 import type { Context } from '../app.js';
 import { AuthResponse, ErrorBody } from './schemas.js';
 
 const Email = Type.String({ format: 'email', maxLength: 254 });
 
 export function developerRoutes(app: App, ctx: Context): void {
+  // The sign-in limits of the auth service, through the same kit limiter and the shared state store (every
+  // node counts together): per address, and per address and email against password guessing. The owner,
+  // from another address, is not refused because of someone else's guesses.
+  const limiter = createRateLimiter(ctx.state, ctx.config.rateWindowSeconds);
   app.post(
     '/developers/register',
     {
@@ -16,8 +20,10 @@ export function developerRoutes(app: App, ctx: Context): void {
           { Email, Password: Type.String({ description: '10 to 256 characters' }), DisplayName: Type.String({ minLength: 1, maxLength: 100 }) },
           { additionalProperties: false },
         ),
-        response: { 201: AuthResponse, 400: ErrorBody, 409: ErrorBody },
+        response: { 201: AuthResponse, 400: ErrorBody, 409: ErrorBody, 429: ErrorBody },
       },
+      // Before validation: a flood of malformed sign-ups counts too.
+      onRequest: async (req) => limiter.check({ name: 'register:ip', key: req.ip, limit: ctx.config.rateRegisterPerIp }),
     },
     async (req, reply) => {
       const r = await ctx.developers.register({ email: req.body.Email, password: req.body.Password, displayName: req.body.DisplayName });
@@ -33,8 +39,11 @@ export function developerRoutes(app: App, ctx: Context): void {
         tags: ['developers'],
         summary: 'Sign in and receive a developer token',
         body: Type.Object({ Email: Type.String({ maxLength: 254 }), Password: Type.String({ maxLength: 1024 }) }, { additionalProperties: false }),
-        response: { 200: AuthResponse, 400: ErrorBody, 401: ErrorBody },
+        response: { 200: AuthResponse, 400: ErrorBody, 401: ErrorBody, 429: ErrorBody },
       },
+      onRequest: async (req) => limiter.check({ name: 'login:ip', key: req.ip, limit: ctx.config.rateLoginPerIp }),
+      preHandler: async (req) =>
+        limiter.check({ name: 'login:ip-email', key: `${req.ip}\u0000${req.body.Email.trim().toLowerCase()}`, limit: ctx.config.rateLoginPerIpEmail }),
     },
     async (req) => ctx.developers.login({ email: req.body.Email, password: req.body.Password }),
   );

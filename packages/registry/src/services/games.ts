@@ -1,7 +1,7 @@
 /**
  * Games: developer-scoped CRUD, API credentials and key validation.
  */
-import { badRequest, notFound, randomToken, safeEqual, sha256Hex, type Database } from '@platform/kit';
+import { badRequest, notFound, randomToken, safeEqual, sha256Hex, UUID_PATTERN as UUID, type Database } from '@platform/kit';
 import { gameQueries, type CrossGameVisibility, type GamePatch, type GameRow } from '../queries/games.js';
 import { moduleQueries } from '../queries/modules.js';
 import { registrationQueries, type RegistrationRow } from '../queries/registrations.js';
@@ -10,7 +10,6 @@ import type { KeyCache } from './keyCache.js';
 import type { Caller } from './auth.js';
 
 export const SETTINGS_MAX_BYTES = 16 * 1024;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface GameView {
   GameId: string;

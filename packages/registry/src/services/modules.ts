@@ -5,13 +5,12 @@
 import { AppError, badRequest, conflict, isUniqueViolation, sha256Hex, type Database } from '@platform/kit';
 import { moduleQueries, type ModuleBuildRow } from '../queries/modules.js';
 import type { BlobStore } from './blobs.js';
-import { importAllowlist, readWasmImports, WasmFormatError } from './wasm.js';
+import { describeImport, importAllowlist, inspectWasm, resourceProblems, WasmFormatError } from './wasm.js';
 
 /** SemVer 2.0.0 (semver.org's recommended expression). */
 export const SEMVER =
   /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/;
 export const VERSION_MAX = 64;
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 export interface ModuleBuildView {
   BuildId: string;
@@ -42,12 +41,16 @@ export const moduleView = (b: ModuleBuildRow): ModuleBuildView => ({
 /** Base64 request body large enough for a module of `maxBytes`, plus room for the other fields. */
 export const moduleBodyLimit = (maxBytes: number) => Math.ceil(maxBytes / 3) * 4 + 16 * 1024;
 
-/** Decodes strict, padded standard base64; anything else is refused. */
+/**
+ * Decodes strict, padded standard base64; anything else is refused. No regular expression: a backtracking
+ * one over a multi-megabyte string overflowed the stack (500 on modules of 4 MiB and more). Node's decoder
+ * skips what is not base64, so the input is base64 exactly when re-encoding the bytes gives it back
+ * (characters outside the alphabet, whitespace, URL-safe letters, missing or non-zero padding all differ).
+ */
 export function decodeBase64Strict(s: string): Buffer {
-  if (!BASE64.test(s)) throw badRequest('invalid_base64', 'WasmBase64 is not valid padded standard base64');
+  if (s.length % 4 !== 0) throw badRequest('invalid_base64', 'WasmBase64 is not valid padded standard base64');
   const bytes = Buffer.from(s, 'base64');
-  // Non-zero padding bits make another encoding of the same bytes: refuse.
-  if (bytes.toString('base64') !== s) throw badRequest('invalid_base64', 'WasmBase64 is not canonical base64');
+  if (bytes.toString('base64') !== s) throw badRequest('invalid_base64', 'WasmBase64 is not valid, canonical, padded standard base64');
   return bytes;
 }
 
@@ -93,9 +96,9 @@ export function moduleService(db: Database, blobs: BlobStore, opts: { maxBytes: 
       }
       const bytes = decodeBase64Strict(b64);
 
-      let imports;
+      let inspection;
       try {
-        imports = readWasmImports(bytes);
+        inspection = inspectWasm(bytes);
       } catch (err) {
         if (err instanceof WasmFormatError) throw badRequest('invalid_wasm', `Not a well-formed wasm module: ${err.message}`);
         throw err;
@@ -103,10 +106,13 @@ export function moduleService(db: Database, blobs: BlobStore, opts: { maxBytes: 
       if (!WebAssembly.validate(new Uint8Array(bytes))) {
         throw badRequest('invalid_wasm', 'Not a valid wasm module: it fails WebAssembly validation');
       }
-      const qualified = [...new Set(imports.map((i) => `${i.module}.${i.name}`))];
-      const offending = qualified.filter((q) => !allowed(q));
+      const imports = inspection.imports;
+      const tooLarge = resourceProblems(inspection);
+      if (tooLarge.length) throw badRequest('module_limits', `The module exceeds the admission limits: ${tooLarge.join('; ')}`, { Problems: tooLarge });
+      const qualified = [...new Set(imports.map(describeImport))];
+      const offending = [...new Set(imports.filter((i) => !allowed(i)).map(describeImport))];
       if (offending.length) {
-        throw badRequest('imports_not_allowed', `The module imports functions outside the allowlist: ${offending.join(', ')}`, {
+        throw badRequest('imports_not_allowed', `The module imports outside the allowlist (functions only; module exact, name by pattern): ${offending.join(', ')}`, {
           OffendingImports: offending,
         });
       }

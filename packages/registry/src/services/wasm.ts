@@ -12,6 +12,19 @@ export interface WasmImport {
   kind: ImportKind;
 }
 
+/** Initial and maximum size: pages of 64 KiB for a memory, elements for a table. */
+export interface Limits {
+  min: number;
+  max?: number;
+}
+
+/** What admission looks at: imports, and the memories and tables the module defines itself. */
+export interface WasmInspection {
+  imports: WasmImport[];
+  memories: Limits[];
+  tables: Limits[];
+}
+
 export class WasmFormatError extends Error {
   override name = 'WasmFormatError';
 }
@@ -76,12 +89,12 @@ class Reader {
     }
   }
 
-  limits(has64: boolean): void {
+  limits(has64: boolean): Limits {
     const flags = this.byte();
     if (flags > (has64 ? 7 : 1)) this.fail(`bad limits flags 0x${flags.toString(16)}`);
     const bits = flags & 4 ? 64 : 32;
-    this.uleb(bits);
-    if (flags & 1) this.uleb(bits);
+    const min = this.uleb(bits);
+    return flags & 1 ? { min, max: this.uleb(bits) } : { min };
   }
 }
 
@@ -121,6 +134,11 @@ function readImport(r: Reader): WasmImport {
  * Throws WasmFormatError with the problem and its byte offset.
  */
 export function readWasmImports(bytes: Uint8Array): WasmImport[] {
+  return inspectWasm(bytes).imports;
+}
+
+/** Checks the header and every section's bounds; returns the imports and the defined memories and tables. */
+export function inspectWasm(bytes: Uint8Array): WasmInspection {
   if (bytes.length < 8) throw new WasmFormatError(`module is ${bytes.length} bytes, shorter than the 8-byte header`);
   for (let i = 0; i < 4; i++) {
     if (bytes[i] !== MAGIC[i]) throw new WasmFormatError('missing the \\0asm magic number at byte 0');
@@ -129,6 +147,8 @@ export function readWasmImports(bytes: Uint8Array): WasmImport[] {
   if (version !== 1) throw new WasmFormatError(`unsupported binary version ${version >>> 0} at byte 4 (expected 1)`);
 
   const imports: WasmImport[] = [];
+  const memories: Limits[] = [];
+  const tables: Limits[] = [];
   const top = new Reader(bytes, 8, bytes.length, 'module');
   let sawImports = false;
   while (top.pos < bytes.length) {
@@ -154,10 +174,37 @@ export function readWasmImports(bytes: Uint8Array): WasmImport[] {
       const count = body.uleb();
       for (let i = 0; i < count; i++) imports.push(readImport(body));
       if (body.pos !== body.end) body.fail(`${body.end - body.pos} unexpected trailing bytes`);
+    } else if (id === 4) {
+      const count = body.uleb();
+      for (let i = 0; i < count; i++) {
+        body.byte(); // reference type
+        tables.push(body.limits(false));
+      }
+    } else if (id === 5) {
+      const count = body.uleb();
+      for (let i = 0; i < count; i++) memories.push(body.limits(true));
     }
     top.pos = bodyStart + size;
   }
-  return imports;
+  return { imports, memories, tables };
+}
+
+/** Admission limits (docs/registry.md): 1 GiB of initial memory, 4 GiB declared maximum, 100,000 table elements. */
+export const WASM_LIMITS = { memoryMinPages: 16_384, memoryMaxPages: 65_536, tableMaxElements: 100_000 } as const;
+
+/** What of the module's own memories and tables exceeds the admission limits (empty: none). */
+export function resourceProblems(w: WasmInspection): string[] {
+  const out: string[] = [];
+  w.memories.forEach((m, i) => {
+    if (m.min > WASM_LIMITS.memoryMinPages) out.push(`memory ${i} starts at ${m.min} pages (limit ${WASM_LIMITS.memoryMinPages})`);
+    if (m.max !== undefined && m.max > WASM_LIMITS.memoryMaxPages) out.push(`memory ${i} may grow to ${m.max} pages (limit ${WASM_LIMITS.memoryMaxPages})`);
+  });
+  w.tables.forEach((t, i) => {
+    if (t.min > WASM_LIMITS.tableMaxElements || (t.max ?? 0) > WASM_LIMITS.tableMaxElements) {
+      out.push(`table ${i} declares more than ${WASM_LIMITS.tableMaxElements} elements`);
+    }
+  });
+  return out;
 }
 
 /** Compiles a glob (`*` = any run of characters, all else literal) to a RegExp. */
@@ -166,7 +213,30 @@ export function globToRegExp(pattern: string): RegExp {
   return new RegExp(`^${escaped.join('.*')}$`, 's');
 }
 
-export function importAllowlist(patterns: string[]): (qualifiedName: string) => boolean {
-  const res = patterns.map(globToRegExp);
-  return (q) => res.some((re) => re.test(q));
+/**
+ * The allowlist as a test of one import. A pattern `module.name` is split at its first dot: the module must
+ * equal the import's module exactly (so `platform.*` does not admit module `platform.evil`), the name part is
+ * a glob over the import's name. Only function imports are admitted (a module brings its own memory, tables
+ * and globals), never an empty name, nor a module or name with control characters.
+ */
+export function importAllowlist(patterns: string[]): (imp: WasmImport) => boolean {
+  const rules = patterns.map((p) => {
+    const dot = p.indexOf('.');
+    return { module: p.slice(0, dot), name: globToRegExp(p.slice(dot + 1)) };
+  });
+  return (imp) =>
+    imp.kind === 'function' &&
+    imp.name.length > 0 &&
+    !CONTROL.test(imp.module) &&
+    !CONTROL.test(imp.name) &&
+    rules.some((r) => r.module === imp.module && r.name.test(imp.name));
+}
+
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+/** `module.name (kind)` with control characters escaped, safe to show and to store. */
+export function describeImport(imp: WasmImport): string {
+  const esc = (t: string) => t.replace(/[\u0000-\u001f\u007f-\u009f\\]/g, (c) => (c === '\\' ? '\\\\' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+  const q = `${esc(imp.module)}.${esc(imp.name)}`;
+  return imp.kind === 'function' ? q : `${q} (${imp.kind})`;
 }

@@ -4,6 +4,7 @@
  * schemas as the HTTP bodies where they overlap.
  */
 import { Ajv } from 'ajv';
+import { checkJsonInput } from '@platform/kit';
 import { Type } from 'typebox';
 import { PresenceStateSchema, RichPresenceInput } from '../routes/schemas.js';
 import type { RichPresence } from '../services/presence.js';
@@ -62,6 +63,9 @@ export function parseClientFrame(text: string): ClientFrame {
     throw new FrameError('bad_frame', 'The frame is not valid JSON');
   }
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new FrameError('bad_frame', 'A frame is a JSON object with a type');
+  // The HTTP rule (kit createService): no text PostgreSQL cannot store, no nesting deeper than MAX_JSON_DEPTH.
+  const problem = checkJsonInput(raw);
+  if (problem) throw new FrameError('bad_frame', `${problem.message}${problem.field ? ` (field ${problem.field})` : ''}`);
   const type = (raw as { type?: unknown }).type;
   if (typeof type !== 'string') throw new FrameError('bad_frame', 'The frame has no string type');
   if (!(CLIENT_FRAME_TYPES as readonly string[]).includes(type)) throw new FrameError('unknown_type', `Unknown frame type ${JSON.stringify(type.slice(0, 64))}`);

@@ -467,6 +467,9 @@ export function attachRealtime(app: App, ctx: Ctx, deps: { authenticator: Authen
     log.info({ socketId: conn.id }, 'websocket connected');
   };
 
+  // Open sockets (counted from the accepted upgrade to the close) per user and per remote address.
+  const socketsByUser = new Map<string, number>();
+  const socketsByAddress = new Map<string, number>();
   const upgrade = async (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = (req.url ?? '/').split('?')[0];
     // The kit's req serializer redacts access_token in the URL; headers are not logged.
@@ -475,6 +478,11 @@ export function attachRealtime(app: App, ctx: Ctx, deps: { authenticator: Authen
     if (draining) return reject(socket, 503, 'shutting_down', 'This node is shutting down; reconnect', { 'Retry-After': '1' });
     if (req.method !== 'GET' || String(req.headers.upgrade).toLowerCase() !== 'websocket') {
       return reject(socket, 400, 'upgrade_required', 'GET /v1/ws must be a WebSocket upgrade');
+    }
+    // Caps per node (docs/social-realtime.md): per remote address before any work, per user once known.
+    const address = req.socket.remoteAddress ?? 'unknown';
+    if ((socketsByAddress.get(address) ?? 0) >= config.wsMaxSocketsPerAddress) {
+      return reject(socket, 429, 'too_many_sockets', 'Too many open sockets from this address', { 'Retry-After': '5' });
     }
     let user: UserRow;
     let game: GameContext;
@@ -496,7 +504,28 @@ export function attachRealtime(app: App, ctx: Ctx, deps: { authenticator: Authen
       return reject(socket, 500, 'internal_error', 'The upgrade could not be handled');
     }
     if (draining) return reject(socket, 503, 'shutting_down', 'This node is shutting down; reconnect', { 'Retry-After': '1' });
-    wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, user, game));
+    if ((socketsByUser.get(user.id) ?? 0) >= config.wsMaxSocketsPerUser || (socketsByAddress.get(address) ?? 0) >= config.wsMaxSocketsPerAddress) {
+      return reject(socket, 429, 'too_many_sockets', 'Too many open sockets for this user; close one first', { 'Retry-After': '5' });
+    }
+    const count = (m: Map<string, number>, k: string, d: number) => {
+      const n = (m.get(k) ?? 0) + d;
+      if (n > 0) m.set(k, n);
+      else m.delete(k);
+    };
+    count(socketsByUser, user.id, 1);
+    count(socketsByAddress, address, 1);
+    let counted = true;
+    const release = () => {
+      if (!counted) return;
+      counted = false;
+      count(socketsByUser, user.id, -1);
+      count(socketsByAddress, address, -1);
+    };
+    socket.once('close', release);
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      ws.once('close', release);
+      onConnection(ws, user, game);
+    });
   };
 
   app.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {

@@ -17,7 +17,7 @@ export function chatRoutes(app: App, ctx: Ctx): void {
         response: { 200: ChatHistory },
         params: Params,
         querystring: Type.Object(
-          { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })), before: Type.Optional(Type.String({ maxLength: 40 })) },
+          { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })), before: Type.Optional(Type.String({ maxLength: 40, format: 'date-time', description: 'RFC 3339 instant; messages sent before it' })) },
           { additionalProperties: false },
         ),
       },

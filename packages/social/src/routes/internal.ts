@@ -5,11 +5,10 @@
  * every notice is idempotent here.
  */
 import { Type } from 'typebox';
-import { badRequest, type App } from '@platform/kit';
+import { badRequest, type AccessClaims, type App } from '@platform/kit';
+import type { FastifyRequest } from 'fastify';
 import type { Ctx } from '../services/context.js';
 import { eraseAccount } from '../services/account.js';
-
-export const INTERNAL_PREFIX = '/v1/internal/';
 
 const Notice = Type.Object(
   {
@@ -23,7 +22,13 @@ const Notice = Type.Object(
   { additionalProperties: false },
 );
 
-export function internalRoutes(app: App, ctx: Ctx, opts: { refreshKeys(): Promise<void> }): void {
+export interface InternalRouteOptions {
+  refreshKeys(): Promise<void>;
+  /** Verifies the caller holds a server-role token; throws 401/403 otherwise. */
+  requireServer(req: FastifyRequest): Promise<AccessClaims>;
+}
+
+export function internalRoutes(app: App, ctx: Ctx, opts: InternalRouteOptions): void {
   app.post(
     '/v1/internal/auth-events',
     {
@@ -34,9 +39,11 @@ export function internalRoutes(app: App, ctx: Ctx, opts: { refreshKeys(): Promis
         body: Notice,
         response: { 200: Type.Object({ status: Type.Union([Type.Literal('processed'), Type.Literal('ignored')]) }) },
       },
-      config: { noProfile: true },
+      config: { noProfile: true, access: 'internal' },
     },
     async (req) => {
+      // Checked here as well as by the route-access hook: this handler erases accounts.
+      await opts.requireServer(req);
       const n = req.body;
       if (n.type === 'account.deleted') {
         if (!n.account_id) throw badRequest('validation_failed', 'account.deleted needs account_id', { field: 'account_id' });

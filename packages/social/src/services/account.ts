@@ -4,8 +4,8 @@ import type { Ctx, GameContext, ProfileVisibility, UserRow } from './context.js'
 import { listBlocked, listFriends } from './friends.js';
 import { currentPartyId, removeMember } from './parties.js';
 import { clearPresence, notifyPresence } from './presence.js';
-import { limitOutreach } from './limits.js';
-import { friendIds, fullHandle, rename, requireUser, resolveTarget, userByAccount, userSummary } from './users.js';
+import { limitOutreach, limitSearch } from './limits.js';
+import { friendIds, fullHandle, rename, requireAddressableUser, requireUser, resolveTarget, userByAccount, userSummary } from './users.js';
 
 export interface ProfilePatch {
   displayName?: string;
@@ -112,6 +112,10 @@ export async function searchUsers(ctx: Ctx, me: UserRow, handle: string, limit: 
   const q = handle.trim();
   if (!q) throw badRequest('validation_failed', 'handle must not be empty', { field: 'handle' });
   const exact = /^(.+)#(\d{4})$/.exec(q);
+  if (!exact && [...q].length < ctx.config.searchMinPrefix) {
+    throw badRequest('prefix_too_short', `A name prefix needs at least ${ctx.config.searchMinPrefix} characters (or search an exact Name#1234)`, { field: 'handle' });
+  }
+  await limitSearch(ctx, me.id);
   const notBlocked = `NOT EXISTS (SELECT 1 FROM blocks b WHERE (b.blocker = $1 AND b.blocked = u.id) OR (b.blocker = u.id AND b.blocked = $1))`;
   const rows = exact
     ? (
@@ -142,9 +146,18 @@ export async function fileReport(
   game: GameContext,
   body: { targetHandle?: string; targetPublicId?: string; reason: string; context?: string },
 ) {
-  const target = await resolveTarget(ctx.db, { handle: body.targetHandle, publicId: body.targetPublicId }, { handle: 'targetHandle', publicId: 'targetPublicId' });
-  if (target.id === me.id) throw badRequest('cannot_report_self', 'You cannot report yourself');
+  // A report about someone who blocked the caller is taken (a harassed player must be able to report the
+  // harasser), so a report about nobody is answered the same way, storing nothing: a report never tells
+  // whether its target exists or has blocked the caller.
+  const target = await resolveTarget(ctx.db, { handle: body.targetHandle, publicId: body.targetPublicId }, { handle: 'targetHandle', publicId: 'targetPublicId' }).catch(
+    (err: unknown) => {
+      if ((err as { code?: string }).code === 'user_not_found') return null;
+      throw err;
+    },
+  );
+  if (target?.id === me.id) throw badRequest('cannot_report_self', 'You cannot report yourself');
   await limitOutreach(ctx, me.id);
+  if (!target) return { status: 'received' as const };
   await ctx.db.query('INSERT INTO reports (reporter, target, reason, context, game_id) VALUES ($1, $2, $3, $4, $5)', [
     me.id,
     target.id,
@@ -160,7 +173,7 @@ export async function fileReport(
 export const NOTE_MAX = 1000;
 
 export async function getNote(ctx: Ctx, me: UserRow, publicId: string) {
-  const subject = await requireUser(ctx.db, publicId).catch(() => {
+  const subject = await requireAddressableUser(ctx.db, me, publicId).catch(() => {
     throw notFound('no_note', 'No note about this user');
   });
   const n = (await ctx.db.query<{ text: string; updated_at: Date }>('SELECT text, updated_at FROM notes WHERE author = $1 AND subject = $2', [me.id, subject.id])).rows[0];
@@ -170,7 +183,7 @@ export async function getNote(ctx: Ctx, me: UserRow, publicId: string) {
 
 /** Sets a note; an empty (blank) text clears it and answers null (204). */
 export async function putNote(ctx: Ctx, me: UserRow, publicId: string, text: string) {
-  const subject = await requireUser(ctx.db, publicId);
+  const subject = await requireAddressableUser(ctx.db, me, publicId);
   if (subject.id === me.id) throw badRequest('cannot_note_self', 'Notes are about other users');
   const t = text.trim();
   if (!t) {
@@ -189,6 +202,6 @@ export async function putNote(ctx: Ctx, me: UserRow, publicId: string, text: str
 
 /** Idempotent: deleting an absent note is fine; an unknown user is 404 user_not_found. */
 export async function deleteNote(ctx: Ctx, me: UserRow, publicId: string): Promise<void> {
-  const subject = await requireUser(ctx.db, publicId);
+  const subject = await requireAddressableUser(ctx.db, me, publicId);
   await ctx.db.query('DELETE FROM notes WHERE author = $1 AND subject = $2', [me.id, subject.id]);
 }

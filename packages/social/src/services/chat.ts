@@ -4,7 +4,7 @@
  * between friends (dmChannelId); party channels are the partyId.
  */
 import { randomUUID } from 'node:crypto';
-import { AppError, badRequest, createBatcher, notFound, onePer, type Queryable } from '@platform/kit';
+import { AppError, badRequest, createBatcher, notFound, onePer, UUID_PATTERN as GUID, type Queryable } from '@platform/kit';
 import type { Ctx, UserRow } from './context.js';
 import { areFriends, blockedEitherWay } from './users.js';
 import { limitChat } from './limits.js';
@@ -20,7 +20,6 @@ interface MessageRow {
   public_id: string;
 }
 
-const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const noChannel = () => notFound('channel_not_found', 'No such chat channel');
 
 export function assertChatEnabled(ctx: Ctx): void {
@@ -149,8 +148,13 @@ export async function history(ctx: Ctx, me: UserRow, kind: ChatKind, channelIdRa
   if (kind === 'dm' ? !(await dmPeer(ctx.db, me.id, channelId)) : !(await isPartyMember(ctx.db, me.id, channelId))) throw noChannel();
   let beforeAt: Date | null = null;
   if (before !== undefined) {
+    // An RFC 3339 instant (the route's date-time format) within years 1–9999: what JavaScript parses beyond
+    // that (`99999`, year 0, negative years) PostgreSQL refuses.
     beforeAt = new Date(before);
-    if (Number.isNaN(beforeAt.getTime())) throw badRequest('validation_failed', 'before must be an instant', { field: 'before' });
+    const year = beforeAt.getUTCFullYear();
+    if (Number.isNaN(beforeAt.getTime()) || year < 1 || year > 9999) {
+      throw badRequest('validation_failed', 'before must be an RFC 3339 instant between years 1 and 9999', { field: 'before' });
+    }
   }
   const rows = (
     await ctx.db.query<MessageRow>(

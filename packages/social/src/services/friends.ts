@@ -7,7 +7,7 @@ import { badRequest, conflict, notFound, type Queryable } from '@platform/kit';
 import type { Ctx, GameContext, UserRow } from './context.js';
 import { readPresence, viewPresence, type VisibleState } from './presence.js';
 import { limitOutreach } from './limits.js';
-import { areFriends, assertNotBlocked, fullHandle, resolveTarget, requireUser, userSummary } from './users.js';
+import { areFriends, assertNotBlocked, fullHandle, resolveTarget, requireAddressableUser, requireUser, userSummary } from './users.js';
 
 /**
  * The dm channel of two users: SHA-256 over the sorted internal ids, shaped
@@ -166,7 +166,7 @@ export async function listFriends(ctx: Ctx, me: UserRow, game: GameContext) {
 
 /** Blocks a user: ends the friendship and pending requests both ways. Idempotent. */
 export async function block(ctx: Ctx, me: UserRow, publicId: string): Promise<void> {
-  const other = await requireUser(ctx.db, publicId);
+  const other = await requireAddressableUser(ctx.db, me, publicId);
   if (other.id === me.id) throw badRequest('cannot_block_self', 'You cannot block yourself');
   const wereFriends = await ctx.db.transaction(async (tx) => {
     await tx.query('INSERT INTO blocks (blocker, blocked) VALUES ($1, $2) ON CONFLICT DO NOTHING', [me.id, other.id]);
@@ -185,7 +185,7 @@ export async function block(ctx: Ctx, me: UserRow, publicId: string): Promise<vo
 }
 
 export async function unblock(ctx: Ctx, me: UserRow, publicId: string): Promise<void> {
-  const other = await requireUser(ctx.db, publicId);
+  const other = await requireAddressableUser(ctx.db, me, publicId);
   await ctx.db.query('DELETE FROM blocks WHERE blocker = $1 AND blocked = $2', [me.id, other.id]);
   await ctx.events.relationsChanged([me.id, other.id]);
 }
@@ -196,14 +196,14 @@ export async function listBlocked(ctx: Ctx, me: UserRow) {
 }
 
 export async function mute(ctx: Ctx, me: UserRow, publicId: string): Promise<void> {
-  const other = await requireUser(ctx.db, publicId);
+  const other = await requireAddressableUser(ctx.db, me, publicId);
   if (other.id === me.id) throw badRequest('cannot_mute_self', 'You cannot mute yourself');
   await ctx.db.query('INSERT INTO mutes (muter, muted) VALUES ($1, $2) ON CONFLICT DO NOTHING', [me.id, other.id]);
   await ctx.events.relationsChanged([me.id, other.id]);
 }
 
 export async function unmute(ctx: Ctx, me: UserRow, publicId: string): Promise<void> {
-  const other = await requireUser(ctx.db, publicId);
+  const other = await requireAddressableUser(ctx.db, me, publicId);
   await ctx.db.query('DELETE FROM mutes WHERE muter = $1 AND muted = $2', [me.id, other.id]);
   await ctx.events.relationsChanged([me.id, other.id]);
 }

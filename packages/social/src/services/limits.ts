@@ -16,3 +16,9 @@ export async function limitOutreach(ctx: Ctx, userId: string): Promise<void> {
   const d = await ctx.state.hit(`limit:outreach:${userId}`, ctx.config.actionsPerMinute, 60_000);
   if (!d.allowed) throw tooManyRequests('rate_limited', 'Too many requests to other users; slow down', d.retryAfterMs);
 }
+
+/** Searches per user: one-letter prefixes must not list every public profile at speed. */
+export async function limitSearch(ctx: Ctx, userId: string): Promise<void> {
+  const d = await ctx.state.hit(`limit:search:${userId}`, ctx.config.searchesPerMinute, 60_000);
+  if (!d.allowed) throw tooManyRequests('rate_limited', 'Too many searches; slow down', d.retryAfterMs);
+}

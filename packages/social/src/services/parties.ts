@@ -4,7 +4,7 @@
  * friends of any current member, or the holder of a valid invite; Private =
  * only with a valid invite addressed to the caller.
  */
-import { AppError, badRequest, conflict, forbidden, isUniqueViolation, notFound, type Queryable } from '@platform/kit';
+import { AppError, badRequest, conflict, forbidden, isUniqueViolation, notFound, UUID_PATTERN as UUID, type Queryable } from '@platform/kit';
 import type { Ctx, UserRow } from './context.js';
 import { limitOutreach } from './limits.js';
 import { areFriends, assertNotBlocked, findByHandle, findByPublicId, fullHandle, resolveTarget } from './users.js';
@@ -42,7 +42,6 @@ interface InviteRow {
 }
 
 const MAX_BAG_BYTES = 2048;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function checkJoin(join: JoinMetadata | undefined): void {
   if (join?.bag !== undefined && Buffer.byteLength(JSON.stringify(join.bag)) > MAX_BAG_BYTES) {

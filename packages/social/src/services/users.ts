@@ -113,6 +113,16 @@ export async function requireUser(db: Queryable, publicId: string): Promise<User
   return u;
 }
 
+/**
+ * A user the caller addresses (notes, mutes, blocks): one who has blocked the caller answers exactly as a
+ * user who does not exist, so a block cannot be detected (docs/social.md, "Blocks and mutes").
+ */
+export async function requireAddressableUser(db: Queryable, me: { id: string }, publicId: string): Promise<UserRow> {
+  const u = await findByPublicId(db, publicId);
+  if (!u || (u.id !== me.id && (await hasBlocked(db, u.id, me.id)))) throw notFound('user_not_found', 'No such user');
+  return u;
+}
+
 // ------------------------------------------------------------ relations
 
 export async function areFriends(db: Queryable, a: string, b: string): Promise<boolean> {

@@ -109,6 +109,22 @@ describe('realtime: connecting', () => {
     assert.ok(!text.includes(u.token), 'a token reached the logs');
     assert.ok(!text.includes(u.token.slice(10, 60)), 'part of a token reached the logs');
   });
+
+  it('a token under a percent-encoded parameter name (read by the gateway as access_token) is redacted too', async () => {
+    const u = await h.user('Gus');
+    const other = await h.user('Hal');
+    const t = encodeURIComponent(u.token);
+    for (const query of [`access%5Ftoken=${t}`, `%61CCESS_TOKEN=x&%61ccess%5ftoken=${t}`, `x=1&access_token=${t}&access_token=${encodeURIComponent(other.token)}`]) {
+      // The gateway decodes the name (URLSearchParams), so each of these upgrades with the token.
+      const c = await connect(`${url.ws}?${query}`, null);
+      await c.close();
+    }
+    const text = logs.text();
+    assert.ok(text.includes('access%5Ftoken=[REDACTED]'), 'the encoded name is kept, its value redacted');
+    for (const token of [u.token, other.token]) {
+      assert.ok(!text.includes(token.slice(10, 60)) && !text.includes(encodeURIComponent(token).slice(10, 60)), 'a token reached the logs');
+    }
+  });
 });
 
 describe('realtime: TLS and shutdown', () => {

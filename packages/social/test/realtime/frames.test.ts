@@ -165,6 +165,40 @@ describe('realtime: client frames', () => {
     await c.close();
   });
 
+  it('bad_frame for text PostgreSQL cannot store and for nesting past the kit limit; other parties chatting meanwhile are served', async () => {
+    const u = await h.user('Nul');
+    const other = await h.user('Clean');
+    const mine = (await h.req(u, 'POST', '/v1/parties', { body: {} })).body;
+    const theirs = (await h.req(other, 'POST', '/v1/parties', { body: {} })).body;
+    const c = await connect(url.ws, u.token);
+    const o = await connect(url.ws, other.token);
+    for (const c0 of [c, o]) {
+      c0.send({ type: 'heartbeat' });
+      await c0.next('heartbeatAck');
+    }
+    o.send({ type: 'chatSend', channel: 'party', channelId: theirs.partyId, body: 'before' });
+    c.send({ type: 'chatSend', channel: 'party', channelId: mine.partyId, body: 'x\u0000y' });
+    o.send({ type: 'chatSend', channel: 'party', channelId: theirs.partyId, body: 'after' });
+    const nul = await c.next('error');
+    assert.equal(nul.data.code, 'bad_frame');
+    assert.match(nul.data.message, /field body/);
+    assert.deepEqual([(await o.next('chatMessage')).data.body, (await o.next('chatMessage')).data.body].sort(), ['after', 'before']);
+    const raws = [
+      JSON.stringify({ type: 'chatSend', channel: 'party', channelId: mine.partyId, body: 'half \ud83d' }),
+      JSON.stringify({ type: 'presenceUpdate', richPresence: { extra: { ['k\u0000']: 1 } } }),
+      // 6,000 levels (12 KB, under the frame size limit).
+      `{"type":"presenceUpdate","richPresence":{"extra":{"a":${'['.repeat(6000)}${']'.repeat(6000)}}}}`,
+    ];
+    for (const raw of raws) {
+      c.send(raw);
+      assert.equal((await c.next('error')).data.code, 'bad_frame', raw.slice(0, 80));
+    }
+    c.send({ type: 'heartbeat' });
+    await c.next('heartbeatAck');
+    await c.close();
+    await o.close();
+  });
+
   it('a frame over the size limit (16 KiB) closes the socket with 1009', async () => {
     const u = await h.user('Kim');
     const c = await connect(url.ws, u.token);

@@ -1,0 +1,4 @@
+/** The state-store port and its adapters; the kit's index re-exports this module. */
+export { openStateStore, groupedHits } from './store.js';
+export type { RateDecision, WindowHit, Unsubscribe, StateStore, StateStoreOptions } from './store.js';
+export { createMemoryStore } from './memory.js';

@@ -1,0 +1,82 @@
+/**
+ * Shared ephemeral state: what several nodes of a service must agree on. The port (StateStore) and how
+ * to open it: Redis (redis.ts) when REDIS_URL is set, the in-memory adapter (memory.ts) otherwise (one
+ * node). Both adapters pass the same contract suite (test/state.contract.test.ts).
+ */
+import { createBatcher, onePer } from '../batch.js';
+import { createMemoryStore } from './memory.js';
+import { openRedisStore } from './redis.js';
+
+export interface RateDecision {
+  allowed: boolean;
+  /** Hits inside the window, including this one when allowed. */
+  count: number;
+  /** When refused: milliseconds until the oldest hit leaves the window. */
+  retryAfterMs: number;
+}
+
+export interface WindowHit {
+  key: string;
+  limit: number;
+  windowMs: number;
+}
+
+export type Unsubscribe = () => Promise<void>;
+
+export interface StateStore {
+  readonly kind: 'redis' | 'memory';
+  get(key: string): Promise<string | null>;
+  /** Several values in one round trip (Redis MGET), in order; null where absent. */
+  getMany(keys: readonly string[]): Promise<(string | null)[]>;
+  /** Sets a value, with an optional expiry in milliseconds. */
+  set(key: string, value: string, ttlMs?: number): Promise<void>;
+  /** Sets only when absent; true when this call set it. */
+  setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean>;
+  del(key: string): Promise<void>;
+  /** Remaining life in ms; -1 without expiry; -2 when absent. */
+  ttl(key: string): Promise<number>;
+  /** Increments a counter; the expiry is set when the counter is created. */
+  incr(key: string, ttlMs: number): Promise<number>;
+  /** Sliding-window limiter: records a hit unless `limit` hits already lie in the window. */
+  hit(key: string, limit: number, windowMs: number): Promise<RateDecision>;
+  /**
+   * Several sliding windows hit at once (one round trip on Redis): each window records its hit or
+   * refuses on its own, exactly as the same `hit` calls would. Decisions come back in order.
+   */
+  hitAll(windows: readonly WindowHit[]): Promise<RateDecision[]>;
+  /** Sets whose members expire individually. */
+  setAdd(key: string, member: string, ttlMs: number): Promise<void>;
+  setHas(key: string, member: string): Promise<boolean>;
+  setRemove(key: string, member: string): Promise<void>;
+  setMembers(key: string): Promise<string[]>;
+  publish(channel: string, message: string): Promise<void>;
+  /** Several publishes in one write (a Redis pipeline), delivered in order. */
+  publishAll(messages: readonly { channel: string; message: string }[]): Promise<void>;
+  subscribe(channel: string, handler: (message: string) => void): Promise<Unsubscribe>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface StateStoreOptions {
+  url?: string;
+  /** Prefix for every key and channel (tests and shared Redis instances). */
+  prefix?: string;
+}
+
+/** Redis when a URL is given, the in-memory adapter otherwise. */
+export async function openStateStore(opts: StateStoreOptions = {}): Promise<StateStore> {
+  return opts.url ? openRedisStore(opts.url, opts.prefix ?? '') : createMemoryStore(opts.prefix ?? '');
+}
+
+/**
+ * `hitAll` with the hits of calls arriving together sent as one script call (group commit through
+ * `createBatcher`): for rate limits checked on every request. Each window still decides on its own, in
+ * order; a window listed by two calls counts twice. One grouping per store.
+ */
+export const groupedHits: (state: StateStore) => (windows: WindowHit[]) => Promise<RateDecision[]> = onePer((state: StateStore) =>
+  createBatcher<WindowHit[], RateDecision[]>(async (lists) => {
+    const decisions = await state.hitAll(lists.flat());
+    let at = 0;
+    return lists.map((l) => decisions.slice(at, (at += l.length)));
+  }),
+);

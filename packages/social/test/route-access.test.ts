@@ -1,0 +1,94 @@
+// Authorization is decided by the route that runs: every route, reached by every spelling of its path
+// (encoded, double-encoded, case-changed, dot segments, trailing and doubled slashes), answers as its plain
+// path does for the same caller, or reaches no route. The internal notice route never runs for a player.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { routesOf } from '@platform/kit';
+import { pathVariants, routeSpellingMismatches } from '@platform/kit/testing';
+import { startHarness, type Harness } from './support.js';
+
+const INTERNAL = '/v1/internal/auth-events';
+
+describe('route access by the route that runs', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness();
+  });
+  after(async () => h.close());
+
+  const answer = async (method: string, url: string, token?: string, body?: unknown) => {
+    const r = await h.app.inject({
+      method: method as 'GET',
+      url,
+      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      payload: body === undefined ? undefined : JSON.stringify(body),
+    });
+    let code: string | undefined;
+    try {
+      code = r.json().code;
+    } catch {
+      code = undefined;
+    }
+    return { status: r.statusCode, code };
+  };
+
+  it('no spelling of the internal route erases a user for a player token; a server token still can', async () => {
+    const victim = await h.user('Victim');
+    const friend = await h.user('Friend');
+    await h.req(victim, 'POST', '/v1/friends/requests', { body: { toPublicId: friend.publicId } });
+    await h.req(friend, 'POST', `/v1/friends/requests/${victim.publicId}/accept`);
+    const attacker = await h.user('Attacker');
+    const notice = () => ({ id: randomUUID(), type: 'account.deleted', account_id: victim.sub });
+    const variants = [...pathVariants(INTERNAL), { kind: 'plain', path: INTERNAL }];
+    assert.ok(variants.some((v) => v.path === '/v1/%69nternal/auth-events'));
+    for (const v of variants) {
+      const r = await answer('POST', v.path, attacker.token, notice());
+      assert.ok([403, 404].includes(r.status), `${v.kind} ${v.path}: ${r.status} ${r.code}`);
+      const rot = await answer('POST', v.path, attacker.token, { id: randomUUID(), type: 'key_rotation' });
+      assert.ok([403, 404].includes(rot.status), `${v.kind} ${v.path} key_rotation: ${rot.status}`);
+    }
+    const me = await h.req(victim, 'GET', '/v1/me');
+    assert.equal(me.body.publicId, victim.publicId, 'the victim keeps their publicId');
+    const friends = await h.req(victim, 'GET', '/v1/friends');
+    assert.equal(friends.body.length, 1, 'the victim keeps their friend');
+    const fetchesBefore = h.keys.fetches;
+    for (const v of pathVariants(INTERNAL)) await answer('POST', v.path, attacker.token, { id: randomUUID(), type: 'key_rotation' });
+    assert.equal(h.keys.fetches, fetchesBefore, 'no key-set refetch for a player');
+
+    // The route itself works for a server-role caller (plain and encoded spelling alike).
+    const server = await h.keys.sign(`service:${randomUUID()}`, { roles: ['server'] });
+    const ok = await answer('POST', '/v1/%69nternal/auth-events', server, notice());
+    assert.deepEqual(ok, { status: 200, code: undefined });
+    assert.notEqual((await h.req(victim, 'GET', '/v1/me')).body.publicId, victim.publicId, 'erased by the server notice');
+  });
+
+  it('every route answers every spelling of its path as the plain path, or reaches no route', async () => {
+    assert.ok(routesOf(h.app).some((r) => r.url === INTERNAL && r.access === 'internal'));
+    const { walked, mismatches } = await routeSpellingMismatches(h.app, {
+      // No credentials, and a fresh player per request (a state change such as DELETE /v1/me cannot change the next answer).
+      callers: [async () => ({}), async () => ({ authorization: `Bearer ${await h.keys.sign(`acct-${randomUUID()}`)}` })],
+      sample: (name) => (name === 'kind' ? 'party' : randomUUID()),
+    });
+    assert.ok(walked > 40, `walked ${walked} routes`);
+    assert.deepEqual(mismatches, []);
+  });
+
+  it('answers a browser preflight without credentials (CORS, embedded default: localhost origins)', async () => {
+    const r = await h.app.inject({
+      method: 'OPTIONS',
+      url: '/v1/me',
+      headers: { origin: 'http://localhost:8080', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' },
+    });
+    assert.equal(r.statusCode, 204);
+    assert.equal(r.headers['access-control-allow-origin'], 'http://localhost:8080');
+    const me = await h.app.inject({ method: 'GET', url: '/v1/me', headers: { origin: 'http://localhost:8080' } });
+    assert.equal(me.statusCode, 401);
+    assert.equal(me.headers['access-control-allow-origin'], 'http://localhost:8080');
+  });
+
+  it('an unknown path answers 404 without credentials', async () => {
+    assert.deepEqual(await answer('GET', '/v1/nothing-here'), { status: 404, code: 'route_not_found' });
+    assert.deepEqual(await answer('GET', '/v1/%6de'), { status: 401, code: 'unauthorized' });
+  });
+});
