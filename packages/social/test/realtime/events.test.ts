@@ -303,8 +303,11 @@ describe('realtime: events', () => {
       conn.send({ type: 'chatSend', channel: 'party', channelId: party.partyId, body: `at once from ${who}` });
     }
     for (const conn of [cc, cd, ce]) await conn.next('chatMessage', (m) => m.body.startsWith('at once from'));
-    await cl.sync(h, lead.id);
-    await cb.sync(h, b.id);
+    // A fence on the party channel itself: its messages reach each socket in order, so once the fence is in,
+    // every message above has been delivered or dropped. (A user-channel marker could overtake them.)
+    cl.send({ type: 'chatSend', channel: 'party', channelId: party.partyId, body: 'fence' });
+    await cl.next('chatMessage', (m) => m.body === 'fence');
+    await cb.next('chatMessage', (m) => m.body === 'fence');
     const bodies = (conn: Client) => conn.seen('chatMessage', (m) => m.body.startsWith('at once from')).map((f) => (f.data as { body: string }).body).sort();
     assert.deepEqual(bodies(cl), ['at once from d']);
     assert.deepEqual(bodies(cb), ['at once from c', 'at once from e']);
