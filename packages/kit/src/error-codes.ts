@@ -131,6 +131,7 @@ export const kitErrorCodes = defineErrorCodes({
   route_not_found: { status: 404, description: 'No route for this method and path' },
   payload_too_large: { status: 413, description: 'The body exceeds the size limit' },
   unsupported_media_type: { status: 415, description: 'The body is not application/json' },
+  rate_limited: { status: 429, description: 'Too many requests from this caller; retry after Retry-After seconds' },
   internal_error: { status: 500, description: 'A bug: the request failed unexpectedly (logged with its request id)' },
   database_unavailable: { status: 503, description: 'The database cannot be reached; retry later' },
   state_unavailable: { status: 503, description: 'The shared state store (Redis) cannot be reached; retry later' },

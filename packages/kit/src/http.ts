@@ -14,7 +14,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import { Type } from 'typebox';
 import type { DestinationStream } from 'pino';
 import { AppError } from './errors.js';
-import { kitError, type KitErrorCode } from './error-codes.js';
+import { kitError, type ErrorCodes, type KitErrorCode } from './error-codes.js';
 import { fieldName, type FieldCase } from './field-case.js';
 import { nodeServerTimeoutOptions, resolveHttpTimeouts, type HttpTimeouts } from './config.js';
 import { checkJsonInput, inputError } from './input.js';
@@ -57,20 +57,40 @@ export interface ServiceOptions {
   cors?: CorsSettings;
   /** Extra Fastify server options (https, http2 …). */
   server?: Partial<FastifyServerOptions> & Record<string, unknown>;
+  /**
+   * The service's error-code list (error-codes.ts). Every generic error response a route declares
+   * (`errorSchema`) is documented with the listed codes of its status, and an error answered with an
+   * unlisted code is logged as a bug.
+   */
+  errorCodes?: ErrorCodes<string>;
   /** OpenAPI security schemes and tags. */
   openapi?: { securitySchemes?: Record<string, unknown>; tags?: { name: string; description?: string }[] };
 }
 
+/** The schemas errorSchema made: createService replaces them by the listed codes of their status. */
+const genericErrorBodies = new WeakSet<object>();
+
 /** The error body schema of a service, for route response declarations. */
 export function errorSchema(fieldCase: FieldCase) {
   const f = (n: string) => fieldName(fieldCase, n);
-  return Type.Object(
+  const schema = Type.Object(
     {
       [f('code')]: Type.String({ description: 'Stable machine-readable error code' }),
       [f('message')]: Type.String({ description: 'Human-readable explanation' }),
     },
     { additionalProperties: true, $id: undefined },
   );
+  genericErrorBodies.add(schema);
+  return schema;
+}
+
+/** A route's generic error responses, each replaced by the schema naming the listed codes of its status. */
+function documentErrorCodes(schema: { response?: Record<string, unknown> } | undefined, errorCodes: ErrorCodes<string>, fieldCase: FieldCase): void {
+  if (!schema?.response) return;
+  const byStatus = errorCodes.responses(fieldCase);
+  for (const [status, body] of Object.entries(schema.response)) {
+    if (body && typeof body === 'object' && genericErrorBodies.has(body) && byStatus[Number(status)]) schema.response[status] = byStatus[Number(status)];
+  }
 }
 
 /** Fastify's own client errors as the kit's codes (error-codes.ts), or undefined for any other error. */
@@ -195,11 +215,12 @@ function installValidation(app: App, f: (n: string) => string): void {
 }
 
 /** One error body for every failure: AppErrors as thrown, everything else mapped to a kit code (error-codes.ts). */
-function installErrorHandlers(app: App, f: (n: string) => string): void {
+function installErrorHandlers(app: App, f: (n: string) => string, errorCodes?: ErrorCodes<string>): void {
   app.setErrorHandler((err: FastifyError, req, reply) => {
     let e: AppError;
     if (err instanceof AppError) {
       e = err;
+      if (errorCodes && !errorCodes.has(e.code)) req.log.error({ code: e.code }, 'error code not in the service list (a bug: add it to the list)');
       if (e.status >= 500) req.log.error({ err: e.cause ?? e, code: e.code }, 'service unavailable');
     } else if (err.validation) {
       const field = offendingField(err);
@@ -282,6 +303,7 @@ export async function createService(opts: ServiceOptions): Promise<App> {
     if (route.method === 'OPTIONS' && route.url === '*') route.config = { ...(route.config ?? {}), access: 'public' } as never;
     const access = (route.config as { access?: RegisteredRoute['access'] } | undefined)?.access ?? 'authenticated';
     for (const method of [route.method].flat()) routes.push({ method, url: route.url, access });
+    if (opts.errorCodes) documentErrorCodes(route.schema as never, opts.errorCodes, opts.fieldCase);
   });
   if (opts.hsts) {
     app.addHook('onRequest', (_req, reply, done) => {
@@ -291,7 +313,7 @@ export async function createService(opts: ServiceOptions): Promise<App> {
   }
   await installCors(app, opts.cors, app.log);
   installValidation(app, f);
-  installErrorHandlers(app, f);
+  installErrorHandlers(app, f, opts.errorCodes);
   await installDocs(app, opts);
   installProbes(app, opts, f);
   return app;

@@ -225,3 +225,14 @@ export async function routeSpellingMismatches(app: App, walk: RouteSpellingWalk)
   }
   return { walked: routes.length, mismatches };
 }
+
+/**
+ * The listed error codes a service's doc does not show in a table row of their status
+ * (`| 404 | \`game_not_found\` | …`): the doc's error table must match the code list.
+ */
+export function errorCodesMissingFromDoc(doc: string, entries: readonly { code: string; status: number }[]): string[] {
+  const rows = doc.split('\n').filter((l) => /^\|\s*\d{3}\s*\|/.test(l));
+  return entries
+    .filter((e) => !rows.some((row) => row.match(/^\|\s*(\d{3})\s*\|/)![1] === String(e.status) && row.includes(`\`${e.code}\``)))
+    .map((e) => `${e.status} ${e.code}`);
+}

@@ -3,7 +3,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Type } from 'typebox';
-import { AppError, createService, defineErrorCodes, kitErrorCodes, type App } from '../src/index.js';
+import { AppError, createService, defineErrorCodes, errorSchema, kitErrorCodes, type App } from '../src/index.js';
 import { captureLogs } from '../src/testing.js';
 
 const demo = kitErrorCodes.extend({
@@ -113,5 +113,38 @@ describe('error codes in OpenAPI and in the kit’s own answers', () => {
       [500, 'internal_error'],
     ]);
     for (const [status, code] of seen) assert.ok(kitErrorCodes.has(code) && kitErrorCodes.status(code) === status, code);
+  });
+});
+
+describe('a service given its error-code list (createService errorCodes)', () => {
+  let app: App;
+  const logs = captureLogs();
+  before(async () => {
+    app = await createService({ name: 'listed-demo', fieldCase: 'snake', errorCodes: demo, logStream: logs.stream });
+    const ErrorBody = errorSchema('snake');
+    app.get('/things/:id', { schema: { params: Type.Object({ id: Type.Integer() }), response: { 200: Type.Object({ id: Type.Integer() }), 404: ErrorBody, 409: ErrorBody, 418: ErrorBody } } }, async (req) => {
+      if (req.params.id === 0) throw demo.fail('thing_not_found', 'No thing 0');
+      if (req.params.id === 1) throw new AppError(409, 'thing_unlisted', 'Not in the list');
+      return { id: req.params.id };
+    });
+    await app.ready();
+  });
+  after(() => app.close());
+
+  it('documents each generic error response with the listed codes of its status; a status with none keeps the generic body', async () => {
+    const responses = (await app.inject({ method: 'GET', url: '/openapi.json' })).json().paths['/things/{id}'].get.responses;
+    assert.deepEqual(responses['404'].content['application/json'].schema.properties.code.enum, ['route_not_found', 'thing_not_found']);
+    assert.deepEqual(responses['409'].content['application/json'].schema.properties.code.enum, ['thing_exists', 'thing_locked']);
+    assert.equal(responses['418'].content['application/json'].schema.properties.code.enum, undefined);
+  });
+
+  it('answers a listed code as thrown, and logs an unlisted one as a bug while still answering it', async () => {
+    const listed = await app.inject({ method: 'GET', url: '/things/0' });
+    assert.deepEqual([listed.statusCode, listed.json().code], [404, 'thing_not_found']);
+    assert.equal(logs.lines().filter((l) => /not in the service list/.test(l.msg as string)).length, 0);
+    const unlisted = await app.inject({ method: 'GET', url: '/things/1' });
+    assert.deepEqual([unlisted.statusCode, unlisted.json().code], [409, 'thing_unlisted']);
+    const bug = logs.lines().filter((l) => /not in the service list/.test(l.msg as string));
+    assert.deepEqual(bug.map((l) => [l.level, l.code]), [[50, 'thing_unlisted']]);
   });
 });

@@ -46,7 +46,7 @@ describe('house lint rules (eslint.config.js)', () => {
   });
 
   it('wants kebab-case file and folder names (dotted suffixes such as .test.ts allowed)', async () => {
-    assert.deepEqual(await rulesHit('packages/registry/src/services/keyCache.ts', 'export {};\n'), ['check-file/filename-naming-convention']);
+    assert.deepEqual(await rulesHit('packages/registry/src/services/apiKeyCache.ts', 'export {};\n'), ['check-file/filename-naming-convention']);
     assert.deepEqual(await rulesHit('packages/social/src/realtimeLayer/gateway.ts', 'export {};\n'), ['check-file/folder-naming-convention']);
     assert.deepEqual(await rulesHit('packages/registry/src/services/key-cache.ts', 'export {};\n'), []);
     assert.deepEqual(await rulesHit('packages/kit/test/state.contract.test.ts', 'export {};\n'), []);

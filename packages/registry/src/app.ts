@@ -11,14 +11,15 @@ import { adminRoutes } from './routes/admin.js';
 import { developerRoutes } from './routes/developers.js';
 import { gameRoutes } from './routes/games.js';
 import { moduleRoutes } from './routes/modules.js';
-import { validateKeyRoutes } from './routes/validateKey.js';
-import { registerUserRoutes } from './routes/registerUser.js';
+import { validateKeyRoutes } from './routes/validate-key.js';
+import { registerUserRoutes } from './routes/register-user.js';
 import { playerService } from './services/players.js';
 import { authenticator, type Authenticator } from './services/auth.js';
 import type { BlobStore } from './services/blobs.js';
 import { developerService, seedSuperAdmin } from './services/developers.js';
 import { gameService } from './services/games.js';
-import { KeyCache } from './services/keyCache.js';
+import { registryErrors } from './errors.js';
+import { ApiKeyCache } from './services/api-key-cache.js';
 import { moduleService } from './services/modules.js';
 import { loadSigningKey, tokenService } from './services/tokens.js';
 
@@ -65,13 +66,14 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<App> {
   // Made now so the first login for an unknown email costs no more than any other.
   await dummyPasswordHash();
 
-  const cache = new KeyCache(state, config.keyCacheTtlMs);
+  const cache = new ApiKeyCache(state, config.keyCacheTtlMs);
   await cache.start();
 
   const app = await createService({
     name: 'registry',
     description: 'Developer accounts, games and their API credentials, server-module admission',
     fieldCase: 'pascal',
+    errorCodes: registryErrors,
     logLevel: config.logLevel,
     timeouts: config,
     cors: config,

@@ -8,7 +8,7 @@ import { FsBlobStore } from './services/blobs.js';
 export { buildApp, adminPasswordBanner, type AppConfig, type AppDeps } from './app.js';
 export { readRegistryConfig, registryVars, REGISTRY_PORT, DEFAULT_IMPORT_ALLOWLIST, type RegistryConfig } from './config.js';
 export { FsBlobStore, type BlobStore } from './services/blobs.js';
-export { INVALIDATION_CHANNEL } from './services/keyCache.js';
+export { INVALIDATION_CHANNEL } from './services/api-key-cache.js';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../migrations', import.meta.url));
 

@@ -1,5 +1,6 @@
 import type { Queryable } from '@platform/kit';
-import type { Role } from '../services/tokens.js';
+
+export type Role = 'super-admin' | 'developer';
 
 export interface DeveloperRow {
   id: string;
@@ -29,6 +30,10 @@ export function developerQueries(db: Queryable) {
     async byId(id: string): Promise<DeveloperRow | undefined> {
       const r = await db.query<DeveloperRow>(`SELECT ${COLUMNS} FROM developers WHERE id = $1`, [id]);
       return r.rows[0];
+    },
+    /** Serialises the super-admin seeding of nodes starting together (held until the transaction ends). */
+    async lockSuperAdminSeed(): Promise<void> {
+      await db.query(`SELECT pg_advisory_xact_lock(hashtext('registry:seed-super-admin'))`);
     },
     async superAdmins(): Promise<DeveloperRow[]> {
       return (await db.query<DeveloperRow>(`SELECT ${COLUMNS} FROM developers WHERE role = 'super-admin'`)).rows;

@@ -18,6 +18,39 @@ const LaunchCommand = Type.String({ maxLength: 1000 });
 const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody };
 
 export function gameRoutes(app: App, ctx: Context): void {
+  gameReadRoutes(app, ctx);
+  gameWriteRoutes(app, ctx);
+}
+
+function gameReadRoutes(app: App, ctx: Context): void {
+  app.get(
+    '/games',
+    { schema: { tags: ['games'], summary: 'Own games (a super-admin sees all)', security: bearer, response: { 200: Type.Array(GameView), 401: ErrorBody } } },
+    async (req) => ctx.games.list(await ctx.auth.developer(req)),
+  );
+
+  app.get(
+    '/games/:gameId',
+    { schema: { tags: ['games'], summary: 'One game', security: bearer, params: GameParams, response: { 200: GameView, ...errors } } },
+    async (req) => gameView(await ctx.games.get(await ctx.auth.developer(req), req.params.gameId)),
+  );
+
+  app.get(
+    '/games/:gameId/users',
+    {
+      schema: {
+        tags: ['games'],
+        summary: 'Users registered to a game',
+        security: bearer,
+        params: GameParams,
+        response: { 200: Type.Array(UserRegistrationView), ...errors },
+      },
+    },
+    async (req) => ctx.games.users(await ctx.auth.developer(req), req.params.gameId),
+  );
+}
+
+function gameWriteRoutes(app: App, ctx: Context): void {
   app.post(
     '/games',
     {
@@ -35,18 +68,6 @@ export function gameRoutes(app: App, ctx: Context): void {
       reply.status(201);
       return r;
     },
-  );
-
-  app.get(
-    '/games',
-    { schema: { tags: ['games'], summary: 'Own games (a super-admin sees all)', security: bearer, response: { 200: Type.Array(GameView), 401: ErrorBody } } },
-    async (req) => ctx.games.list(await ctx.auth.developer(req)),
-  );
-
-  app.get(
-    '/games/:gameId',
-    { schema: { tags: ['games'], summary: 'One game', security: bearer, params: GameParams, response: { 200: GameView, ...errors } } },
-    async (req) => gameView(await ctx.games.get(await ctx.auth.developer(req), req.params.gameId)),
   );
 
   app.patch(
@@ -111,17 +132,4 @@ export function gameRoutes(app: App, ctx: Context): void {
     async (req) => ctx.games.regenerateSecret(await ctx.auth.developer(req), req.params.gameId),
   );
 
-  app.get(
-    '/games/:gameId/users',
-    {
-      schema: {
-        tags: ['games'],
-        summary: 'Users registered to a game',
-        security: bearer,
-        params: GameParams,
-        response: { 200: Type.Array(UserRegistrationView), ...errors },
-      },
-    },
-    async (req) => ctx.games.users(await ctx.auth.developer(req), req.params.gameId),
-  );
 }

@@ -3,10 +3,11 @@
  * account on every request so a demoted or removed account loses its rights
  * at once (the role claim in the token is informative only).
  */
-import { AppError, forbidden, type Database } from '@platform/kit';
+import type { Database } from '@platform/kit';
 import type { FastifyRequest } from 'fastify';
 import { developerQueries } from '../queries/developers.js';
 import type { Role, TokenService } from './tokens.js';
+import { fail } from '../errors.js';
 
 export interface Caller {
   id: string;
@@ -15,7 +16,7 @@ export interface Caller {
 }
 
 const unauthorized = () =>
-  new AppError(401, 'unauthorized', 'A valid developer bearer token is required', {
+  fail('unauthorized', 'A valid developer bearer token is required', undefined, {
     headers: { 'www-authenticate': 'Bearer realm="platform-registry"' },
   });
 
@@ -39,7 +40,7 @@ export function authenticator(db: Database, tokens: TokenService) {
     developer,
     async superAdmin(req: FastifyRequest): Promise<Caller> {
       const caller = await developer(req);
-      if (caller.role !== 'super-admin') throw forbidden('forbidden', 'Only the super-admin may do this');
+      if (caller.role !== 'super-admin') throw fail('forbidden', 'Only the super-admin may do this');
       return caller;
     },
   };

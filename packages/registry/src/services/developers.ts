@@ -2,9 +2,6 @@
  * Developer accounts: registration, login and the seeded super-admin.
  */
 import {
-  AppError,
-  badRequest,
-  conflict,
   dummyPasswordHash,
   hashPassword,
   isUniqueViolation,
@@ -15,6 +12,7 @@ import {
 import { PASSWORD_MAX, PASSWORD_MIN } from '../config.js';
 import { developerQueries, type DeveloperRow } from '../queries/developers.js';
 import type { Role, TokenService } from './tokens.js';
+import { fail } from '../errors.js';
 
 export interface AuthResponse {
   Token: string;
@@ -41,11 +39,11 @@ export const developerView = (d: DeveloperRow): DeveloperView => ({
 
 export function checkPassword(password: string): void {
   if (password.length < PASSWORD_MIN || password.length > PASSWORD_MAX) {
-    throw badRequest('weak_password', `Password must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters long`);
+    throw fail('weak_password', `Password must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters long`);
   }
 }
 
-const invalidCredentials = () => new AppError(401, 'invalid_credentials', 'Email or password is wrong');
+const invalidCredentials = () => fail('invalid_credentials', 'Email or password is wrong');
 
 export function developerService(db: Database, tokens: TokenService) {
   const q = developerQueries(db);
@@ -60,13 +58,13 @@ export function developerService(db: Database, tokens: TokenService) {
     async register(input: { email: string; password: string; displayName: string }): Promise<AuthResponse> {
       checkPassword(input.password);
       const displayName = input.displayName.trim();
-      if (!displayName) throw badRequest('validation_failed', 'DisplayName must not be blank', { Field: 'DisplayName' });
+      if (!displayName) throw fail('validation_failed', 'DisplayName must not be blank', { Field: 'DisplayName' });
       const email = input.email.trim().toLowerCase();
       const passwordHash = await hashPassword(input.password);
       try {
         return await respond(await q.insert({ email, displayName, passwordHash, role: 'developer' }));
       } catch (err) {
-        if (isUniqueViolation(err, 'developers_email_key')) throw conflict('email_taken', 'An account with this email already exists');
+        if (isUniqueViolation(err, 'developers_email_key')) throw fail('email_taken', 'An account with this email already exists');
         throw err;
       }
     },
@@ -93,8 +91,8 @@ export function developerService(db: Database, tokens: TokenService) {
 export async function seedSuperAdmin(db: Database, cfg: { email: string; password?: string }): Promise<{ created: boolean; generatedPassword?: string; demoted?: string }> {
   const email = cfg.email.trim().toLowerCase();
   return db.transaction(async (tx) => {
-    await tx.query(`SELECT pg_advisory_xact_lock(hashtext('registry:seed-super-admin'))`);
     const q = developerQueries(tx);
+    await q.lockSuperAdminSeed();
     let demoted: string | undefined;
     for (const admin of await q.superAdmins()) {
       if (admin.email.toLowerCase() !== email) {

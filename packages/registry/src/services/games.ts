@@ -1,13 +1,14 @@
 /**
  * Games: developer-scoped CRUD, API credentials and key validation.
  */
-import { badRequest, notFound, randomToken, safeEqual, sha256Hex, UUID_PATTERN as UUID, type Database } from '@platform/kit';
+import { randomToken, safeEqual, sha256Hex, UUID_PATTERN as UUID, type Database } from '@platform/kit';
 import { gameQueries, type CrossGameVisibility, type GamePatch, type GameRow } from '../queries/games.js';
 import { moduleQueries } from '../queries/modules.js';
 import { registrationQueries, type RegistrationRow } from '../queries/registrations.js';
 import type { BlobStore } from './blobs.js';
-import type { KeyCache } from './keyCache.js';
+import type { ApiKeyCache } from './api-key-cache.js';
 import type { Caller } from './auth.js';
+import { fail } from '../errors.js';
 
 export const SETTINGS_MAX_BYTES = 16 * 1024;
 
@@ -54,7 +55,7 @@ export const registrationView = (r: RegistrationRow): UserRegistrationView => ({
 const newApiKey = () => `gk_${randomToken(24)}`;
 const newApiSecret = () => `gs_${randomToken(32)}`;
 
-export const gameNotFound = () => notFound('game_not_found', 'No such game');
+export const gameNotFound = () => fail('game_not_found', 'No such game');
 
 /** The owner filter of a caller: a super-admin sees every game. */
 export const ownerOf = (caller: Caller): string | null => (caller.role === 'super-admin' ? null : caller.id);
@@ -66,18 +67,18 @@ export function checkGameId(gameId: string): void {
 
 function checkSettings(settings: Record<string, unknown>): void {
   if (Buffer.byteLength(JSON.stringify(settings)) > SETTINGS_MAX_BYTES) {
-    throw badRequest('settings_too_large', `Settings must serialise to at most ${SETTINGS_MAX_BYTES} bytes of JSON`);
+    throw fail('settings_too_large', `Settings must serialise to at most ${SETTINGS_MAX_BYTES} bytes of JSON`);
   }
 }
 
 function nonBlank(name: string, value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   const t = value.trim();
-  if (!t) throw badRequest('validation_failed', `${name} must not be blank`, { Field: name });
+  if (!t) throw fail('validation_failed', `${name} must not be blank`, { Field: name });
   return t;
 }
 
-export function gameService(db: Database, blobs: BlobStore, cache: KeyCache) {
+export function gameService(db: Database, blobs: BlobStore, cache: ApiKeyCache) {
   const games = gameQueries(db);
 
   const withSecret = async (create: (secretHash: string) => Promise<GameRow | undefined>) => {

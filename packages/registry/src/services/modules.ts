@@ -2,10 +2,11 @@
  * Server-module builds: admission of wasm modules by import scan, metadata
  * records for native builds.
  */
-import { AppError, badRequest, conflict, isUniqueViolation, sha256Hex, type Database } from '@platform/kit';
+import { isUniqueViolation, sha256Hex, type Database } from '@platform/kit';
 import { moduleQueries, type ModuleBuildRow } from '../queries/modules.js';
 import type { BlobStore } from './blobs.js';
 import { describeImport, importAllowlist, inspectWasm, resourceProblems, WasmFormatError } from './wasm.js';
+import { fail } from '../errors.js';
 
 /** SemVer 2.0.0 (semver.org's recommended expression). */
 export const SEMVER =
@@ -48,9 +49,9 @@ export const moduleBodyLimit = (maxBytes: number) => Math.ceil(maxBytes / 3) * 4
  * (characters outside the alphabet, whitespace, URL-safe letters, missing or non-zero padding all differ).
  */
 export function decodeBase64Strict(s: string): Buffer {
-  if (s.length % 4 !== 0) throw badRequest('invalid_base64', 'WasmBase64 is not valid padded standard base64');
+  if (s.length % 4 !== 0) throw fail('invalid_base64', 'WasmBase64 is not valid padded standard base64');
   const bytes = Buffer.from(s, 'base64');
-  if (bytes.toString('base64') !== s) throw badRequest('invalid_base64', 'WasmBase64 is not valid, canonical, padded standard base64');
+  if (bytes.toString('base64') !== s) throw fail('invalid_base64', 'WasmBase64 is not valid, canonical, padded standard base64');
   return bytes;
 }
 
@@ -71,7 +72,7 @@ export function moduleService(db: Database, blobs: BlobStore, opts: { maxBytes: 
       );
     } catch (err) {
       if (isUniqueViolation(err, 'module_builds_game_version')) {
-        throw conflict('version_exists', `Version ${row.version} already exists for this game`);
+        throw fail('version_exists', `Version ${row.version} already exists for this game`);
       }
       throw err;
     }
@@ -80,19 +81,19 @@ export function moduleService(db: Database, blobs: BlobStore, opts: { maxBytes: 
   return {
     async upload(gameId: string, input: { packaging: 'wasm' | 'native'; version: string; wasmBase64?: string }): Promise<ModuleBuildView> {
       if (input.version.length > VERSION_MAX || !SEMVER.test(input.version)) {
-        throw badRequest('invalid_version', `Version must be a SemVer 2.0.0 version (for example 1.4.0-beta.2) of at most ${VERSION_MAX} characters`);
+        throw fail('invalid_version', `Version must be a SemVer 2.0.0 version (for example 1.4.0-beta.2) of at most ${VERSION_MAX} characters`);
       }
       if (input.packaging === 'native') {
         if (input.wasmBase64 !== undefined) {
-          throw badRequest('native_has_no_wasm', 'A native build is registered as metadata only; send no WasmBase64');
+          throw fail('native_has_no_wasm', 'A native build is registered as metadata only; send no WasmBase64');
         }
         return insert({ game_id: gameId, packaging: 'native', version: input.version, size_bytes: 0, sha256: null, admitted: true, schedulable: false, imports: [] });
       }
-      if (input.wasmBase64 === undefined) throw badRequest('wasm_required', 'A wasm build needs WasmBase64', { Field: 'WasmBase64' });
+      if (input.wasmBase64 === undefined) throw fail('wasm_required', 'A wasm build needs WasmBase64', { Field: 'WasmBase64' });
       const b64 = input.wasmBase64;
       const decodedSize = Math.floor((b64.length * 3) / 4) - (b64.endsWith('==') ? 2 : b64.endsWith('=') ? 1 : 0);
       if (decodedSize > opts.maxBytes) {
-        throw new AppError(413, 'module_too_large', `The module is ${decodedSize} bytes; the limit is ${opts.maxBytes}`);
+        throw fail('module_too_large', `The module is ${decodedSize} bytes; the limit is ${opts.maxBytes}`);
       }
       const bytes = decodeBase64Strict(b64);
 
@@ -100,19 +101,19 @@ export function moduleService(db: Database, blobs: BlobStore, opts: { maxBytes: 
       try {
         inspection = inspectWasm(bytes);
       } catch (err) {
-        if (err instanceof WasmFormatError) throw badRequest('invalid_wasm', `Not a well-formed wasm module: ${err.message}`);
+        if (err instanceof WasmFormatError) throw fail('invalid_wasm', `Not a well-formed wasm module: ${err.message}`);
         throw err;
       }
       if (!WebAssembly.validate(new Uint8Array(bytes))) {
-        throw badRequest('invalid_wasm', 'Not a valid wasm module: it fails WebAssembly validation');
+        throw fail('invalid_wasm', 'Not a valid wasm module: it fails WebAssembly validation');
       }
       const imports = inspection.imports;
       const tooLarge = resourceProblems(inspection);
-      if (tooLarge.length) throw badRequest('module_limits', `The module exceeds the admission limits: ${tooLarge.join('; ')}`, { Problems: tooLarge });
+      if (tooLarge.length) throw fail('module_limits', `The module exceeds the admission limits: ${tooLarge.join('; ')}`, { Problems: tooLarge });
       const qualified = [...new Set(imports.map(describeImport))];
       const offending = [...new Set(imports.filter((i) => !allowed(i)).map(describeImport))];
       if (offending.length) {
-        throw badRequest('imports_not_allowed', `The module imports outside the allowlist (functions only; module exact, name by pattern): ${offending.join(', ')}`, {
+        throw fail('imports_not_allowed', `The module imports outside the allowlist (functions only; module exact, name by pattern): ${offending.join(', ')}`, {
           OffendingImports: offending,
         });
       }

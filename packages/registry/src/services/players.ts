@@ -10,9 +10,10 @@
  * Anything else is 400 invalid_combination. Sessions the auth service opens for the
  * sign-in are closed again at once (the registry only needs the subject).
  */
-import { AppError, badRequest, requestJson, type Database, type JsonResponse } from '@platform/kit';
-import type { RegistrationRow } from '../queries/registrations.js';
+import { requestJson, type AppError, type Database, type JsonResponse } from '@platform/kit';
+import { registrationQueries } from '../queries/registrations.js';
 import { registrationView, type UserRegistrationView } from './games.js';
+import { fail } from '../errors.js';
 
 export interface RegisterUserInput {
   UserId?: string;
@@ -38,7 +39,7 @@ export interface AuthClientOptions {
   timeoutMs?: number;
 }
 
-const authUnavailable = (why: string) => new AppError(503, 'auth_unavailable', `The authentication service is unavailable (${why})`);
+const authUnavailable = (why: string) => fail('auth_unavailable', `The authentication service is unavailable (${why})`);
 
 /** Which auth answers pass through, under which registry code. */
 function mapAuthError(res: JsonResponse): AppError {
@@ -49,19 +50,19 @@ function mapAuthError(res: JsonResponse): AppError {
   if (typeof retry === 'string') headers['retry-after'] = retry;
   switch (res.status) {
     case 400:
-      if (code === 'weak_password' || code === 'provider_not_configured') return new AppError(400, code, message, { details: res.body?.reason ? { Reason: res.body.reason } : undefined });
-      return new AppError(400, 'invalid_player_identity', `The authentication service rejected the player identity: ${message}`);
+      if (code === 'weak_password' || code === 'provider_not_configured') return fail(code, message, res.body?.reason ? { Reason: res.body.reason } : undefined);
+      return fail('invalid_player_identity', `The authentication service rejected the player identity: ${message}`);
     case 401:
-      if (code === 'invalid_ticket') return new AppError(401, 'invalid_ticket', 'The platform ticket could not be verified');
-      return new AppError(401, 'invalid_credentials', 'The email or password is wrong');
+      if (code === 'invalid_ticket') return fail('invalid_ticket', 'The platform ticket could not be verified');
+      return fail('invalid_credentials', 'The email or password is wrong');
     case 403:
-      return new AppError(403, 'account_disabled', 'The player account is locked or banned');
+      return fail('account_disabled', 'The player account is locked or banned');
     case 409:
-      return new AppError(409, code === 'email_taken' ? 'email_taken' : 'conflict', message);
+      return fail(code === 'email_taken' ? 'email_taken' : 'conflict', message);
     case 423:
-      return new AppError(423, 'account_locked', 'The player credential is locked after too many wrong passwords', { headers });
+      return fail('account_locked', 'The player credential is locked after too many wrong passwords', undefined, { headers });
     case 429:
-      return new AppError(429, 'rate_limited', 'Too many sign-in attempts for this player; retry later', { headers });
+      return fail('rate_limited', 'Too many sign-in attempts for this player; retry later', undefined, { headers });
     default:
       return authUnavailable(`HTTP ${res.status}`);
   }
@@ -121,13 +122,13 @@ export function playerService(db: Database, auth: AuthClientOptions) {
     }
     if (has('UserId') && only('UserId')) {
       const res = await call('GET', `/internal/accounts/${encodeURIComponent(input.UserId!)}`, undefined, clientIp, true);
-      if (res.status === 404) throw new AppError(404, 'user_not_found', 'No platform account has this UserId');
+      if (res.status === 404) throw fail('user_not_found', 'No platform account has this UserId');
       if (res.status === 401) throw authUnavailable('the auth service refused the registry internal key');
       if (res.status !== 200) throw mapAuthError(res);
-      if (res.body.status !== 'active') throw new AppError(403, 'account_disabled', 'The player account is locked or banned');
+      if (res.body.status !== 'active') throw fail('account_disabled', 'The player account is locked or banned');
       return { sub: res.body.id, created: false };
     }
-    throw badRequest(
+    throw fail(
       'invalid_combination',
       'Send exactly one of: Provider + Ticket (+ Nonce); Email + Password; UserId. DisplayName is optional with each; ExternalId is not accepted on its own',
       { Given: given },
@@ -137,14 +138,8 @@ export function playerService(db: Database, auth: AuthClientOptions) {
   return {
     async register(gameId: string, input: RegisterUserInput, clientIp: string | undefined): Promise<RegisterUserResult> {
       const { sub, created } = await resolve(input, clientIp);
-      // Idempotent: one row per (game, user); a repeat keeps the row and updates a given DisplayName.
-      const r = await db.query<RegistrationRow>(
-        `INSERT INTO user_registrations (game_id, user_id, display_name) VALUES ($1, $2, $3)
-         ON CONFLICT (game_id, user_id) DO UPDATE SET display_name = COALESCE(EXCLUDED.display_name, user_registrations.display_name)
-         RETURNING id, game_id, user_id, display_name, registered_at`,
-        [gameId, sub, input.DisplayName ?? null],
-      );
-      return { Registration: registrationView(r.rows[0]), Sub: sub, AccountCreated: created };
+      const row = await registrationQueries(db).upsert(gameId, sub, input.DisplayName ?? null);
+      return { Registration: registrationView(row), Sub: sub, AccountCreated: created };
     },
   };
 }

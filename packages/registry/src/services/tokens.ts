@@ -5,14 +5,16 @@
  */
 import { createPrivateKey, createPublicKey, generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
-import { decryptSecret, encryptSecret, unauthorized, type Queryable } from '@platform/kit';
-import { signingKeyQueries } from '../queries/signingKeys.js';
+import { decryptSecret, encryptSecret, type Queryable } from '@platform/kit';
+import { signingKeyQueries } from '../queries/signing-keys.js';
+import type { Role } from '../queries/developers.js';
+import { fail } from '../errors.js';
 
 export const TOKEN_ISSUER = 'platform-registry';
 export const TOKEN_AUDIENCE = 'platform-registry';
 const PURPOSE = 'developer-token';
 
-export type Role = 'super-admin' | 'developer';
+export type { Role };
 
 export interface TokenClaims {
   developerId: string;
@@ -57,7 +59,7 @@ export function tokenService(
   key: { kid: string; privateKey: KeyObject; publicKey: KeyObject },
   opts: { ttlSeconds: number; clock: () => number },
 ): TokenService {
-  const invalid = () => unauthorized('unauthorized', 'A valid developer bearer token is required');
+  const invalid = () => fail('unauthorized', 'A valid developer bearer token is required');
   return {
     async issue({ developerId, role }) {
       const now = Math.floor(opts.clock() / 1000);

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import type { App } from '@platform/kit';
 import type { Context } from '../app.js';
+import type { RegistryErrorCode } from '../errors.js';
 import { CrossGameVisibility, ErrorBody } from './schemas.js';
 
 export function validateKeyRoutes(app: App, ctx: Context): void {
@@ -14,7 +15,7 @@ export function validateKeyRoutes(app: App, ctx: Context): void {
         response: {
           200: Type.Object({ Valid: Type.Literal(true), GameId: Type.String({ format: 'uuid' }), CrossGameVisibility }),
           400: ErrorBody,
-          401: Type.Object({ Valid: Type.Literal(false), Code: Type.String(), Message: Type.String() }),
+          401: Type.Object({ Valid: Type.Literal(false), Code: Type.Literal('invalid_api_key' satisfies RegistryErrorCode), Message: Type.String() }),
         },
       },
     },
@@ -22,7 +23,7 @@ export function validateKeyRoutes(app: App, ctx: Context): void {
       const found = await ctx.games.validateKey(req.body.ApiKey, req.body.ApiSecret);
       if (!found) {
         reply.status(401);
-        return { Valid: false as const, Code: 'invalid_api_key', Message: 'Unknown API key or wrong secret' };
+        return { Valid: false as const, Code: 'invalid_api_key' as const, Message: 'Unknown API key or wrong secret' };
       }
       return { Valid: true as const, GameId: found.gameId, CrossGameVisibility: found.visibility };
     },

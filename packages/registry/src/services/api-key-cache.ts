@@ -15,7 +15,7 @@ export interface CachedKey {
   visibility: CrossGameVisibility;
 }
 
-export class KeyCache {
+export class ApiKeyCache {
   private entries = new Map<string, CachedKey & { expiresAt: number }>();
   /** Bumped on every invalidation: a lookup that raced one is not cached. */
   private generation = 0;

@@ -1,12 +1,13 @@
 import { Type } from 'typebox';
-import { AppError, type App } from '@platform/kit';
+import type { App } from '@platform/kit';
 import type { Context } from '../app.js';
 import { ErrorBody, UserRegistrationView } from './schemas.js';
+import { fail } from '../errors.js';
 
 const Str = (max: number, description?: string) => Type.String({ minLength: 1, maxLength: max, description });
 
 const invalidApiKey = () =>
-  new AppError(401, 'invalid_api_key', 'Valid X-Platform-Api-Key and X-Platform-Api-Secret headers are required');
+  fail('invalid_api_key', 'Valid X-Platform-Api-Key and X-Platform-Api-Secret headers are required');
 
 export function registerUserRoutes(app: App, ctx: Context): void {
   app.post(
