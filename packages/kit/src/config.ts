@@ -126,6 +126,29 @@ export function parseKey32(s: string): Buffer {
   return buf;
 }
 
+/**
+ * The variable read under its name, or under an older name when only that one is set (names kept working
+ * after a rename; the current name wins when both are set). Errors name the spelling that was read.
+ */
+export function aliased<T>(v: Variable<T>, ...aliases: string[]): Variable<T> & { aliases: readonly string[] } {
+  return {
+    name: v.name,
+    description: v.description,
+    aliases,
+    read(env) {
+      const given = env[v.name];
+      if (given !== undefined && given !== '') return v.read(env);
+      const alias = aliases.find((a) => env[a] !== undefined && env[a] !== '');
+      if (!alias) return v.read(env);
+      try {
+        return v.read({ ...env, [v.name]: env[alias] });
+      } catch (err) {
+        throw new Error((err as Error).message.replace(v.name, `${alias} (now ${v.name})`));
+      }
+    },
+  };
+}
+
 /** Reads every variable of a spec; collects all problems before failing. */
 export function readConfig<S extends Record<string, Variable<unknown>>>(
   spec: S,

@@ -1,59 +1,60 @@
 /**
- * Social configuration: an optional JSON file (SOCIAL_CONFIG_FILE, nested
- * keys such as {"Social":{"Auth":{"JwksUrl":"…"}}}) overlaid by environment
- * variables with the `__` convention (SOCIAL__AUTH__JWKSURL). Segments match
- * case-insensitively; the environment wins. Validated once at start.
+ * Social configuration: environment variables named as in every service
+ * (`SOCIAL_<SECTION>_<SETTING>`, e.g. SOCIAL_AUTH_JWKS_URL), over an optional
+ * JSON file (SOCIAL_CONFIG_FILE, nested keys such as {"Social":{"Auth":{"JwksUrl":"…"}}}).
+ * The spec's `__` spelling (SOCIAL__AUTH__JWKSURL, segments case-insensitive)
+ * keeps working as an alias; the new name wins when both are set.
  */
 import { readFileSync } from 'node:fs';
-import { ConfigError, commonVars, readConfig, vars, type Env } from '@platform/kit';
+import { ConfigError, aliased, commonVars, readConfig, vars, type Env } from '@platform/kit';
 
 export const CROSS_GAME_VISIBILITY = ['isolated', 'summary', 'full'] as const;
 
 const spec = {
   ...commonVars,
-  jwksUrl: vars.url('SOCIAL__AUTH__JWKSURL', { protocols: ['http', 'https'], description: 'Social:Auth:JwksUrl — the auth service key set' }),
-  issuer: vars.string('SOCIAL__AUTH__ISSUER', { default: 'https://localhost:8443' }),
-  audience: vars.string('SOCIAL__AUTH__AUDIENCE', { default: 'game-platform' }),
-  caFile: vars.optionalString('SOCIAL__AUTH__CAFILE', 'PEM trusted for the JWKS fetch'),
-  apiKey: vars.optionalString('SOCIAL__AUTH__APIKEY', 'Enables server-to-server API-key mode'),
-  keyCooldownSeconds: vars.int('SOCIAL__AUTH__KEYCOOLDOWNSECONDS', { default: 30, min: 0, max: 3600 }),
-  registryUrl: vars.url('SOCIAL__REGISTRY__URL', { default: 'http://127.0.0.1:3004', protocols: ['http', 'https'] }),
-  registryCacheSeconds: vars.int('SOCIAL__REGISTRY__CACHESECONDS', { default: 10, min: 0, max: 300 }),
-  presenceTtlSeconds: vars.int('SOCIAL__PRESENCE__TTLSECONDS', { default: 60, min: 1, max: 86_400 }),
-  inviteTtlSeconds: vars.int('SOCIAL__INVITES__TTLSECONDS', { default: 300, min: 10, max: 7 * 86_400 }),
-  chatEnabled: vars.bool('SOCIAL__CHAT__ENABLED', { default: true }),
-  chatRetentionDays: vars.int('SOCIAL__CHAT__RETENTIONDAYS', { default: 30, min: 1, max: 3650 }),
-  chatMaxLength: vars.int('SOCIAL__CHAT__MAXLENGTH', { default: 2000, min: 1, max: 10_000 }),
-  partyDefaultMaxSize: vars.int('SOCIAL__PARTIES__DEFAULTMAXSIZE', { default: 4, min: 2, max: 100 }),
-  partyMaxSizeLimit: vars.int('SOCIAL__PARTIES__MAXSIZELIMIT', { default: 16, min: 2, max: 100 }),
-  chatPerMinute: vars.int('SOCIAL__LIMITS__CHATPERMINUTE', { default: 60, min: 1, max: 100_000 }),
-  actionsPerMinute: vars.int('SOCIAL__LIMITS__ACTIONSPERMINUTE', { default: 30, min: 1, max: 100_000 }),
-  searchesPerMinute: vars.int('SOCIAL__LIMITS__SEARCHESPERMINUTE', { default: 30, min: 1, max: 100_000, description: 'User searches per user and minute' }),
-  searchMinPrefix: vars.int('SOCIAL__SEARCH__MINPREFIX', { default: 2, min: 1, max: 32, description: 'Shortest name prefix a search accepts (an exact Name#1234 always)' }),
-  tlsMode: vars.oneOf('SOCIAL__TLS__MODE', ['https', 'http'] as const, { default: 'https' }),
-  tlsCertFile: vars.optionalString('SOCIAL__TLS__CERTFILE'),
-  tlsKeyFile: vars.optionalString('SOCIAL__TLS__KEYFILE'),
-  schema: vars.string('SOCIAL__DATABASE__SCHEMA', { default: 'social', description: 'Social:Database:Schema — PostgreSQL schema owned by the social service' }),
-  port: vars.int('SOCIAL__LISTEN__PORT', { default: 9443, min: 0, max: 65535 }),
+  jwksUrl: aliased(vars.url('SOCIAL_AUTH_JWKS_URL', { protocols: ['http', 'https'], description: 'Social:Auth:JwksUrl — the auth service key set' }), 'SOCIAL__AUTH__JWKSURL'),
+  issuer: aliased(vars.string('SOCIAL_AUTH_ISSUER', { default: 'https://localhost:8443' }), 'SOCIAL__AUTH__ISSUER'),
+  audience: aliased(vars.string('SOCIAL_AUTH_AUDIENCE', { default: 'game-platform' }), 'SOCIAL__AUTH__AUDIENCE'),
+  caFile: aliased(vars.optionalString('SOCIAL_AUTH_CA_FILE', 'PEM trusted for the JWKS fetch'), 'SOCIAL__AUTH__CAFILE'),
+  apiKey: aliased(vars.optionalString('SOCIAL_AUTH_API_KEY', 'Enables server-to-server API-key mode'), 'SOCIAL__AUTH__APIKEY'),
+  keyCooldownSeconds: aliased(vars.int('SOCIAL_AUTH_KEY_COOLDOWN_SECONDS', { default: 30, min: 0, max: 3600 }), 'SOCIAL__AUTH__KEYCOOLDOWNSECONDS'),
+  registryUrl: aliased(vars.url('SOCIAL_REGISTRY_URL', { default: 'http://127.0.0.1:3004', protocols: ['http', 'https'] }), 'SOCIAL__REGISTRY__URL'),
+  registryCacheSeconds: aliased(vars.int('SOCIAL_REGISTRY_CACHE_SECONDS', { default: 10, min: 0, max: 300 }), 'SOCIAL__REGISTRY__CACHESECONDS'),
+  presenceTtlSeconds: aliased(vars.int('SOCIAL_PRESENCE_TTL_SECONDS', { default: 60, min: 1, max: 86_400 }), 'SOCIAL__PRESENCE__TTLSECONDS'),
+  inviteTtlSeconds: aliased(vars.int('SOCIAL_INVITES_TTL_SECONDS', { default: 300, min: 10, max: 7 * 86_400 }), 'SOCIAL__INVITES__TTLSECONDS'),
+  chatEnabled: aliased(vars.bool('SOCIAL_CHAT_ENABLED', { default: true }), 'SOCIAL__CHAT__ENABLED'),
+  chatRetentionDays: aliased(vars.int('SOCIAL_CHAT_RETENTION_DAYS', { default: 30, min: 1, max: 3650 }), 'SOCIAL__CHAT__RETENTIONDAYS'),
+  chatMaxLength: aliased(vars.int('SOCIAL_CHAT_MAX_LENGTH', { default: 2000, min: 1, max: 10_000 }), 'SOCIAL__CHAT__MAXLENGTH'),
+  partyDefaultMaxSize: aliased(vars.int('SOCIAL_PARTIES_DEFAULT_MAX_SIZE', { default: 4, min: 2, max: 100 }), 'SOCIAL__PARTIES__DEFAULTMAXSIZE'),
+  partyMaxSizeLimit: aliased(vars.int('SOCIAL_PARTIES_MAX_SIZE_LIMIT', { default: 16, min: 2, max: 100 }), 'SOCIAL__PARTIES__MAXSIZELIMIT'),
+  chatPerMinute: aliased(vars.int('SOCIAL_LIMITS_CHAT_PER_MINUTE', { default: 60, min: 1, max: 100_000 }), 'SOCIAL__LIMITS__CHATPERMINUTE'),
+  actionsPerMinute: aliased(vars.int('SOCIAL_LIMITS_ACTIONS_PER_MINUTE', { default: 30, min: 1, max: 100_000 }), 'SOCIAL__LIMITS__ACTIONSPERMINUTE'),
+  searchesPerMinute: aliased(vars.int('SOCIAL_LIMITS_SEARCHES_PER_MINUTE', { default: 30, min: 1, max: 100_000, description: 'User searches per user and minute' }), 'SOCIAL__LIMITS__SEARCHESPERMINUTE'),
+  searchMinPrefix: aliased(vars.int('SOCIAL_SEARCH_MIN_PREFIX', { default: 2, min: 1, max: 32, description: 'Shortest name prefix a search accepts (an exact Name#1234 always)' }), 'SOCIAL__SEARCH__MINPREFIX'),
+  tlsMode: aliased(vars.oneOf('SOCIAL_TLS_MODE', ['https', 'http'] as const, { default: 'https' }), 'SOCIAL__TLS__MODE'),
+  tlsCertFile: aliased(vars.optionalString('SOCIAL_TLS_CERT_FILE'), 'SOCIAL__TLS__CERTFILE'),
+  tlsKeyFile: aliased(vars.optionalString('SOCIAL_TLS_KEY_FILE'), 'SOCIAL__TLS__KEYFILE'),
+  schema: aliased(vars.string('SOCIAL_DB_SCHEMA', { default: 'social', description: 'Social:Database:Schema — PostgreSQL schema owned by the social service' }), 'SOCIAL__DATABASE__SCHEMA'),
+  port: aliased(vars.int('SOCIAL_PORT', { default: 9443, min: 0, max: 65535 }), 'SOCIAL__LISTEN__PORT'),
   // WebSocket channel (docs/social-realtime.md).
-  presenceSweepMs: vars.int('SOCIAL__PRESENCE__SWEEPMILLISECONDS', { default: 5000, min: 50, max: 600_000 }),
-  wsMaxFrameBytes: vars.int('SOCIAL__REALTIME__MAXFRAMEBYTES', { default: 16_384, min: 256, max: 1_048_576 }),
-  wsFramesPerSecond: vars.int('SOCIAL__REALTIME__FRAMESPERSECOND', { default: 20, min: 1, max: 10_000 }),
-  wsSendBufferBytes: vars.int('SOCIAL__REALTIME__SENDBUFFERBYTES', { default: 1_048_576, min: 1024, max: 268_435_456 }),
-  wsPingSeconds: vars.int('SOCIAL__REALTIME__PINGSECONDS', { default: 30, min: 1, max: 3600 }),
-  wsMaxSocketsPerUser: vars.int('SOCIAL__REALTIME__MAXSOCKETSPERUSER', { default: 10, min: 1, max: 10_000, description: 'Open sockets per user and node' }),
-  wsMaxSocketsPerAddress: vars.int('SOCIAL__REALTIME__MAXSOCKETSPERADDRESS', {
+  presenceSweepMs: aliased(vars.int('SOCIAL_PRESENCE_SWEEP_MS', { default: 5000, min: 50, max: 600_000 }), 'SOCIAL__PRESENCE__SWEEPMILLISECONDS'),
+  wsMaxFrameBytes: aliased(vars.int('SOCIAL_REALTIME_MAX_FRAME_BYTES', { default: 16_384, min: 256, max: 1_048_576 }), 'SOCIAL__REALTIME__MAXFRAMEBYTES'),
+  wsFramesPerSecond: aliased(vars.int('SOCIAL_REALTIME_FRAMES_PER_SECOND', { default: 20, min: 1, max: 10_000 }), 'SOCIAL__REALTIME__FRAMESPERSECOND'),
+  wsSendBufferBytes: aliased(vars.int('SOCIAL_REALTIME_SEND_BUFFER_BYTES', { default: 1_048_576, min: 1024, max: 268_435_456 }), 'SOCIAL__REALTIME__SENDBUFFERBYTES'),
+  wsPingSeconds: aliased(vars.int('SOCIAL_REALTIME_PING_SECONDS', { default: 30, min: 1, max: 3600 }), 'SOCIAL__REALTIME__PINGSECONDS'),
+  wsMaxSocketsPerUser: aliased(vars.int('SOCIAL_REALTIME_MAX_SOCKETS_PER_USER', { default: 10, min: 1, max: 10_000, description: 'Open sockets per user and node' }), 'SOCIAL__REALTIME__MAXSOCKETSPERUSER'),
+  wsMaxSocketsPerAddress: aliased(vars.int('SOCIAL_REALTIME_MAX_SOCKETS_PER_ADDRESS', {
     default: 200,
     min: 1,
     max: 1_000_000,
     description: 'Open sockets per remote address and node (a NAT or a proxy shares one address)',
-  }),
-  relationsCacheMs: vars.int('SOCIAL__REALTIME__RELATIONSCACHEMILLISECONDS', {
+  }), 'SOCIAL__REALTIME__MAXSOCKETSPERADDRESS'),
+  relationsCacheMs: aliased(vars.int('SOCIAL_REALTIME_RELATIONS_CACHE_MS', {
     default: 5000,
     min: 100,
     max: 600_000,
     description: 'Social:Realtime:RelationsCacheMilliseconds — how stale a node may hold a chat author\'s mutes and blocks if an invalidation is lost',
-  }),
+  }), 'SOCIAL__REALTIME__RELATIONSCACHEMILLISECONDS'),
 };
 
 export type SocialConfig = ReturnType<typeof readConfig<typeof spec>> & { ca?: string };
@@ -91,16 +92,16 @@ export function readSocialConfig(env: Env = process.env): SocialConfig {
   const merged = mergedEnv(env);
   const config = readConfig(spec, merged) as SocialConfig;
   const problems: string[] = [];
-  if (!config.jwksUrl && !config.apiKey) problems.push('SOCIAL__AUTH__JWKSURL (Social:Auth:JwksUrl) is required unless Social:Auth:ApiKey is set');
-  if (config.apiKey !== undefined && config.apiKey.length < 16) problems.push('SOCIAL__AUTH__APIKEY (Social:Auth:ApiKey) must have at least 16 characters');
-  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(config.schema)) problems.push('SOCIAL__DATABASE__SCHEMA (Social:Database:Schema) must be a lower-case SQL identifier');
-  if (config.partyDefaultMaxSize > config.partyMaxSizeLimit) problems.push('SOCIAL__PARTIES__DEFAULTMAXSIZE must not exceed SOCIAL__PARTIES__MAXSIZELIMIT');
-  if (Boolean(config.tlsCertFile) !== Boolean(config.tlsKeyFile)) problems.push('SOCIAL__TLS__CERTFILE and SOCIAL__TLS__KEYFILE go together');
+  if (!config.jwksUrl && !config.apiKey) problems.push('SOCIAL_AUTH_JWKS_URL (SOCIAL__AUTH__JWKSURL, Social:Auth:JwksUrl) is required unless SOCIAL_AUTH_API_KEY (Social:Auth:ApiKey) is set');
+  if (config.apiKey !== undefined && config.apiKey.length < 16) problems.push('SOCIAL_AUTH_API_KEY (SOCIAL__AUTH__APIKEY, Social:Auth:ApiKey) must have at least 16 characters');
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(config.schema)) problems.push('SOCIAL_DB_SCHEMA (SOCIAL__DATABASE__SCHEMA, Social:Database:Schema) must be a lower-case SQL identifier');
+  if (config.partyDefaultMaxSize > config.partyMaxSizeLimit) problems.push('SOCIAL_PARTIES_DEFAULT_MAX_SIZE (SOCIAL__PARTIES__DEFAULTMAXSIZE) must not exceed SOCIAL_PARTIES_MAX_SIZE_LIMIT (SOCIAL__PARTIES__MAXSIZELIMIT)');
+  if (Boolean(config.tlsCertFile) !== Boolean(config.tlsKeyFile)) problems.push('SOCIAL_TLS_CERT_FILE and SOCIAL_TLS_KEY_FILE (SOCIAL__TLS__CERTFILE, SOCIAL__TLS__KEYFILE) go together');
   if (config.caFile) {
     try {
       config.ca = readFileSync(config.caFile, 'utf8');
     } catch (err) {
-      problems.push(`SOCIAL__AUTH__CAFILE (Social:Auth:CaFile): cannot read ${config.caFile}: ${(err as Error).message}`);
+      problems.push(`SOCIAL_AUTH_CA_FILE (SOCIAL__AUTH__CAFILE, Social:Auth:CaFile): cannot read ${config.caFile}: ${(err as Error).message}`);
     }
   }
   if (problems.length) throw new ConfigError(problems);

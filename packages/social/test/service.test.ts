@@ -51,6 +51,13 @@ describe('configuration', () => {
     // API-key mode alone needs no key set.
     assert.equal(readSocialConfig({ SOCIAL__AUTH__APIKEY: 'a-long-enough-server-key' }).jwksUrl, undefined);
   });
+
+  it('reads the house names (SOCIAL_<SECTION>_<SETTING>); the spec spelling is an alias and the house name wins', () => {
+    const c = readSocialConfig({ SOCIAL_AUTH_JWKS_URL: 'http://a/j', SOCIAL_CHAT_MAX_LENGTH: '500', SOCIAL__CHAT__MAXLENGTH: '900', SOCIAL__INVITES__TTLSECONDS: '120' });
+    assert.deepEqual([c.jwksUrl, c.chatMaxLength, c.inviteTtlSeconds], ['http://a/j', 500, 120]);
+    assert.throws(() => readSocialConfig({ SOCIAL_AUTH_JWKS_URL: 'http://a/j', SOCIAL_REALTIME_PING_SECONDS: 'often' }), /SOCIAL_REALTIME_PING_SECONDS: must be an integer/);
+    assert.throws(() => readSocialConfig({ SOCIAL_AUTH_JWKS_URL: 'http://a/j', SOCIAL__REALTIME__PINGSECONDS: 'often' }), /SOCIAL__REALTIME__PINGSECONDS \(now SOCIAL_REALTIME_PING_SECONDS\)/);
+  });
 });
 
 describe('key rotation', () => {
