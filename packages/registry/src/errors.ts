@@ -21,6 +21,7 @@ export const registryErrors = kitErrorCodes.extend({
   unauthorized: { status: 401, description: 'Missing, malformed, forged or expired developer bearer token' },
   invalid_credentials: { status: 401, description: 'Wrong email or password' },
   invalid_api_key: { status: 401, description: 'Unknown game API key or wrong secret' },
+  invalid_client_key: { status: 401, description: 'Unknown or replaced client key' },
   invalid_ticket: { status: 401, description: 'The platform ticket could not be verified' },
   forbidden: { status: 403, description: 'Only the super-admin may do this' },
   account_disabled: { status: 403, description: 'The player account is locked or banned' },

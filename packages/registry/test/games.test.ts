@@ -30,7 +30,7 @@ describe('games', () => {
     assert.match(Game.ApiKey, /^gk_[A-Za-z0-9_-]{32}$/);
     assert.match(ApiSecret, /^gs_[A-Za-z0-9_-]{43}$/);
     assert.equal(new Date(Game.CreatedAt).toISOString(), Game.CreatedAt);
-    assert.deepEqual(Object.keys(Game).sort(), ['ApiKey', 'CreatedAt', 'CrossGameVisibility', 'DeveloperId', 'DisplayName', 'GameId', 'LaunchCommand', 'Settings', 'UpdatedAt']);
+    assert.deepEqual(Object.keys(Game).sort(), ['ApiKey', 'ClientKey', 'CreatedAt', 'CrossGameVisibility', 'DeveloperId', 'DisplayName', 'GameId', 'LaunchCommand', 'Settings', 'UpdatedAt']);
     // The secret is stored only as its SHA-256 and never shown again.
     const row = (await h.db.query('SELECT api_secret_hash FROM games WHERE id = $1', [Game.GameId])).rows[0];
     assert.match(row.api_secret_hash, /^[0-9a-f]{64}$/);

@@ -89,12 +89,13 @@ export interface CreatedGame {
   gameId: string;
   apiKey: string;
   apiSecret: string;
+  clientKey: string;
 }
 
 export async function createGame(app: App, token: string, name = 'Game'): Promise<CreatedGame> {
   const r = await app.inject({ method: 'POST', url: '/games', headers: bearer(token), payload: { DisplayName: name } });
   assert.equal(r.statusCode, 201, r.body);
-  return { gameId: r.json().Game.GameId, apiKey: r.json().Game.ApiKey, apiSecret: r.json().ApiSecret };
+  return { gameId: r.json().Game.GameId, apiKey: r.json().Game.ApiKey, apiSecret: r.json().ApiSecret, clientKey: r.json().Game.ClientKey };
 }
 
 /** Asserts an error answer: status and stable code. */

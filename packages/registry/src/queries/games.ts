@@ -8,6 +8,7 @@ export interface GameRow {
   display_name: string;
   launch_command: string | null;
   api_key: string;
+  client_key: string;
   api_secret_hash: string;
   settings: Record<string, unknown>;
   cross_game_visibility: CrossGameVisibility;
@@ -22,15 +23,15 @@ export interface GamePatch {
   crossGameVisibility?: CrossGameVisibility;
 }
 
-const COLUMNS = 'id, developer_id, display_name, launch_command, api_key, api_secret_hash, settings, cross_game_visibility, created_at, updated_at';
+const COLUMNS = 'id, developer_id, display_name, launch_command, api_key, client_key, api_secret_hash, settings, cross_game_visibility, created_at, updated_at';
 
 /** `owner` null means unrestricted (super-admin); otherwise rows of that developer only. */
 export function gameQueries(db: Queryable) {
   return {
-    async insert(g: { developerId: string; displayName: string; launchCommand: string | null; apiKey: string; apiSecretHash: string }): Promise<GameRow> {
+    async insert(g: { developerId: string; displayName: string; launchCommand: string | null; apiKey: string; clientKey: string; apiSecretHash: string }): Promise<GameRow> {
       const r = await db.query<GameRow>(
-        `INSERT INTO games (developer_id, display_name, launch_command, api_key, api_secret_hash) VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
-        [g.developerId, g.displayName, g.launchCommand, g.apiKey, g.apiSecretHash],
+        `INSERT INTO games (developer_id, display_name, launch_command, api_key, client_key, api_secret_hash) VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
+        [g.developerId, g.displayName, g.launchCommand, g.apiKey, g.clientKey, g.apiSecretHash],
       );
       return r.rows[0];
     },
@@ -72,6 +73,19 @@ export function gameQueries(db: Queryable) {
         `UPDATE games SET api_secret_hash = $3, updated_at = now() WHERE id = $1 AND ($2::uuid IS NULL OR developer_id = $2::uuid) RETURNING ${COLUMNS}`,
         [id, owner, apiSecretHash],
       );
+      return r.rows[0];
+    },
+    /** A new client key; the old one stops naming the game at once. */
+    async replaceClientKey(id: string, owner: string | null, clientKey: string): Promise<GameRow | undefined> {
+      const r = await db.query<GameRow>(
+        `UPDATE games SET client_key = $3, updated_at = now() WHERE id = $1 AND ($2::uuid IS NULL OR developer_id = $2::uuid) RETURNING ${COLUMNS}`,
+        [id, owner, clientKey],
+      );
+      return r.rows[0];
+    },
+    /** The hot path of /auth/validate-client-key: one lookup on the unique client_key index. */
+    async byClientKey(clientKey: string): Promise<Pick<GameRow, 'id' | 'cross_game_visibility'> | undefined> {
+      const r = await db.query<Pick<GameRow, 'id' | 'cross_game_visibility'>>(`SELECT id, cross_game_visibility FROM games WHERE client_key = $1`, [clientKey]);
       return r.rows[0];
     },
     /** Deletes the game (its builds and registrations cascade); returns the row and its build digests. */

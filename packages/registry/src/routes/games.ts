@@ -132,4 +132,17 @@ function gameWriteRoutes(app: App, ctx: Context): void {
     async (req) => ctx.games.regenerateSecret(await ctx.auth.developer(req), req.params.gameId),
   );
 
+  app.post(
+    '/games/:gameId/regenerate-client-key',
+    {
+      schema: {
+        tags: ['games'],
+        summary: 'Replace the client key; the old one stops naming the game at once (social caches it up to its registry cache time)',
+        security: bearer,
+        params: GameParams,
+        response: { 200: GameView, ...errors },
+      },
+    },
+    async (req) => ctx.games.regenerateClientKey(await ctx.auth.developer(req), req.params.gameId),
+  );
 }

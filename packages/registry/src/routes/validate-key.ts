@@ -28,4 +28,28 @@ export function validateKeyRoutes(app: App, ctx: Context): void {
       return { Valid: true as const, GameId: found.gameId, CrossGameVisibility: found.visibility };
     },
   );
+
+  app.post(
+    '/auth/validate-client-key',
+    {
+      schema: {
+        tags: ['auth'],
+        summary: "Resolve a game's client key to the game (used by the other services; a client key is public and authenticates nothing)",
+        body: Type.Object({ ClientKey: Type.String({ maxLength: 256 }) }, { additionalProperties: false }),
+        response: {
+          200: Type.Object({ Valid: Type.Literal(true), GameId: Type.String({ format: 'uuid' }), CrossGameVisibility }),
+          400: ErrorBody,
+          401: Type.Object({ Valid: Type.Literal(false), Code: Type.Literal('invalid_client_key' satisfies RegistryErrorCode), Message: Type.String() }),
+        },
+      },
+    },
+    async (req, reply) => {
+      const found = await ctx.games.validateClientKey(req.body.ClientKey);
+      if (!found) {
+        reply.status(401);
+        return { Valid: false as const, Code: 'invalid_client_key' as const, Message: 'Unknown or replaced client key' };
+      }
+      return { Valid: true as const, GameId: found.gameId, CrossGameVisibility: found.visibility };
+    },
+  );
 }

@@ -17,6 +17,7 @@ export interface GameView {
   DeveloperId: string;
   DisplayName: string;
   ApiKey: string;
+  ClientKey: string;
   LaunchCommand: string | null;
   Settings: Record<string, unknown>;
   CrossGameVisibility: CrossGameVisibility;
@@ -37,6 +38,7 @@ export const gameView = (g: GameRow): GameView => ({
   DeveloperId: g.developer_id,
   DisplayName: g.display_name,
   ApiKey: g.api_key,
+  ClientKey: g.client_key,
   LaunchCommand: g.launch_command,
   Settings: g.settings,
   CrossGameVisibility: g.cross_game_visibility,
@@ -54,6 +56,9 @@ export const registrationView = (r: RegistrationRow): UserRegistrationView => ({
 
 const newApiKey = () => `gk_${randomToken(24)}`;
 const newApiSecret = () => `gs_${randomToken(32)}`;
+const newClientKey = () => `ck_${randomToken(24)}`;
+/** The cache entry of a client key (the API-key cache holds both; a client key never has a secret). */
+const clientCacheKey = (clientKey: string) => `client:${clientKey}`;
 
 export const gameNotFound = () => fail('game_not_found', 'No such game');
 
@@ -92,7 +97,7 @@ export function gameService(db: Database, blobs: BlobStore, cache: ApiKeyCache) 
     async create(caller: Caller, input: { displayName: string; launchCommand?: string }) {
       const displayName = nonBlank('DisplayName', input.displayName)!;
       return withSecret((apiSecretHash) =>
-        games.insert({ developerId: caller.id, displayName, launchCommand: input.launchCommand ?? null, apiKey: newApiKey(), apiSecretHash }),
+        games.insert({ developerId: caller.id, displayName, launchCommand: input.launchCommand ?? null, apiKey: newApiKey(), clientKey: newClientKey(), apiSecretHash }),
       );
     },
 
@@ -114,7 +119,7 @@ export function gameService(db: Database, blobs: BlobStore, cache: ApiKeyCache) 
       if (patch.settings !== undefined) checkSettings(patch.settings);
       const g = await games.update(gameId, ownerOf(caller), { ...patch, displayName });
       if (!g) throw gameNotFound();
-      if (patch.crossGameVisibility !== undefined) await cache.invalidate(g.api_key);
+      if (patch.crossGameVisibility !== undefined) await Promise.all([cache.invalidate(g.api_key), cache.invalidate(clientCacheKey(g.client_key))]);
       return gameView(g);
     },
 
@@ -126,11 +131,20 @@ export function gameService(db: Database, blobs: BlobStore, cache: ApiKeyCache) 
       return result;
     },
 
+    async regenerateClientKey(caller: Caller, gameId: string): Promise<GameView> {
+      checkGameId(gameId);
+      const old = await this.get(caller, gameId);
+      const row = await games.replaceClientKey(gameId, ownerOf(caller), newClientKey());
+      if (!row) throw gameNotFound();
+      await cache.invalidate(clientCacheKey(old.client_key));
+      return gameView(row);
+    },
+
     async remove(caller: Caller, gameId: string): Promise<void> {
       checkGameId(gameId);
       const deleted = await games.delete(gameId, ownerOf(caller));
       if (!deleted) throw gameNotFound();
-      await cache.invalidate(deleted.game.api_key);
+      await Promise.all([cache.invalidate(deleted.game.api_key), cache.invalidate(clientCacheKey(deleted.game.client_key))]);
       // Drop blobs no other build references; the lock keeps a concurrent
       // upload of the same bytes from losing its blob.
       for (const sha of deleted.shas) {
@@ -149,6 +163,15 @@ export function gameService(db: Database, blobs: BlobStore, cache: ApiKeyCache) 
 
     async allUsers(): Promise<UserRegistrationView[]> {
       return (await registrationQueries(db).all()).map(registrationView);
+    },
+
+    /** The game a client key names (no secret: a client key is public by design). */
+    async validateClientKey(clientKey: string): Promise<{ gameId: string; visibility: CrossGameVisibility } | undefined> {
+      const found = await cache.get(clientCacheKey(clientKey), async () => {
+        const row = await games.byClientKey(clientKey);
+        return row && { gameId: row.id, secretHash: '', visibility: row.cross_game_visibility };
+      });
+      return found && { gameId: found.gameId, visibility: found.visibility };
     },
 
     /** Constant-time check of a game's API key and secret. */
