@@ -18,6 +18,7 @@ import { authenticator, type Authenticator } from './services/auth.js';
 import type { BlobStore } from './services/blobs.js';
 import { developerService, seedSuperAdmin } from './services/developers.js';
 import { gameService } from './services/games.js';
+import { gameKeyService, type GameKeyService } from './services/game-keys.js';
 import { registryErrors } from './errors.js';
 import { ApiKeyCache } from './services/api-key-cache.js';
 import { moduleService } from './services/modules.js';
@@ -43,6 +44,7 @@ export interface Context {
   auth: Authenticator;
   developers: ReturnType<typeof developerService>;
   games: ReturnType<typeof gameService>;
+  gameKeys: GameKeyService;
   modules: ReturnType<typeof moduleService>;
   players: ReturnType<typeof playerService>;
 }
@@ -97,6 +99,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<App> {
     auth: authenticator(db, tokens),
     developers: developerService(db, tokens),
     games: gameService(db, blobs, cache),
+    gameKeys: gameKeyService(db, cache),
     modules: moduleService(db, blobs, { maxBytes: config.moduleMaxBytes, allowlist: config.importAllowlist }),
     players: playerService(db, { url: config.authUrl, ca: config.authCa, internalKey: config.authInternalKey }),
   };

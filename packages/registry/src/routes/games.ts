@@ -20,6 +20,7 @@ const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody };
 export function gameRoutes(app: App, ctx: Context): void {
   gameReadRoutes(app, ctx);
   gameWriteRoutes(app, ctx);
+  gameKeyRoutes(app, ctx);
 }
 
 function gameReadRoutes(app: App, ctx: Context): void {
@@ -117,7 +118,10 @@ function gameWriteRoutes(app: App, ctx: Context): void {
       return reply.status(204).send(null);
     },
   );
+}
 
+/** The game's credentials: a new API secret, a new client key. */
+function gameKeyRoutes(app: App, ctx: Context): void {
   app.post(
     '/games/:gameId/regenerate-key',
     {
@@ -129,7 +133,7 @@ function gameWriteRoutes(app: App, ctx: Context): void {
         response: { 200: GameWithSecretView, ...errors },
       },
     },
-    async (req) => ctx.games.regenerateSecret(await ctx.auth.developer(req), req.params.gameId),
+    async (req) => ctx.gameKeys.regenerateSecret(await ctx.auth.developer(req), req.params.gameId),
   );
 
   app.post(
@@ -143,6 +147,6 @@ function gameWriteRoutes(app: App, ctx: Context): void {
         response: { 200: GameView, ...errors },
       },
     },
-    async (req) => ctx.games.regenerateClientKey(await ctx.auth.developer(req), req.params.gameId),
+    async (req) => ctx.gameKeys.regenerateClientKey(await ctx.auth.developer(req), req.params.gameId),
   );
 }

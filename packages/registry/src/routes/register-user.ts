@@ -54,7 +54,7 @@ export function registerUserRoutes(app: App, ctx: Context): void {
       const key = req.headers['x-platform-api-key'];
       const secret = req.headers['x-platform-api-secret'];
       if (typeof key !== 'string' || typeof secret !== 'string' || key.length > 256 || secret.length > 256) throw invalidApiKey();
-      const game = await ctx.games.validateKey(key, secret);
+      const game = await ctx.gameKeys.validateKey(key, secret);
       if (!game) throw invalidApiKey();
       return ctx.players.register(game.gameId, req.body, req.ip);
     },

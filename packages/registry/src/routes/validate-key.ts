@@ -20,7 +20,7 @@ export function validateKeyRoutes(app: App, ctx: Context): void {
       },
     },
     async (req, reply) => {
-      const found = await ctx.games.validateKey(req.body.ApiKey, req.body.ApiSecret);
+      const found = await ctx.gameKeys.validateKey(req.body.ApiKey, req.body.ApiSecret);
       if (!found) {
         reply.status(401);
         return { Valid: false as const, Code: 'invalid_api_key' as const, Message: 'Unknown API key or wrong secret' };
@@ -44,7 +44,7 @@ export function validateKeyRoutes(app: App, ctx: Context): void {
       },
     },
     async (req, reply) => {
-      const found = await ctx.games.validateClientKey(req.body.ClientKey);
+      const found = await ctx.gameKeys.validateClientKey(req.body.ClientKey);
       if (!found) {
         reply.status(401);
         return { Valid: false as const, Code: 'invalid_client_key' as const, Message: 'Unknown or replaced client key' };

@@ -1,7 +1,8 @@
 /**
  * Games: developer-scoped CRUD, API credentials and key validation.
  */
-import { randomToken, safeEqual, sha256Hex, UUID_PATTERN as UUID, type Database } from '@platform/kit';
+import { randomToken, UUID_PATTERN as UUID, type Database } from '@platform/kit';
+import { clientCacheKey, newClientKey, withSecret } from './game-keys.js';
 import { gameQueries, type CrossGameVisibility, type GamePatch, type GameRow } from '../queries/games.js';
 import { moduleQueries } from '../queries/modules.js';
 import { registrationQueries, type RegistrationRow } from '../queries/registrations.js';
@@ -55,10 +56,6 @@ export const registrationView = (r: RegistrationRow): UserRegistrationView => ({
 });
 
 const newApiKey = () => `gk_${randomToken(24)}`;
-const newApiSecret = () => `gs_${randomToken(32)}`;
-const newClientKey = () => `ck_${randomToken(24)}`;
-/** The cache entry of a client key (the API-key cache holds both; a client key never has a secret). */
-const clientCacheKey = (clientKey: string) => `client:${clientKey}`;
 
 export const gameNotFound = () => fail('game_not_found', 'No such game');
 
@@ -86,17 +83,11 @@ function nonBlank(name: string, value: string | undefined): string | undefined {
 export function gameService(db: Database, blobs: BlobStore, cache: ApiKeyCache) {
   const games = gameQueries(db);
 
-  const withSecret = async (create: (secretHash: string) => Promise<GameRow | undefined>) => {
-    const secret = newApiSecret();
-    const row = await create(sha256Hex(secret));
-    if (!row) throw gameNotFound();
-    return { Game: gameView(row), ApiSecret: secret };
-  };
 
   return {
     async create(caller: Caller, input: { displayName: string; launchCommand?: string }) {
       const displayName = nonBlank('DisplayName', input.displayName)!;
-      return withSecret((apiSecretHash) =>
+      return withSecret(gameView, (apiSecretHash) =>
         games.insert({ developerId: caller.id, displayName, launchCommand: input.launchCommand ?? null, apiKey: newApiKey(), clientKey: newClientKey(), apiSecretHash }),
       );
     },
@@ -121,23 +112,6 @@ export function gameService(db: Database, blobs: BlobStore, cache: ApiKeyCache) 
       if (!g) throw gameNotFound();
       if (patch.crossGameVisibility !== undefined) await Promise.all([cache.invalidate(g.api_key), cache.invalidate(clientCacheKey(g.client_key))]);
       return gameView(g);
-    },
-
-    async regenerateSecret(caller: Caller, gameId: string) {
-      checkGameId(gameId);
-      const owner = ownerOf(caller);
-      const result = await withSecret((hash) => games.replaceSecret(gameId, owner, hash));
-      await cache.invalidate(result.Game.ApiKey);
-      return result;
-    },
-
-    async regenerateClientKey(caller: Caller, gameId: string): Promise<GameView> {
-      checkGameId(gameId);
-      const old = await this.get(caller, gameId);
-      const row = await games.replaceClientKey(gameId, ownerOf(caller), newClientKey());
-      if (!row) throw gameNotFound();
-      await cache.invalidate(clientCacheKey(old.client_key));
-      return gameView(row);
     },
 
     async remove(caller: Caller, gameId: string): Promise<void> {
@@ -165,26 +139,6 @@ export function gameService(db: Database, blobs: BlobStore, cache: ApiKeyCache) 
       return (await registrationQueries(db).all()).map(registrationView);
     },
 
-    /** The game a client key names (no secret: a client key is public by design). */
-    async validateClientKey(clientKey: string): Promise<{ gameId: string; visibility: CrossGameVisibility } | undefined> {
-      const found = await cache.get(clientCacheKey(clientKey), async () => {
-        const row = await games.byClientKey(clientKey);
-        return row && { gameId: row.id, secretHash: '', visibility: row.cross_game_visibility };
-      });
-      return found && { gameId: found.gameId, visibility: found.visibility };
-    },
-
-    /** Constant-time check of a game's API key and secret. */
-    async validateKey(apiKey: string, apiSecret: string): Promise<{ gameId: string; visibility: CrossGameVisibility } | undefined> {
-      const found = await cache.get(apiKey, async () => {
-        const row = await games.byApiKey(apiKey);
-        return row && { gameId: row.id, secretHash: row.api_secret_hash, visibility: row.cross_game_visibility };
-      });
-      const presented = sha256Hex(apiSecret);
-      // Unknown keys compare against a fixed digest so both paths do the same work.
-      const ok = safeEqual(presented, found?.secretHash ?? '0'.repeat(64));
-      return found && ok ? { gameId: found.gameId, visibility: found.visibility } : undefined;
-    },
   };
 }
 

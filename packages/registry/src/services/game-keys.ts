@@ -1,0 +1,69 @@
+/**
+ * A game's credentials: the API secret (server-side, with the ApiKey) and the client key (public, names the
+ * game only; docs/client-key.md): their rotation and their validation, the hot path of the other services.
+ */
+import { randomToken, safeEqual, sha256Hex, type Database } from '@platform/kit';
+import { gameQueries, type CrossGameVisibility, type GameRow } from '../queries/games.js';
+import type { ApiKeyCache } from './api-key-cache.js';
+import type { Caller } from './auth.js';
+import { checkGameId, gameNotFound, gameView, ownerOf, type GameView } from './games.js';
+
+const newApiSecret = () => `gs_${randomToken(32)}`;
+export const newClientKey = () => `ck_${randomToken(24)}`;
+/** The cache entry of a client key (the API-key cache holds both; a client key never has a secret). */
+export const clientCacheKey = (clientKey: string) => `client:${clientKey}`;
+
+/** Makes a secret, stores its digest through `create`, and shows the secret this once. */
+export async function withSecret(view: (row: GameRow) => GameView, create: (secretHash: string) => Promise<GameRow | undefined>) {
+  const secret = newApiSecret();
+  const row = await create(sha256Hex(secret));
+  if (!row) throw gameNotFound();
+  return { Game: view(row), ApiSecret: secret };
+}
+
+export function gameKeyService(db: Database, cache: ApiKeyCache) {
+  const games = gameQueries(db);
+  return {
+    async regenerateSecret(caller: Caller, gameId: string) {
+      checkGameId(gameId);
+      const owner = ownerOf(caller);
+      const result = await withSecret(gameView, (hash) => games.replaceSecret(gameId, owner, hash));
+      await cache.invalidate(result.Game.ApiKey);
+      return result;
+    },
+
+    async regenerateClientKey(caller: Caller, gameId: string): Promise<GameView> {
+      checkGameId(gameId);
+      const old = await games.get(gameId, ownerOf(caller));
+      if (!old) throw gameNotFound();
+      const row = await games.replaceClientKey(gameId, ownerOf(caller), newClientKey());
+      if (!row) throw gameNotFound();
+      await cache.invalidate(clientCacheKey(old.client_key));
+      return gameView(row);
+    },
+
+
+    /** The game a client key names (no secret: a client key is public by design). */
+    async validateClientKey(clientKey: string): Promise<{ gameId: string; visibility: CrossGameVisibility } | undefined> {
+      const found = await cache.get(clientCacheKey(clientKey), async () => {
+        const row = await games.byClientKey(clientKey);
+        return row && { gameId: row.id, secretHash: '', visibility: row.cross_game_visibility };
+      });
+      return found && { gameId: found.gameId, visibility: found.visibility };
+    },
+
+    /** Constant-time check of a game's API key and secret. */
+    async validateKey(apiKey: string, apiSecret: string): Promise<{ gameId: string; visibility: CrossGameVisibility } | undefined> {
+      const found = await cache.get(apiKey, async () => {
+        const row = await games.byApiKey(apiKey);
+        return row && { gameId: row.id, secretHash: row.api_secret_hash, visibility: row.cross_game_visibility };
+      });
+      const presented = sha256Hex(apiSecret);
+      // Unknown keys compare against a fixed digest so both paths do the same work.
+      const ok = safeEqual(presented, found?.secretHash ?? '0'.repeat(64));
+      return found && ok ? { gameId: found.gameId, visibility: found.visibility } : undefined;
+    },
+  };
+}
+
+export type GameKeyService = ReturnType<typeof gameKeyService>;
