@@ -28,7 +28,8 @@ const run = (list, concurrency) =>
   spawnSync(
     process.execPath,
     ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-timeout=180000', '--test-reporter=spec', ...list],
-    { stdio: 'inherit', cwd: root, env: process.env },
+    // Every response of a route is checked against its documented status and schema (kit response-contract.ts).
+    { stdio: 'inherit', cwd: root, env: { PLATFORM_CHECK_RESPONSES: '1', ...process.env } },
   ).status ?? 1;
 let status = 0;
 if (parallel.length) status = run(parallel, process.env.TEST_CONCURRENCY ?? '3') || status;

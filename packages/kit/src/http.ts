@@ -21,6 +21,7 @@ import { checkJsonInput, inputError } from './input.js';
 import { lazyChildLoggerFactory, loggerOptions } from './logger.js';
 import { publicPrefixRoute, type RegisteredRoute } from './route-access.js';
 import { installCors, type CorsSettings } from './cors.js';
+import { installResponseContract, responseChecksEnabled } from './response-contract.js';
 
 export { fieldName, type FieldCase } from './field-case.js';
 
@@ -63,8 +64,17 @@ export interface ServiceOptions {
    * unlisted code is logged as a bug.
    */
   errorCodes?: ErrorCodes<string>;
+  /** Every route may answer 429 unless its config says `rateLimited: false` (documents it; auth, social). */
+  rateLimitsAllRoutes?: boolean;
   /** OpenAPI security schemes and tags. */
-  openapi?: { securitySchemes?: Record<string, unknown>; tags?: { name: string; description?: string }[] };
+  openapi?: {
+    securitySchemes?: Record<string, unknown>;
+    tags?: { name: string; description?: string }[];
+    /** Where the service is reached (the embedded defaults, e.g. https://localhost:8443). */
+    servers?: { url: string; description?: string }[];
+    /** Security of a route that declares none and is not public (e.g. [{ bearerAuth: [] }]). */
+    defaultSecurity?: Record<string, string[]>[];
+  };
 }
 
 /** The schemas errorSchema made: createService replaces them by the listed codes of their status. */
@@ -84,13 +94,58 @@ export function errorSchema(fieldCase: FieldCase) {
   return schema;
 }
 
-/** A route's generic error responses, each replaced by the schema naming the listed codes of its status. */
-function documentErrorCodes(schema: { response?: Record<string, unknown> } | undefined, errorCodes: ErrorCodes<string>, fieldCase: FieldCase): void {
-  if (!schema?.response) return;
+interface RouteForDocs {
+  method: string | string[];
+  url: string;
+  schema?: { hide?: boolean; body?: unknown; response?: Record<string, unknown>; operationId?: string; security?: unknown; tags?: string[] };
+  config?: unknown;
+}
+
+/** `GET /games/:gameId/users` → `getGamesByGameIdUsers`: stable, unique per method and path. */
+export function operationIdOf(method: string, url: string): string {
+  const words = url
+    .split('/')
+    .filter(Boolean)
+    .map((seg) => (seg.startsWith(':') ? `By-${seg.slice(1)}` : seg.replace(/^\./, '')))
+    .flatMap((seg) => seg.split(/[^A-Za-z0-9]+/))
+    .filter(Boolean);
+  return method.toLowerCase() + words.map((w) => w[0].toUpperCase() + w.slice(1)).join('');
+}
+
+/**
+ * Every documented operation gets an operationId (unless it names one) and its security requirement: none
+ * for public routes, the service's default for the others unless the route declares its own.
+ */
+function documentOperation(route: RouteForDocs, opts: ServiceOptions): void {
+  if (route.schema?.hide || route.url === '*' || route.url.startsWith('/docs') || route.method === 'HEAD') return;
+  const schema = (route.schema ??= {});
+  const method = [route.method].flat()[0];
+  schema.operationId ??= operationIdOf(method, route.url);
+  const access = ((route.config ?? {}) as { access?: string }).access ?? 'authenticated';
+  if (schema.security === undefined) schema.security = access === 'public' ? [] : (opts.openapi?.defaultSecurity ?? []);
+}
+
+/**
+ * A route's error responses as the service's code list has them: each generic error body a route declares is
+ * replaced by the schema naming the listed codes of its status, and the statuses any route of its kind can
+ * answer are added when the route does not declare them: 400 (input checks, validation), 500, 503 (a store
+ * down), 401 for routes that need credentials, 413 and 415 for routes that take a body, 429 where the
+ * service rate-limits every route that does not opt out.
+ */
+function documentErrorCodes(route: RouteForDocs, errorCodes: ErrorCodes<string>, fieldCase: FieldCase, rateLimitsAll: boolean): void {
+  if (route.schema?.hide || route.url === '*' || route.url.startsWith('/docs')) return;
+  const schema = (route.schema ??= {});
+  const response = (schema.response ??= {});
   const byStatus = errorCodes.responses(fieldCase);
-  for (const [status, body] of Object.entries(schema.response)) {
-    if (body && typeof body === 'object' && genericErrorBodies.has(body) && byStatus[Number(status)]) schema.response[status] = byStatus[Number(status)];
+  for (const [status, body] of Object.entries(response)) {
+    if (body && typeof body === 'object' && genericErrorBodies.has(body) && byStatus[Number(status)]) response[status] = byStatus[Number(status)];
   }
+  const config = (route.config ?? {}) as { access?: string; rateLimited?: boolean };
+  const implied = [400, 500, 503];
+  if (config.access !== 'public') implied.push(401);
+  if (schema.body) implied.push(413, 415);
+  if (rateLimitsAll && config.rateLimited !== false) implied.push(429);
+  for (const status of implied) if (!response[status] && byStatus[status]) response[status] = byStatus[status];
 }
 
 /** Fastify's own client errors as the kit's codes (error-codes.ts), or undefined for any other error. */
@@ -249,9 +304,10 @@ async function installDocs(app: App, opts: ServiceOptions): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: opts.name, version: opts.version ?? '0.1.0', description: opts.description },
+      info: { title: opts.name, version: opts.version ?? '0.1.0', description: opts.description, license: { name: 'MIT', identifier: 'MIT' } },
+      servers: opts.openapi?.servers,
       components: { securitySchemes: (opts.openapi?.securitySchemes ?? {}) as never },
-      tags: opts.openapi?.tags,
+      tags: [...(opts.openapi?.tags ?? []), { name: 'health', description: 'Liveness and readiness probes' }],
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
@@ -303,7 +359,8 @@ export async function createService(opts: ServiceOptions): Promise<App> {
     if (route.method === 'OPTIONS' && route.url === '*') route.config = { ...(route.config ?? {}), access: 'public' } as never;
     const access = (route.config as { access?: RegisteredRoute['access'] } | undefined)?.access ?? 'authenticated';
     for (const method of [route.method].flat()) routes.push({ method, url: route.url, access });
-    if (opts.errorCodes) documentErrorCodes(route.schema as never, opts.errorCodes, opts.fieldCase);
+    documentOperation(route as RouteForDocs, opts);
+    if (opts.errorCodes) documentErrorCodes(route as RouteForDocs, opts.errorCodes, opts.fieldCase, opts.rateLimitsAllRoutes ?? false);
   });
   if (opts.hsts) {
     app.addHook('onRequest', (_req, reply, done) => {
@@ -314,6 +371,8 @@ export async function createService(opts: ServiceOptions): Promise<App> {
   await installCors(app, opts.cors, app.log);
   installValidation(app, f);
   installErrorHandlers(app, f, opts.errorCodes);
+  // Checked for the services whose error responses come from their code list (documentErrorCodes).
+  if (opts.errorCodes && responseChecksEnabled()) installResponseContract(app, f);
   await installDocs(app, opts);
   installProbes(app, opts, f);
   return app;

@@ -17,3 +17,4 @@ export * from './rate-limit.js';
 export * from './lockout.js';
 export * from './input.js';
 export * from './uuid.js';
+export { CHECK_RESPONSES_ENV, responseChecksEnabled } from './response-contract.js';

@@ -5,6 +5,7 @@
  */
 import { Writable } from 'node:stream';
 import { randomBytes, randomUUID } from 'node:crypto';
+import path from 'node:path';
 import { Redis } from 'ioredis';
 import { generate } from 'selfsigned';
 import { openDatabase, type Database } from './db.js';
@@ -235,4 +236,32 @@ export function errorCodesMissingFromDoc(doc: string, entries: readonly { code: 
   return entries
     .filter((e) => !rows.some((row) => row.match(/^\|\s*(\d{3})\s*\|/)![1] === String(e.status) && row.includes(`\`${e.code}\``)))
     .map((e) => `${e.status} ${e.code}`);
+}
+
+/**
+ * Lints an OpenAPI document with Redocly's CLI (recommended rules) and returns its problems of severity
+ * error, each as `ruleId pointer: message`. The CLI is a dev dependency of the workspace root.
+ */
+export async function lintOpenApi(doc: unknown): Promise<{ errors: string[]; warnings: number }> {
+  const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { execFile } = await import('node:child_process');
+  const { createRequire } = await import('node:module');
+  const dir = mkdtempSync(path.join(tmpdir(), 'openapi-lint-'));
+  const file = path.join(dir, 'openapi.json');
+  writeFileSync(file, JSON.stringify(doc));
+  const cli = createRequire(import.meta.url).resolve('@redocly/cli/bin/cli.js');
+  try {
+    const out = await new Promise<string>((resolve, reject) =>
+      // Exit status 1 means "problems found": the JSON report says which.
+      execFile(process.execPath, [cli, 'lint', file, '--format=json'], { env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' }, maxBuffer: 64 * 1024 * 1024 }, (err, stdout) =>
+        stdout ? resolve(stdout) : reject(err ?? new Error('redocly printed nothing')),
+      ),
+    );
+    const report = JSON.parse(out.slice(out.indexOf('{'))) as { totals: { warnings: number }; problems: { ruleId: string; severity: string; message: string; location?: { pointer?: string }[] }[] };
+    const errors = report.problems.filter((p) => p.severity === 'error').map((p) => `${p.ruleId} ${p.location?.[0]?.pointer ?? ''}: ${p.message}`);
+    return { errors, warnings: report.totals.warnings };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

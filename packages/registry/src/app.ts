@@ -87,7 +87,15 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<App> {
         gameKey: { type: 'apiKey', in: 'header', name: 'X-Platform-Api-Key' },
         gameSecret: { type: 'apiKey', in: 'header', name: 'X-Platform-Api-Secret' },
       },
-      tags: [{ name: 'developers' }, { name: 'games' }, { name: 'modules' }, { name: 'admin' }, { name: 'auth' }],
+      tags: [
+        { name: 'developers', description: 'Developer accounts and their tokens' },
+        { name: 'games', description: 'Games, their credentials and their players' },
+        { name: 'modules', description: 'Server-module builds and their admission' },
+        { name: 'admin', description: 'Super-admin views' },
+        { name: 'auth', description: 'Game credential checks for the other services' },
+      ],
+      servers: [{ url: 'http://localhost:3004', description: 'npm start (embedded)' }],
+      defaultSecurity: [{ bearerAuth: [] }],
     },
   });
   if (seeded.demoted) app.log.warn({ demoted: seeded.demoted }, 'the previous super-admin was demoted to developer');

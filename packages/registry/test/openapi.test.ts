@@ -3,11 +3,11 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { errorCodesMissingFromDoc } from '@platform/kit/testing';
+import { errorCodesMissingFromDoc, lintOpenApi } from '@platform/kit/testing';
 import { registryErrors } from '../src/errors.js';
 import { harness, type Harness } from './helpers.js';
 
-describe('registry error codes', () => {
+describe('registry OpenAPI document and error codes', () => {
   let h: Harness;
   before(async () => {
     h = await harness();
@@ -17,6 +17,15 @@ describe('registry error codes', () => {
   it('docs/registry.md lists every code at its status', () => {
     const doc = readFileSync(new URL('../../../docs/registry.md', import.meta.url), 'utf8');
     assert.deepEqual(errorCodesMissingFromDoc(doc, registryErrors.entries), []);
+  });
+
+  it('the OpenAPI document passes Redocly’s recommended rules with no error', async () => {
+    const doc = (await h.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const { errors } = await lintOpenApi(doc);
+    assert.deepEqual(errors, []);
+    for (const [path, ops] of Object.entries<Record<string, { operationId?: string }>>(doc.paths)) {
+      for (const [method, op] of Object.entries(ops)) assert.ok(op.operationId, `${method} ${path} has no operationId`);
+    }
   });
 
   it('the OpenAPI document names the listed codes of each error response', async () => {
