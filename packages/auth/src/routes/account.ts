@@ -1,12 +1,20 @@
 /** The signed-in account: view, profile, link, unlink, export, delete. */
 import { Type } from 'typebox';
-import { unauthorized, type App } from '@platform/kit';
+import type { App } from '@platform/kit';
 import type { AuthContext } from '../context.js';
+import { fail } from '../errors.js';
 import { Email, Nonce, Password, Provider, Ticket } from './schemas.js';
 
-export async function accountRoutes(app: App, c: AuthContext) {
-  const security = [{ bearer: [] }];
+const security = [{ bearer: [] }];
 
+export async function accountRoutes(app: App, c: AuthContext) {
+  profileRoutes(app, c);
+  identityRoutes(app, c);
+  dataRoutes(app, c);
+}
+
+/** GET and PATCH /account. */
+function profileRoutes(app: App, c: AuthContext) {
   app.get('/account', { schema: { tags: ['account'], summary: 'The account with its identities and devices', security } }, async (req) => {
     const claims = await c.authenticate(req);
     return c.accounts.view(claims.sub);
@@ -33,7 +41,10 @@ export async function accountRoutes(app: App, c: AuthContext) {
       return c.accounts.update(claims.sub, { displayName: req.body.display_name, homeRegion: req.body.home_region });
     },
   );
+}
 
+/** /account/link and /account/unlink. */
+function identityRoutes(app: App, c: AuthContext) {
   app.post(
     '/account/link',
     {
@@ -75,7 +86,10 @@ export async function accountRoutes(app: App, c: AuthContext) {
       return c.accounts.unlink(claims.sub, { provider: body.provider, identityId: body.identity_id }, c.auditCtx(req));
     },
   );
+}
 
+/** Export and deletion. */
+function dataRoutes(app: App, c: AuthContext) {
   app.post('/account/export', { schema: { tags: ['account'], summary: 'Everything held about the account', security } }, async (req) => {
     const claims = await c.authenticate(req);
     return c.accounts.export(claims.sub);
@@ -86,7 +100,7 @@ export async function accountRoutes(app: App, c: AuthContext) {
     // only confirm the deletion again, never act on an account that is still active.
     const claims = await c.authenticate(req, { allowRevoked: true });
     if (claims.revoked && !(await c.accounts.isDeleted(claims.sub))) {
-      throw unauthorized('invalid_token', 'Access token rejected');
+      throw fail('invalid_token', 'Access token rejected');
     }
     const r = await c.accounts.delete(claims.sub, c.auditCtx(req));
     for (const sid of new Set([...r.sessions, claims.sid])) await c.tokens.deny(sid);

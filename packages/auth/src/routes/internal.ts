@@ -3,7 +3,7 @@
  * services/internal.ts). Not for players or game clients.
  */
 import { Type } from 'typebox';
-import { AppError, errorSchema, UUID_PATTERN as UUID, type App } from '@platform/kit';
+import { errorSchema, type App } from '@platform/kit';
 import type { AuthContext } from '../context.js';
 import { audit } from '../services/audit.js';
 import { serviceToken } from '../services/outbox.js';
@@ -71,15 +71,7 @@ export async function internalRoutes(app: App, c: AuthContext) {
     },
     async (req) => {
       c.requireInternalCaller(req);
-      const notFound = () => new AppError(404, 'account_not_found', 'No such account');
-      if (!UUID.test(req.params.id)) throw notFound();
-      const r = await c.db.query<{ id: string; status: string; is_guest: boolean; display_name: string | null; created_at: Date }>(
-        `SELECT id, status, is_guest, display_name, created_at FROM accounts WHERE id = $1`,
-        [req.params.id],
-      );
-      const a = r.rows[0];
-      if (!a || a.status === 'deleted') throw notFound();
-      return { id: a.id, status: a.status as 'active', is_guest: a.is_guest, display_name: a.display_name, created_at: new Date(a.created_at).toISOString() };
+      return c.accounts.summary(req.params.id);
     },
   );
 }

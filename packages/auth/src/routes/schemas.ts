@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import { badRequest } from '@platform/kit';
-import { DEVICE_PLATFORMS } from '../services/accounts.js';
+import { fail } from '../errors.js';
+import { DEVICE_PLATFORMS } from '../services/sign-in.js';
 
 export const Email = Type.String({ format: 'email', maxLength: 254 });
 /** The policy (10–256) is checked by the service so it can answer weak_password; this only bounds the body. */
@@ -27,11 +27,11 @@ export const TokenResponse = Type.Object({
  */
 export function optionalBody<T extends Record<string, unknown>>(body: unknown, fields: Record<string, 'string' | 'boolean'>): Partial<T> {
   if (body === undefined || body === null) return {};
-  if (typeof body !== 'object' || Array.isArray(body)) throw badRequest('validation_failed', 'body must be an object');
+  if (typeof body !== 'object' || Array.isArray(body)) throw fail('validation_failed', 'body must be an object');
   for (const [k, v] of Object.entries(body)) {
-    if (!(k in fields)) throw badRequest('validation_failed', `body has an unknown field ${k}`, { field: k });
+    if (!(k in fields)) throw fail('validation_failed', `body has an unknown field ${k}`, { field: k });
     if (typeof v !== fields[k] || (typeof v === 'string' && (!v || v.length > 512))) {
-      throw badRequest('validation_failed', `body field ${k} must be a ${fields[k] === 'string' ? 'non-empty string' : 'boolean'}`, { field: k });
+      throw fail('validation_failed', `body field ${k} must be a ${fields[k] === 'string' ? 'non-empty string' : 'boolean'}`, { field: k });
     }
   }
   return body as Partial<T>;

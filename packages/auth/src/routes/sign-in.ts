@@ -1,25 +1,27 @@
 /** Sign-in endpoints: /guest, /guest/restore, /register, /login, /platform. */
 import { Type } from 'typebox';
 import type { FastifyRequest } from 'fastify';
-import { badRequest, type App } from '@platform/kit';
+import type { App } from '@platform/kit';
 import type { AuthContext } from '../context.js';
+import { fail } from '../errors.js';
 import { Device, DevicePlatformSchema, Email, Fingerprint, Nonce, Password, Provider, Ticket, TokenResponse } from './schemas.js';
 
 const IdempotencyKey = /^[A-Za-z0-9_\-:.]{8,128}$/;
 
 export async function signInRoutes(app: App, c: AuthContext) {
-  const { config, limiter, accounts } = c;
+  guestRoutes(app, c);
+  emailRoutes(app, c);
+  platformRoute(app, c);
+}
+
+/** /guest and /guest/restore. */
+function guestRoutes(app: App, c: AuthContext) {
+  const { config, signIn } = c;
   // Checked with the general per-IP limit in the preHandler hook (app.ts), one round trip, before the handler.
   const guestLimits = {
     bodyLimits: (req: FastifyRequest) => [
       { name: 'guest:ip', key: req.ip, limit: config.rateGuestPerIp },
       { name: 'guest:device', key: (req.body as { device_fingerprint: string }).device_fingerprint, limit: config.rateGuestPerDevice },
-    ],
-  };
-  const loginLimits = {
-    bodyLimits: (req: FastifyRequest) => [
-      { name: 'login:ip', key: req.ip, limit: config.rateLoginPerIp },
-      { name: 'login:ip_email', key: `${req.ip}|${(req.body as { email: string }).email.trim().toLowerCase()}`, limit: config.rateLoginPerIpEmail },
     ],
   };
 
@@ -38,9 +40,9 @@ export async function signInRoutes(app: App, c: AuthContext) {
     async (req) => {
       const key = req.headers['idempotency-key'];
       if (key !== undefined && !IdempotencyKey.test(key)) {
-        throw badRequest('validation_failed', 'Idempotency-Key must be 8–128 characters of [A-Za-z0-9_-:.]', { field: 'Idempotency-Key' });
+        throw fail('validation_failed', 'Idempotency-Key must be 8–128 characters of [A-Za-z0-9_-:.]', { field: 'Idempotency-Key' });
       }
-      return accounts.createGuest(
+      return signIn.createGuest(
         { device: { fingerprint: req.body.device_fingerprint, platform: req.body.platform }, idempotencyKey: key },
         c.auditCtx(req),
       );
@@ -67,12 +69,23 @@ export async function signInRoutes(app: App, c: AuthContext) {
       config: guestLimits,
     },
     async (req) => {
-      return accounts.restoreGuest(
+      return signIn.restoreGuest(
         { accountId: req.body.account_id, guestSecret: req.body.guest_secret, device: { fingerprint: req.body.device_fingerprint, platform: req.body.platform } },
         c.auditCtx(req),
       );
     },
   );
+}
+
+/** /register and /login. */
+function emailRoutes(app: App, c: AuthContext) {
+  const { config, signIn } = c;
+  const loginLimits = {
+    bodyLimits: (req: FastifyRequest) => [
+      { name: 'login:ip', key: req.ip, limit: config.rateLoginPerIp },
+      { name: 'login:ip_email', key: `${req.ip}|${(req.body as { email: string }).email.trim().toLowerCase()}`, limit: config.rateLoginPerIpEmail },
+    ],
+  };
 
   app.post(
     '/register',
@@ -89,7 +102,7 @@ export async function signInRoutes(app: App, c: AuthContext) {
       config: loginLimits,
     },
     async (req, reply) => {
-      const r = await accounts.register(
+      const r = await signIn.register(
         { email: req.body.email, password: req.body.password, displayName: req.body.display_name, device: req.body.device },
         c.auditCtx(req),
       );
@@ -110,10 +123,14 @@ export async function signInRoutes(app: App, c: AuthContext) {
       config: loginLimits,
     },
     async (req) => {
-      return accounts.login({ email: req.body.email, password: req.body.password, device: req.body.device }, c.auditCtx(req));
+      return signIn.login({ email: req.body.email, password: req.body.password, device: req.body.device }, c.auditCtx(req));
     },
   );
+}
 
+/** /platform: a ticket exchange, or with a Bearer token a link to the current account. */
+function platformRoute(app: App, c: AuthContext) {
+  const { config, limiter, signIn } = c;
   app.post(
     '/platform',
     {
@@ -135,7 +152,7 @@ export async function signInRoutes(app: App, c: AuthContext) {
     async (req) => {
       await limiter.check({ name: 'platform:ip_provider', key: `${req.ip}|${req.body.provider}`, limit: config.ratePlatformPerIpProvider });
       const bearer = await c.optionalAuth(req);
-      return accounts.platformSignIn(
+      return signIn.platformSignIn(
         { provider: req.body.provider, ticket: req.body.ticket, nonce: req.body.nonce, device: req.body.device, linkTo: bearer?.sub },
         c.auditCtx(req),
       );

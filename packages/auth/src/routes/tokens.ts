@@ -1,8 +1,8 @@
 /** /refresh, /logout and the public key set. */
 import { Type } from 'typebox';
-import { AppError, type App } from '@platform/kit';
+import type { App } from '@platform/kit';
 import type { AuthContext } from '../context.js';
-import { audit } from '../services/audit.js';
+import { fail } from '../errors.js';
 import { optionalBody } from './schemas.js';
 
 /** Verifiers may cache the key set this long; the rotation propagation wait is at least this. */
@@ -47,17 +47,13 @@ export async function tokenRoutes(app: App, c: AuthContext) {
         ({ sid: sessionId, sub: accountId, jti } = claims);
       } else if (refreshToken) {
         const s = await c.tokens.sessionOfRefreshToken(refreshToken);
-        if (!s) throw new AppError(401, 'invalid_refresh_token', 'The refresh token is unknown or expired');
+        if (!s) throw fail('invalid_refresh_token', 'The refresh token is unknown or expired');
         sessionId = s.session_id;
         accountId = s.account_id;
       } else {
-        throw new AppError(401, 'unauthenticated', 'A Bearer access token or a refresh_token is required');
+        throw fail('unauthenticated', 'A Bearer access token or a refresh_token is required');
       }
-      const revoked = await c.db.transaction(async (tx) => {
-        const done = await c.tokens.revokeSession(tx, sessionId);
-        if (done) await audit(tx, c.auditCtx(req), 'logout', accountId, { session_id: sessionId });
-        return done;
-      });
+      const revoked = await c.tokens.logout(sessionId, accountId, c.auditCtx(req));
       await c.tokens.deny(sessionId, jti);
       req.log.debug({ revoked }, 'logout');
       reply.status(204).send();
