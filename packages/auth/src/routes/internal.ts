@@ -3,13 +3,11 @@
  * services/internal.ts). Not for players or game clients.
  */
 import { Type } from 'typebox';
-import { errorSchema, type App } from '@platform/kit';
+import type { App } from '@platform/kit';
 import type { AuthContext } from '../context.js';
 import { audit } from '../services/audit.js';
 import { serviceToken } from '../services/outbox.js';
-import { optionalBody } from './schemas.js';
-
-const ErrorBody = errorSchema('snake');
+import { BODY_ERRORS, COMMON_ERRORS, errorResponses, optionalBody } from './schemas.js';
 
 export async function internalRoutes(app: App, c: AuthContext) {
   const security = [{ internalKey: [] }];
@@ -33,8 +31,7 @@ export async function internalRoutes(app: App, c: AuthContext) {
             sub: Type.String(),
             roles: Type.Array(Type.String()),
           }),
-          400: ErrorBody,
-          401: ErrorBody,
+          ...errorResponses(BODY_ERRORS, COMMON_ERRORS, 'internal_key_required', 'invalid_internal_key'),
         },
       },
     },
@@ -64,8 +61,7 @@ export async function internalRoutes(app: App, c: AuthContext) {
             display_name: Type.Union([Type.String(), Type.Null()]),
             created_at: Type.String({ format: 'date-time' }),
           }),
-          401: ErrorBody,
-          404: ErrorBody,
+          ...errorResponses(COMMON_ERRORS, 'validation_failed', 'invalid_character', 'internal_key_required', 'invalid_internal_key', 'account_not_found'),
         },
       },
     },

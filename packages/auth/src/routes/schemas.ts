@@ -1,6 +1,20 @@
 import { Type } from 'typebox';
-import { fail } from '../errors.js';
+import { authErrors, fail, type AuthErrorCode } from '../errors.js';
 import { DEVICE_PLATFORMS } from '../services/sign-in.js';
+
+/**
+ * A route's OpenAPI error responses: the listed codes it may answer with, one schema per status
+ * (the error body with `code` as an enum of that status' codes).
+ */
+export const errorResponses = (...codes: (AuthErrorCode | readonly AuthErrorCode[])[]) => authErrors.responses('snake', codes.flat());
+/** What any route with a JSON body may answer before its handler runs. */
+export const BODY_ERRORS = ['validation_failed', 'malformed_json', 'invalid_character', 'payload_too_large', 'unsupported_media_type'] as const;
+/** What any rate-limited route may answer: the limit, and the stores down. */
+export const COMMON_ERRORS = ['rate_limited', 'database_unavailable', 'state_unavailable'] as const;
+/** A Bearer route without a usable access token. */
+export const BEARER_ERRORS = ['unauthenticated', 'invalid_token'] as const;
+/** Verifying a platform ticket. */
+export const TICKET_ERRORS = ['unknown_provider', 'provider_not_configured', 'invalid_ticket', 'provider_unavailable'] as const;
 
 export const Email = Type.String({ format: 'email', maxLength: 254 });
 /** The policy (10–256) is checked by the service so it can answer weak_password; this only bounds the body. */

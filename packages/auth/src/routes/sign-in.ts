@@ -4,7 +4,22 @@ import type { FastifyRequest } from 'fastify';
 import type { App } from '@platform/kit';
 import type { AuthContext } from '../context.js';
 import { fail } from '../errors.js';
-import { Device, DevicePlatformSchema, Email, Fingerprint, Nonce, Password, Provider, Ticket, TokenResponse } from './schemas.js';
+import {
+  BEARER_ERRORS,
+  BODY_ERRORS,
+  COMMON_ERRORS,
+  Device,
+  DevicePlatformSchema,
+  Email,
+  errorResponses,
+  Fingerprint,
+  Nonce,
+  Password,
+  Provider,
+  Ticket,
+  TICKET_ERRORS,
+  TokenResponse,
+} from './schemas.js';
 
 const IdempotencyKey = /^[A-Za-z0-9_\-:.]{8,128}$/;
 
@@ -33,7 +48,10 @@ function guestRoutes(app: App, c: AuthContext) {
         summary: 'Create a guest account bound to a device; the guest secret is returned once',
         headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String()) }),
         body: Type.Object({ device_fingerprint: Fingerprint, platform: Type.Optional(DevicePlatformSchema) }, { additionalProperties: false }),
-        response: { 200: Type.Object({ ...TokenResponse.properties, guest_secret: Type.String() }) },
+        response: {
+          200: Type.Object({ ...TokenResponse.properties, guest_secret: Type.String() }),
+          ...errorResponses(BODY_ERRORS, COMMON_ERRORS, 'idempotency_key_reused'),
+        },
       },
       config: guestLimits,
     },
@@ -64,7 +82,7 @@ function guestRoutes(app: App, c: AuthContext) {
           },
           { additionalProperties: false },
         ),
-        response: { 200: TokenResponse },
+        response: { 200: TokenResponse, ...errorResponses(BODY_ERRORS, COMMON_ERRORS, 'invalid_credentials', 'account_disabled') },
       },
       config: guestLimits,
     },
@@ -97,7 +115,7 @@ function emailRoutes(app: App, c: AuthContext) {
           { email: Email, password: Password, display_name: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })), device: Type.Optional(Device) },
           { additionalProperties: false },
         ),
-        response: { 201: TokenResponse },
+        response: { 201: TokenResponse, ...errorResponses(BODY_ERRORS, COMMON_ERRORS, 'weak_password', 'email_taken') },
       },
       config: loginLimits,
     },
@@ -118,7 +136,7 @@ function emailRoutes(app: App, c: AuthContext) {
         tags: ['sign-in'],
         summary: 'Sign in with email and password',
         body: Type.Object({ email: Email, password: Password, device: Type.Optional(Device) }, { additionalProperties: false }),
-        response: { 200: TokenResponse },
+        response: { 200: TokenResponse, ...errorResponses(BODY_ERRORS, COMMON_ERRORS, 'invalid_credentials', 'account_disabled', 'account_locked') },
       },
       config: loginLimits,
     },
@@ -146,6 +164,7 @@ function platformRoute(app: App, c: AuthContext) {
             ...TokenResponse.properties,
             account_created: Type.Boolean({ description: 'true when this exchange created the account' }),
           }),
+          ...errorResponses(BODY_ERRORS, COMMON_ERRORS, TICKET_ERRORS, BEARER_ERRORS, 'account_disabled', 'identity_linked_elsewhere', 'conflict_retry'),
         },
       },
     },
