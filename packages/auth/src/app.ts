@@ -7,34 +7,36 @@ import path from 'node:path';
 import type { KeyObject } from 'node:crypto';
 import type { DestinationStream } from 'pino';
 import {
-  AppError,
   createAccessTokenVerifier,
   createService,
   migrate,
   tokenRejectionReason,
   tls13Options,
-  unauthorized,
   type App,
   type Database,
   type KeyResolver,
+  type ServiceOptions,
   type StateStore,
   type TlsMaterial,
 } from '@platform/kit';
 import type { AuthConfig } from './config.js';
 import type { AuthContext } from './context.js';
-import { createAccountService } from './services/accounts.js';
-import { KeyCache, KEY_ROTATION_CHANNEL, advanceRotation, ensureActiveKey } from './services/keys.js';
+import { fail } from './errors.js';
+import { createAccountService } from './services/account.js';
+import { KeyCache, KEY_ROTATION_CHANNEL, advanceRotation, ensureActiveKey, keyTimings } from './services/keys.js';
 import type { PlatformVerifiers } from './services/platform.js';
 import { createPlatformVerifiers } from './providers/index.js';
-import { createRateLimiter } from './services/rate-limit.js';
+import { createRateLimiter, type RateLimiter } from './services/rate-limit.js';
+import { purgeDeletedAccounts, pruneIdleGuests } from './services/retention.js';
+import { createSignInService } from './services/sign-in.js';
 import { createTokenService, DENY_JTI, DENY_SID } from './services/tokens.js';
 import { createOutboxWorker } from './services/outbox.js';
-import { createInternalAuth } from './services/internal.js';
+import { createInternalAuth, type InternalAuth } from './services/internal.js';
 import { internalRoutes } from './routes/internal.js';
 import { signInRoutes } from './routes/sign-in.js';
 import { tokenRoutes } from './routes/tokens.js';
 import { accountRoutes } from './routes/account.js';
-import { adminRoutes, keyTimings } from './routes/admin.js';
+import { adminRoutes } from './routes/admin.js';
 
 export const MIGRATIONS_DIR = path.resolve(import.meta.dirname, '../migrations');
 
@@ -60,18 +62,10 @@ export type AuthApp = App & {
   pruneIdleGuests(now?: Date): Promise<number>;
 };
 
-export async function buildApp(config: AuthConfig, deps: AuthDeps): Promise<AuthApp> {
-  const { db, state } = deps;
-  if (!config.masterKey) throw new Error('buildApp needs config.masterKey (AUTH_MASTER_KEY or the generated master.key)');
-  const masterKey = config.masterKey;
-  const keys = new KeyCache(db, masterKey);
-  const nodeCtx = { nodeId: config.nodeId, ip: null };
-  await ensureActiveKey(db, masterKey, nodeCtx);
-  await keys.reload();
-
-  // Verifies our own tokens; an unknown kid (a key another node just created) triggers one reload.
+/** Verifies our own tokens; an unknown kid (a key another node just created) triggers one reload. */
+function ownKeyResolver(keys: KeyCache): KeyResolver {
   let lastMissReload = 0;
-  const resolver: KeyResolver = {
+  return {
     async resolve(kid) {
       let key: KeyObject | undefined = keys.publicKeys().get(kid);
       if (!key && Date.now() - lastMissReload > 5000) {
@@ -85,11 +79,11 @@ export async function buildApp(config: AuthConfig, deps: AuthDeps): Promise<Auth
       await keys.reload();
     },
   };
-  const verify = createAccessTokenVerifier({ issuer: config.issuer, audience: config.audience, keys: resolver });
-  const tokens = createTokenService(config, db, state, keys);
-  const accounts = createAccountService(config, db, tokens, deps.platformVerifiers ?? createPlatformVerifiers(config), state);
+}
 
-  const app = (await createService({
+function serviceOptions(config: AuthConfig, deps: AuthDeps, keys: KeyCache): ServiceOptions {
+  const { db, state } = deps;
+  return {
     name: 'auth',
     description: 'Identities, accounts, sessions, access and refresh tokens, key set',
     fieldCase: 'snake',
@@ -114,12 +108,13 @@ export async function buildApp(config: AuthConfig, deps: AuthDeps): Promise<Auth
       },
       tags: [{ name: 'sign-in' }, { name: 'tokens' }, { name: 'account' }, { name: 'admin' }, { name: 'internal' }],
     },
-  })) as AuthApp;
+  };
+}
 
-  const limiter = createRateLimiter(state, config.rateWindowSeconds);
-  const internal = createInternalAuth(config.internalKeys, config.internalMtlsCallers);
+/** The general per-IP limit and each route's own limits, checked together in one round trip. */
+function installRateLimits(app: App, config: AuthConfig, limiter: RateLimiter, internal: InternalAuth): void {
   const generalLimit = (req: { ip: string }) => ({ name: 'all:ip', key: req.ip, limit: config.rateGeneralPerIp });
-  app.addHook('onRequest', async (req, reply) => {
+  app.addHook('onRequest', async (req) => {
     // A service calling on behalf of a player (the registry's register-user) names the player's
     // address, so the per-IP limits and the audit see the player, not the service.
     internal.applyForwardedClientIp(req);
@@ -135,61 +130,40 @@ export async function buildApp(config: AuthConfig, deps: AuthDeps): Promise<Auth
     if (!route.bodyLimits) return;
     await limiter.check(generalLimit(req), ...(route.requestLimits?.(req) ?? []), ...route.bodyLimits(req));
   });
+}
 
-  const bearerToken = (req: { headers: Record<string, unknown> }): string => {
-    const h = req.headers.authorization;
-    if (typeof h !== 'string' || !/^Bearer\s+\S+$/i.test(h)) throw unauthorized('unauthenticated', 'A Bearer access token is required');
-    return h.replace(/^Bearer\s+/i, '').trim();
+function bearerToken(req: { headers: Record<string, unknown> }): string {
+  const h = req.headers.authorization;
+  if (typeof h !== 'string' || !/^Bearer\s+\S+$/i.test(h)) throw fail('unauthenticated', 'A Bearer access token is required');
+  return h.replace(/^Bearer\s+/i, '').trim();
+}
+
+/** Bearer authentication: the token's signature and claims, then the deny set (logout, reuse, deletion, operators). */
+function createAuthenticate(config: AuthConfig, state: StateStore, keys: KeyCache): AuthContext['authenticate'] {
+  const verify = createAccessTokenVerifier({ issuer: config.issuer, audience: config.audience, keys: ownKeyResolver(keys) });
+  return async (req, opts = {}) => {
+    const claims = await verify(bearerToken(req)).catch((err: unknown) => {
+      // The answer is the same for every rejected token; why, at debug level (never the token).
+      const reason = tokenRejectionReason(err);
+      if (reason) (req as { log?: { debug(o: object, m: string): void } }).log?.debug({ reason }, 'access token rejected');
+      throw err;
+    });
+    const revoked = (await state.setHas(DENY_SID, claims.sid)) || (await state.setHas(DENY_JTI, claims.jti));
+    if (revoked && !opts.allowRevoked) throw fail('invalid_token', 'Access token rejected');
+    return { ...claims, revoked };
   };
+}
 
-  const context: AuthContext = {
-    config,
-    db,
-    state,
-    keys,
-    tokens,
-    accounts,
-    limiter,
-    outbox: createOutboxWorker(config, db, keys, app.log),
-    requireInternalCaller: (req) => internal.require(req),
-    async authenticate(req, opts = {}) {
-      const claims = await verify(bearerToken(req)).catch((err: unknown) => {
-        // The answer is the same for every rejected token; why, at debug level (never the token).
-        const reason = tokenRejectionReason(err);
-        if (reason) (req as { log?: { debug(o: object, m: string): void } }).log?.debug({ reason }, 'access token rejected');
-        throw err;
-      });
-      const revoked = (await state.setHas(DENY_SID, claims.sid)) || (await state.setHas(DENY_JTI, claims.jti));
-      if (revoked && !opts.allowRevoked) throw new AppError(401, 'invalid_token', 'Access token rejected');
-      return { ...claims, revoked };
-    },
-    async optionalAuth(req) {
-      return req.headers.authorization === undefined ? undefined : context.authenticate(req);
-    },
-    auditCtx: (req) => ({ nodeId: config.nodeId, ip: req.ip }),
-    async refreshKeys() {
-      await advanceRotation(db, keyTimings(context), nodeCtx);
-      await keys.reload();
-    },
-  };
-  app.decorate('auth', context);
-  app.decorate('purgeDeletedAccounts', (now?: Date) => accounts.purgeDeletedAccounts(now));
-  app.decorate('pruneIdleGuests', (now?: Date) => accounts.pruneIdleGuests(now));
-
-  await app.register(async (scope) => signInRoutes(scope as App, context));
-  await app.register(async (scope) => tokenRoutes(scope as App, context));
-  await app.register(async (scope) => accountRoutes(scope as App, context));
-  await app.register(async (scope) => adminRoutes(scope as App, context));
-  await app.register(async (scope) => internalRoutes(scope as App, context));
-
-  // Background work on every node: key cache refresh + rotation steps, purge of deleted accounts.
+/** Background work on every node: key cache refresh and rotation steps, retention, outbox delivery. */
+async function startBackgroundWork(app: AuthApp, context: AuthContext): Promise<void> {
+  const { config, keys, state } = context;
   const tick = (what: string, fn: () => Promise<unknown>) => () =>
     void fn().catch((err) => app.log.warn({ err: (err as Error).message }, `${what} failed`));
   const keyTimer = setInterval(tick('key refresh', context.refreshKeys), config.keyRefreshSeconds * 1000);
   const purgeTimer = setInterval(
     tick('purge', async () => {
-      await accounts.purgeDeletedAccounts();
-      await accounts.pruneIdleGuests();
+      await app.purgeDeletedAccounts();
+      await app.pruneIdleGuests();
       await context.outbox.purgeDelivered();
     }),
     config.purgeIntervalSeconds * 1000,
@@ -206,5 +180,50 @@ export async function buildApp(config: AuthConfig, deps: AuthDeps): Promise<Auth
     clearInterval(purgeTimer);
     await unsubscribe?.().catch(() => {});
   });
+}
+
+export async function buildApp(config: AuthConfig, deps: AuthDeps): Promise<AuthApp> {
+  const { db, state } = deps;
+  if (!config.masterKey) throw new Error('buildApp needs config.masterKey (AUTH_MASTER_KEY or the generated master.key)');
+  const keys = new KeyCache(db, config.masterKey);
+  const nodeCtx = { nodeId: config.nodeId, ip: null };
+  await ensureActiveKey(db, config.masterKey, nodeCtx);
+  await keys.reload();
+
+  const tokens = createTokenService(config, db, state, keys);
+  const verifiers = deps.platformVerifiers ?? createPlatformVerifiers(config);
+  const app = (await createService(serviceOptions(config, deps, keys))) as AuthApp;
+  const limiter = createRateLimiter(state, config.rateWindowSeconds);
+  const internal = createInternalAuth(config.internalKeys, config.internalMtlsCallers);
+  installRateLimits(app, config, limiter, internal);
+
+  const authenticate = createAuthenticate(config, state, keys);
+  const context: AuthContext = {
+    config,
+    db,
+    state,
+    keys,
+    tokens,
+    signIn: createSignInService(config, db, tokens, verifiers, state),
+    accounts: createAccountService(config, db, verifiers),
+    limiter,
+    outbox: createOutboxWorker(config, db, keys, app.log),
+    requireInternalCaller: (req) => internal.require(req),
+    authenticate,
+    optionalAuth: async (req) => (req.headers.authorization === undefined ? undefined : authenticate(req)),
+    auditCtx: (req) => ({ nodeId: config.nodeId, ip: req.ip }),
+    async refreshKeys() {
+      await advanceRotation(db, keyTimings(config), nodeCtx);
+      await keys.reload();
+    },
+  };
+  app.decorate('auth', context);
+  app.decorate('purgeDeletedAccounts', (now?: Date) => purgeDeletedAccounts(config, db, now));
+  app.decorate('pruneIdleGuests', (now?: Date) => pruneIdleGuests(config, db, now));
+
+  for (const routes of [signInRoutes, tokenRoutes, accountRoutes, adminRoutes, internalRoutes]) {
+    await app.register(async (scope) => routes(scope as App, context));
+  }
+  await startBackgroundWork(app, context);
   return app;
 }

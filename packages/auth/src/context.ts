@@ -2,11 +2,12 @@
 import type { FastifyRequest } from 'fastify';
 import type { AccessClaims, Database, StateStore } from '@platform/kit';
 import type { AuthConfig } from './config.js';
-import type { AccountService } from './services/accounts.js';
+import type { AccountService } from './services/account.js';
 import type { AuditContext } from './services/audit.js';
 import type { KeyCache } from './services/keys.js';
 import type { OutboxWorker } from './services/outbox.js';
 import type { RateLimiter } from './services/rate-limit.js';
+import type { SignInService } from './services/sign-in.js';
 import type { TokenService } from './services/tokens.js';
 
 export interface AuthContext {
@@ -15,6 +16,9 @@ export interface AuthContext {
   state: StateStore;
   keys: KeyCache;
   tokens: TokenService;
+  /** Guest, email and password, and platform-ticket sign-in. */
+  signIn: SignInService;
+  /** The signed-in account's own operations (and its summary for internal callers). */
   accounts: AccountService;
   limiter: RateLimiter;
   outbox: OutboxWorker;

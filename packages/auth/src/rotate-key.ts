@@ -6,8 +6,7 @@
  */
 import { ConfigError } from '@platform/kit';
 import { readAuthConfig } from './config.js';
-import { KEY_ROTATION_CHANNEL, rotateSigningKey } from './services/keys.js';
-import { keyTimings } from './routes/admin.js';
+import { KEY_ROTATION_CHANNEL, keyTimings, rotateSigningKey } from './services/keys.js';
 import { openAuthStores, resolveMasterKey } from './start.js';
 
 try {
@@ -20,7 +19,7 @@ try {
   config.masterKey = resolveMasterKey(config, (m) => console.warn(m));
   const emergency = process.argv.includes('--emergency');
   const { db, state } = await openAuthStores(config);
-  const r = await rotateSigningKey(db, config.masterKey, keyTimings({ config }), { nodeId: `${config.nodeId}-cli`, ip: null }, {
+  const r = await rotateSigningKey(db, config.masterKey, keyTimings(config), { nodeId: `${config.nodeId}-cli`, ip: null }, {
     emergency,
     retirePrevious: process.argv.includes('--retire-previous'),
   });

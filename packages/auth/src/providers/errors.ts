@@ -1,4 +1,4 @@
-import { AppError } from '@platform/kit';
+import { fail } from '../errors.js';
 
 /**
  * 401 for any ticket that fails a check; the message names the check, never
@@ -6,11 +6,11 @@ import { AppError } from '@platform/kit';
  * (personal data) and must not reach the logs.
  */
 export const invalidTicket = (provider: string, reason: string) =>
-  new AppError(401, 'invalid_ticket', `${provider} ticket rejected: ${reason}`);
+  fail('invalid_ticket', `${provider} ticket rejected: ${reason}`);
 
 /** 503 when the provider's key set cannot be fetched; clients retry. */
 export const providerUnavailable = (provider: string, cause?: unknown) =>
-  new AppError(503, 'provider_unavailable', `${provider} key set is unreachable; retry later`, { cause });
+  fail('provider_unavailable', `${provider} key set is unreachable; retry later`, undefined, { cause });
 
 /** Longest ticket accepted before any parsing (ID tokens are ~1-2 KB, app tickets < 1 KB). */
 export const MAX_TICKET_CHARS = 16_384;

@@ -4,7 +4,8 @@
  * AppError (400 unknown_provider / provider_not_configured, 401
  * invalid_ticket, 503 provider_unavailable). Decisions: docs/auth-providers.md.
  */
-import { badRequest, ConfigError } from '@platform/kit';
+import { ConfigError } from '@platform/kit';
+import { fail } from '../errors.js';
 import type { PlatformProvidersConfig } from './config.js';
 import { createOidcVerifier } from './oidc.js';
 import { createSteamTicketVerifier } from './steam.js';
@@ -39,10 +40,10 @@ export function createPlatformVerifiers(config: PlatformProvidersConfig, options
   return {
     async verify(provider, ticket, opts = {}) {
       if (!isPlatformProvider(provider)) {
-        throw badRequest('unknown_provider', `Unknown provider; expected one of ${PLATFORM_PROVIDERS.join(', ')}`);
+        throw fail('unknown_provider', `Unknown provider; expected one of ${PLATFORM_PROVIDERS.join(', ')}`);
       }
       const verifier = verifiers.get(provider);
-      if (!verifier) throw badRequest('provider_not_configured', `Provider ${provider} is not configured on this server`);
+      if (!verifier) throw fail('provider_not_configured', `Provider ${provider} is not configured on this server`);
       return verifier(typeof ticket === 'string' ? ticket : '', { nonce: opts.nonce });
     },
     configured: () => PLATFORM_PROVIDERS.filter((p) => verifiers.has(p)),

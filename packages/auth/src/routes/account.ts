@@ -1,13 +1,23 @@
 /** The signed-in account: view, profile, link, unlink, export, delete. */
 import { Type } from 'typebox';
-import { unauthorized, type App } from '@platform/kit';
+import type { App } from '@platform/kit';
 import type { AuthContext } from '../context.js';
-import { Email, Nonce, Password, Provider, Ticket } from './schemas.js';
+import { fail } from '../errors.js';
+import { BEARER_ERRORS, BODY_ERRORS, COMMON_ERRORS, Email, errorResponses, Nonce, Password, Provider, Ticket, TICKET_ERRORS } from './schemas.js';
+
+const security = [{ bearer: [] }];
+/** What every /account route may answer: no usable token, the limit, the stores down. */
+const accountErrors = errorResponses(BEARER_ERRORS, COMMON_ERRORS);
 
 export async function accountRoutes(app: App, c: AuthContext) {
-  const security = [{ bearer: [] }];
+  profileRoutes(app, c);
+  identityRoutes(app, c);
+  dataRoutes(app, c);
+}
 
-  app.get('/account', { schema: { tags: ['account'], summary: 'The account with its identities and devices', security } }, async (req) => {
+/** GET and PATCH /account. */
+function profileRoutes(app: App, c: AuthContext) {
+  app.get('/account', { schema: { tags: ['account'], summary: 'The account with its identities and devices', security, response: accountErrors } }, async (req) => {
     const claims = await c.authenticate(req);
     return c.accounts.view(claims.sub);
   });
@@ -26,6 +36,7 @@ export async function accountRoutes(app: App, c: AuthContext) {
           },
           { additionalProperties: false },
         ),
+        response: errorResponses(BEARER_ERRORS, BODY_ERRORS, COMMON_ERRORS),
       },
     },
     async (req) => {
@@ -33,7 +44,10 @@ export async function accountRoutes(app: App, c: AuthContext) {
       return c.accounts.update(claims.sub, { displayName: req.body.display_name, homeRegion: req.body.home_region });
     },
   );
+}
 
+/** /account/link and /account/unlink. */
+function identityRoutes(app: App, c: AuthContext) {
   app.post(
     '/account/link',
     {
@@ -45,6 +59,7 @@ export async function accountRoutes(app: App, c: AuthContext) {
           Type.Object({ email: Email, password: Password }, { additionalProperties: false }),
           Type.Object({ provider: Provider, ticket: Ticket, nonce: Type.Optional(Nonce) }, { additionalProperties: false }),
         ]),
+        response: errorResponses(BEARER_ERRORS, BODY_ERRORS, COMMON_ERRORS, TICKET_ERRORS, 'weak_password', 'email_taken', 'identity_linked_elsewhere'),
       },
     },
     async (req) => {
@@ -67,6 +82,7 @@ export async function accountRoutes(app: App, c: AuthContext) {
           Type.Object({ provider: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false }),
           Type.Object({ identity_id: Type.String({ format: 'uuid' }) }, { additionalProperties: false }),
         ]),
+        response: errorResponses(BEARER_ERRORS, BODY_ERRORS, COMMON_ERRORS, 'identity_not_found', 'last_credential'),
       },
     },
     async (req) => {
@@ -75,18 +91,21 @@ export async function accountRoutes(app: App, c: AuthContext) {
       return c.accounts.unlink(claims.sub, { provider: body.provider, identityId: body.identity_id }, c.auditCtx(req));
     },
   );
+}
 
-  app.post('/account/export', { schema: { tags: ['account'], summary: 'Everything held about the account', security } }, async (req) => {
+/** Export and deletion. */
+function dataRoutes(app: App, c: AuthContext) {
+  app.post('/account/export', { schema: { tags: ['account'], summary: 'Everything held about the account', security, response: accountErrors } }, async (req) => {
     const claims = await c.authenticate(req);
     return c.accounts.export(claims.sub);
   });
 
-  app.delete('/account', { schema: { tags: ['account'], summary: 'Delete the account (soft, purged after the grace window)', security } }, async (req, reply) => {
+  app.delete('/account', { schema: { tags: ['account'], summary: 'Delete the account (soft, purged after the grace window)', security, response: accountErrors } }, async (req, reply) => {
     // A retry after a lost 202 carries a token whose session the first call revoked: it may
     // only confirm the deletion again, never act on an account that is still active.
     const claims = await c.authenticate(req, { allowRevoked: true });
     if (claims.revoked && !(await c.accounts.isDeleted(claims.sub))) {
-      throw unauthorized('invalid_token', 'Access token rejected');
+      throw fail('invalid_token', 'Access token rejected');
     }
     const r = await c.accounts.delete(claims.sub, c.auditCtx(req));
     for (const sid of new Set([...r.sessions, claims.sid])) await c.tokens.deny(sid);

@@ -1,9 +1,11 @@
-import { Type } from 'typebox';
 /** Operator endpoints (role admin). */
-import { forbidden, type App } from '@platform/kit';
+import { Type } from 'typebox';
+import type { App } from '@platform/kit';
 import type { AuthContext } from '../context.js';
-import { optionalBody } from './schemas.js';
-import { KEY_ROTATION_CHANNEL, rotateSigningKey } from '../services/keys.js';
+import { adminRequired } from '../errors.js';
+import { BEARER_ERRORS, BODY_ERRORS, COMMON_ERRORS, errorResponses, optionalBody } from './schemas.js';
+import { changeAccountStatus } from '../services/admin.js';
+import { KEY_ROTATION_CHANNEL, keyTimings, rotateSigningKey } from '../services/keys.js';
 
 export async function adminRoutes(app: App, c: AuthContext) {
   app.post(
@@ -14,13 +16,14 @@ export async function adminRoutes(app: App, c: AuthContext) {
         summary: 'Start a signing-key rotation; emergency activates the new key at once',
         security: [{ bearer: [] }],
         description: 'Optional body {emergency?: boolean, retire_previous?: boolean}.',
+        response: errorResponses(BEARER_ERRORS, BODY_ERRORS, COMMON_ERRORS, 'forbidden'),
       },
     },
     async (req) => {
       const claims = await c.authenticate(req);
-      if (!claims.roles.includes('admin')) throw forbidden('forbidden', 'The admin role is required');
+      if (!claims.roles.includes('admin')) throw adminRequired();
       const body = optionalBody<{ emergency: boolean; retire_previous: boolean }>(req.body, { emergency: 'boolean', retire_previous: 'boolean' });
-      const r = await rotateSigningKey(c.db, c.config.masterKey!, keyTimings(c), c.auditCtx(req), {
+      const r = await rotateSigningKey(c.db, c.config.masterKey!, keyTimings(c.config), c.auditCtx(req), {
         emergency: body.emergency,
         retirePrevious: body.retire_previous,
       });
@@ -47,18 +50,15 @@ export async function adminRoutes(app: App, c: AuthContext) {
           { status: Type.Union([Type.Literal('active'), Type.Literal('locked'), Type.Literal('banned')]) },
           { additionalProperties: false },
         ),
+        response: errorResponses(BEARER_ERRORS, BODY_ERRORS, COMMON_ERRORS, 'forbidden', 'account_not_found'),
       },
     },
     async (req) => {
       const claims = await c.authenticate(req);
-      if (!claims.roles.includes('admin')) throw forbidden('forbidden', 'The admin role is required');
-      const r = await c.accounts.setStatus(req.params.id, req.body.status, c.auditCtx(req));
+      if (!claims.roles.includes('admin')) throw adminRequired();
+      const r = await changeAccountStatus(c.db, req.params.id, req.body.status, c.auditCtx(req));
       for (const sid of r.sessions) await c.tokens.deny(sid);
       return { id: r.id, status: r.status, sessions_revoked: r.sessions.length };
     },
   );
-}
-
-export function keyTimings(c: { config: AuthContext['config'] }) {
-  return { propagationSeconds: c.config.keyPropagationSeconds, retireAfterSeconds: c.config.accessTtlSeconds + 60 };
 }

@@ -3,13 +3,11 @@
  * services/internal.ts). Not for players or game clients.
  */
 import { Type } from 'typebox';
-import { AppError, errorSchema, UUID_PATTERN as UUID, type App } from '@platform/kit';
+import type { App } from '@platform/kit';
 import type { AuthContext } from '../context.js';
 import { audit } from '../services/audit.js';
 import { serviceToken } from '../services/outbox.js';
-import { optionalBody } from './schemas.js';
-
-const ErrorBody = errorSchema('snake');
+import { BODY_ERRORS, COMMON_ERRORS, errorResponses, optionalBody } from './schemas.js';
 
 export async function internalRoutes(app: App, c: AuthContext) {
   const security = [{ internalKey: [] }];
@@ -33,8 +31,7 @@ export async function internalRoutes(app: App, c: AuthContext) {
             sub: Type.String(),
             roles: Type.Array(Type.String()),
           }),
-          400: ErrorBody,
-          401: ErrorBody,
+          ...errorResponses(BODY_ERRORS, COMMON_ERRORS, 'internal_key_required', 'invalid_internal_key'),
         },
       },
     },
@@ -64,22 +61,13 @@ export async function internalRoutes(app: App, c: AuthContext) {
             display_name: Type.Union([Type.String(), Type.Null()]),
             created_at: Type.String({ format: 'date-time' }),
           }),
-          401: ErrorBody,
-          404: ErrorBody,
+          ...errorResponses(COMMON_ERRORS, 'validation_failed', 'invalid_character', 'internal_key_required', 'invalid_internal_key', 'account_not_found'),
         },
       },
     },
     async (req) => {
       c.requireInternalCaller(req);
-      const notFound = () => new AppError(404, 'account_not_found', 'No such account');
-      if (!UUID.test(req.params.id)) throw notFound();
-      const r = await c.db.query<{ id: string; status: string; is_guest: boolean; display_name: string | null; created_at: Date }>(
-        `SELECT id, status, is_guest, display_name, created_at FROM accounts WHERE id = $1`,
-        [req.params.id],
-      );
-      const a = r.rows[0];
-      if (!a || a.status === 'deleted') throw notFound();
-      return { id: a.id, status: a.status as 'active', is_guest: a.is_guest, display_name: a.display_name, created_at: new Date(a.created_at).toISOString() };
+      return c.accounts.summary(req.params.id);
     },
   );
 }

@@ -1,25 +1,42 @@
 /** Sign-in endpoints: /guest, /guest/restore, /register, /login, /platform. */
 import { Type } from 'typebox';
 import type { FastifyRequest } from 'fastify';
-import { badRequest, type App } from '@platform/kit';
+import type { App } from '@platform/kit';
 import type { AuthContext } from '../context.js';
-import { Device, DevicePlatformSchema, Email, Fingerprint, Nonce, Password, Provider, Ticket, TokenResponse } from './schemas.js';
+import { fail } from '../errors.js';
+import {
+  BEARER_ERRORS,
+  BODY_ERRORS,
+  COMMON_ERRORS,
+  Device,
+  DevicePlatformSchema,
+  Email,
+  errorResponses,
+  Fingerprint,
+  Nonce,
+  Password,
+  Provider,
+  Ticket,
+  TICKET_ERRORS,
+  TokenResponse,
+} from './schemas.js';
 
 const IdempotencyKey = /^[A-Za-z0-9_\-:.]{8,128}$/;
 
 export async function signInRoutes(app: App, c: AuthContext) {
-  const { config, limiter, accounts } = c;
+  guestRoutes(app, c);
+  emailRoutes(app, c);
+  platformRoute(app, c);
+}
+
+/** /guest and /guest/restore. */
+function guestRoutes(app: App, c: AuthContext) {
+  const { config, signIn } = c;
   // Checked with the general per-IP limit in the preHandler hook (app.ts), one round trip, before the handler.
   const guestLimits = {
     bodyLimits: (req: FastifyRequest) => [
       { name: 'guest:ip', key: req.ip, limit: config.rateGuestPerIp },
       { name: 'guest:device', key: (req.body as { device_fingerprint: string }).device_fingerprint, limit: config.rateGuestPerDevice },
-    ],
-  };
-  const loginLimits = {
-    bodyLimits: (req: FastifyRequest) => [
-      { name: 'login:ip', key: req.ip, limit: config.rateLoginPerIp },
-      { name: 'login:ip_email', key: `${req.ip}|${(req.body as { email: string }).email.trim().toLowerCase()}`, limit: config.rateLoginPerIpEmail },
     ],
   };
 
@@ -31,16 +48,19 @@ export async function signInRoutes(app: App, c: AuthContext) {
         summary: 'Create a guest account bound to a device; the guest secret is returned once',
         headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String()) }),
         body: Type.Object({ device_fingerprint: Fingerprint, platform: Type.Optional(DevicePlatformSchema) }, { additionalProperties: false }),
-        response: { 200: Type.Object({ ...TokenResponse.properties, guest_secret: Type.String() }) },
+        response: {
+          200: Type.Object({ ...TokenResponse.properties, guest_secret: Type.String() }),
+          ...errorResponses(BODY_ERRORS, COMMON_ERRORS, 'idempotency_key_reused'),
+        },
       },
       config: guestLimits,
     },
     async (req) => {
       const key = req.headers['idempotency-key'];
       if (key !== undefined && !IdempotencyKey.test(key)) {
-        throw badRequest('validation_failed', 'Idempotency-Key must be 8–128 characters of [A-Za-z0-9_-:.]', { field: 'Idempotency-Key' });
+        throw fail('validation_failed', 'Idempotency-Key must be 8–128 characters of [A-Za-z0-9_-:.]', { field: 'Idempotency-Key' });
       }
-      return accounts.createGuest(
+      return signIn.createGuest(
         { device: { fingerprint: req.body.device_fingerprint, platform: req.body.platform }, idempotencyKey: key },
         c.auditCtx(req),
       );
@@ -62,17 +82,28 @@ export async function signInRoutes(app: App, c: AuthContext) {
           },
           { additionalProperties: false },
         ),
-        response: { 200: TokenResponse },
+        response: { 200: TokenResponse, ...errorResponses(BODY_ERRORS, COMMON_ERRORS, 'invalid_credentials', 'account_disabled') },
       },
       config: guestLimits,
     },
     async (req) => {
-      return accounts.restoreGuest(
+      return signIn.restoreGuest(
         { accountId: req.body.account_id, guestSecret: req.body.guest_secret, device: { fingerprint: req.body.device_fingerprint, platform: req.body.platform } },
         c.auditCtx(req),
       );
     },
   );
+}
+
+/** /register and /login. */
+function emailRoutes(app: App, c: AuthContext) {
+  const { config, signIn } = c;
+  const loginLimits = {
+    bodyLimits: (req: FastifyRequest) => [
+      { name: 'login:ip', key: req.ip, limit: config.rateLoginPerIp },
+      { name: 'login:ip_email', key: `${req.ip}|${(req.body as { email: string }).email.trim().toLowerCase()}`, limit: config.rateLoginPerIpEmail },
+    ],
+  };
 
   app.post(
     '/register',
@@ -84,12 +115,12 @@ export async function signInRoutes(app: App, c: AuthContext) {
           { email: Email, password: Password, display_name: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })), device: Type.Optional(Device) },
           { additionalProperties: false },
         ),
-        response: { 201: TokenResponse },
+        response: { 201: TokenResponse, ...errorResponses(BODY_ERRORS, COMMON_ERRORS, 'weak_password', 'email_taken') },
       },
       config: loginLimits,
     },
     async (req, reply) => {
-      const r = await accounts.register(
+      const r = await signIn.register(
         { email: req.body.email, password: req.body.password, displayName: req.body.display_name, device: req.body.device },
         c.auditCtx(req),
       );
@@ -105,15 +136,19 @@ export async function signInRoutes(app: App, c: AuthContext) {
         tags: ['sign-in'],
         summary: 'Sign in with email and password',
         body: Type.Object({ email: Email, password: Password, device: Type.Optional(Device) }, { additionalProperties: false }),
-        response: { 200: TokenResponse },
+        response: { 200: TokenResponse, ...errorResponses(BODY_ERRORS, COMMON_ERRORS, 'invalid_credentials', 'account_disabled', 'account_locked') },
       },
       config: loginLimits,
     },
     async (req) => {
-      return accounts.login({ email: req.body.email, password: req.body.password, device: req.body.device }, c.auditCtx(req));
+      return signIn.login({ email: req.body.email, password: req.body.password, device: req.body.device }, c.auditCtx(req));
     },
   );
+}
 
+/** /platform: a ticket exchange, or with a Bearer token a link to the current account. */
+function platformRoute(app: App, c: AuthContext) {
+  const { config, limiter, signIn } = c;
   app.post(
     '/platform',
     {
@@ -129,13 +164,14 @@ export async function signInRoutes(app: App, c: AuthContext) {
             ...TokenResponse.properties,
             account_created: Type.Boolean({ description: 'true when this exchange created the account' }),
           }),
+          ...errorResponses(BODY_ERRORS, COMMON_ERRORS, TICKET_ERRORS, BEARER_ERRORS, 'account_disabled', 'identity_linked_elsewhere', 'conflict_retry'),
         },
       },
     },
     async (req) => {
       await limiter.check({ name: 'platform:ip_provider', key: `${req.ip}|${req.body.provider}`, limit: config.ratePlatformPerIpProvider });
       const bearer = await c.optionalAuth(req);
-      return accounts.platformSignIn(
+      return signIn.platformSignIn(
         { provider: req.body.provider, ticket: req.body.ticket, nonce: req.body.nonce, device: req.body.device, linkTo: bearer?.sub },
         c.auditCtx(req),
       );

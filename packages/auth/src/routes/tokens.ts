@@ -1,9 +1,9 @@
 /** /refresh, /logout and the public key set. */
 import { Type } from 'typebox';
-import { AppError, type App } from '@platform/kit';
+import type { App } from '@platform/kit';
 import type { AuthContext } from '../context.js';
-import { audit } from '../services/audit.js';
-import { optionalBody } from './schemas.js';
+import { fail } from '../errors.js';
+import { BEARER_ERRORS, BODY_ERRORS, COMMON_ERRORS, errorResponses, optionalBody } from './schemas.js';
 
 /** Verifiers may cache the key set this long; the rotation propagation wait is at least this. */
 export const JWKS_MAX_AGE_SECONDS = 300;
@@ -18,6 +18,7 @@ export async function tokenRoutes(app: App, c: AuthContext) {
         tags: ['tokens'],
         summary: 'Rotate a refresh token: the old one is spent, a new pair is returned',
         body: Type.Object({ refresh_token: RefreshToken }, { additionalProperties: false }),
+        response: errorResponses(BODY_ERRORS, COMMON_ERRORS, 'invalid_refresh_token', 'token_reused'),
       },
       // Checked in the onRequest hook with the general limit (one Redis round trip), before the body is read.
       config: { requestLimits: (req) => [{ name: 'refresh:ip', key: req.ip, limit: c.config.rateRefreshPerIp }] },
@@ -34,6 +35,7 @@ export async function tokenRoutes(app: App, c: AuthContext) {
         tags: ['tokens'],
         summary: 'Revoke the session of the Bearer token or of the refresh token in the body',
         description: 'The session id and the token id go on the deny set (deny:sid / deny:jti) until every access token of the session has expired.',
+        response: errorResponses(BEARER_ERRORS, BODY_ERRORS, COMMON_ERRORS, 'invalid_refresh_token'),
       },
     },
     async (req, reply) => {
@@ -47,17 +49,13 @@ export async function tokenRoutes(app: App, c: AuthContext) {
         ({ sid: sessionId, sub: accountId, jti } = claims);
       } else if (refreshToken) {
         const s = await c.tokens.sessionOfRefreshToken(refreshToken);
-        if (!s) throw new AppError(401, 'invalid_refresh_token', 'The refresh token is unknown or expired');
+        if (!s) throw fail('invalid_refresh_token', 'The refresh token is unknown or expired');
         sessionId = s.session_id;
         accountId = s.account_id;
       } else {
-        throw new AppError(401, 'unauthenticated', 'A Bearer access token or a refresh_token is required');
+        throw fail('unauthenticated', 'A Bearer access token or a refresh_token is required');
       }
-      const revoked = await c.db.transaction(async (tx) => {
-        const done = await c.tokens.revokeSession(tx, sessionId);
-        if (done) await audit(tx, c.auditCtx(req), 'logout', accountId, { session_id: sessionId });
-        return done;
-      });
+      const revoked = await c.tokens.logout(sessionId, accountId, c.auditCtx(req));
       await c.tokens.deny(sessionId, jti);
       req.log.debug({ revoked }, 'logout');
       reply.status(204).send();

@@ -1,7 +1,8 @@
 /** Audit entries: who did what, from where, on which node. */
 import type { Queryable } from '@platform/kit';
+import { insertAuditEntry, type AuditEvent } from '../queries/audit.js';
 
-export type AuditEvent = 'login' | 'logout' | 'refresh' | 'link' | 'unlink' | 'lockout' | 'delete' | 'key_rotation';
+export type { AuditEvent } from '../queries/audit.js';
 
 export interface AuditContext {
   nodeId: string;
@@ -15,11 +16,5 @@ export async function audit(
   accountId: string | null,
   detail: Record<string, unknown> = {},
 ): Promise<void> {
-  await db.query('INSERT INTO audit_log (account_id, event, ip, node_id, detail) VALUES ($1, $2, $3, $4, $5)', [
-    accountId,
-    event,
-    ctx.ip ?? null,
-    ctx.nodeId,
-    JSON.stringify(detail),
-  ]);
+  await insertAuditEntry(db, { accountId, event, ip: ctx.ip ?? null, nodeId: ctx.nodeId, detail });
 }

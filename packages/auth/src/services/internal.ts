@@ -9,7 +9,8 @@
  */
 import { isIP } from 'node:net';
 import type { FastifyRequest } from 'fastify';
-import { AppError, mutualTlsName, safeEqual } from '@platform/kit';
+import { mutualTlsName, safeEqual } from '@platform/kit';
+import { fail } from '../errors.js';
 
 export const INTERNAL_KEY_HEADER = 'x-internal-key';
 /** The player's address, named by an internal caller acting for a player. */
@@ -39,8 +40,8 @@ export function createInternalAuth(keys: Map<string, string>, certificateCallers
     require(req: FastifyRequest): string {
       const name = caller(req);
       if (name) return name;
-      if (presented(req) === undefined) throw new AppError(401, 'internal_key_required', 'This endpoint is for platform services (X-Internal-Key or an accepted client certificate)');
-      throw new AppError(401, 'invalid_internal_key', 'The internal key is not valid');
+      if (presented(req) === undefined) throw fail('internal_key_required', 'This endpoint is for platform services (X-Internal-Key or an accepted client certificate)');
+      throw fail('invalid_internal_key', 'The internal key is not valid');
     },
     applyForwardedClientIp(req: FastifyRequest): void {
       const v = req.headers[CLIENT_IP_HEADER];

@@ -14,18 +14,27 @@
  */
 import { generateKeyPairSync, createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { encryptSecret, decryptSecret, publicJwk, type Database, type Queryable, type Ed25519Jwk, type SigningKey } from '@platform/kit';
+import type { AuthConfig } from '../config.js';
+import {
+  activateKey,
+  hasActiveKey,
+  insertInitialKey,
+  insertPublishedKey,
+  keyDueForActivation,
+  lockSigningKeys,
+  retireDueKeys,
+  rotationStepDue,
+  servedKeys,
+  supersedeActiveKey,
+  type KeyState,
+  type NewKey,
+} from '../queries/signing-keys.js';
+import { insertKeyRotationNotice } from '../queries/outbox.js';
 import { audit, type AuditContext } from './audit.js';
 
+export type { KeyState } from '../queries/signing-keys.js';
+
 export const KEY_ROTATION_CHANNEL = 'auth:key_rotation';
-
-export type KeyState = 'published' | 'active' | 'retired';
-
-interface KeyRow {
-  kid: string;
-  public_key: string;
-  private_key_enc: string;
-  state: KeyState;
-}
 
 export interface LoadedKey {
   kid: string;
@@ -40,7 +49,12 @@ export interface KeyTimings {
   retireAfterSeconds: number;
 }
 
-function newKeyRow(masterKey: Buffer) {
+/** The rotation waits of the configuration: a superseded key outlives the tokens it signed (TTL plus clock skew). */
+export function keyTimings(config: Pick<AuthConfig, 'keyPropagationSeconds' | 'accessTtlSeconds'>): KeyTimings {
+  return { propagationSeconds: config.keyPropagationSeconds, retireAfterSeconds: config.accessTtlSeconds + 60 };
+}
+
+function newKeyRow(masterKey: Buffer): NewKey {
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
   const jwk = publicJwk(publicKey);
   const pkcs8 = privateKey.export({ format: 'der', type: 'pkcs8' });
@@ -49,17 +63,11 @@ function newKeyRow(masterKey: Buffer) {
 
 /** Creates the first active key unless one exists (safe when nodes start together). */
 export async function ensureActiveKey(db: Database, masterKey: Buffer, ctx: AuditContext): Promise<void> {
-  const existing = await db.query(`SELECT 1 FROM signing_keys WHERE state = 'active'`);
-  if (existing.rowCount) return;
+  if (await hasActiveKey(db)) return;
   const k = newKeyRow(masterKey);
   await db.transaction(async (tx) => {
     // The partial unique index allows one active key; a concurrent node's insert makes ours a no-op.
-    const r = await tx.query(
-      `INSERT INTO signing_keys (kid, public_key, private_key_enc, state, activated_at) VALUES ($1, $2, $3, 'active', now())
-       ON CONFLICT DO NOTHING RETURNING kid`,
-      [k.kid, k.publicKey, k.privateKeyEnc],
-    );
-    if (r.rowCount) await audit(tx, ctx, 'key_rotation', null, { step: 'initial', kid: k.kid });
+    if (await insertInitialKey(tx, k)) await audit(tx, ctx, 'key_rotation', null, { step: 'initial', kid: k.kid });
   });
 }
 
@@ -73,60 +81,38 @@ export async function rotateSigningKey(
 ): Promise<{ kid: string; state: KeyState; activateAt: string }> {
   const k = newKeyRow(masterKey);
   return db.transaction(async (tx) => {
-    await tx.query(`SELECT pg_advisory_xact_lock(hashtext('auth:signing_keys'))`);
-    const wait = opts.emergency ? 0 : timings.propagationSeconds;
-    const r = await tx.query<{ activate_at: Date }>(
-      `INSERT INTO signing_keys (kid, public_key, private_key_enc, state, activate_at)
-       VALUES ($1, $2, $3, 'published', now() + make_interval(secs => $4::int)) RETURNING activate_at`,
-      [k.kid, k.publicKey, k.privateKeyEnc, wait],
-    );
+    await lockSigningKeys(tx);
+    const activateAt = await insertPublishedKey(tx, k, opts.emergency ? 0 : timings.propagationSeconds);
     await audit(tx, ctx, 'key_rotation', null, { step: 'publish', kid: k.kid, emergency: !!opts.emergency });
     let state: KeyState = 'published';
     if (opts.emergency) {
       await activate(tx, k.kid, opts.retirePrevious ? 0 : timings.retireAfterSeconds, ctx);
       state = 'active';
       // Verifiers without the shared pub/sub channel learn of it through the outbox.
-      await tx.query(`INSERT INTO outbox (topic, payload) VALUES ('key_rotation', $1)`, [
-        JSON.stringify({ type: 'key_rotation', kid: k.kid, retire_previous: !!opts.retirePrevious }),
-      ]);
+      await insertKeyRotationNotice(tx, { type: 'key_rotation', kid: k.kid, retire_previous: !!opts.retirePrevious });
     }
-    return { kid: k.kid, state, activateAt: new Date(r.rows[0].activate_at).toISOString() };
+    return { kid: k.kid, state, activateAt: new Date(activateAt).toISOString() };
   });
 }
 
 async function activate(tx: Queryable, kid: string, retireAfterSeconds: number, ctx: AuditContext) {
-  const old = await tx.query<{ kid: string }>(
-    `UPDATE signing_keys SET state = 'published', retire_at = now() + make_interval(secs => $1::int)
-     WHERE state = 'active' RETURNING kid`,
-    [retireAfterSeconds],
-  );
-  await tx.query(`UPDATE signing_keys SET state = 'active', activated_at = now() WHERE kid = $1`, [kid]);
-  await audit(tx, ctx, 'key_rotation', null, { step: 'activate', kid, previous: old.rows[0]?.kid ?? null });
+  const previous = await supersedeActiveKey(tx, retireAfterSeconds);
+  await activateKey(tx, kid);
+  await audit(tx, ctx, 'key_rotation', null, { step: 'activate', kid, previous: previous ?? null });
   if (retireAfterSeconds === 0) await retireDue(tx, ctx);
 }
 
 async function retireDue(tx: Queryable, ctx: AuditContext) {
-  const r = await tx.query<{ kid: string }>(
-    `UPDATE signing_keys SET state = 'retired', retired_at = now()
-     WHERE state = 'published' AND retire_at IS NOT NULL AND retire_at <= now() RETURNING kid`,
-  );
-  for (const row of r.rows) await audit(tx, ctx, 'key_rotation', null, { step: 'retire', kid: row.kid });
+  for (const kid of await retireDueKeys(tx)) await audit(tx, ctx, 'key_rotation', null, { step: 'retire', kid });
 }
 
 /** Steps 2 and 3 when due. Idempotent: any node may run it at any time. Returns true when something changed. */
 export async function advanceRotation(db: Database, timings: KeyTimings, ctx: AuditContext): Promise<boolean> {
-  const due = await db.query(
-    `SELECT 1 FROM signing_keys WHERE (state = 'published' AND activated_at IS NULL AND activate_at <= now())
-       OR (state = 'published' AND retire_at IS NOT NULL AND retire_at <= now()) LIMIT 1`,
-  );
-  if (!due.rowCount) return false;
+  if (!(await rotationStepDue(db))) return false;
   return db.transaction(async (tx) => {
-    await tx.query(`SELECT pg_advisory_xact_lock(hashtext('auth:signing_keys'))`);
-    const next = await tx.query<{ kid: string }>(
-      `SELECT kid FROM signing_keys WHERE state = 'published' AND activated_at IS NULL AND activate_at <= now()
-       ORDER BY activate_at DESC LIMIT 1`,
-    );
-    if (next.rowCount) await activate(tx, next.rows[0].kid, timings.retireAfterSeconds, ctx);
+    await lockSigningKeys(tx);
+    const next = await keyDueForActivation(tx);
+    if (next) await activate(tx, next, timings.retireAfterSeconds, ctx);
     await retireDue(tx, ctx);
     return true;
   });
@@ -148,12 +134,9 @@ export class KeyCache {
   }
 
   async reload(): Promise<void> {
-    const r = await this.db.query<KeyRow>(
-      `SELECT kid, public_key, private_key_enc, state FROM signing_keys WHERE state IN ('published', 'active') ORDER BY created_at`,
-    );
     const keys: LoadedKey[] = [];
     let signing: SigningKey | undefined;
-    for (const row of r.rows) {
+    for (const row of await servedKeys(this.db)) {
       const publicKey = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: row.public_key }, format: 'jwk' });
       keys.push({ kid: row.kid, state: row.state, publicKey, jwk: publicJwk(publicKey) });
       if (row.state === 'active') {

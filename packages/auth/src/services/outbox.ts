@@ -3,8 +3,8 @@
  * key_rotation) are written in the same transaction as the change they
  * announce; this worker, running on every node, fans each one out to the
  * configured targets (one outbox_deliveries row per target), claims due rows
- * with FOR UPDATE SKIP LOCKED under a lease (a node that dies mid-delivery
- * lets another retry after the lease), POSTs the notice and records the
+ * (skipping those another node holds) under a lease (a node that dies
+ * mid-delivery lets another retry after the lease), POSTs the notice and records the
  * acknowledgement (2xx) or schedules a retry with exponential backoff. A row
  * stays until its target acknowledges, so a crash between the write and the
  * delivery loses nothing; targets must be idempotent (the notice id is sent).
@@ -12,6 +12,15 @@
 import { randomUUID } from 'node:crypto';
 import { requestJson, signAccessToken, type Database } from '@platform/kit';
 import type { AuthConfig } from '../config.js';
+import {
+  claimDueDeliveries,
+  closeDeliveredNotices,
+  deleteDeliveredNotices,
+  fanOutNotices,
+  markDelivered,
+  scheduleRetry,
+  type ClaimedDelivery,
+} from '../queries/outbox.js';
 import type { KeyCache } from './keys.js';
 
 /** How long a claimed delivery is reserved for the node that claimed it. */
@@ -59,84 +68,62 @@ export async function serviceToken(config: AuthConfig, keys: KeyCache, service =
   });
 }
 
+interface OutboxDeps {
+  config: AuthConfig;
+  db: Database;
+  keys: KeyCache;
+  log: OutboxLogger;
+}
+
+/** POSTs one claimed delivery; records the acknowledgement (2xx) or schedules the retry. */
+async function deliver({ config, db, keys, log }: OutboxDeps, row: ClaimedDelivery): Promise<boolean> {
+  let error: string;
+  try {
+    const res = await requestJson('POST', row.target, {
+      body: { id: row.outbox_id, ...row.payload },
+      headers: { authorization: `Bearer ${await serviceToken(config, keys)}`, 'idempotency-key': row.outbox_id },
+      ca: config.outboxCa,
+      timeoutMs: 10_000,
+    });
+    if (res.status >= 200 && res.status < 300) {
+      await markDelivered(db, row.outbox_id, row.target);
+      return true;
+    }
+    error = `HTTP ${res.status}${res.body?.code ? ` ${res.body.code}` : ''}`;
+  } catch (err) {
+    error = (err as Error).message.slice(0, 300);
+  }
+  const delay = backoffSeconds(row.attempts, config.outboxMaxBackoffSeconds);
+  await scheduleRetry(db, row.outbox_id, row.target, delay, error);
+  log.warn({ notice: row.outbox_id, target: row.target, attempts: row.attempts, retryInSeconds: delay, error }, 'outbox delivery failed; will retry');
+  return false;
+}
+
+/** One pass: fan out, deliver due rows batch by batch until none is due (or one fails), close finished notices. */
+async function pass(deps: OutboxDeps, stopped: () => boolean): Promise<number> {
+  const { db } = deps;
+  const targets = deps.config.outboxTargets;
+  if (!targets.length) return 0;
+  await fanOutNotices(db, targets);
+  let acknowledged = 0;
+  for (;;) {
+    const claimed = await db.transaction((tx) => claimDueDeliveries(tx, targets, BATCH, LEASE_SECONDS));
+    if (!claimed.length) break;
+    const results = await Promise.all(claimed.map((row) => deliver(deps, row)));
+    acknowledged += results.filter(Boolean).length;
+    if (results.some((ok) => !ok) || stopped()) break;
+  }
+  await closeDeliveredNotices(db, targets);
+  return acknowledged;
+}
+
 export function createOutboxWorker(config: AuthConfig, db: Database, keys: KeyCache, log: OutboxLogger): OutboxWorker {
+  const deps: OutboxDeps = { config, db, keys, log };
   const targets = config.outboxTargets;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<number> | undefined;
   let again = false;
   let stopped = false;
-
-  async function deliver(row: { outbox_id: string; target: string; attempts: number; payload: Record<string, unknown> }): Promise<boolean> {
-    let error: string;
-    try {
-      const res = await requestJson('POST', row.target, {
-        body: { id: row.outbox_id, ...row.payload },
-        headers: { authorization: `Bearer ${await serviceToken(config, keys)}`, 'idempotency-key': row.outbox_id },
-        ca: config.outboxCa,
-        timeoutMs: 10_000,
-      });
-      if (res.status >= 200 && res.status < 300) {
-        await db.query(`UPDATE outbox_deliveries SET delivered_at = now(), last_error = NULL WHERE outbox_id = $1 AND target = $2`, [
-          row.outbox_id,
-          row.target,
-        ]);
-        return true;
-      }
-      error = `HTTP ${res.status}${res.body?.code ? ` ${res.body.code}` : ''}`;
-    } catch (err) {
-      error = (err as Error).message.slice(0, 300);
-    }
-    const delay = backoffSeconds(row.attempts, config.outboxMaxBackoffSeconds);
-    await db.query(
-      `UPDATE outbox_deliveries SET next_attempt_at = now() + make_interval(secs => $3::int), last_error = $4 WHERE outbox_id = $1 AND target = $2`,
-      [row.outbox_id, row.target, delay, error],
-    );
-    log.warn({ notice: row.outbox_id, target: row.target, attempts: row.attempts, retryInSeconds: delay, error }, 'outbox delivery failed; will retry');
-    return false;
-  }
-
-  async function pass(): Promise<number> {
-    if (!targets.length) return 0;
-    // Fan out: every pending notice gets a delivery row per configured target (a target added later catches up).
-    await db.query(
-      `INSERT INTO outbox_deliveries (outbox_id, target)
-       SELECT o.id, t.target FROM outbox o CROSS JOIN unnest($1::text[]) AS t(target)
-       WHERE o.delivered_at IS NULL
-       ON CONFLICT DO NOTHING`,
-      [targets],
-    );
-    let acknowledged = 0;
-    for (;;) {
-      const claimed = await db.transaction(async (tx) =>
-        (
-          await tx.query<{ outbox_id: string; target: string; attempts: number; payload: Record<string, unknown> }>(
-            `UPDATE outbox_deliveries d
-                SET attempts = d.attempts + 1, next_attempt_at = now() + make_interval(secs => $3::int)
-               FROM (SELECT outbox_id, target FROM outbox_deliveries
-                      WHERE delivered_at IS NULL AND next_attempt_at <= now() AND target = ANY($1::text[])
-                      ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED) due, outbox o
-              WHERE d.outbox_id = due.outbox_id AND d.target = due.target AND o.id = d.outbox_id
-          RETURNING d.outbox_id, d.target, d.attempts, o.payload`,
-            [targets, BATCH, LEASE_SECONDS],
-          )
-        ).rows,
-      );
-      if (!claimed.length) break;
-      const results = await Promise.all(claimed.map((row) => deliver(row)));
-      acknowledged += results.filter(Boolean).length;
-      if (results.some((ok) => !ok) || stopped) break;
-    }
-    // A notice is done once every configured target acknowledged it.
-    await db.query(
-      `UPDATE outbox o SET delivered_at = now(), attempts = (SELECT COALESCE(max(attempts), 0) FROM outbox_deliveries d WHERE d.outbox_id = o.id)
-        WHERE o.delivered_at IS NULL
-          AND NOT EXISTS (SELECT 1 FROM unnest($1::text[]) AS t(target)
-                           WHERE NOT EXISTS (SELECT 1 FROM outbox_deliveries d
-                                              WHERE d.outbox_id = o.id AND d.target = t.target AND d.delivered_at IS NOT NULL))`,
-      [targets],
-    );
-    return acknowledged;
-  }
 
   const worker: OutboxWorker = {
     async runOnce() {
@@ -144,7 +131,7 @@ export function createOutboxWorker(config: AuthConfig, db: Database, keys: KeyCa
         again = true;
         return running;
       }
-      running = pass().finally(() => {
+      running = pass(deps, () => stopped).finally(() => {
         running = undefined;
       });
       const n = await running;
@@ -165,8 +152,7 @@ export function createOutboxWorker(config: AuthConfig, db: Database, keys: KeyCa
       worker.kick();
     },
     async purgeDelivered(days = 7) {
-      const r = await db.query(`DELETE FROM outbox WHERE delivered_at < now() - make_interval(days => $1::int)`, [days]);
-      return r.rowCount ?? 0;
+      return deleteDeliveredNotices(db, days);
     },
     async stop() {
       stopped = true;

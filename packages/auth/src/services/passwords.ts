@@ -5,11 +5,11 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { badRequest, hashPassword, type Argon2Params } from '@platform/kit';
+import { hashPassword, type Argon2Params } from '@platform/kit';
+import { fail } from '../errors.js';
 
 export const PASSWORD_MIN = 10;
 export const PASSWORD_MAX = 256;
-
 
 let common: Set<string> | undefined;
 export function commonPasswords(): Set<string> {
@@ -23,10 +23,10 @@ export function commonPasswords(): Set<string> {
 
 export function checkPasswordPolicy(password: string): void {
   const length = [...password].length;
-  if (length < PASSWORD_MIN) throw badRequest('weak_password', `The password needs at least ${PASSWORD_MIN} characters`, { reason: 'too_short' });
-  if (length > PASSWORD_MAX) throw badRequest('weak_password', `The password may have at most ${PASSWORD_MAX} characters`, { reason: 'too_long' });
+  if (length < PASSWORD_MIN) throw fail('weak_password', `The password needs at least ${PASSWORD_MIN} characters`, { reason: 'too_short' });
+  if (length > PASSWORD_MAX) throw fail('weak_password', `The password may have at most ${PASSWORD_MAX} characters`, { reason: 'too_long' });
   if (commonPasswords().has(password.toLowerCase())) {
-    throw badRequest('weak_password', 'This password is on a list of commonly used passwords', { reason: 'common' });
+    throw fail('weak_password', 'This password is on a list of commonly used passwords', { reason: 'common' });
   }
 }
 

@@ -1,6 +1,41 @@
 /**
- * The contract between the auth service and the external platform ticket
- * verifiers: defined once in src/providers, built from the configuration by
- * buildApp unless a test injects its own.
+ * Platform tickets, for sign-in and for linking: the contract with the external ticket verifiers (defined
+ * once in src/providers, built from the configuration by buildApp unless a test injects its own), the
+ * ticket check and the identity link both flows share.
  */
+import { AppError, type Queryable } from '@platform/kit';
+import { fail } from '../errors.js';
+import { markGuestUpgraded } from '../queries/accounts.js';
+import { upsertPlatformIdentity } from '../queries/identities.js';
+import type { PlatformVerifiers, VerifiedPlatformIdentity } from '../providers/types.js';
+import { audit, type AuditContext } from './audit.js';
+
 export type { PlatformVerifiers, VerifiedPlatformIdentity } from '../providers/types.js';
+
+/** The identity the ticket vouches for; 400 when the provider is not configured, 401 invalid_ticket when it fails. */
+export async function verifyTicket(verifiers: PlatformVerifiers, provider: string, ticket: string, nonce?: string): Promise<VerifiedPlatformIdentity> {
+  if (!(verifiers.configured() as string[]).includes(provider)) {
+    throw fail('provider_not_configured', `The provider ${provider} is not configured on this platform`);
+  }
+  try {
+    const id = await verifiers.verify(provider, ticket, nonce === undefined ? undefined : { nonce });
+    if (!id.providerUserId) throw new Error('verifier returned no subject');
+    return id;
+  } catch (err) {
+    if (err instanceof AppError && err.status !== 500) throw err;
+    throw fail('invalid_ticket', 'The platform ticket could not be verified', undefined, { cause: err });
+  }
+}
+
+/**
+ * Inside the caller's transaction, the account locked: links the platform identity to the account (a guest
+ * linking one is upgraded), or finds it linked already; 409 when it belongs to another account.
+ */
+export async function linkPlatformIdentity(tx: Queryable, id: VerifiedPlatformIdentity, accountId: string, ctx: AuditContext): Promise<void> {
+  const got = await upsertPlatformIdentity(tx, id.provider, id.providerUserId, accountId);
+  if (got.accountId !== accountId) throw fail('identity_linked_elsewhere', 'This platform identity belongs to another account');
+  if (got.created) {
+    await markGuestUpgraded(tx, accountId);
+    await audit(tx, ctx, 'link', accountId, { provider: id.provider, identity_id: got.identityId });
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * Every error code the auth service answers with, and its HTTP status: the one list routes, services and
+ * providers throw from (`authErrors.fail` and the factories below) and docs/auth.md lists (a test compares
+ * them). The kit's own codes (validation_failed, invalid_token, route_not_found, …) are included.
+ */
+import { kitErrorCodes, type ErrorCodeOf } from '@platform/kit';
+
+export const authErrors = kitErrorCodes.extend({
+  weak_password: { status: 400, description: 'The password breaks the policy (`reason` says how)' },
+  unknown_provider: { status: 400, description: 'No such platform provider' },
+  provider_not_configured: { status: 400, description: 'The platform provider is not configured on this platform' },
+  unauthenticated: { status: 401, description: 'No Bearer token (or, for logout, neither token)' },
+  invalid_credentials: { status: 401, description: 'Wrong password, unknown email, wrong guest id or secret' },
+  invalid_ticket: { status: 401, description: 'The platform ticket was rejected' },
+  invalid_refresh_token: { status: 401, description: 'The refresh token is unknown or expired, or its session was revoked' },
+  token_reused: { status: 401, description: 'The refresh token was used twice: the session is terminated' },
+  internal_key_required: { status: 401, description: 'An internal endpoint without X-Internal-Key (or an accepted client certificate)' },
+  invalid_internal_key: { status: 401, description: 'The internal key is not valid' },
+  account_disabled: { status: 403, description: 'The account is banned or locked (after a correct credential)' },
+  forbidden: { status: 403, description: 'The admin role is required' },
+  account_not_found: { status: 404, description: 'No such account (or it is deleted)' },
+  identity_not_found: { status: 404, description: 'The account has no such identity' },
+  email_taken: { status: 409, description: 'An account with this email exists' },
+  identity_linked_elsewhere: { status: 409, description: 'The platform identity belongs to another account' },
+  last_credential: { status: 409, description: 'An account must keep at least one way to sign in' },
+  idempotency_key_reused: { status: 409, description: 'The guest Idempotency-Key was used by another device' },
+  account_locked: { status: 423, description: 'This source is locked out of the credential after wrong passwords' },
+  rate_limited: { status: 429, description: 'A sliding-window rate limit is exceeded (Retry-After)' },
+  conflict_retry: { status: 503, description: 'A concurrent first sign-in won the race; retry' },
+  provider_unavailable: { status: 503, description: 'The provider key set cannot be fetched; retry later' },
+});
+
+export type AuthErrorCode = ErrorCodeOf<typeof authErrors>;
+export const fail = authErrors.fail;
+
+/** The access token's account is gone or not active (the token outlived it). */
+export const accountInactive = authErrors.factory('invalid_token', 'The account is not active');
+export const accountNotFound = authErrors.factory('account_not_found', 'No such account');
+export const adminRequired = authErrors.factory('forbidden', 'The admin role is required');

@@ -1,0 +1,77 @@
+/** The identities table: the ways an account signs in (email, guest, platform providers). */
+import type { Queryable } from '@platform/kit';
+import type { AccountRow } from './accounts.js';
+
+export interface IdentityRow {
+  id: string;
+  provider: string;
+  provider_user_id: string;
+  verified: boolean;
+  linked_at: Date;
+  last_login_at: Date | null;
+}
+
+export async function identitiesOf(db: Queryable, accountId: string): Promise<IdentityRow[]> {
+  const r = await db.query<IdentityRow>(
+    `SELECT id, provider, provider_user_id, verified, linked_at, last_login_at FROM identities WHERE account_id = $1 ORDER BY linked_at, id`,
+    [accountId],
+  );
+  return r.rows;
+}
+
+/** Ids and providers only, in no particular order (the unlink guard). */
+export async function identityProvidersOf(tx: Queryable, accountId: string): Promise<{ id: string; provider: string }[]> {
+  return (await tx.query<{ id: string; provider: string }>(`SELECT id, provider FROM identities WHERE account_id = $1`, [accountId])).rows;
+}
+
+/** The account owning a provider's user, if any. */
+export async function accountOfIdentity(db: Queryable, provider: string, providerUserId: string): Promise<AccountRow | undefined> {
+  const r = await db.query<AccountRow>(
+    `SELECT a.* FROM identities i JOIN accounts a ON a.id = i.account_id WHERE i.provider = $1 AND i.provider_user_id = $2`,
+    [provider, providerUserId],
+  );
+  return r.rows[0];
+}
+
+/** A new email identity; `signedIn` stamps its first sign-in (registration) rather than a link. */
+export async function insertEmailIdentity(tx: Queryable, accountId: string, email: string, signedIn: boolean): Promise<string> {
+  const identity = signedIn
+    ? await tx.query<{ id: string }>(
+        `INSERT INTO identities (account_id, provider, provider_user_id, verified, last_login_at) VALUES ($1, 'email', $2, false, now()) RETURNING id`,
+        [accountId, email],
+      )
+    : await tx.query<{ id: string }>(
+        `INSERT INTO identities (account_id, provider, provider_user_id, verified) VALUES ($1, 'email', $2, false) RETURNING id`,
+        [accountId, email],
+      );
+  return identity.rows[0].id;
+}
+
+/** Upserts the identity on (provider, provider_user_id); safe to retry. Returns its owner. */
+export async function upsertPlatformIdentity(
+  tx: Queryable,
+  provider: string,
+  providerUserId: string,
+  accountId: string,
+): Promise<{ identityId: string; accountId: string; created: boolean }> {
+  const ins = await tx.query<{ id: string; account_id: string }>(
+    `INSERT INTO identities (account_id, provider, provider_user_id, verified, last_login_at) VALUES ($1, $2, $3, true, now())
+         ON CONFLICT (provider, provider_user_id) DO NOTHING RETURNING id, account_id`,
+    [accountId, provider, providerUserId],
+  );
+  if (ins.rowCount) return { identityId: ins.rows[0].id, accountId: ins.rows[0].account_id, created: true };
+  const got = await tx.query<{ id: string; account_id: string }>(
+    `UPDATE identities SET last_login_at = now() WHERE provider = $1 AND provider_user_id = $2 RETURNING id, account_id`,
+    [provider, providerUserId],
+  );
+  return { identityId: got.rows[0].id, accountId: got.rows[0].account_id, created: false };
+}
+
+export async function touchIdentityLogin(tx: Queryable, identityId: string): Promise<void> {
+  await tx.query(`UPDATE identities SET last_login_at = now() WHERE id = $1`, [identityId]);
+}
+
+/** Credentials go with them (cascade). */
+export async function deleteIdentities(tx: Queryable, identityIds: string[]): Promise<void> {
+  await tx.query(`DELETE FROM identities WHERE id = ANY($1::uuid[])`, [identityIds]);
+}

@@ -1,0 +1,181 @@
+/** The signed-in account's own operations: view, profile, link, unlink, export, delete; and its summary for internal callers. */
+import { isUniqueViolation, UUID_PATTERN, type Database, type Queryable } from '@platform/kit';
+import type { AuthConfig } from '../config.js';
+import { accountInactive, accountNotFound, fail } from '../errors.js';
+import {
+  accountById,
+  accountStatus,
+  accountSummary,
+  lockAccount,
+  lockAccountStatus,
+  markAccountDeleted,
+  markGuestUpgraded,
+  updateProfile,
+  type AccountRow,
+} from '../queries/accounts.js';
+import { auditOf } from '../queries/audit.js';
+import { credentialsOf, insertPasswordCredential } from '../queries/credentials.js';
+import { devicesOf } from '../queries/devices.js';
+import { deleteIdentities, identitiesOf, identityProvidersOf, insertEmailIdentity } from '../queries/identities.js';
+import { insertAccountDeletedNotice } from '../queries/outbox.js';
+import { spendAccountTokens } from '../queries/refresh-tokens.js';
+import { revokeAccountSessions, sessionsOf } from '../queries/sessions.js';
+import { audit, type AuditContext } from './audit.js';
+import { hashNewPassword } from './passwords.js';
+import { linkPlatformIdentity, verifyTicket, type PlatformVerifiers } from './platform.js';
+import { normaliseEmail } from './sign-in-common.js';
+
+interface AccountDeps {
+  config: AuthConfig;
+  db: Database;
+  verifiers: PlatformVerifiers;
+}
+
+export interface AccountDeletion {
+  status: 'deleted';
+  deleted_at: string;
+  purge_after: string;
+  /** The sessions this call ended (none when the account was deleted already). */
+  sessions: string[];
+}
+
+const iso = (d: Date | string) => new Date(d).toISOString();
+
+function accountBody(a: AccountRow) {
+  return {
+    id: a.id,
+    display_name: a.display_name,
+    status: a.status,
+    roles: a.roles,
+    home_region: a.home_region,
+    is_guest: a.is_guest,
+    created_at: iso(a.created_at),
+    updated_at: iso(a.updated_at),
+    deleted_at: a.deleted_at ? iso(a.deleted_at) : null,
+  };
+}
+
+async function identitiesBody(db: Queryable, accountId: string) {
+  return (await identitiesOf(db, accountId)).map((i) => ({ ...i, linked_at: iso(i.linked_at), last_login_at: i.last_login_at ? iso(i.last_login_at) : null }));
+}
+
+async function devicesBody(db: Queryable, accountId: string) {
+  return (await devicesOf(db, accountId)).map((d) => ({ ...d, first_seen_at: iso(d.first_seen_at), last_seen_at: iso(d.last_seen_at) }));
+}
+
+/** Inside a transaction: locks the account row; 401 unless the account is active (the token outlived it). */
+async function lockActiveAccount(tx: Queryable, accountId: string): Promise<void> {
+  if ((await lockAccountStatus(tx, accountId)) !== 'active') throw accountInactive();
+}
+
+async function view(db: Queryable, accountId: string) {
+  const a = await accountById(db, accountId);
+  if (!a || a.status === 'deleted') throw fail('invalid_token', 'The account no longer exists');
+  return { ...accountBody(a), identities: await identitiesBody(db, accountId), devices: await devicesBody(db, accountId) };
+}
+
+async function linkEmail({ config, db }: AccountDeps, accountId: string, input: { email: string; password: string }, ctx: AuditContext) {
+  const email = normaliseEmail(input.email);
+  const hash = await hashNewPassword(input.password, config.passwordParams);
+  try {
+    await db.transaction(async (tx) => {
+      await lockActiveAccount(tx, accountId);
+      const identityId = await insertEmailIdentity(tx, accountId, email, false);
+      await insertPasswordCredential(tx, identityId, hash);
+      await markGuestUpgraded(tx, accountId);
+      await audit(tx, ctx, 'link', accountId, { provider: 'email', identity_id: identityId });
+    });
+  } catch (err) {
+    if (isUniqueViolation(err, 'identities_provider_user')) throw fail('email_taken', 'An account with this email exists');
+    throw err;
+  }
+  return { identities: await identitiesBody(db, accountId) };
+}
+
+async function linkPlatform({ db, verifiers }: AccountDeps, accountId: string, input: { provider: string; ticket: string; nonce?: string }, ctx: AuditContext) {
+  const id = await verifyTicket(verifiers, input.provider, input.ticket, input.nonce);
+  await db.transaction(async (tx) => {
+    await lockActiveAccount(tx, accountId);
+    await linkPlatformIdentity(tx, id, accountId, ctx);
+  });
+  return { identities: await identitiesBody(db, accountId) };
+}
+
+/** Removes an identity unless it is the account's last usable credential. */
+async function unlink(db: Database, accountId: string, which: { provider?: string; identityId?: string }, ctx: AuditContext) {
+  await db.transaction(async (tx) => {
+    // The row lock serialises concurrent unlinks of one account, so the guard cannot be raced.
+    await lockActiveAccount(tx, accountId);
+    const ids = await identityProvidersOf(tx, accountId);
+    const target = ids.filter((i) => (which.identityId ? i.id === which.identityId : i.provider === which.provider));
+    if (!target.length) throw fail('identity_not_found', 'The account has no such identity');
+    if (ids.length - target.length < 1) throw fail('last_credential', 'An account must keep at least one way to sign in');
+    await deleteIdentities(tx, target.map((t) => t.id));
+    for (const t of target) await audit(tx, ctx, 'unlink', accountId, { provider: t.provider, identity_id: t.id });
+  });
+  return { identities: await identitiesBody(db, accountId) };
+}
+
+/** Everything held about the account (no secret hashes). */
+async function exportAccount(db: Database, accountId: string) {
+  const v = await view(db, accountId);
+  const credentials = await credentialsOf(db, accountId);
+  const sessions = await sessionsOf(db, accountId);
+  const auditRows = await auditOf(db, accountId);
+  return {
+    exported_at: new Date().toISOString(),
+    account: accountBody((await accountById(db, accountId))!),
+    identities: v.identities,
+    credentials,
+    devices: v.devices,
+    sessions,
+    audit_log: auditRows,
+  };
+}
+
+/** Soft delete; the deletion notice goes to the outbox in the same transaction. Repeatable. */
+async function deleteAccount({ config, db }: AccountDeps, accountId: string, ctx: AuditContext): Promise<AccountDeletion> {
+  return db.transaction(async (tx) => {
+    const a = await lockAccount(tx, accountId);
+    if (!a) throw fail('invalid_token', 'The account no longer exists');
+    let deletedAt = a.deleted_at ? new Date(a.deleted_at) : undefined;
+    let sessions: string[] = [];
+    if (a.status !== 'deleted' || !deletedAt) {
+      deletedAt = new Date(await markAccountDeleted(tx, accountId));
+      sessions = await revokeAccountSessions(tx, accountId);
+      await spendAccountTokens(tx, accountId);
+      await insertAccountDeletedNotice(tx, { type: 'account.deleted', account_id: accountId, deleted_at: deletedAt.toISOString() });
+      await audit(tx, ctx, 'delete', accountId, { grace_hours: config.deletionGraceHours });
+    }
+    const purgeAfter = new Date(deletedAt.getTime() + config.deletionGraceHours * 3_600_000);
+    return { status: 'deleted', deleted_at: deletedAt.toISOString(), purge_after: purgeAfter.toISOString(), sessions };
+  });
+}
+
+/** What another platform service may learn: unknown, malformed and deleted ids are 404 account_not_found. */
+async function summary(db: Database, accountId: string) {
+  if (!UUID_PATTERN.test(accountId)) throw accountNotFound();
+  const a = await accountSummary(db, accountId);
+  if (!a || a.status === 'deleted') throw accountNotFound();
+  return { id: a.id, status: a.status, is_guest: a.is_guest, display_name: a.display_name, created_at: iso(a.created_at) };
+}
+
+export function createAccountService(config: AuthConfig, db: Database, verifiers: PlatformVerifiers) {
+  const d: AccountDeps = { config, db, verifiers };
+  return {
+    view: (accountId: string) => view(db, accountId),
+    async update(accountId: string, patch: { displayName?: string; homeRegion?: string }) {
+      await updateProfile(db, accountId, patch.displayName ?? null, patch.homeRegion ?? null);
+      return view(db, accountId);
+    },
+    linkEmail: (accountId: string, input: { email: string; password: string }, ctx: AuditContext) => linkEmail(d, accountId, input, ctx),
+    linkPlatform: (accountId: string, input: { provider: string; ticket: string; nonce?: string }, ctx: AuditContext) => linkPlatform(d, accountId, input, ctx),
+    unlink: (accountId: string, which: { provider?: string; identityId?: string }, ctx: AuditContext) => unlink(db, accountId, which, ctx),
+    export: (accountId: string) => exportAccount(db, accountId),
+    isDeleted: async (accountId: string): Promise<boolean> => (await accountStatus(db, accountId)) === 'deleted',
+    delete: (accountId: string, ctx: AuditContext) => deleteAccount(d, accountId, ctx),
+    summary: (accountId: string) => summary(db, accountId),
+  };
+}
+
+export type AccountService = ReturnType<typeof createAccountService>;

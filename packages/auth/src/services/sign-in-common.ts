@@ -1,0 +1,60 @@
+/** What every sign-in flow (guest, email and password, platform ticket) shares: devices, the usable check, the session. */
+import { sha256Hex, type Database, type Queryable } from '@platform/kit';
+import type { AuthConfig } from '../config.js';
+import { fail } from '../errors.js';
+import type { AccountRow } from '../queries/accounts.js';
+import { upsertDevice } from '../queries/devices.js';
+import type { AuditContext } from './audit.js';
+import type { SessionSubject, TokenPair, TokenService } from './tokens.js';
+
+export const DEVICE_PLATFORMS = ['ios', 'android', 'win', 'mac', 'linux', 'console', 'web'] as const;
+export type DevicePlatform = (typeof DEVICE_PLATFORMS)[number];
+
+export interface DeviceInput {
+  fingerprint: string;
+  platform?: DevicePlatform;
+}
+
+/** The one spelling of an email identity: `provider_user_id` of provider `email`. */
+export const normaliseEmail = (email: string): string => email.trim().toLowerCase();
+
+export type SignInResult = TokenPair & { account_id: string };
+
+export interface SignInDeps {
+  config: AuthConfig;
+  db: Database;
+  tokens: TokenService;
+}
+
+type SubjectRow = Pick<AccountRow, 'id' | 'roles' | 'home_region'>;
+
+export const subjectOf = (a: SubjectRow): SessionSubject => ({ accountId: a.id, roles: a.roles, region: a.home_region });
+
+/** The account may sign in: banned and locked accounts are refused after the credential checked out. */
+export function assertUsable(a: Pick<AccountRow, 'status'>): void {
+  if (a.status === 'banned' || a.status === 'locked') throw fail('account_disabled', `The account is ${a.status}`);
+  if (a.status === 'deleted') throw fail('invalid_credentials', 'The credentials are not valid');
+}
+
+/** The device the client signed in on (none given: null). Fingerprints are stored hashed. */
+export async function recordDevice(tx: Queryable, device: DeviceInput | undefined, accountId: string | null): Promise<string | null> {
+  if (!device) return null;
+  return upsertDevice(tx, accountId, device.platform ?? null, sha256Hex(device.fingerprint));
+}
+
+export interface OpenedSession {
+  subject: SessionSubject;
+  session: { sessionId: string; refreshToken: string };
+  method: string;
+}
+
+/** Inside the sign-in's transaction: the session and its first refresh token. */
+export async function openSession(tokens: TokenService, tx: Queryable, account: SubjectRow, method: string, deviceId: string | null, ctx: AuditContext): Promise<OpenedSession> {
+  const session = await tokens.createSession(tx, subjectOf(account), { method, deviceId, ip: ctx.ip ?? undefined });
+  return { subject: subjectOf(account), session, method };
+}
+
+/** After the transaction committed: the token pair of the response. */
+export async function finish(tokens: TokenService, r: OpenedSession): Promise<SignInResult> {
+  return { ...(await tokens.pair(r.subject, r.session, r.method)), account_id: r.subject.accountId };
+}
