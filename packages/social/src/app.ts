@@ -22,8 +22,12 @@ import { createEventPublisher } from './services/events.js';
 import { registryTenancy, type TenancyResolver } from './services/tenancy.js';
 import { ensureUser } from './services/users.js';
 import { meRoutes } from './routes/me.js';
+import { userRoutes } from './routes/users.js';
+import { reportRoutes } from './routes/reports.js';
+import { noteRoutes } from './routes/notes.js';
 import { friendRoutes } from './routes/friends.js';
 import { presenceRoutes } from './routes/presence.js';
+import { inviteRoutes } from './routes/invites.js';
 import { partyRoutes } from './routes/parties.js';
 import { chatRoutes } from './routes/chat.js';
 import { internalRoutes } from './routes/internal.js';
@@ -155,8 +159,12 @@ export async function buildApp(config: SocialConfig, deps: SocialDeps): Promise<
   });
 
   meRoutes(app, ctx);
+  userRoutes(app, ctx);
+  reportRoutes(app, ctx);
+  noteRoutes(app, ctx);
   friendRoutes(app, ctx);
   presenceRoutes(app, ctx);
+  inviteRoutes(app, ctx);
   partyRoutes(app, ctx);
   chatRoutes(app, ctx);
   internalRoutes(app, ctx, { refreshKeys: async () => keys?.refresh(), requireServer: (req) => verifyServer(req.headers) });

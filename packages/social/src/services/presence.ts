@@ -7,7 +7,9 @@
 import { AppError, badRequest, notFound } from '@platform/kit';
 import type { Ctx, CrossGameVisibility, GameContext, UserRow } from './context.js';
 import { groupedReads } from './grouped-reads.js';
-import { areFriends, blockedEitherWay, requireUser } from './users.js';
+import { requireUser } from './users.js';
+import { areFriends } from '../queries/friends.js';
+import { blockedEitherWay } from '../queries/relations.js';
 
 export type PresenceState = 'online' | 'away' | 'busy' | 'dnd' | 'invisible';
 export type VisibleState = Exclude<PresenceState, 'invisible'> | 'offline';

@@ -6,6 +6,11 @@
 import { randomInt } from 'node:crypto';
 import { AppError, badRequest, isUniqueViolation, notFound, randomToken, type Queryable } from '@platform/kit';
 import type { Ctx, UserRow } from './context.js';
+import { hasBlocked } from '../queries/relations.js';
+import { limitSearch } from './limits.js';
+import { insertUser, searchByHandle, searchByPrefix, setDisplayName, setName, userByAccount, userByHandle, userByPublicId } from '../queries/users.js';
+
+export { userByAccount, userById } from '../queries/users.js';
 
 export const DEFAULT_DISPLAY_NAME = 'Player';
 const DISPLAY_NAME = /^[\p{L}\p{N}_.\- ]{2,32}$/u;
@@ -24,14 +29,6 @@ export function normaliseDisplayName(raw: string): string {
   return name;
 }
 
-export async function userByAccount(db: Queryable, accountId: string): Promise<UserRow | undefined> {
-  return (await db.query<UserRow>('SELECT * FROM users WHERE account_id = $1', [accountId])).rows[0];
-}
-
-export async function userById(db: Queryable, id: string): Promise<UserRow | undefined> {
-  return (await db.query<UserRow>('SELECT * FROM users WHERE id = $1', [id])).rows[0];
-}
-
 /** The profile of an account, created on first use. */
 export async function ensureUser(ctx: Ctx, accountId: string, handleHint?: string): Promise<UserRow> {
   const existing = await userByAccount(ctx.db, accountId);
@@ -46,12 +43,8 @@ export async function ensureUser(ctx: Ctx, accountId: string, handleHint?: strin
   }
   for (let i = 0; i < ALLOCATION_ATTEMPTS; i++) {
     try {
-      const r = await ctx.db.query<UserRow>(
-        `INSERT INTO users (account_id, public_id, display_name, name_key, discriminator)
-         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (account_id) DO NOTHING RETURNING *`,
-        [accountId, newPublicId(), name, name.toLowerCase(), randomDiscriminator()],
-      );
-      if (r.rows[0]) return r.rows[0];
+      const row = await insertUser(ctx.db, { accountId, publicId: newPublicId(), displayName: name, nameKey: name.toLowerCase(), discriminator: randomDiscriminator() });
+      if (row) return row;
       const raced = await userByAccount(ctx.db, accountId);
       if (raced) return raced;
     } catch (err) {
@@ -65,17 +58,10 @@ export async function ensureUser(ctx: Ctx, accountId: string, handleHint?: strin
 export async function rename(ctx: Ctx, user: UserRow, displayName: string): Promise<UserRow> {
   const name = normaliseDisplayName(displayName);
   const key = name.toLowerCase();
-  if (key === user.name_key) {
-    const r = await ctx.db.query<UserRow>('UPDATE users SET display_name = $2 WHERE id = $1 RETURNING *', [user.id, name]);
-    return r.rows[0];
-  }
+  if (key === user.name_key) return setDisplayName(ctx.db, user.id, name);
   for (let i = 0; i < ALLOCATION_ATTEMPTS; i++) {
     try {
-      const r = await ctx.db.query<UserRow>(
-        'UPDATE users SET display_name = $2, name_key = $3, discriminator = $4 WHERE id = $1 RETURNING *',
-        [user.id, name, key, i === 0 ? user.discriminator : randomDiscriminator()],
-      );
-      return r.rows[0];
+      return await setName(ctx.db, user.id, { displayName: name, nameKey: key, discriminator: i === 0 ? user.discriminator : randomDiscriminator() });
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
     }
@@ -87,12 +73,10 @@ export async function rename(ctx: Ctx, user: UserRow, displayName: string): Prom
 export async function findByHandle(db: Queryable, handle: string): Promise<UserRow | undefined> {
   const m = FULL_HANDLE.exec(handle.trim());
   if (!m) return undefined;
-  return (await db.query<UserRow>('SELECT * FROM users WHERE name_key = $1 AND discriminator = $2', [m[1].trim().toLowerCase(), m[2]])).rows[0];
+  return userByHandle(db, m[1].trim().toLowerCase(), m[2]);
 }
 
-export async function findByPublicId(db: Queryable, publicId: string): Promise<UserRow | undefined> {
-  return (await db.query<UserRow>('SELECT * FROM users WHERE public_id = $1', [publicId])).rows[0];
-}
+export const findByPublicId = userByPublicId;
 
 /** The target of a body naming a user by exactly one of handle/publicId. */
 export async function resolveTarget(
@@ -123,21 +107,24 @@ export async function requireAddressableUser(db: Queryable, me: { id: string }, 
   return u;
 }
 
+// ------------------------------------------------------------ search
+
+/** Search by exact `Name#1234` or by name prefix; blocks hide both ways. */
+export async function searchUsers(ctx: Ctx, me: UserRow, handle: string, limit: number, offset: number) {
+  const q = handle.trim();
+  if (!q) throw badRequest('validation_failed', 'handle must not be empty', { field: 'handle' });
+  const exact = /^(.+)#(\d{4})$/.exec(q);
+  if (!exact && [...q].length < ctx.config.searchMinPrefix) {
+    throw badRequest('prefix_too_short', `A name prefix needs at least ${ctx.config.searchMinPrefix} characters (or search an exact Name#1234)`, { field: 'handle' });
+  }
+  await limitSearch(ctx, me.id);
+  const rows = exact
+    ? await searchByHandle(ctx.db, me.id, exact[1].trim().toLowerCase(), exact[2])
+    : await searchByPrefix(ctx.db, me.id, q.toLowerCase(), limit, offset);
+  return rows.map((u) => userSummary(u, { friend: u.friend }));
+}
+
 // ------------------------------------------------------------ relations
-
-export async function areFriends(db: Queryable, a: string, b: string): Promise<boolean> {
-  return (await db.query('SELECT 1 FROM friendships WHERE user_id = $1 AND friend_id = $2', [a, b])).rowCount > 0;
-}
-
-export async function hasBlocked(db: Queryable, blocker: string, blocked: string): Promise<boolean> {
-  return (await db.query('SELECT 1 FROM blocks WHERE blocker = $1 AND blocked = $2', [blocker, blocked])).rowCount > 0;
-}
-
-export async function blockedEitherWay(db: Queryable, a: string, b: string): Promise<boolean> {
-  return (
-    (await db.query('SELECT 1 FROM blocks WHERE (blocker = $1 AND blocked = $2) OR (blocker = $2 AND blocked = $1)', [a, b])).rowCount > 0
-  );
-}
 
 /**
  * The block rule for anything the caller sends to a target (requests,
@@ -147,10 +134,6 @@ export async function blockedEitherWay(db: Queryable, a: string, b: string): Pro
 export async function assertNotBlocked(db: Queryable, caller: string, target: string): Promise<void> {
   if (await hasBlocked(db, target, caller)) throw notFound('user_not_found', 'No such user');
   if (await hasBlocked(db, caller, target)) throw new AppError(409, 'you_blocked_user', 'You blocked this user; unblock them first');
-}
-
-export async function friendIds(db: Queryable, userId: string): Promise<string[]> {
-  return (await db.query<{ friend_id: string }>('SELECT friend_id FROM friendships WHERE user_id = $1', [userId])).rows.map((r) => r.friend_id);
 }
 
 // ------------------------------------------------------------ views
