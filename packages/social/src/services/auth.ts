@@ -4,7 +4,7 @@
  * X-Api-Key (constant-time) with X-User-Id naming the account. The account id
  * (`sub`) only selects the profile row; it never appears in a response.
  */
-import { safeEqual, unauthorized, type AccessTokenVerifier } from '@platform/kit';
+import { forbidden, safeEqual, tokenRejectionReason, unauthorized, type AccessClaims, type AccessTokenVerifier, type KeyResolver } from '@platform/kit';
 
 export interface Principal {
   accountId: string;
@@ -45,5 +45,42 @@ export function createAuthenticator(opts: { verifier?: AccessTokenVerifier; apiK
         throw denied();
       }
     },
+  };
+}
+
+type Headers = Record<string, string | string[] | undefined>;
+
+/** Verifies a server-to-server caller: an access token with the `server` role. */
+export type ServerVerifier = (headers: Headers) => Promise<AccessClaims>;
+
+/**
+ * Server-to-server notices: a token with the `server` role. A notice may be signed with a key that an
+ * emergency rotation has just made (the key_rotation notice itself is), so an unknown kid here forces one
+ * key-set refetch, at most once a second.
+ */
+export function createServerVerifier(opts: { verifier?: AccessTokenVerifier; keys?: KeyResolver }): ServerVerifier {
+  const { verifier, keys } = opts;
+  let lastForcedRefresh = 0;
+  const rejected = () => unauthorized('unauthorized', 'A server token is required');
+  return async (headers) => {
+    const auth = headers.authorization;
+    const m = typeof auth === 'string' ? /^Bearer\s+(\S+)$/i.exec(auth) : null;
+    if (!m || !verifier || !keys) throw rejected();
+    let claims: AccessClaims;
+    try {
+      claims = await verifier(m[1]);
+    } catch (err) {
+      if ((err as { status?: number }).status === 503) throw err;
+      if (tokenRejectionReason(err) !== 'unknown key id' || Date.now() - lastForcedRefresh < 1000) throw rejected();
+      lastForcedRefresh = Date.now();
+      await keys.refresh();
+      try {
+        claims = await verifier(m[1]);
+      } catch {
+        throw rejected();
+      }
+    }
+    if (!claims.roles.includes('server')) throw forbidden('forbidden', 'The server role is required');
+    return claims;
   };
 }
