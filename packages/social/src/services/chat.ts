@@ -72,8 +72,8 @@ export async function sendChatMessage(ctx: Ctx, sender: UserRow, input: { channe
     await limitChat(ctx, sender.id);
     row = await insertDmMessage(ctx.db, { channelId, from: sender.id, fromPublicId: sender.public_id, body, sentAt: ctx.now() });
   } else {
-    // The hot path of party chat: the membership check rides in the INSERT, and the INSERTs of messages
-    // arriving together share one statement (group commit, see partyInserter). Attempts count against the
+    // The hot path of party chat: the membership check rides in the insert itself, and the inserts of
+    // messages arriving together share one statement (group commit, see partyInserter). Attempts count against the
     // sender's chat limit.
     await limitChat(ctx, sender.id);
     const id = randomUUID();
