@@ -5,7 +5,6 @@
  */
 import type { DestinationStream } from 'pino';
 import {
-  badRequest,
   createAccessTokenVerifier,
   createService,
   remoteKeyResolver,
@@ -19,6 +18,7 @@ import {
 import type { SocialConfig } from './config.js';
 import { createAuthenticator, createServerVerifier, type Authenticator, type Principal, type ServerVerifier } from './services/auth.js';
 import type { Ctx, GameContext, UserRow } from './services/context.js';
+import { socialError } from './services/errors.js';
 import { createEventPublisher } from './services/events.js';
 import { registryTenancy, type TenancyResolver } from './services/tenancy.js';
 import { ensureUser } from './services/users.js';
@@ -147,7 +147,7 @@ function registerRoutes(app: App, ctx: Ctx, internal: InternalRouteOptions): voi
     WS_PATH,
     { schema: { tags: ['realtime'], summary: 'WebSocket channel (see docs/social-realtime.md); 400 without an upgrade' }, config: { access: 'public' } },
     async () => {
-      throw badRequest('upgrade_required', 'GET /v1/ws must be a WebSocket upgrade');
+      throw socialError('upgrade_required', 'GET /v1/ws must be a WebSocket upgrade');
     },
   );
 }

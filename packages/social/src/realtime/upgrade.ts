@@ -9,6 +9,7 @@ import type { Duplex } from 'node:stream';
 import { AppError } from '@platform/kit';
 import type { Authenticator } from '../services/auth.js';
 import type { Ctx, GameContext, UserRow } from '../services/context.js';
+import { socialErrors, type SocialErrorCode } from '../services/errors.js';
 import type { TenancyResolver } from '../services/tenancy.js';
 import { ensureUser } from '../services/users.js';
 import type { Log } from './connection.js';
@@ -28,7 +29,7 @@ export function socketToken(req: IncomingMessage): string | undefined {
 }
 
 /** Writes an HTTP error response on a socket that asked for an upgrade, and closes it. */
-function reject(socket: Duplex, status: number, code: string, message: string, headers: Record<string, string> = {}): void {
+function writeError(socket: Duplex, status: number, code: string, message: string, headers: Record<string, string> = {}): void {
   if (!socket.writable) return void socket.destroy();
   const body = JSON.stringify({ code, message, requestId: randomUUID() });
   const extra = Object.entries(headers)
@@ -39,6 +40,10 @@ function reject(socket: Duplex, status: number, code: string, message: string, h
       `Content-Length: ${Buffer.byteLength(body)}\r\n${extra}\r\n${body}`,
   );
 }
+
+/** An error of social's list, with its listed status. */
+const reject = (socket: Duplex, code: SocialErrorCode, message: string, headers: Record<string, string> = {}) =>
+  writeError(socket, socialErrors.status(code), code, message, headers);
 
 export interface UpgradeDeps {
   ctx: Ctx;
@@ -96,7 +101,7 @@ class SocketCounts {
   }
 }
 
-const shuttingDown = (socket: Duplex) => reject(socket, 503, 'shutting_down', 'This node is shutting down; reconnect', { 'Retry-After': '1' });
+const shuttingDown = (socket: Duplex) => reject(socket, 'shutting_down', 'This node is shutting down; reconnect', { 'Retry-After': '1' });
 
 /** The server's `upgrade` listener. */
 export function createUpgradeHandler(deps: UpgradeDeps): (req: IncomingMessage, socket: Duplex, head: Buffer) => Promise<void> {
@@ -106,15 +111,15 @@ export function createUpgradeHandler(deps: UpgradeDeps): (req: IncomingMessage, 
     const path = (req.url ?? '/').split('?')[0];
     // The kit's req serializer redacts access_token in the URL; headers are not logged.
     deps.log.info({ req }, 'websocket upgrade');
-    if (path !== WS_PATH) return reject(socket, 404, 'route_not_found', `No route ${path}`);
+    if (path !== WS_PATH) return reject(socket, 'route_not_found', `No route ${path}`);
     if (deps.draining()) return shuttingDown(socket);
     if (req.method !== 'GET' || String(req.headers.upgrade).toLowerCase() !== 'websocket') {
-      return reject(socket, 400, 'upgrade_required', 'GET /v1/ws must be a WebSocket upgrade');
+      return reject(socket, 'upgrade_required', 'GET /v1/ws must be a WebSocket upgrade');
     }
     // Caps per node (docs/social-realtime.md): per remote address before any work, per user once known.
     const address = req.socket.remoteAddress ?? 'unknown';
     if (counts.addressFull(address, config.wsMaxSocketsPerAddress)) {
-      return reject(socket, 429, 'too_many_sockets', 'Too many open sockets from this address', { 'Retry-After': '5' });
+      return reject(socket, 'too_many_sockets', 'Too many open sockets from this address', { 'Retry-After': '5' });
     }
     let caller: { user: UserRow; game: GameContext };
     try {
@@ -122,14 +127,14 @@ export function createUpgradeHandler(deps: UpgradeDeps): (req: IncomingMessage, 
     } catch (err) {
       if (err instanceof AppError) {
         if (err.status >= 500) deps.log.error({ err: err.cause ?? err, code: err.code }, 'websocket upgrade failed');
-        return reject(socket, err.status, err.code, err.message, err.status === 401 ? { 'WWW-Authenticate': 'Bearer' } : {});
+        return writeError(socket, err.status, err.code, err.message, err.status === 401 ? { 'WWW-Authenticate': 'Bearer' } : {});
       }
       deps.log.error({ err }, 'websocket upgrade failed');
-      return reject(socket, 500, 'internal_error', 'The upgrade could not be handled');
+      return reject(socket, 'internal_error', 'The upgrade could not be handled');
     }
     if (deps.draining()) return shuttingDown(socket);
     if (counts.userFull(caller.user.id, config.wsMaxSocketsPerUser) || counts.addressFull(address, config.wsMaxSocketsPerAddress)) {
-      return reject(socket, 429, 'too_many_sockets', 'Too many open sockets for this user; close one first', { 'Retry-After': '5' });
+      return reject(socket, 'too_many_sockets', 'Too many open sockets for this user; close one first', { 'Retry-After': '5' });
     }
     const release = counts.add(caller.user.id, address);
     socket.once('close', release);

@@ -1,5 +1,5 @@
 /** Self-service: profile edits, privacy export and erasure. */
-import { badRequest } from '@platform/kit';
+
 import type { Ctx, GameContext, ProfileVisibility, UserRow } from './context.js';
 import { listBlocked, listFriends } from './friends.js';
 import { removeMember } from './parties.js';
@@ -10,6 +10,7 @@ import { notesBy } from '../queries/notes.js';
 import { currentPartyId } from '../queries/parties.js';
 import { mutedUsers } from '../queries/relations.js';
 import { deleteUser, setProfileColumns, userByAccount, type ProfileColumns } from '../queries/users.js';
+import { socialError } from './errors.js';
 
 export interface ProfilePatch {
   displayName?: string;
@@ -45,7 +46,7 @@ export async function updateProfile(ctx: Ctx, me: UserRow, patch: ProfilePatch):
     } catch {
       ok = false;
     }
-    if (!ok) throw badRequest('invalid_avatar_url', 'avatarUrl must be an https URL', { field: 'avatarUrl' });
+    if (!ok) throw socialError('invalid_avatar_url', 'avatarUrl must be an https URL', { field: 'avatarUrl' });
   }
   let u = me;
   if (patch.displayName !== undefined) u = await rename(ctx, u, patch.displayName);

@@ -4,7 +4,8 @@
  * X-Api-Key (constant-time) with X-User-Id naming the account. The account id
  * (`sub`) only selects the profile row; it never appears in a response.
  */
-import { forbidden, safeEqual, tokenRejectionReason, unauthorized, type AccessClaims, type AccessTokenVerifier, type KeyResolver } from '@platform/kit';
+import { safeEqual, tokenRejectionReason, type AccessClaims, type AccessTokenVerifier, type KeyResolver } from '@platform/kit';
+import { socialError } from './errors.js';
 
 export interface Principal {
   accountId: string;
@@ -20,7 +21,7 @@ const header = (h: Record<string, string | string[] | undefined>, name: string) 
   return Array.isArray(v) ? v[0] : v;
 };
 
-const denied = () => unauthorized('unauthorized', 'Valid credentials are required');
+const denied = () => socialError('unauthorized', 'Valid credentials are required');
 
 export function createAuthenticator(opts: { verifier?: AccessTokenVerifier; apiKey?: string }): Authenticator {
   return {
@@ -29,7 +30,7 @@ export function createAuthenticator(opts: { verifier?: AccessTokenVerifier; apiK
       if (apiKey !== undefined) {
         if (!opts.apiKey || !safeEqual(apiKey, opts.apiKey)) throw denied();
         const userId = header(h, 'x-user-id')?.trim();
-        if (!userId || userId.length > 200) throw unauthorized('unauthorized', 'X-User-Id must name the acting user');
+        if (!userId || userId.length > 200) throw socialError('unauthorized', 'X-User-Id must name the acting user');
         const hint = header(h, 'x-user-handle');
         return { accountId: userId, handleHint: hint && hint.length <= 64 ? hint : undefined };
       }
@@ -61,7 +62,7 @@ export type ServerVerifier = (headers: Headers) => Promise<AccessClaims>;
 export function createServerVerifier(opts: { verifier?: AccessTokenVerifier; keys?: KeyResolver }): ServerVerifier {
   const { verifier, keys } = opts;
   let lastForcedRefresh = 0;
-  const rejected = () => unauthorized('unauthorized', 'A server token is required');
+  const rejected = () => socialError('unauthorized', 'A server token is required');
   return async (headers) => {
     const auth = headers.authorization;
     const m = typeof auth === 'string' ? /^Bearer\s+(\S+)$/i.exec(auth) : null;
@@ -80,7 +81,7 @@ export function createServerVerifier(opts: { verifier?: AccessTokenVerifier; key
         throw rejected();
       }
     }
-    if (!claims.roles.includes('server')) throw forbidden('forbidden', 'The server role is required');
+    if (!claims.roles.includes('server')) throw socialError('forbidden', 'The server role is required');
     return claims;
   };
 }

@@ -4,20 +4,21 @@
  * between friends (dmChannelId); party channels are the partyId.
  */
 import { randomUUID } from 'node:crypto';
-import { AppError, badRequest, createBatcher, notFound, onePer, UUID_PATTERN as GUID, type Queryable } from '@platform/kit';
+import { createBatcher, onePer, UUID_PATTERN as GUID, type Queryable } from '@platform/kit';
 import type { Ctx, UserRow } from './context.js';
 import { limitChat } from './limits.js';
 import { channelHistory, deleteMessagesBefore, insertDmMessage, insertPartyMessages, type ChatKind, type MessageRow, type PartyInsert } from '../queries/chat.js';
 import { areFriends, dmChannelOf } from '../queries/friends.js';
 import { isPartyMember } from '../queries/parties.js';
 import { blockedEitherWay } from '../queries/relations.js';
+import { socialError } from './errors.js';
 
 export type { ChatKind } from '../queries/chat.js';
 
-const noChannel = () => notFound('channel_not_found', 'No such chat channel');
+const noChannel = () => socialError('channel_not_found', 'No such chat channel');
 
 export function assertChatEnabled(ctx: Ctx): void {
-  if (!ctx.config.chatEnabled) throw notFound('feature_disabled', 'Chat is disabled on this server');
+  if (!ctx.config.chatEnabled) throw socialError('feature_disabled', 'Chat is disabled on this server');
 }
 
 const messageDto = (m: MessageRow) => ({
@@ -55,9 +56,9 @@ const partyInserter = onePer((db: Queryable) =>
 export async function sendChatMessage(ctx: Ctx, sender: UserRow, input: { channel: ChatKind; channelId: string; body: string }) {
   assertChatEnabled(ctx);
   const body = input.body.trim();
-  if (!body) throw badRequest('invalid_body', 'body must not be empty', { field: 'body' });
+  if (!body) throw socialError('invalid_body', 'body must not be empty', { field: 'body' });
   if (body.length > ctx.config.chatMaxLength) {
-    throw badRequest('body_too_long', `body must have at most ${ctx.config.chatMaxLength} characters`, { field: 'body' });
+    throw socialError('body_too_long', `body must have at most ${ctx.config.chatMaxLength} characters`, { field: 'body' });
   }
   if (!GUID.test(input.channelId)) throw noChannel();
   const channelId = input.channelId.toLowerCase();
@@ -67,7 +68,7 @@ export async function sendChatMessage(ctx: Ctx, sender: UserRow, input: { channe
     peer = await dmPeer(ctx.db, sender.id, channelId);
     if (!peer) throw noChannel();
     if (!(await areFriends(ctx.db, sender.id, peer)) || (await blockedEitherWay(ctx.db, sender.id, peer))) {
-      throw new AppError(403, 'not_friends', 'Direct messages are only possible between friends');
+      throw socialError('not_friends', 'Direct messages are only possible between friends');
     }
     await limitChat(ctx, sender.id);
     row = await insertDmMessage(ctx.db, { channelId, from: sender.id, fromPublicId: sender.public_id, body, sentAt: ctx.now() });
@@ -110,7 +111,7 @@ export async function history(ctx: Ctx, me: UserRow, kind: ChatKind, channelIdRa
     beforeAt = new Date(before);
     const year = beforeAt.getUTCFullYear();
     if (Number.isNaN(beforeAt.getTime()) || year < 1 || year > 9999) {
-      throw badRequest('validation_failed', 'before must be an RFC 3339 instant between years 1 and 9999', { field: 'before' });
+      throw socialError('validation_failed', 'before must be an RFC 3339 instant between years 1 and 9999', { field: 'before' });
     }
   }
   const rows = await channelHistory(ctx.db, { kind, channelId, reader: me.id, before: beforeAt, limit });

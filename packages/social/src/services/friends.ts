@@ -3,7 +3,7 @@
  * row), friendships (one row per direction), blocks and mutes.
  */
 import { createHash } from 'node:crypto';
-import { badRequest, conflict, notFound, type Queryable } from '@platform/kit';
+import { type Queryable } from '@platform/kit';
 import type { Ctx, GameContext, UserRow } from './context.js';
 import { readPresence, viewPresence, type VisibleState } from './presence.js';
 import { limitOutreach } from './limits.js';
@@ -22,6 +22,7 @@ import {
 } from '../queries/friends.js';
 import { revokeInvitesBetween } from '../queries/invites.js';
 import { blockedUsers, deleteBlock, deleteMute, insertBlock, insertMute, isMuted as mutes } from '../queries/relations.js';
+import { socialError } from './errors.js';
 
 /**
  * The dm channel of two users: SHA-256 over the sorted internal ids, shaped
@@ -57,9 +58,9 @@ const requestSummary = (requestId: string, other: UserRow, direction: Direction,
 
 export async function sendRequest(ctx: Ctx, me: UserRow, body: { toHandle?: string; toPublicId?: string }) {
   const target = await resolveTarget(ctx.db, { handle: body.toHandle, publicId: body.toPublicId }, { handle: 'toHandle', publicId: 'toPublicId' });
-  if (target.id === me.id) throw badRequest('cannot_friend_self', 'You cannot befriend yourself');
+  if (target.id === me.id) throw socialError('cannot_friend_self', 'You cannot befriend yourself');
   await assertNotBlocked(ctx.db, me.id, target.id);
-  if (await areFriends(ctx.db, me.id, target.id)) throw conflict('already_friends', 'You are already friends');
+  if (await areFriends(ctx.db, me.id, target.id)) throw socialError('already_friends', 'You are already friends');
   await limitOutreach(ctx, me.id);
   // One transaction per pair, serialised by an advisory lock, so two users asking each other at the same time
   // end as friends instead of as two crossing pending requests.
@@ -71,9 +72,9 @@ export async function sendRequest(ctx: Ctx, me: UserRow, body: { toHandle?: stri
       await makeFriends(tx, me.id, target.id);
       return { accepted: true, id: crossing };
     }
-    if (await areFriends(tx, me.id, target.id)) throw conflict('already_friends', 'You are already friends');
+    if (await areFriends(tx, me.id, target.id)) throw socialError('already_friends', 'You are already friends');
     const inserted = await insertRequest(tx, me.id, target.id);
-    if (!inserted) throw conflict('request_exists', 'A friend request to this user is already pending');
+    if (!inserted) throw socialError('request_exists', 'A friend request to this user is already pending');
     return { accepted: false, id: inserted };
   });
   if (outcome.accepted) {
@@ -98,7 +99,7 @@ export async function acceptRequest(ctx: Ctx, me: UserRow, fromPublicId: string)
     await makeFriends(tx, me.id, from.id);
     return taken;
   });
-  if (!id) throw notFound('request_not_found', 'No pending friend request from this user');
+  if (!id) throw socialError('request_not_found', 'No pending friend request from this user');
   await ctx.events.toUser(from.id, 'friendRequestAccepted', requestSummary(id, me, 'outgoing', 'accepted'), { actorId: me.id });
   return requestSummary(id, from, 'incoming', 'accepted');
 }
@@ -106,28 +107,28 @@ export async function acceptRequest(ctx: Ctx, me: UserRow, fromPublicId: string)
 export async function declineRequest(ctx: Ctx, me: UserRow, fromPublicId: string) {
   const from = await requireRequester(ctx, fromPublicId);
   const id = await takeRequest(ctx.db, from.id, me.id);
-  if (!id) throw notFound('request_not_found', 'No pending friend request from this user');
+  if (!id) throw socialError('request_not_found', 'No pending friend request from this user');
   return requestSummary(id, from, 'incoming', 'declined');
 }
 
 export async function cancelRequest(ctx: Ctx, me: UserRow, toPublicId: string): Promise<void> {
   const to = await requireRequester(ctx, toPublicId);
-  if (!(await takeRequest(ctx.db, me.id, to.id))) throw notFound('request_not_found', 'No pending friend request to this user');
+  if (!(await takeRequest(ctx.db, me.id, to.id))) throw socialError('request_not_found', 'No pending friend request to this user');
 }
 
 async function requireRequester(ctx: Ctx, publicId: string): Promise<UserRow> {
   try {
     return await requireUser(ctx.db, publicId);
   } catch {
-    throw notFound('request_not_found', 'No pending friend request with this user');
+    throw socialError('request_not_found', 'No pending friend request with this user');
   }
 }
 
 export async function removeFriend(ctx: Ctx, me: UserRow, publicId: string): Promise<void> {
   const other = await requireUser(ctx.db, publicId).catch(() => {
-    throw notFound('friend_not_found', 'This user is not your friend');
+    throw socialError('friend_not_found', 'This user is not your friend');
   });
-  if (!(await unfriend(ctx.db, me.id, other.id))) throw notFound('friend_not_found', 'This user is not your friend');
+  if (!(await unfriend(ctx.db, me.id, other.id))) throw socialError('friend_not_found', 'This user is not your friend');
   // Both sides hear of it: "a friend removed you" and "a friend was removed" (the caller's other devices).
   await ctx.events.toUser(other.id, 'friendRemoved', { publicId: me.public_id }, { actorId: me.id });
   await ctx.events.toUser(me.id, 'friendRemoved', { publicId: other.public_id });
@@ -161,7 +162,7 @@ export async function listFriends(ctx: Ctx, me: UserRow, game: GameContext) {
 /** Blocks a user: ends the friendship and pending requests both ways. Idempotent. */
 export async function block(ctx: Ctx, me: UserRow, publicId: string): Promise<void> {
   const other = await requireAddressableUser(ctx.db, me, publicId);
-  if (other.id === me.id) throw badRequest('cannot_block_self', 'You cannot block yourself');
+  if (other.id === me.id) throw socialError('cannot_block_self', 'You cannot block yourself');
   const wereFriends = await ctx.db.transaction(async (tx) => {
     await insertBlock(tx, me.id, other.id);
     await deleteRequestsBetween(tx, me.id, other.id);
@@ -188,7 +189,7 @@ export async function listBlocked(ctx: Ctx, me: UserRow) {
 
 export async function mute(ctx: Ctx, me: UserRow, publicId: string): Promise<void> {
   const other = await requireAddressableUser(ctx.db, me, publicId);
-  if (other.id === me.id) throw badRequest('cannot_mute_self', 'You cannot mute yourself');
+  if (other.id === me.id) throw socialError('cannot_mute_self', 'You cannot mute yourself');
   await insertMute(ctx.db, me.id, other.id);
   await ctx.events.relationsChanged([me.id, other.id]);
 }

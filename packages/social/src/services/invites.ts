@@ -2,7 +2,7 @@
  * Party and game invites: friends only, no block either way. An invite is pending until accepted (a party
  * invite by joining with it), declined, revoked by its sender, or past `expiresAt`.
  */
-import { AppError, badRequest, conflict, forbidden, notFound, UUID_PATTERN as UUID } from '@platform/kit';
+import { UUID_PATTERN as UUID } from '@platform/kit';
 import type { Ctx, UserRow } from './context.js';
 import { checkJoin, joinColumns, joinDto, type JoinMetadata } from './join-metadata.js';
 import { limitOutreach } from './limits.js';
@@ -12,6 +12,7 @@ import { areFriends } from '../queries/friends.js';
 import { acceptPending, declinePending, expireInvite, insertInvite, inviteById, pendingInvites, revokePending, type InviteRow } from '../queries/invites.js';
 import { currentPartyId } from '../queries/parties.js';
 import { userById } from '../queries/users.js';
+import { socialError } from './errors.js';
 
 function inviteDto(i: InviteRow, from: UserRow, to: UserRow, now: Date) {
   const join = joinDto(i);
@@ -59,9 +60,9 @@ async function createInvite(
 /** Invite targets: friends only, no block either way, not yourself. */
 async function inviteTarget(ctx: Ctx, me: UserRow, body: { toHandle?: string; toPublicId?: string }): Promise<UserRow> {
   const to = await resolveTarget(ctx.db, { handle: body.toHandle, publicId: body.toPublicId }, { handle: 'toHandle', publicId: 'toPublicId' });
-  if (to.id === me.id) throw badRequest('cannot_invite_self', 'You cannot invite yourself');
+  if (to.id === me.id) throw socialError('cannot_invite_self', 'You cannot invite yourself');
   await assertNotBlocked(ctx.db, me.id, to.id);
-  if (!(await areFriends(ctx.db, me.id, to.id))) throw forbidden('not_friends', 'You can only invite friends');
+  if (!(await areFriends(ctx.db, me.id, to.id))) throw socialError('not_friends', 'You can only invite friends');
   await limitOutreach(ctx, me.id);
   return to;
 }
@@ -70,7 +71,7 @@ async function inviteTarget(ctx: Ctx, me: UserRow, body: { toHandle?: string; to
 export async function inviteToParty(ctx: Ctx, me: UserRow, partyId: string, body: { toHandle?: string; toPublicId?: string }) {
   const p = await memberParty(ctx.db, me, partyId);
   const to = await inviteTarget(ctx, me, body);
-  if ((await currentPartyId(ctx.db, to.id)) === p.id) throw conflict('already_member', 'This user is already in the party');
+  if ((await currentPartyId(ctx.db, to.id)) === p.id) throw socialError('already_member', 'This user is already in the party');
   return createInvite(ctx, me, to, { kind: 'party', partyId: p.id, sessionHandle: p.session_handle, join: joinDto(p) });
 }
 
@@ -84,12 +85,12 @@ export async function inviteToGame(ctx: Ctx, me: UserRow, body: { toHandle?: str
 export async function usableInvite(ctx: Ctx, me: UserRow, inviteId: string, kind: 'party' | 'game', partyId?: string): Promise<InviteRow> {
   const i = await findInvite(ctx, inviteId);
   if (!i || i.to_user !== me.id || i.kind !== kind || (partyId !== undefined && i.party_id !== partyId)) {
-    throw notFound('invite_not_found', 'No such invite');
+    throw socialError('invite_not_found', 'No such invite');
   }
-  if (i.state !== 'pending') throw conflict('invite_not_pending', `The invite is ${i.state}`);
+  if (i.state !== 'pending') throw socialError('invite_not_pending', `The invite is ${i.state}`);
   if (new Date(i.expires_at) <= ctx.now()) {
     await expireInvite(ctx.db, i.id);
-    throw new AppError(410, 'invite_expired', 'The invite has expired');
+    throw socialError('invite_expired', 'The invite has expired');
   }
   return i;
 }
@@ -107,23 +108,23 @@ export async function listInvites(ctx: Ctx, me: UserRow, dir: 'incoming' | 'outg
 
 export async function declineInvite(ctx: Ctx, me: UserRow, inviteId: string) {
   const i = await findInvite(ctx, inviteId);
-  if (!i || i.to_user !== me.id) throw notFound('invite_not_found', 'No such invite');
-  if (effectiveState(i, ctx.now()) !== 'pending') throw conflict('invite_not_pending', `The invite is ${effectiveState(i, ctx.now())}`);
+  if (!i || i.to_user !== me.id) throw socialError('invite_not_found', 'No such invite');
+  if (effectiveState(i, ctx.now()) !== 'pending') throw socialError('invite_not_pending', `The invite is ${effectiveState(i, ctx.now())}`);
   const r = await declinePending(ctx.db, i.id);
-  if (!r) throw conflict('invite_not_pending', 'The invite is no longer pending');
+  if (!r) throw socialError('invite_not_pending', 'The invite is no longer pending');
   return inviteDto(r, (await userById(ctx.db, r.from_user))!, me, ctx.now());
 }
 
 /** The sender withdraws a pending invite (state `revoked`). */
 export async function revokeInvite(ctx: Ctx, me: UserRow, inviteId: string): Promise<void> {
   const i = await findInvite(ctx, inviteId);
-  if (!i || i.from_user !== me.id) throw notFound('invite_not_found', 'No such invite');
-  if (!(await revokePending(ctx.db, i.id))) throw conflict('invite_not_pending', `The invite is ${i.state}`);
+  if (!i || i.from_user !== me.id) throw socialError('invite_not_found', 'No such invite');
+  if (!(await revokePending(ctx.db, i.id))) throw socialError('invite_not_pending', `The invite is ${i.state}`);
 }
 
 export async function acceptGameInvite(ctx: Ctx, me: UserRow, inviteId: string) {
   const i = await usableInvite(ctx, me, inviteId, 'game');
-  if (!(await acceptPending(ctx.db, i.id))) throw conflict('invite_not_pending', 'The invite is no longer pending');
+  if (!(await acceptPending(ctx.db, i.id))) throw socialError('invite_not_pending', 'The invite is no longer pending');
   const join = joinDto(i);
   return { kind: 'game' as const, inviteId: i.id, ...(i.session_handle !== null ? { sessionHandle: i.session_handle } : {}), ...(join ? { join } : {}) };
 }

@@ -1,6 +1,7 @@
 /** Join metadata (lobby id and a small bag) that parties and invites carry for the game client. */
-import { badRequest } from '@platform/kit';
+
 import type { JoinColumns } from '../queries/parties.js';
+import { socialError } from './errors.js';
 
 export interface JoinMetadata {
   lobbyId?: string;
@@ -11,7 +12,7 @@ const MAX_BAG_BYTES = 2048;
 
 export function checkJoin(join: JoinMetadata | undefined): void {
   if (join?.bag !== undefined && Buffer.byteLength(JSON.stringify(join.bag)) > MAX_BAG_BYTES) {
-    throw badRequest('join_bag_too_large', 'join.bag must serialise to at most 2 KiB', { field: 'join.bag' });
+    throw socialError('join_bag_too_large', 'join.bag must serialise to at most 2 KiB', { field: 'join.bag' });
   }
 }
 

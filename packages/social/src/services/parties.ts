@@ -4,7 +4,7 @@
  * of any current member, or the holder of a valid invite; Private = only with
  * a valid invite addressed to the caller. Invites are in invites.ts.
  */
-import { badRequest, conflict, forbidden, isUniqueViolation, notFound, type Queryable } from '@platform/kit';
+import { isUniqueViolation, type Queryable } from '@platform/kit';
 import type { Ctx, UserRow } from './context.js';
 import { usableInvite } from './invites.js';
 import { checkJoin, joinColumns, joinDto, type JoinMetadata } from './join-metadata.js';
@@ -34,6 +34,7 @@ import {
 } from '../queries/parties.js';
 import { blockedEitherWay } from '../queries/relations.js';
 import { userById } from '../queries/users.js';
+import { socialError } from './errors.js';
 
 export { currentPartyId } from '../queries/parties.js';
 export type { PartyVisibility } from '../queries/parties.js';
@@ -65,7 +66,7 @@ const memberDto = (m: MemberRow, leader: string) => ({
 export async function createParty(ctx: Ctx, me: UserRow, body: { maxSize?: number; visibility?: PartyVisibility; join?: JoinMetadata }) {
   const maxSize = body.maxSize ?? ctx.config.partyDefaultMaxSize;
   if (maxSize < 2 || maxSize > ctx.config.partyMaxSizeLimit) {
-    throw badRequest('invalid_max_size', `maxSize must be between 2 and ${ctx.config.partyMaxSizeLimit}`, { field: 'maxSize' });
+    throw socialError('invalid_max_size', `maxSize must be between 2 and ${ctx.config.partyMaxSizeLimit}`, { field: 'maxSize' });
   }
   checkJoin(body.join);
   try {
@@ -83,7 +84,7 @@ export async function createParty(ctx: Ctx, me: UserRow, body: { maxSize?: numbe
     await ctx.events.control(me.id, '_partyChanged', { partyId: p.id });
     return partyDto(ctx.db, p);
   } catch (err) {
-    if (isUniqueViolation(err)) throw conflict('already_in_party', 'Leave your current party first');
+    if (isUniqueViolation(err)) throw socialError('already_in_party', 'Leave your current party first');
     throw err;
   }
 }
@@ -96,12 +97,12 @@ export async function getParty(ctx: Ctx, me: UserRow, id: string) {
 
 export async function joinParty(ctx: Ctx, me: UserRow, partyId: string, body: { inviteId?: string }) {
   const p = await partyRow(ctx.db, partyId);
-  if (!p) throw notFound('party_not_found', 'No such party');
+  if (!p) throw socialError('party_not_found', 'No such party');
   const invite = body.inviteId !== undefined ? await usableInvite(ctx, me, body.inviteId, 'party', p.id) : undefined;
   const current = await currentPartyId(ctx.db, me.id);
-  if (current) throw conflict('already_in_party', current === p.id ? 'You are already in this party' : 'Leave your current party first');
+  if (current) throw socialError('already_in_party', current === p.id ? 'You are already in this party' : 'Leave your current party first');
   const ms = await partyMembers(ctx.db, p.id);
-  const denied = () => forbidden('join_denied', 'You cannot join this party');
+  const denied = () => socialError('join_denied', 'You cannot join this party');
   for (const m of ms) {
     if (await blockedEitherWay(ctx.db, me.id, m.id)) throw denied();
   }
@@ -112,12 +113,12 @@ export async function joinParty(ctx: Ctx, me: UserRow, partyId: string, body: { 
   await ctx.db.transaction(async (tx) => {
     // Lock the party row so two joins cannot both take the last seat.
     const maxSize = await lockPartySize(tx, p.id);
-    if (maxSize === undefined) throw notFound('party_not_found', 'No such party');
-    if ((await memberCount(tx, p.id)) >= maxSize) throw conflict('party_full', 'The party is full');
+    if (maxSize === undefined) throw socialError('party_not_found', 'No such party');
+    if ((await memberCount(tx, p.id)) >= maxSize) throw socialError('party_full', 'The party is full');
     try {
       await insertMember(tx, p.id, me.id);
     } catch (err) {
-      if (isUniqueViolation(err)) throw conflict('already_in_party', 'Leave your current party first');
+      if (isUniqueViolation(err)) throw socialError('already_in_party', 'Leave your current party first');
       throw err;
     }
     if (invite) await markAccepted(tx, invite.id);
@@ -175,16 +176,16 @@ export async function leaveParty(ctx: Ctx, me: UserRow, partyId: string) {
 
 async function memberTarget(ctx: Ctx, p: PartyRow, body: { handle?: string; publicId?: string }): Promise<UserRow> {
   const given = [body.handle, body.publicId].filter((v) => v !== undefined);
-  if (given.length !== 1) throw badRequest('target_required', 'Give exactly one of handle or publicId');
+  if (given.length !== 1) throw socialError('target_required', 'Give exactly one of handle or publicId');
   const u = body.handle !== undefined ? await findByHandle(ctx.db, body.handle) : await findByPublicId(ctx.db, body.publicId!);
-  if (!u || !(await isPartyMember(ctx.db, p.id, u.id))) throw notFound('member_not_found', 'No such member in this party');
+  if (!u || !(await isPartyMember(ctx.db, p.id, u.id))) throw socialError('member_not_found', 'No such member in this party');
   return u;
 }
 
 export async function kick(ctx: Ctx, me: UserRow, partyId: string, body: { handle?: string; publicId?: string }) {
   const p = await leaderParty(ctx.db, me, partyId);
   const target = await memberTarget(ctx, p, body);
-  if (target.id === me.id) throw badRequest('cannot_kick_self', 'Leave the party instead');
+  if (target.id === me.id) throw socialError('cannot_kick_self', 'Leave the party instead');
   await removeMember(ctx, p.id, target, 'kicked');
   return partyDto(ctx.db, (await partyRow(ctx.db, p.id))!);
 }

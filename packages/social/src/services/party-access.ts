@@ -1,7 +1,8 @@
 /** Who may see or lead a party: the reads every party and party-invite operation starts with. */
-import { forbidden, notFound, UUID_PATTERN as UUID, type Queryable } from '@platform/kit';
+import { UUID_PATTERN as UUID, type Queryable } from '@platform/kit';
 import type { UserRow } from './context.js';
 import { isPartyMember, partyById, type PartyRow } from '../queries/parties.js';
+import { socialError } from './errors.js';
 
 /** The party, or undefined for an unknown id (also one that is not a UUID). */
 export async function partyRow(db: Queryable, id: string): Promise<PartyRow | undefined> {
@@ -12,12 +13,12 @@ export async function partyRow(db: Queryable, id: string): Promise<PartyRow | un
 /** The party of a member; non-members (and unknown ids) get 404 party_not_found. */
 export async function memberParty(db: Queryable, me: UserRow, id: string): Promise<PartyRow> {
   const p = await partyRow(db, id);
-  if (!p || !(await isPartyMember(db, id, me.id))) throw notFound('party_not_found', 'No such party');
+  if (!p || !(await isPartyMember(db, id, me.id))) throw socialError('party_not_found', 'No such party');
   return p;
 }
 
 export async function leaderParty(db: Queryable, me: UserRow, id: string): Promise<PartyRow> {
   const p = await memberParty(db, me, id);
-  if (p.leader !== me.id) throw forbidden('not_leader', 'Only the party leader can do this');
+  if (p.leader !== me.id) throw socialError('not_leader', 'Only the party leader can do this');
   return p;
 }

@@ -1,9 +1,10 @@
 /** Reports to moderation. */
-import { badRequest } from '@platform/kit';
+
 import type { Ctx, GameContext, UserRow } from './context.js';
 import { limitOutreach } from './limits.js';
 import { resolveTarget } from './users.js';
 import { insertReport } from '../queries/reports.js';
+import { socialError } from './errors.js';
 
 export const REPORT_REASONS = ['spam', 'harassment', 'cheating', 'offensive_name', 'inappropriate_content', 'other'] as const;
 
@@ -22,7 +23,7 @@ export async function fileReport(
       throw err;
     },
   );
-  if (target?.id === me.id) throw badRequest('cannot_report_self', 'You cannot report yourself');
+  if (target?.id === me.id) throw socialError('cannot_report_self', 'You cannot report yourself');
   await limitOutreach(ctx, me.id);
   if (!target) return { status: 'received' as const };
   await insertReport(ctx.db, { reporter: me.id, target: target.id, reason: body.reason, context: body.context ?? null, gameId: game.gameId });

@@ -4,11 +4,12 @@
  * (case-insensitive), allocated with a unique index and retries.
  */
 import { randomInt } from 'node:crypto';
-import { AppError, badRequest, isUniqueViolation, notFound, randomToken, type Queryable } from '@platform/kit';
+import { isUniqueViolation, randomToken, type Queryable } from '@platform/kit';
 import type { Ctx, UserRow } from './context.js';
 import { hasBlocked } from '../queries/relations.js';
 import { limitSearch } from './limits.js';
 import { insertUser, searchByHandle, searchByPrefix, setDisplayName, setName, userByAccount, userByHandle, userByPublicId } from '../queries/users.js';
+import { socialError } from './errors.js';
 
 export { userByAccount, userById } from '../queries/users.js';
 
@@ -24,7 +25,7 @@ const randomDiscriminator = () => String(randomInt(1, 10_000)).padStart(4, '0');
 export function normaliseDisplayName(raw: string): string {
   const name = raw.trim().replace(/\s+/g, ' ');
   if (!DISPLAY_NAME.test(name)) {
-    throw badRequest('invalid_display_name', 'displayName must be 2–32 letters, digits, spaces, "_", "-" or "."', { field: 'displayName' });
+    throw socialError('invalid_display_name', 'displayName must be 2–32 letters, digits, spaces, "_", "-" or "."', { field: 'displayName' });
   }
   return name;
 }
@@ -51,7 +52,7 @@ export async function ensureUser(ctx: Ctx, accountId: string, handleHint?: strin
       if (!isUniqueViolation(err)) throw err;
     }
   }
-  throw new AppError(409, 'name_unavailable', 'No free discriminator for this display name');
+  throw socialError('name_unavailable', 'No free discriminator for this display name');
 }
 
 /** Renames a user; keeps the discriminator when only the letter case changes. */
@@ -66,7 +67,7 @@ export async function rename(ctx: Ctx, user: UserRow, displayName: string): Prom
       if (!isUniqueViolation(err)) throw err;
     }
   }
-  throw new AppError(409, 'name_unavailable', 'No free discriminator for this display name');
+  throw socialError('name_unavailable', 'No free discriminator for this display name');
 }
 
 /** Resolves `Name#1234` (case-insensitive name) or a publicId to a user. */
@@ -85,15 +86,15 @@ export async function resolveTarget(
   names: { handle: string; publicId: string } = { handle: 'handle', publicId: 'publicId' },
 ): Promise<UserRow> {
   const given = [body.handle, body.publicId].filter((v) => v !== undefined);
-  if (given.length !== 1) throw badRequest('target_required', `Give exactly one of ${names.handle} or ${names.publicId}`);
+  if (given.length !== 1) throw socialError('target_required', `Give exactly one of ${names.handle} or ${names.publicId}`);
   const u = body.handle !== undefined ? await findByHandle(db, body.handle) : await findByPublicId(db, body.publicId!);
-  if (!u) throw notFound('user_not_found', 'No such user');
+  if (!u) throw socialError('user_not_found', 'No such user');
   return u;
 }
 
 export async function requireUser(db: Queryable, publicId: string): Promise<UserRow> {
   const u = await findByPublicId(db, publicId);
-  if (!u) throw notFound('user_not_found', 'No such user');
+  if (!u) throw socialError('user_not_found', 'No such user');
   return u;
 }
 
@@ -103,7 +104,7 @@ export async function requireUser(db: Queryable, publicId: string): Promise<User
  */
 export async function requireAddressableUser(db: Queryable, me: { id: string }, publicId: string): Promise<UserRow> {
   const u = await findByPublicId(db, publicId);
-  if (!u || (u.id !== me.id && (await hasBlocked(db, u.id, me.id)))) throw notFound('user_not_found', 'No such user');
+  if (!u || (u.id !== me.id && (await hasBlocked(db, u.id, me.id)))) throw socialError('user_not_found', 'No such user');
   return u;
 }
 
@@ -112,10 +113,10 @@ export async function requireAddressableUser(db: Queryable, me: { id: string }, 
 /** Search by exact `Name#1234` or by name prefix; blocks hide both ways. */
 export async function searchUsers(ctx: Ctx, me: UserRow, handle: string, limit: number, offset: number) {
   const q = handle.trim();
-  if (!q) throw badRequest('validation_failed', 'handle must not be empty', { field: 'handle' });
+  if (!q) throw socialError('validation_failed', 'handle must not be empty', { field: 'handle' });
   const exact = /^(.+)#(\d{4})$/.exec(q);
   if (!exact && [...q].length < ctx.config.searchMinPrefix) {
-    throw badRequest('prefix_too_short', `A name prefix needs at least ${ctx.config.searchMinPrefix} characters (or search an exact Name#1234)`, { field: 'handle' });
+    throw socialError('prefix_too_short', `A name prefix needs at least ${ctx.config.searchMinPrefix} characters (or search an exact Name#1234)`, { field: 'handle' });
   }
   await limitSearch(ctx, me.id);
   const rows = exact
@@ -132,8 +133,8 @@ export async function searchUsers(ctx: Ctx, me: UserRow, handle: string, limit: 
  * caller blocked is named (409) so the caller can unblock.
  */
 export async function assertNotBlocked(db: Queryable, caller: string, target: string): Promise<void> {
-  if (await hasBlocked(db, target, caller)) throw notFound('user_not_found', 'No such user');
-  if (await hasBlocked(db, caller, target)) throw new AppError(409, 'you_blocked_user', 'You blocked this user; unblock them first');
+  if (await hasBlocked(db, target, caller)) throw socialError('user_not_found', 'No such user');
+  if (await hasBlocked(db, caller, target)) throw socialError('you_blocked_user', 'You blocked this user; unblock them first');
 }
 
 // ------------------------------------------------------------ views
