@@ -1,16 +1,15 @@
 /** Self-service: profile edits, privacy export and erasure. */
-
 import type { Ctx, GameContext, ProfileVisibility, UserRow } from './context.js';
 import { listBlocked, listFriends } from './friends.js';
 import { removeMember } from './parties.js';
 import { clearPresence, notifyPresence } from './presence.js';
 import { fullHandle, rename, userSummary } from './users.js';
+import { socialError } from './errors.js';
 import { friendIds } from '../queries/friends.js';
 import { notesBy } from '../queries/notes.js';
 import { currentPartyId } from '../queries/parties.js';
 import { mutedUsers } from '../queries/relations.js';
 import { deleteUser, setProfileColumns, userByAccount, type ProfileColumns } from '../queries/users.js';
-import { socialError } from './errors.js';
 
 export interface ProfilePatch {
   displayName?: string;

@@ -7,11 +7,11 @@ import { randomUUID } from 'node:crypto';
 import { createBatcher, onePer, UUID_PATTERN as GUID, type Queryable } from '@platform/kit';
 import type { Ctx, UserRow } from './context.js';
 import { limitChat } from './limits.js';
+import { socialError } from './errors.js';
 import { channelHistory, deleteMessagesBefore, insertDmMessage, insertPartyMessages, type ChatKind, type MessageRow, type PartyInsert } from '../queries/chat.js';
 import { areFriends, dmChannelOf } from '../queries/friends.js';
 import { isPartyMember } from '../queries/parties.js';
 import { blockedEitherWay } from '../queries/relations.js';
-import { socialError } from './errors.js';
 
 export type { ChatKind } from '../queries/chat.js';
 

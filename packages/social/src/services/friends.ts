@@ -8,6 +8,7 @@ import type { Ctx, GameContext, UserRow } from './context.js';
 import { readPresence, viewPresence, type VisibleState } from './presence.js';
 import { limitOutreach } from './limits.js';
 import { assertNotBlocked, fullHandle, resolveTarget, requireAddressableUser, requireUser, userSummary } from './users.js';
+import { socialError } from './errors.js';
 import {
   areFriends,
   deleteFriendship,
@@ -22,7 +23,6 @@ import {
 } from '../queries/friends.js';
 import { revokeInvitesBetween } from '../queries/invites.js';
 import { blockedUsers, deleteBlock, deleteMute, insertBlock, insertMute, isMuted as mutes } from '../queries/relations.js';
-import { socialError } from './errors.js';
 
 /**
  * The dm channel of two users: SHA-256 over the sorted internal ids, shaped

@@ -8,11 +8,11 @@ import { checkJoin, joinColumns, joinDto, type JoinMetadata } from './join-metad
 import { limitOutreach } from './limits.js';
 import { memberParty } from './party-access.js';
 import { assertNotBlocked, resolveTarget } from './users.js';
+import { socialError } from './errors.js';
 import { areFriends } from '../queries/friends.js';
 import { acceptPending, declinePending, expireInvite, insertInvite, inviteById, pendingInvites, revokePending, type InviteRow } from '../queries/invites.js';
 import { currentPartyId } from '../queries/parties.js';
 import { userById } from '../queries/users.js';
-import { socialError } from './errors.js';
 
 function inviteDto(i: InviteRow, from: UserRow, to: UserRow, now: Date) {
   const join = joinDto(i);

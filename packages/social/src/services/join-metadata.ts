@@ -1,5 +1,4 @@
 /** Join metadata (lobby id and a small bag) that parties and invites carry for the game client. */
-
 import type { JoinColumns } from '../queries/parties.js';
 import { socialError } from './errors.js';
 

@@ -1,9 +1,8 @@
 /** Private notes of a user about another. */
-
 import type { Ctx, UserRow } from './context.js';
 import { fullHandle, requireAddressableUser } from './users.js';
-import { deleteNote as deleteNoteRow, noteOf, upsertNote } from '../queries/notes.js';
 import { socialError } from './errors.js';
+import { deleteNote as deleteNoteRow, noteOf, upsertNote } from '../queries/notes.js';
 
 export const NOTE_MAX = 1000;
 

@@ -10,6 +10,7 @@ import { usableInvite } from './invites.js';
 import { checkJoin, joinColumns, joinDto, type JoinMetadata } from './join-metadata.js';
 import { leaderParty, memberParty, partyRow } from './party-access.js';
 import { findByHandle, findByPublicId, fullHandle } from './users.js';
+import { socialError } from './errors.js';
 import { markAccepted, revokePartyInvites } from '../queries/invites.js';
 import {
   currentPartyId,
@@ -34,7 +35,6 @@ import {
 } from '../queries/parties.js';
 import { blockedEitherWay } from '../queries/relations.js';
 import { userById } from '../queries/users.js';
-import { socialError } from './errors.js';
 
 export { currentPartyId } from '../queries/parties.js';
 export type { PartyVisibility } from '../queries/parties.js';

@@ -1,8 +1,8 @@
 /** Who may see or lead a party: the reads every party and party-invite operation starts with. */
 import { UUID_PATTERN as UUID, type Queryable } from '@platform/kit';
 import type { UserRow } from './context.js';
-import { isPartyMember, partyById, type PartyRow } from '../queries/parties.js';
 import { socialError } from './errors.js';
+import { isPartyMember, partyById, type PartyRow } from '../queries/parties.js';
 
 /** The party, or undefined for an unknown id (also one that is not a UUID). */
 export async function partyRow(db: Queryable, id: string): Promise<PartyRow | undefined> {

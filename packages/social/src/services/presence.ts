@@ -8,9 +8,9 @@ import { AppError } from '@platform/kit';
 import type { Ctx, CrossGameVisibility, GameContext, UserRow } from './context.js';
 import { groupedReads } from './grouped-reads.js';
 import { requireUser } from './users.js';
+import { socialError } from './errors.js';
 import { areFriends } from '../queries/friends.js';
 import { blockedEitherWay } from '../queries/relations.js';
-import { socialError } from './errors.js';
 
 export type PresenceState = 'online' | 'away' | 'busy' | 'dnd' | 'invisible';
 export type VisibleState = Exclude<PresenceState, 'invisible'> | 'offline';

@@ -1,10 +1,9 @@
 /** Reports to moderation. */
-
 import type { Ctx, GameContext, UserRow } from './context.js';
 import { limitOutreach } from './limits.js';
 import { resolveTarget } from './users.js';
-import { insertReport } from '../queries/reports.js';
 import { socialError } from './errors.js';
+import { insertReport } from '../queries/reports.js';
 
 export const REPORT_REASONS = ['spam', 'harassment', 'cheating', 'offensive_name', 'inappropriate_content', 'other'] as const;
 

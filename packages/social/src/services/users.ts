@@ -6,10 +6,10 @@
 import { randomInt } from 'node:crypto';
 import { isUniqueViolation, randomToken, type Queryable } from '@platform/kit';
 import type { Ctx, UserRow } from './context.js';
-import { hasBlocked } from '../queries/relations.js';
-import { limitSearch } from './limits.js';
-import { insertUser, searchByHandle, searchByPrefix, setDisplayName, setName, userByAccount, userByHandle, userByPublicId } from '../queries/users.js';
 import { socialError } from './errors.js';
+import { limitSearch } from './limits.js';
+import { hasBlocked } from '../queries/relations.js';
+import { insertUser, searchByHandle, searchByPrefix, setDisplayName, setName, userByAccount, userByHandle, userByPublicId } from '../queries/users.js';
 
 export { userByAccount, userById } from '../queries/users.js';
 
