@@ -5,10 +5,10 @@
  */
 import type { DestinationStream } from 'pino';
 import {
-  badRequest,
   createAccessTokenVerifier,
   createService,
   remoteKeyResolver,
+  routeAccess,
   type App,
   type Database,
   type KeyResolver,
@@ -16,18 +16,22 @@ import {
   type Unsubscribe,
 } from '@platform/kit';
 import type { SocialConfig } from './config.js';
-import { createAuthenticator, type Principal } from './services/auth.js';
+import { createAuthenticator, createServerVerifier, type Authenticator, type Principal, type ServerVerifier } from './services/auth.js';
 import type { Ctx, GameContext, UserRow } from './services/context.js';
+import { socialError } from './services/errors.js';
 import { createEventPublisher } from './services/events.js';
 import { registryTenancy, type TenancyResolver } from './services/tenancy.js';
 import { ensureUser } from './services/users.js';
 import { meRoutes } from './routes/me.js';
+import { userRoutes } from './routes/users.js';
+import { reportRoutes } from './routes/reports.js';
+import { noteRoutes } from './routes/notes.js';
 import { friendRoutes } from './routes/friends.js';
 import { presenceRoutes } from './routes/presence.js';
+import { inviteRoutes } from './routes/invites.js';
 import { partyRoutes } from './routes/parties.js';
 import { chatRoutes } from './routes/chat.js';
-import { internalRoutes } from './routes/internal.js';
-import { AppError, forbidden, routeAccess, tokenRejectionReason, unauthorized, type AccessClaims } from '@platform/kit';
+import { internalRoutes, type InternalRouteOptions } from './routes/internal.js';
 import { attachRealtime, WS_PATH, type Realtime } from './realtime/gateway.js';
 
 declare module 'fastify' {
@@ -55,8 +59,8 @@ export interface SocialDeps {
 
 export type SocialApp = App & { ctx: Ctx; realtime: Realtime };
 
-export async function buildApp(config: SocialConfig, deps: SocialDeps): Promise<SocialApp> {
-  const app = await createService({
+function createApp(config: SocialConfig, deps: SocialDeps): Promise<App> {
+  return createService({
     name: 'social',
     fieldCase: 'camel',
     logStream: deps.logStream,
@@ -74,7 +78,82 @@ export async function buildApp(config: SocialConfig, deps: SocialDeps): Promise<
       },
     },
   });
+}
 
+/** A key rotation announced by the auth service drops the cached key set. */
+async function followKeyRotations(app: App, state: StateStore, keys: KeyResolver | undefined): Promise<void> {
+  let stopRotation: Unsubscribe | undefined;
+  if (keys) {
+    stopRotation = await state.subscribe('auth:key_rotation', () => {
+      void keys.refresh();
+    });
+  }
+  app.addHook('onClose', async () => {
+    await stopRotation?.();
+  });
+}
+
+/** Aliases beside the kit's probes. */
+function probeAliases(app: App): void {
+  const probe = { access: 'public', rateLimited: false } as const;
+  app.get('/health', { schema: { tags: ['health'], summary: 'Liveness (alias of /healthz)' }, config: probe }, async () => ({ status: 'ok' }));
+  app.get('/ready', { schema: { tags: ['health'], summary: 'Readiness (alias of /readyz)' }, config: probe }, async (_req, reply) => {
+    const r = await app.inject({ method: 'GET', url: '/readyz' });
+    reply.status(r.statusCode);
+    return r.json();
+  });
+}
+
+/**
+ * Who may call is decided by the route that runs (routeAccess), never by the request URL: the router
+ * matches the decoded path, so /v1/%69nternal/… runs the internal route and is judged as one.
+ */
+function authenticateRequests(app: App, ctx: Ctx, auth: { authenticator: Authenticator; tenancy: TenancyResolver; verifyServer: ServerVerifier }): void {
+  app.addHook('onRequest', async (req) => {
+    const access = routeAccess(req);
+    // Public routes, and paths no route serves (404 needs no credentials). /v1/ws is public here: it reaches
+    // the router only without an upgrade (400 whatever the credentials); upgrades authenticate in the gateway.
+    if (access === 'public' || access === 'unmatched') return;
+    if (access === 'internal') {
+      const claims = await auth.verifyServer(req.headers);
+      req.principal = { accountId: claims.sub };
+      return;
+    }
+    req.principal = await auth.authenticator.authenticate(req.headers);
+    const key = req.headers['x-platform-game-key'];
+    const secret = req.headers['x-platform-game-secret'];
+    req.game = await auth.tenancy.resolve(Array.isArray(key) ? key[0] : key, Array.isArray(secret) ? secret[0] : secret);
+  });
+
+  app.addHook('preHandler', async (req) => {
+    if (!req.principal || req.routeOptions.config?.noProfile) return;
+    req.user = await ensureUser(ctx, req.principal.accountId, req.principal.handleHint);
+  });
+}
+
+function registerRoutes(app: App, ctx: Ctx, internal: InternalRouteOptions): void {
+  meRoutes(app, ctx);
+  userRoutes(app, ctx);
+  reportRoutes(app, ctx);
+  noteRoutes(app, ctx);
+  friendRoutes(app, ctx);
+  presenceRoutes(app, ctx);
+  inviteRoutes(app, ctx);
+  partyRoutes(app, ctx);
+  chatRoutes(app, ctx);
+  internalRoutes(app, ctx, internal);
+  // Upgrades never reach the router (the server's upgrade listener takes them); a plain GET does.
+  app.get(
+    WS_PATH,
+    { schema: { tags: ['realtime'], summary: 'WebSocket channel (see docs/social-realtime.md); 400 without an upgrade' }, config: { access: 'public' } },
+    async () => {
+      throw socialError('upgrade_required', 'GET /v1/ws must be a WebSocket upgrade');
+    },
+  );
+}
+
+export async function buildApp(config: SocialConfig, deps: SocialDeps): Promise<SocialApp> {
+  const app = await createApp(config, deps);
   const events = createEventPublisher(deps.state, deps.db, app.log);
   const ctx: Ctx = { db: deps.db, state: deps.state, config, events, now: deps.now ?? (() => new Date()) };
 
@@ -84,90 +163,12 @@ export async function buildApp(config: SocialConfig, deps: SocialDeps): Promise<
   const verifier = keys ? createAccessTokenVerifier({ issuer: config.issuer, audience: config.audience, keys }) : undefined;
   const authenticator = createAuthenticator({ verifier, apiKey: config.apiKey });
   const tenancy = deps.tenancy ?? registryTenancy({ registryUrl: config.registryUrl, cacheMs: config.registryCacheSeconds * 1000 });
+  const verifyServer = createServerVerifier({ verifier, keys });
 
-  // A key rotation announced by the auth service drops the cached key set.
-  let stopRotation: Unsubscribe | undefined;
-  if (keys) {
-    stopRotation = await deps.state.subscribe('auth:key_rotation', () => {
-      void keys.refresh();
-    });
-  }
-  app.addHook('onClose', async () => {
-    await stopRotation?.();
-  });
-
-  // Aliases beside the kit's probes.
-  const probe = { access: 'public', rateLimited: false } as const;
-  app.get('/health', { schema: { tags: ['health'], summary: 'Liveness (alias of /healthz)' }, config: probe }, async () => ({ status: 'ok' }));
-  app.get('/ready', { schema: { tags: ['health'], summary: 'Readiness (alias of /readyz)' }, config: probe }, async (_req, reply) => {
-    const r = await app.inject({ method: 'GET', url: '/readyz' });
-    reply.status(r.statusCode);
-    return r.json();
-  });
-
-  // Server-to-server notices: a token with the `server` role. A notice may be signed with a key
-  // that an emergency rotation has just made (the key_rotation notice itself is), so an unknown
-  // kid here forces one key-set refetch, at most once a second.
-  let lastForcedRefresh = 0;
-  const verifyServer = async (headers: Record<string, string | string[] | undefined>): Promise<AccessClaims> => {
-    const auth = headers.authorization;
-    const m = typeof auth === 'string' ? /^Bearer\s+(\S+)$/i.exec(auth) : null;
-    if (!m || !verifier || !keys) throw unauthorized('unauthorized', 'A server token is required');
-    let claims: AccessClaims;
-    try {
-      claims = await verifier(m[1]);
-    } catch (err) {
-      if ((err as AppError).status === 503) throw err;
-      if (tokenRejectionReason(err) !== 'unknown key id' || Date.now() - lastForcedRefresh < 1000) throw unauthorized('unauthorized', 'A server token is required');
-      lastForcedRefresh = Date.now();
-      await keys.refresh();
-      try {
-        claims = await verifier(m[1]);
-      } catch {
-        throw unauthorized('unauthorized', 'A server token is required');
-      }
-    }
-    if (!claims.roles.includes('server')) throw forbidden('forbidden', 'The server role is required');
-    return claims;
-  };
-
-  // Who may call is decided by the route that runs (routeAccess), never by the request URL: the router
-  // matches the decoded path, so /v1/%69nternal/… runs the internal route and is judged as one.
-  app.addHook('onRequest', async (req) => {
-    const access = routeAccess(req);
-    // Public routes, and paths no route serves (404 needs no credentials). /v1/ws is public here: it reaches
-    // the router only without an upgrade (400 whatever the credentials); upgrades authenticate in the gateway.
-    if (access === 'public' || access === 'unmatched') return;
-    if (access === 'internal') {
-      const claims = await verifyServer(req.headers);
-      req.principal = { accountId: claims.sub };
-      return;
-    }
-    req.principal = await authenticator.authenticate(req.headers);
-    const key = req.headers['x-platform-game-key'];
-    const secret = req.headers['x-platform-game-secret'];
-    req.game = await tenancy.resolve(Array.isArray(key) ? key[0] : key, Array.isArray(secret) ? secret[0] : secret);
-  });
-
-  app.addHook('preHandler', async (req) => {
-    if (!req.principal || req.routeOptions.config?.noProfile) return;
-    req.user = await ensureUser(ctx, req.principal.accountId, req.principal.handleHint);
-  });
-
-  meRoutes(app, ctx);
-  friendRoutes(app, ctx);
-  presenceRoutes(app, ctx);
-  partyRoutes(app, ctx);
-  chatRoutes(app, ctx);
-  internalRoutes(app, ctx, { refreshKeys: async () => keys?.refresh(), requireServer: (req) => verifyServer(req.headers) });
-
-  // Upgrades never reach the router (the server's upgrade listener takes them); a plain GET does.
-  app.get(
-    WS_PATH,
-    { schema: { tags: ['realtime'], summary: 'WebSocket channel (see docs/social-realtime.md); 400 without an upgrade' }, config: { access: 'public' } },
-    async () => {
-    throw badRequest('upgrade_required', 'GET /v1/ws must be a WebSocket upgrade');
-  });
+  await followKeyRotations(app, deps.state, keys);
+  probeAliases(app);
+  authenticateRequests(app, ctx, { authenticator, tenancy, verifyServer });
+  registerRoutes(app, ctx, { refreshKeys: async () => keys?.refresh(), requireServer: (req) => verifyServer(req.headers) });
   const realtime = attachRealtime(app, ctx, { authenticator, tenancy });
 
   return Object.assign(app, { ctx, realtime });

@@ -6,7 +6,7 @@
 import { Ajv } from 'ajv';
 import { checkJsonInput } from '@platform/kit';
 import { Type } from 'typebox';
-import { PresenceStateSchema, RichPresenceInput } from '../routes/schemas.js';
+import { PresenceStateSchema, RichPresenceInput } from '../services/input-schemas.js';
 import type { RichPresence } from '../services/presence.js';
 
 export const CLIENT_FRAME_TYPES = ['heartbeat', 'presenceUpdate', 'chatSend'] as const;

@@ -47,92 +47,110 @@ export interface PresenceTracker {
   stop(): void;
 }
 
-export function createPresenceTracker(ctx: Ctx, log: Log): PresenceTracker {
-  const state: StateStore = ctx.state;
-  const nodeId = randomToken(9);
-  const ttlMs = () => ctx.config.presenceTtlSeconds * 1000;
-  let timer: NodeJS.Timeout | undefined;
+/** What the tracker's parts share: the stores and this node's id (the lock owner). */
+interface Node {
+  ctx: Ctx;
+  state: StateStore;
+  nodeId: string;
+}
 
-  /** Runs `fn` holding the user's lock; retries briefly, gives up (undefined) when another node holds it. */
-  async function withUserLock<T>(userId: string, fn: () => Promise<T>, attempts = 40): Promise<T | undefined> {
-    for (let i = 0; i < attempts; i++) {
-      if (await state.setIfAbsent(USER_LOCK(userId), nodeId, LOCK_MS)) {
-        try {
-          return await fn();
-        } finally {
-          await state.del(USER_LOCK(userId)).catch(() => {});
-        }
+const ttlMs = (node: Node) => node.ctx.config.presenceTtlSeconds * 1000;
+
+/** Runs `fn` holding the user's lock; retries briefly, gives up (undefined) when another node holds it. */
+async function withUserLock<T>(node: Node, userId: string, fn: () => Promise<T>, attempts = 40): Promise<T | undefined> {
+  for (let i = 0; i < attempts; i++) {
+    if (await node.state.setIfAbsent(USER_LOCK(userId), node.nodeId, LOCK_MS)) {
+      try {
+        return await fn();
+      } finally {
+        await node.state.del(USER_LOCK(userId)).catch(() => {});
       }
-      if (i + 1 < attempts) await new Promise((r) => setTimeout(r, 25));
     }
-    return undefined;
+    if (i + 1 < attempts) await new Promise((r) => setTimeout(r, 25));
   }
+  return undefined;
+}
 
-  async function addRegistration(userId: string, socketId: string): Promise<void> {
-    // Independent writes: sent together, one round trip of waiting.
-    await Promise.all([state.setAdd(SOCKETS(userId), socketId, ttlMs()), state.setAdd(ALIVE, userId, ttlMs()), state.setAdd(TRACKED, userId, TRACKED_TTL_MS)]);
-  }
+async function addRegistration(node: Node, userId: string, socketId: string): Promise<void> {
+  const { state } = node;
+  // Independent writes: sent together, one round trip of waiting.
+  await Promise.all([state.setAdd(SOCKETS(userId), socketId, ttlMs(node)), state.setAdd(ALIVE, userId, ttlMs(node)), state.setAdd(TRACKED, userId, TRACKED_TTL_MS)]);
+}
 
-  /** Announces offline once, if the user is tracked and has no live socket or no live presence. */
-  async function settle(userId: string): Promise<boolean> {
-    const done = await withUserLock(
-      userId,
-      async () => {
-        if (!(await state.setHas(TRACKED, userId))) return false;
-        const sockets = await state.setMembers(SOCKETS(userId));
-        if (sockets.length && (await readPresence(ctx, userId))) return false;
-        await state.setRemove(TRACKED, userId);
-        await state.setRemove(ALIVE, userId);
-        await clearPresence(ctx, userId);
-        const user = await groupedReads(ctx.db).user(userId);
-        if (user) await notifyPresence(ctx, user, null);
-        return true;
-      },
-      // The sweeper retries next round anyway; a closing socket waits a little.
-      8,
-    );
-    return done ?? false;
-  }
-
-  const tracker: PresenceTracker = {
-    nodeId,
-    async connected(user, socketId, game) {
-      // Under the user's lock so a concurrent sweep cannot announce offline between registration and presence.
-      const ok = await withUserLock(user.id, async () => {
-        await addRegistration(user.id, socketId);
-        if (await heartbeat(ctx, user.id)) return;
-        const fresh = (await groupedReads(ctx.db).user(user.id)) ?? user;
-        await setPresence(ctx, fresh, game, { state: 'online' });
-      });
-      if (ok === undefined) {
-        // Lock contention for seconds: register anyway; the sweeper reconciles.
-        await addRegistration(user.id, socketId);
-        if (!(await heartbeat(ctx, user.id))) await setPresence(ctx, user, game, { state: 'online' });
-      }
+/** Announces offline once, if the user is tracked and has no live socket or no live presence. */
+async function settle(node: Node, userId: string): Promise<boolean> {
+  const { ctx, state } = node;
+  const done = await withUserLock(
+    node,
+    userId,
+    async () => {
+      if (!(await state.setHas(TRACKED, userId))) return false;
+      const sockets = await state.setMembers(SOCKETS(userId));
+      if (sockets.length && (await readPresence(ctx, userId))) return false;
+      await state.setRemove(TRACKED, userId);
+      await state.setRemove(ALIVE, userId);
+      await clearPresence(ctx, userId);
+      const user = await groupedReads(ctx.db).user(userId);
+      if (user) await notifyPresence(ctx, user, null);
+      return true;
     },
+    // The sweeper retries next round anyway; a closing socket waits a little.
+    8,
+  );
+  return done ?? false;
+}
+
+/** A socket opened: registered, and presence online unless the user already has a live presence. */
+async function connected(node: Node, user: UserRow, socketId: string, game: GameContext): Promise<void> {
+  const { ctx } = node;
+  // Under the user's lock so a concurrent sweep cannot announce offline between registration and presence.
+  const ok = await withUserLock(node, user.id, async () => {
+    await addRegistration(node, user.id, socketId);
+    if (await heartbeat(ctx, user.id)) return;
+    const fresh = (await groupedReads(ctx.db).user(user.id)) ?? user;
+    await setPresence(ctx, fresh, game, { state: 'online' });
+  });
+  if (ok === undefined) {
+    // Lock contention for seconds: register anyway; the sweeper reconciles.
+    await addRegistration(node, user.id, socketId);
+    if (!(await heartbeat(ctx, user.id))) await setPresence(ctx, user, game, { state: 'online' });
+  }
+}
+
+/** One sweep round, when this node wins the lock: settles tracked users without a live registration. */
+async function sweep(node: Node): Promise<number> {
+  const { state } = node;
+  if (!(await state.setIfAbsent(SWEEP_LOCK, node.nodeId, Math.max(50, node.ctx.config.presenceSweepMs - 10)))) return 0;
+  const alive = new Set(await state.setMembers(ALIVE));
+  let n = 0;
+  for (const userId of await state.setMembers(TRACKED)) {
+    if (!alive.has(userId) && (await settle(node, userId))) n++;
+  }
+  return n;
+}
+
+export function createPresenceTracker(ctx: Ctx, log: Log): PresenceTracker {
+  const node: Node = { ctx, state: ctx.state, nodeId: randomToken(9) };
+  const { state } = node;
+  let timer: NodeJS.Timeout | undefined;
+  const tracker: PresenceTracker = {
+    nodeId: node.nodeId,
+    connected: (user, socketId, game) => connected(node, user, socketId, game),
     async refresh(userId, socketId) {
       const live = await heartbeat(ctx, userId);
-      if (live) await addRegistration(userId, socketId);
+      if (live) await addRegistration(node, userId, socketId);
       return live;
     },
     async register(userId, socketId) {
-      await addRegistration(userId, socketId);
+      await addRegistration(node, userId, socketId);
     },
     async disconnected(userId, socketId) {
       await state.setRemove(SOCKETS(userId), socketId);
       if ((await state.setMembers(SOCKETS(userId))).length) return;
       await state.setRemove(ALIVE, userId);
-      await settle(userId);
+      await settle(node, userId);
     },
-    async sweep() {
-      if (!(await state.setIfAbsent(SWEEP_LOCK, nodeId, Math.max(50, ctx.config.presenceSweepMs - 10)))) return 0;
-      const alive = new Set(await state.setMembers(ALIVE));
-      let n = 0;
-      for (const userId of await state.setMembers(TRACKED)) {
-        if (!alive.has(userId) && (await settle(userId))) n++;
-      }
-      return n;
-    },
+    sweep: () => sweep(node),
     start() {
       if (timer) return;
       timer = setInterval(() => {

@@ -1,4 +1,4 @@
-/** Chat history and an HTTP way to send (the realtime layer uses the same service). */
+/** Chat history and an HTTP way to send (chatSend frames on /v1/ws go through the same service, sendChatMessage). */
 import type { App } from '@platform/kit';
 import { Type } from 'typebox';
 import type { Ctx } from '../services/context.js';

@@ -5,10 +5,11 @@
  * every notice is idempotent here.
  */
 import { Type } from 'typebox';
-import { badRequest, type AccessClaims, type App } from '@platform/kit';
+import { type AccessClaims, type App } from '@platform/kit';
 import type { FastifyRequest } from 'fastify';
 import type { Ctx } from '../services/context.js';
 import { eraseAccount } from '../services/account.js';
+import { socialError } from '../services/errors.js';
 
 const Notice = Type.Object(
   {
@@ -46,7 +47,7 @@ export function internalRoutes(app: App, ctx: Ctx, opts: InternalRouteOptions): 
       await opts.requireServer(req);
       const n = req.body;
       if (n.type === 'account.deleted') {
-        if (!n.account_id) throw badRequest('validation_failed', 'account.deleted needs account_id', { field: 'account_id' });
+        if (!n.account_id) throw socialError('validation_failed', 'account.deleted needs account_id', { field: 'account_id' });
         await eraseAccount(ctx, n.account_id);
         req.log.info({ notice: n.id }, 'account erased on the auth service notice');
         return { status: 'processed' as const };

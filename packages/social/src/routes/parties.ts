@@ -5,7 +5,6 @@ import type { Ctx } from '../services/context.js';
 import {
   createParty,
   getParty,
-  inviteToParty,
   joinParty,
   kick,
   leaveParty,
@@ -14,6 +13,7 @@ import {
   setVisibility,
   transferLeader,
 } from '../services/parties.js';
+import { inviteToParty } from '../services/invites.js';
 import { IdParams, InviteDto, JoinMetadata, JoinResultDto, LeaveResult, MemberTargetBody, PartyDto, PartyVisibilitySchema, TargetBody } from './schemas.js';
 
 const party = { 200: PartyDto };

@@ -1,12 +1,9 @@
-/** Presence, game invites and the invite inbox. */
+/** Presence: set your own, read a friend's. */
 import type { App } from '@platform/kit';
 import { Type } from 'typebox';
 import type { Ctx } from '../services/context.js';
-import { acceptGameInvite, declineInvite, inviteToGame, listInvites, revokeInvite } from '../services/parties.js';
 import { presenceOf, setPresence, viewPresence } from '../services/presence.js';
-import { InviteDto, JoinMetadata, JoinResultDto, PresenceResponse, PresenceStateSchema, PublicIdParams, RichPresenceInput } from './schemas.js';
-
-const InviteParams = Type.Object({ inviteId: Type.String({ minLength: 1, maxLength: 64 }) });
+import { PresenceResponse, PresenceStateSchema, PublicIdParams, RichPresenceInput } from './schemas.js';
 
 export function presenceRoutes(app: App, ctx: Ctx): void {
   app.post(
@@ -31,53 +28,4 @@ export function presenceRoutes(app: App, ctx: Ctx): void {
   app.get('/v1/presence/:publicId', { schema: { tags: ['presence'], params: PublicIdParams, response: { 200: PresenceResponse } } }, async (req) =>
     presenceOf(ctx, req.user, req.game, req.params.publicId),
   );
-
-  app.post(
-    '/v1/invites/game',
-    {
-      schema: {
-        tags: ['invites'],
-        body: Type.Object(
-          {
-            toHandle: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-            toPublicId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-            sessionHandle: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
-            join: Type.Optional(JoinMetadata),
-          },
-          { additionalProperties: false },
-        ),
-        response: { 201: InviteDto },
-      },
-    },
-    async (req, reply) => {
-      reply.status(201);
-      return inviteToGame(ctx, req.user, req.body);
-    },
-  );
-
-  app.post('/v1/invites/game/:inviteId/accept', { schema: { tags: ['invites'], params: InviteParams, response: { 200: JoinResultDto } } }, async (req) =>
-    acceptGameInvite(ctx, req.user, req.params.inviteId),
-  );
-
-  app.get(
-    '/v1/invites',
-    {
-      schema: {
-        tags: ['invites'],
-        summary: 'Pending invites (incoming by default)',
-        querystring: Type.Object({ dir: Type.Optional(Type.Union([Type.Literal('incoming'), Type.Literal('outgoing')])) }, { additionalProperties: false }),
-        response: { 200: Type.Array(InviteDto) },
-      },
-    },
-    async (req) => listInvites(ctx, req.user, req.query.dir ?? 'incoming'),
-  );
-
-  app.post('/v1/invites/:inviteId/decline', { schema: { tags: ['invites'], params: InviteParams, response: { 200: InviteDto } } }, async (req) =>
-    declineInvite(ctx, req.user, req.params.inviteId),
-  );
-
-  app.delete('/v1/invites/:inviteId', { schema: { tags: ['invites'], params: InviteParams } }, async (req, reply) => {
-    await revokeInvite(ctx, req.user, req.params.inviteId);
-    return reply.status(204).send();
-  });
 }

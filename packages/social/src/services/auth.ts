@@ -4,7 +4,8 @@
  * X-Api-Key (constant-time) with X-User-Id naming the account. The account id
  * (`sub`) only selects the profile row; it never appears in a response.
  */
-import { safeEqual, unauthorized, type AccessTokenVerifier } from '@platform/kit';
+import { safeEqual, tokenRejectionReason, type AccessClaims, type AccessTokenVerifier, type KeyResolver } from '@platform/kit';
+import { socialError } from './errors.js';
 
 export interface Principal {
   accountId: string;
@@ -20,7 +21,7 @@ const header = (h: Record<string, string | string[] | undefined>, name: string) 
   return Array.isArray(v) ? v[0] : v;
 };
 
-const denied = () => unauthorized('unauthorized', 'Valid credentials are required');
+const denied = () => socialError('unauthorized', 'Valid credentials are required');
 
 export function createAuthenticator(opts: { verifier?: AccessTokenVerifier; apiKey?: string }): Authenticator {
   return {
@@ -29,7 +30,7 @@ export function createAuthenticator(opts: { verifier?: AccessTokenVerifier; apiK
       if (apiKey !== undefined) {
         if (!opts.apiKey || !safeEqual(apiKey, opts.apiKey)) throw denied();
         const userId = header(h, 'x-user-id')?.trim();
-        if (!userId || userId.length > 200) throw unauthorized('unauthorized', 'X-User-Id must name the acting user');
+        if (!userId || userId.length > 200) throw socialError('unauthorized', 'X-User-Id must name the acting user');
         const hint = header(h, 'x-user-handle');
         return { accountId: userId, handleHint: hint && hint.length <= 64 ? hint : undefined };
       }
@@ -45,5 +46,42 @@ export function createAuthenticator(opts: { verifier?: AccessTokenVerifier; apiK
         throw denied();
       }
     },
+  };
+}
+
+type Headers = Record<string, string | string[] | undefined>;
+
+/** Verifies a server-to-server caller: an access token with the `server` role. */
+export type ServerVerifier = (headers: Headers) => Promise<AccessClaims>;
+
+/**
+ * Server-to-server notices: a token with the `server` role. A notice may be signed with a key that an
+ * emergency rotation has just made (the key_rotation notice itself is), so an unknown kid here forces one
+ * key-set refetch, at most once a second.
+ */
+export function createServerVerifier(opts: { verifier?: AccessTokenVerifier; keys?: KeyResolver }): ServerVerifier {
+  const { verifier, keys } = opts;
+  let lastForcedRefresh = 0;
+  const rejected = () => socialError('unauthorized', 'A server token is required');
+  return async (headers) => {
+    const auth = headers.authorization;
+    const m = typeof auth === 'string' ? /^Bearer\s+(\S+)$/i.exec(auth) : null;
+    if (!m || !verifier || !keys) throw rejected();
+    let claims: AccessClaims;
+    try {
+      claims = await verifier(m[1]);
+    } catch (err) {
+      if ((err as { status?: number }).status === 503) throw err;
+      if (tokenRejectionReason(err) !== 'unknown key id' || Date.now() - lastForcedRefresh < 1000) throw rejected();
+      lastForcedRefresh = Date.now();
+      await keys.refresh();
+      try {
+        claims = await verifier(m[1]);
+      } catch {
+        throw rejected();
+      }
+    }
+    if (!claims.roles.includes('server')) throw socialError('forbidden', 'The server role is required');
+    return claims;
   };
 }

@@ -1,29 +1,24 @@
 /**
  * Chat: messages stored in chat_messages. `sendChatMessage` is the one way in
- * (HTTP now, the realtime layer's chatSend frames later). dm channels exist
+ * (HTTP, and the realtime layer's chatSend frames). dm channels exist
  * between friends (dmChannelId); party channels are the partyId.
  */
 import { randomUUID } from 'node:crypto';
-import { AppError, badRequest, createBatcher, notFound, onePer, UUID_PATTERN as GUID, type Queryable } from '@platform/kit';
+import { createBatcher, onePer, UUID_PATTERN as GUID, type Queryable } from '@platform/kit';
 import type { Ctx, UserRow } from './context.js';
-import { areFriends, blockedEitherWay } from './users.js';
 import { limitChat } from './limits.js';
+import { socialError } from './errors.js';
+import { channelHistory, deleteMessagesBefore, insertDmMessage, insertPartyMessages, type ChatKind, type MessageRow, type PartyInsert } from '../queries/chat.js';
+import { areFriends, dmChannelOf } from '../queries/friends.js';
+import { isPartyMember } from '../queries/parties.js';
+import { blockedEitherWay } from '../queries/relations.js';
 
-export type ChatKind = 'dm' | 'party';
+export type { ChatKind } from '../queries/chat.js';
 
-interface MessageRow {
-  id: string;
-  channel: ChatKind;
-  channel_id: string;
-  body: string;
-  sent_at: Date;
-  public_id: string;
-}
-
-const noChannel = () => notFound('channel_not_found', 'No such chat channel');
+const noChannel = () => socialError('channel_not_found', 'No such chat channel');
 
 export function assertChatEnabled(ctx: Ctx): void {
-  if (!ctx.config.chatEnabled) throw notFound('feature_disabled', 'Chat is disabled on this server');
+  if (!ctx.config.chatEnabled) throw socialError('feature_disabled', 'Chat is disabled on this server');
 }
 
 const messageDto = (m: MessageRow) => ({
@@ -37,48 +32,17 @@ const messageDto = (m: MessageRow) => ({
 
 /** The other participant of a dm channel the user belongs to. */
 async function dmPeer(db: Queryable, userId: string, channelId: string): Promise<string | undefined> {
-  const r = await db.query<{ user_low: string; user_high: string }>(
-    'SELECT user_low, user_high FROM dm_channels WHERE channel_id = $1 AND (user_low = $2 OR user_high = $2)',
-    [channelId, userId],
-  );
-  const row = r.rows[0];
+  const row = await dmChannelOf(db, channelId, userId);
   return row ? (row.user_low === userId ? row.user_high : row.user_low) : undefined;
 }
 
-async function isPartyMember(db: Queryable, userId: string, partyId: string): Promise<boolean> {
-  return (await db.query('SELECT 1 FROM party_members WHERE party_id = $1 AND user_id = $2', [partyId, userId])).rowCount > 0;
-}
-
-interface PartyInsert {
-  id: string;
-  channelId: string;
-  from: string;
-  body: string;
-  sentAt: Date;
-}
-
 /**
- * Party messages of many senders in one statement: each row is written only if its sender is a member
- * of the party at that moment; rows keep their arrival order (seq). Returns each message's stored
- * sent_at, or undefined where the sender is not a member.
+ * Party messages of many senders, arriving together, in one statement (group commit): each caller gets its
+ * message's stored sent_at, or undefined where the sender is not a member.
  */
-const PARTY_INSERT_SQL = `INSERT INTO chat_messages (id, channel, channel_id, from_user, body, sent_at)
-SELECT m.id, 'party', m.channel_id, m.from_user, m.body, m.sent_at
-FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::timestamptz[]) WITH ORDINALITY AS m(id, channel_id, from_user, body, sent_at, ord)
-WHERE EXISTS (SELECT 1 FROM party_members pm WHERE pm.party_id = m.channel_id AND pm.user_id = m.from_user)
-ORDER BY m.ord
-RETURNING id, sent_at`;
-
 const partyInserter = onePer((db: Queryable) =>
   createBatcher<PartyInsert, Date | undefined>(async (items) => {
-    const r = await db.query<{ id: string; sent_at: Date }>(PARTY_INSERT_SQL, [
-      items.map((m) => m.id),
-      items.map((m) => m.channelId),
-      items.map((m) => m.from),
-      items.map((m) => m.body),
-      items.map((m) => m.sentAt.toISOString()),
-    ]);
-    const stored = new Map(r.rows.map((x) => [x.id, x.sent_at]));
+    const stored = new Map((await insertPartyMessages(db, items)).map((x) => [x.id, x.sent_at]));
     return items.map((m) => stored.get(m.id));
   }),
 );
@@ -92,9 +56,9 @@ const partyInserter = onePer((db: Queryable) =>
 export async function sendChatMessage(ctx: Ctx, sender: UserRow, input: { channel: ChatKind; channelId: string; body: string }) {
   assertChatEnabled(ctx);
   const body = input.body.trim();
-  if (!body) throw badRequest('invalid_body', 'body must not be empty', { field: 'body' });
+  if (!body) throw socialError('invalid_body', 'body must not be empty', { field: 'body' });
   if (body.length > ctx.config.chatMaxLength) {
-    throw badRequest('body_too_long', `body must have at most ${ctx.config.chatMaxLength} characters`, { field: 'body' });
+    throw socialError('body_too_long', `body must have at most ${ctx.config.chatMaxLength} characters`, { field: 'body' });
   }
   if (!GUID.test(input.channelId)) throw noChannel();
   const channelId = input.channelId.toLowerCase();
@@ -104,19 +68,13 @@ export async function sendChatMessage(ctx: Ctx, sender: UserRow, input: { channe
     peer = await dmPeer(ctx.db, sender.id, channelId);
     if (!peer) throw noChannel();
     if (!(await areFriends(ctx.db, sender.id, peer)) || (await blockedEitherWay(ctx.db, sender.id, peer))) {
-      throw new AppError(403, 'not_friends', 'Direct messages are only possible between friends');
+      throw socialError('not_friends', 'Direct messages are only possible between friends');
     }
     await limitChat(ctx, sender.id);
-    row = (
-      await ctx.db.query<MessageRow>(
-        `INSERT INTO chat_messages (channel, channel_id, from_user, body, sent_at) VALUES ($1, $2, $3, $4, $5)
-         RETURNING id, channel, channel_id, body, sent_at, $6::text AS public_id`,
-        [input.channel, channelId, sender.id, body, ctx.now(), sender.public_id],
-      )
-    ).rows[0];
+    row = await insertDmMessage(ctx.db, { channelId, from: sender.id, fromPublicId: sender.public_id, body, sentAt: ctx.now() });
   } else {
-    // The hot path of party chat: the membership check rides in the INSERT, and the INSERTs of messages
-    // arriving together share one statement (group commit, see partyInserter). Attempts count against the
+    // The hot path of party chat: the membership check rides in the insert itself, and the inserts of
+    // messages arriving together share one statement (group commit, see partyInserter). Attempts count against the
     // sender's chat limit.
     await limitChat(ctx, sender.id);
     const id = randomUUID();
@@ -145,7 +103,7 @@ export async function history(ctx: Ctx, me: UserRow, kind: ChatKind, channelIdRa
   assertChatEnabled(ctx);
   if (!GUID.test(channelIdRaw)) throw noChannel();
   const channelId = channelIdRaw.toLowerCase();
-  if (kind === 'dm' ? !(await dmPeer(ctx.db, me.id, channelId)) : !(await isPartyMember(ctx.db, me.id, channelId))) throw noChannel();
+  if (kind === 'dm' ? !(await dmPeer(ctx.db, me.id, channelId)) : !(await isPartyMember(ctx.db, channelId, me.id))) throw noChannel();
   let beforeAt: Date | null = null;
   if (before !== undefined) {
     // An RFC 3339 instant (the route's date-time format) within years 1–9999: what JavaScript parses beyond
@@ -153,24 +111,15 @@ export async function history(ctx: Ctx, me: UserRow, kind: ChatKind, channelIdRa
     beforeAt = new Date(before);
     const year = beforeAt.getUTCFullYear();
     if (Number.isNaN(beforeAt.getTime()) || year < 1 || year > 9999) {
-      throw badRequest('validation_failed', 'before must be an RFC 3339 instant between years 1 and 9999', { field: 'before' });
+      throw socialError('validation_failed', 'before must be an RFC 3339 instant between years 1 and 9999', { field: 'before' });
     }
   }
-  const rows = (
-    await ctx.db.query<MessageRow>(
-      `SELECT m.id, m.channel, m.channel_id, m.body, m.sent_at, u.public_id
-         FROM chat_messages m JOIN users u ON u.id = m.from_user
-        WHERE m.channel = $1 AND m.channel_id = $2 AND ($4::timestamptz IS NULL OR m.sent_at < $4)
-          AND NOT EXISTS (SELECT 1 FROM blocks b WHERE (b.blocker = $3 AND b.blocked = m.from_user) OR (b.blocker = m.from_user AND b.blocked = $3))
-        ORDER BY m.sent_at DESC, m.seq DESC LIMIT $5`,
-      [kind, channelId, me.id, beforeAt, limit],
-    )
-  ).rows;
+  const rows = await channelHistory(ctx.db, { kind, channelId, reader: me.id, before: beforeAt, limit });
   return { messages: rows.map(messageDto) };
 }
 
 /** Deletes messages older than the retention period; returns how many. */
 export async function purgeChat(ctx: Ctx, now: Date = ctx.now()): Promise<number> {
   const cutoff = new Date(now.getTime() - ctx.config.chatRetentionDays * 86_400_000);
-  return (await ctx.db.query('DELETE FROM chat_messages WHERE sent_at < $1', [cutoff])).rowCount;
+  return deleteMessagesBefore(ctx.db, cutoff);
 }

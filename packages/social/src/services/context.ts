@@ -22,18 +22,4 @@ export interface GameContext {
 export const NO_GAME: GameContext = { gameId: null, visibility: 'isolated' };
 
 /** The acting user (internal row; account_id never leaves the service). */
-export interface UserRow {
-  id: string;
-  account_id: string;
-  public_id: string;
-  display_name: string;
-  name_key: string;
-  discriminator: string;
-  avatar_url: string | null;
-  status: string | null;
-  visibility: ProfileVisibility;
-  invisible: boolean;
-  created_at: Date;
-}
-
-export type ProfileVisibility = 'public' | 'friends' | 'private';
+export type { ProfileVisibility, UserRow } from '../queries/users.js';

@@ -8,6 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createBatcher, type Database, type StateStore } from '@platform/kit';
+import { mutersAmong as mutersAmongRows } from '../queries/relations.js';
 
 export type EventType =
   | 'friendRequestReceived'
@@ -142,8 +143,7 @@ export function createEventPublisher(
   };
   /** Those of `userIds` who muted `actorId`, in one query. */
   const mutersAmong = async (actorId: string, userIds: string[]): Promise<Set<string>> => {
-    const r = await db.query<{ muter: string }>('SELECT muter FROM mutes WHERE muted = $1 AND muter = ANY($2::uuid[])', [actorId, userIds]);
-    return new Set(r.rows.map((m) => m.muter));
+    return new Set(await mutersAmongRows(db, actorId, userIds));
   };
   const send = async (channel: string, env: EventEnvelope) => {
     if (local) {

@@ -6,6 +6,8 @@
  */
 import { createBatcher, onePer, type Queryable } from '@platform/kit';
 import type { UserRow } from './context.js';
+import { unmutedFriendships } from '../queries/friends.js';
+import { usersByIds } from '../queries/users.js';
 
 export interface GroupedReads {
   /** The user row by internal id (undefined when it was deleted). */
@@ -19,19 +21,12 @@ const distinct = (ids: string[]) => [...new Set(ids)];
 export const groupedReads = onePer(
   (db: Queryable): GroupedReads => ({
     user: createBatcher<string, UserRow | undefined>(async (ids) => {
-      const rows = (await db.query<UserRow>('SELECT * FROM users WHERE id = ANY($1::uuid[])', [distinct(ids)])).rows;
+      const rows = await usersByIds(db, distinct(ids));
       const byId = new Map(rows.map((r) => [r.id, r]));
       return ids.map((id) => byId.get(id));
     }),
     unmutedFriends: createBatcher<string, string[]>(async (owners) => {
-      const rows = (
-        await db.query<{ user_id: string; friend_id: string }>(
-          `SELECT f.user_id, f.friend_id FROM friendships f
-           WHERE f.user_id = ANY($1::uuid[])
-             AND NOT EXISTS (SELECT 1 FROM mutes m WHERE m.muter = f.friend_id AND m.muted = f.user_id)`,
-          [distinct(owners)],
-        )
-      ).rows;
+      const rows = await unmutedFriendships(db, distinct(owners));
       const byOwner = new Map<string, string[]>();
       for (const r of rows) {
         const list = byOwner.get(r.user_id);

@@ -4,10 +4,13 @@
  * Rich presence carries the game it was set from (origin) and that game's
  * cross-game visibility; every view of it goes through `viewPresence`.
  */
-import { AppError, badRequest, notFound } from '@platform/kit';
+import { AppError } from '@platform/kit';
 import type { Ctx, CrossGameVisibility, GameContext, UserRow } from './context.js';
 import { groupedReads } from './grouped-reads.js';
-import { areFriends, blockedEitherWay, requireUser } from './users.js';
+import { requireUser } from './users.js';
+import { socialError } from './errors.js';
+import { areFriends } from '../queries/friends.js';
+import { blockedEitherWay } from '../queries/relations.js';
 
 export type PresenceState = 'online' | 'away' | 'busy' | 'dnd' | 'invisible';
 export type VisibleState = Exclude<PresenceState, 'invisible'> | 'offline';
@@ -40,15 +43,15 @@ const MAX_EXTRA_BYTES = 2048;
 export function normaliseState(raw: string): PresenceState {
   const s = raw.toLowerCase();
   if (s === 'online' || s === 'away' || s === 'busy' || s === 'dnd' || s === 'invisible') return s;
-  throw badRequest('invalid_state', 'state must be online, away, busy, dnd or invisible', { field: 'state' });
+  throw socialError('invalid_state', 'state must be online, away, busy, dnd or invisible', { field: 'state' });
 }
 
 export function validateRichPresence(rp: RichPresence): RichPresence {
   if (rp.extra !== undefined && Buffer.byteLength(JSON.stringify(rp.extra)) > MAX_EXTRA_BYTES) {
-    throw badRequest('rich_presence_too_large', 'richPresence.extra must serialise to at most 2 KiB', { field: 'richPresence.extra' });
+    throw socialError('rich_presence_too_large', 'richPresence.extra must serialise to at most 2 KiB', { field: 'richPresence.extra' });
   }
   if (rp.join?.bag !== undefined && Buffer.byteLength(JSON.stringify(rp.join.bag)) > MAX_EXTRA_BYTES) {
-    throw badRequest('rich_presence_too_large', 'richPresence.join.bag must serialise to at most 2 KiB', { field: 'richPresence.join.bag' });
+    throw socialError('rich_presence_too_large', 'richPresence.join.bag must serialise to at most 2 KiB', { field: 'richPresence.join.bag' });
   }
   return { ...rp, joinable: rp.joinable ?? false };
 }
@@ -197,7 +200,7 @@ export async function clearPresence(ctx: Ctx, userId: string): Promise<void> {
 
 /** Presence of another user: visible to themselves and to friends (no block). */
 export async function presenceOf(ctx: Ctx, viewer: UserRow, game: GameContext, publicId: string) {
-  const hidden = () => notFound('not_visible', 'This user’s presence is not visible to you');
+  const hidden = () => socialError('not_visible', 'This user’s presence is not visible to you');
   let owner: UserRow;
   try {
     owner = await requireUser(ctx.db, publicId);

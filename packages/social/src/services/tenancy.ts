@@ -6,9 +6,10 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import { AppError, badRequest, sha256Hex, unauthorized, unavailable } from '@platform/kit';
+import { sha256Hex } from '@platform/kit';
 import { CROSS_GAME_VISIBILITY } from '../config.js';
 import { NO_GAME, type CrossGameVisibility, type GameContext } from './context.js';
+import { socialError } from './errors.js';
 
 export interface TenancyResolver {
   resolve(key: string | undefined, secret: string | undefined): Promise<GameContext>;
@@ -50,7 +51,7 @@ export function registryTenancy(opts: { registryUrl: string; cacheMs: number; ti
   return {
     async resolve(key, secret) {
       if (key === undefined && secret === undefined) return NO_GAME;
-      if (!key || !secret) throw badRequest('incomplete_game_credentials', 'X-Platform-Game-Key and X-Platform-Game-Secret go together');
+      if (!key || !secret) throw socialError('incomplete_game_credentials', 'X-Platform-Game-Key and X-Platform-Game-Secret go together');
       const cacheKey = sha256Hex(`${key}\u0000${secret}`);
       const hit = cache.get(cacheKey);
       let game: GameContext | null;
@@ -61,7 +62,7 @@ export function registryTenancy(opts: { registryUrl: string; cacheMs: number; ti
         try {
           res = await postJson(endpoint, { ApiKey: key, ApiSecret: secret }, opts.timeoutMs ?? 3000);
         } catch (err) {
-          throw new AppError(503, 'registry_unavailable', 'The game registry cannot be reached', { cause: err });
+          throw socialError('registry_unavailable', 'The game registry cannot be reached', undefined, { cause: err });
         }
         if (res.status === 200 && res.body?.Valid === true && typeof res.body.GameId === 'string') {
           const v = String(res.body.CrossGameVisibility ?? 'isolated').toLowerCase();
@@ -70,12 +71,12 @@ export function registryTenancy(opts: { registryUrl: string; cacheMs: number; ti
         } else if (res.status === 401 || res.status === 403 || (res.status === 200 && res.body?.Valid === false)) {
           game = null;
         } else {
-          throw unavailable('registry_unavailable', `The game registry answered HTTP ${res.status}`);
+          throw socialError('registry_unavailable', `The game registry answered HTTP ${res.status}`);
         }
         if (cache.size > 10_000) cache.clear();
         cache.set(cacheKey, { at: now(), game });
       }
-      if (!game) throw unauthorized('invalid_game_credentials', 'The game key or secret is not valid');
+      if (!game) throw socialError('invalid_game_credentials', 'The game key or secret is not valid');
       return game;
     },
   };

@@ -4,8 +4,14 @@
  * (case-insensitive), allocated with a unique index and retries.
  */
 import { randomInt } from 'node:crypto';
-import { AppError, badRequest, isUniqueViolation, notFound, randomToken, type Queryable } from '@platform/kit';
+import { isUniqueViolation, randomToken, type Queryable } from '@platform/kit';
 import type { Ctx, UserRow } from './context.js';
+import { socialError } from './errors.js';
+import { limitSearch } from './limits.js';
+import { hasBlocked } from '../queries/relations.js';
+import { insertUser, searchByHandle, searchByPrefix, setDisplayName, setName, userByAccount, userByHandle, userByPublicId } from '../queries/users.js';
+
+export { userByAccount, userById } from '../queries/users.js';
 
 export const DEFAULT_DISPLAY_NAME = 'Player';
 const DISPLAY_NAME = /^[\p{L}\p{N}_.\- ]{2,32}$/u;
@@ -19,17 +25,9 @@ const randomDiscriminator = () => String(randomInt(1, 10_000)).padStart(4, '0');
 export function normaliseDisplayName(raw: string): string {
   const name = raw.trim().replace(/\s+/g, ' ');
   if (!DISPLAY_NAME.test(name)) {
-    throw badRequest('invalid_display_name', 'displayName must be 2–32 letters, digits, spaces, "_", "-" or "."', { field: 'displayName' });
+    throw socialError('invalid_display_name', 'displayName must be 2–32 letters, digits, spaces, "_", "-" or "."', { field: 'displayName' });
   }
   return name;
-}
-
-export async function userByAccount(db: Queryable, accountId: string): Promise<UserRow | undefined> {
-  return (await db.query<UserRow>('SELECT * FROM users WHERE account_id = $1', [accountId])).rows[0];
-}
-
-export async function userById(db: Queryable, id: string): Promise<UserRow | undefined> {
-  return (await db.query<UserRow>('SELECT * FROM users WHERE id = $1', [id])).rows[0];
 }
 
 /** The profile of an account, created on first use. */
@@ -46,53 +44,40 @@ export async function ensureUser(ctx: Ctx, accountId: string, handleHint?: strin
   }
   for (let i = 0; i < ALLOCATION_ATTEMPTS; i++) {
     try {
-      const r = await ctx.db.query<UserRow>(
-        `INSERT INTO users (account_id, public_id, display_name, name_key, discriminator)
-         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (account_id) DO NOTHING RETURNING *`,
-        [accountId, newPublicId(), name, name.toLowerCase(), randomDiscriminator()],
-      );
-      if (r.rows[0]) return r.rows[0];
+      const row = await insertUser(ctx.db, { accountId, publicId: newPublicId(), displayName: name, nameKey: name.toLowerCase(), discriminator: randomDiscriminator() });
+      if (row) return row;
       const raced = await userByAccount(ctx.db, accountId);
       if (raced) return raced;
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
     }
   }
-  throw new AppError(409, 'name_unavailable', 'No free discriminator for this display name');
+  throw socialError('name_unavailable', 'No free discriminator for this display name');
 }
 
 /** Renames a user; keeps the discriminator when only the letter case changes. */
 export async function rename(ctx: Ctx, user: UserRow, displayName: string): Promise<UserRow> {
   const name = normaliseDisplayName(displayName);
   const key = name.toLowerCase();
-  if (key === user.name_key) {
-    const r = await ctx.db.query<UserRow>('UPDATE users SET display_name = $2 WHERE id = $1 RETURNING *', [user.id, name]);
-    return r.rows[0];
-  }
+  if (key === user.name_key) return setDisplayName(ctx.db, user.id, name);
   for (let i = 0; i < ALLOCATION_ATTEMPTS; i++) {
     try {
-      const r = await ctx.db.query<UserRow>(
-        'UPDATE users SET display_name = $2, name_key = $3, discriminator = $4 WHERE id = $1 RETURNING *',
-        [user.id, name, key, i === 0 ? user.discriminator : randomDiscriminator()],
-      );
-      return r.rows[0];
+      return await setName(ctx.db, user.id, { displayName: name, nameKey: key, discriminator: i === 0 ? user.discriminator : randomDiscriminator() });
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
     }
   }
-  throw new AppError(409, 'name_unavailable', 'No free discriminator for this display name');
+  throw socialError('name_unavailable', 'No free discriminator for this display name');
 }
 
 /** Resolves `Name#1234` (case-insensitive name) or a publicId to a user. */
 export async function findByHandle(db: Queryable, handle: string): Promise<UserRow | undefined> {
   const m = FULL_HANDLE.exec(handle.trim());
   if (!m) return undefined;
-  return (await db.query<UserRow>('SELECT * FROM users WHERE name_key = $1 AND discriminator = $2', [m[1].trim().toLowerCase(), m[2]])).rows[0];
+  return userByHandle(db, m[1].trim().toLowerCase(), m[2]);
 }
 
-export async function findByPublicId(db: Queryable, publicId: string): Promise<UserRow | undefined> {
-  return (await db.query<UserRow>('SELECT * FROM users WHERE public_id = $1', [publicId])).rows[0];
-}
+export const findByPublicId = userByPublicId;
 
 /** The target of a body naming a user by exactly one of handle/publicId. */
 export async function resolveTarget(
@@ -101,15 +86,15 @@ export async function resolveTarget(
   names: { handle: string; publicId: string } = { handle: 'handle', publicId: 'publicId' },
 ): Promise<UserRow> {
   const given = [body.handle, body.publicId].filter((v) => v !== undefined);
-  if (given.length !== 1) throw badRequest('target_required', `Give exactly one of ${names.handle} or ${names.publicId}`);
+  if (given.length !== 1) throw socialError('target_required', `Give exactly one of ${names.handle} or ${names.publicId}`);
   const u = body.handle !== undefined ? await findByHandle(db, body.handle) : await findByPublicId(db, body.publicId!);
-  if (!u) throw notFound('user_not_found', 'No such user');
+  if (!u) throw socialError('user_not_found', 'No such user');
   return u;
 }
 
 export async function requireUser(db: Queryable, publicId: string): Promise<UserRow> {
   const u = await findByPublicId(db, publicId);
-  if (!u) throw notFound('user_not_found', 'No such user');
+  if (!u) throw socialError('user_not_found', 'No such user');
   return u;
 }
 
@@ -119,25 +104,28 @@ export async function requireUser(db: Queryable, publicId: string): Promise<User
  */
 export async function requireAddressableUser(db: Queryable, me: { id: string }, publicId: string): Promise<UserRow> {
   const u = await findByPublicId(db, publicId);
-  if (!u || (u.id !== me.id && (await hasBlocked(db, u.id, me.id)))) throw notFound('user_not_found', 'No such user');
+  if (!u || (u.id !== me.id && (await hasBlocked(db, u.id, me.id)))) throw socialError('user_not_found', 'No such user');
   return u;
 }
 
+// ------------------------------------------------------------ search
+
+/** Search by exact `Name#1234` or by name prefix; blocks hide both ways. */
+export async function searchUsers(ctx: Ctx, me: UserRow, handle: string, limit: number, offset: number) {
+  const q = handle.trim();
+  if (!q) throw socialError('validation_failed', 'handle must not be empty', { field: 'handle' });
+  const exact = /^(.+)#(\d{4})$/.exec(q);
+  if (!exact && [...q].length < ctx.config.searchMinPrefix) {
+    throw socialError('prefix_too_short', `A name prefix needs at least ${ctx.config.searchMinPrefix} characters (or search an exact Name#1234)`, { field: 'handle' });
+  }
+  await limitSearch(ctx, me.id);
+  const rows = exact
+    ? await searchByHandle(ctx.db, me.id, exact[1].trim().toLowerCase(), exact[2])
+    : await searchByPrefix(ctx.db, me.id, q.toLowerCase(), limit, offset);
+  return rows.map((u) => userSummary(u, { friend: u.friend }));
+}
+
 // ------------------------------------------------------------ relations
-
-export async function areFriends(db: Queryable, a: string, b: string): Promise<boolean> {
-  return (await db.query('SELECT 1 FROM friendships WHERE user_id = $1 AND friend_id = $2', [a, b])).rowCount > 0;
-}
-
-export async function hasBlocked(db: Queryable, blocker: string, blocked: string): Promise<boolean> {
-  return (await db.query('SELECT 1 FROM blocks WHERE blocker = $1 AND blocked = $2', [blocker, blocked])).rowCount > 0;
-}
-
-export async function blockedEitherWay(db: Queryable, a: string, b: string): Promise<boolean> {
-  return (
-    (await db.query('SELECT 1 FROM blocks WHERE (blocker = $1 AND blocked = $2) OR (blocker = $2 AND blocked = $1)', [a, b])).rowCount > 0
-  );
-}
 
 /**
  * The block rule for anything the caller sends to a target (requests,
@@ -145,12 +133,8 @@ export async function blockedEitherWay(db: Queryable, a: string, b: string): Pro
  * caller blocked is named (409) so the caller can unblock.
  */
 export async function assertNotBlocked(db: Queryable, caller: string, target: string): Promise<void> {
-  if (await hasBlocked(db, target, caller)) throw notFound('user_not_found', 'No such user');
-  if (await hasBlocked(db, caller, target)) throw new AppError(409, 'you_blocked_user', 'You blocked this user; unblock them first');
-}
-
-export async function friendIds(db: Queryable, userId: string): Promise<string[]> {
-  return (await db.query<{ friend_id: string }>('SELECT friend_id FROM friendships WHERE user_id = $1', [userId])).rows.map((r) => r.friend_id);
+  if (await hasBlocked(db, target, caller)) throw socialError('user_not_found', 'No such user');
+  if (await hasBlocked(db, caller, target)) throw socialError('you_blocked_user', 'You blocked this user; unblock them first');
 }
 
 // ------------------------------------------------------------ views

@@ -1,0 +1,141 @@
+/**
+ * Events to sockets: the hub's dispatch (control messages, party-channel filtering, one encoded frame per
+ * event), party-channel membership of each socket, and the fan-out channel of many-recipient events.
+ */
+import type { Ctx } from '../services/context.js';
+import { FANOUT_CHANNEL, partyChannel, userChannel, type EventEnvelope, type FanoutMessage } from '../services/events.js';
+import { currentPartyId } from '../services/parties.js';
+import { CLOSE, closeConn, type Connection, type Log, type Sender } from './connection.js';
+import { Hub, type Dispatch } from './hub.js';
+import type { RelationsCache } from './relations-cache.js';
+
+const USER_PREFIX = 'social:user:';
+const PARTY_PREFIX = 'social:party:';
+
+export interface Fanout {
+  readonly hub: Hub<Connection>;
+  /** Moves the socket to the party channel the database says the user is in. */
+  syncParty(conn: Connection): Promise<void>;
+  /** Stops local delivery and leaves the fan-out channel. */
+  close(): Promise<void>;
+}
+
+/**
+ * The last frame encoded, by its event's type and data object: a presence change to many friends hands
+ * the same data object to every friend who sees the same view, so it is serialised and UTF-8 encoded
+ * once, not once per friend. Forgotten at the end of the synchronous run that made it (data objects are
+ * not changed after they are published, but nothing here needs to rely on that for longer).
+ */
+function frameEncoder(): (type: string, data: unknown) => Buffer {
+  let lastEncoded: { type: string; data: unknown; frame: Buffer } | undefined;
+  return (type, data) => {
+    if (lastEncoded && lastEncoded.data === data && lastEncoded.type === type && data !== null && typeof data === 'object') return lastEncoded.frame;
+    const frame = Buffer.from(JSON.stringify({ type, data }));
+    if (!lastEncoded) queueMicrotask(() => (lastEncoded = undefined));
+    lastEncoded = { type, data, frame };
+    return frame;
+  };
+}
+
+interface DispatchDeps {
+  sender: Sender;
+  relations: RelationsCache;
+  syncParty(conn: Connection): Promise<void>;
+}
+
+/** Control messages (types starting with `_`) on a user channel: consumed here, never forwarded as such. */
+async function dispatchControl(deps: DispatchDeps, channel: string, msg: EventEnvelope, recipients: Connection[]): Promise<void> {
+  if (!channel.startsWith(USER_PREFIX)) return;
+  const type = msg.type as string;
+  const data = (msg.data ?? {}) as { event?: { type: string; data: unknown } };
+  if (type === '_partyChanged') {
+    await Promise.all(recipients.map((c) => deps.syncParty(c)));
+    if (data.event) {
+      const frame = JSON.stringify({ type: data.event.type, data: data.event.data });
+      for (const c of recipients) deps.sender.send(c, frame);
+    }
+  } else if (type === '_accountDeleted') {
+    for (const c of recipients) closeConn(c, CLOSE.accountDeleted, 'account deleted');
+  }
+}
+
+/** Synchronous unless it must read something first (control messages, a chat author's relations). */
+function createDispatch(deps: DispatchDeps): Dispatch<Connection> {
+  const encode = frameEncoder();
+  const deliver = (type: string, data: unknown, targets: Connection[]) => {
+    // One frame for every recipient: the payload is the same for all of them.
+    const frame = encode(type, data);
+    for (const c of targets) deps.sender.send(c, frame);
+  };
+  return (channel, msg, recipients) => {
+    const type = msg.type as string;
+    if (type.startsWith('_')) return dispatchControl(deps, channel, msg, recipients);
+    let targets = recipients;
+    if (channel.startsWith(PARTY_PREFIX)) {
+      const data = msg.data as { publicId?: string; reason?: string; member?: { publicId?: string } };
+      // The member's own copy of these arrives on their user channel.
+      if (type === 'partyMemberJoined') targets = targets.filter((c) => c.user.public_id !== data.member?.publicId);
+      if (type === 'partyMemberLeft' && data.reason === 'kicked') targets = targets.filter((c) => c.user.public_id !== data.publicId);
+      if (type === 'chatMessage' && msg.actorPublicId) {
+        const members = targets;
+        return deps.relations
+          .excludedFor(msg.actorPublicId)
+          .then((excluded) => deliver(type, msg.data, excluded.size ? members.filter((c) => !excluded.has(c.user.id)) : members));
+      }
+    }
+    deliver(type, msg.data, targets);
+  };
+}
+
+/** Many-recipient events (presence and profile changes to friends) from the other nodes. */
+function subscribeFanout(ctx: Ctx, hub: Hub<Connection>, log: Log) {
+  return ctx.state
+    .subscribe(FANOUT_CHANNEL, (raw) => {
+      if (hub.isOwnEcho(raw)) return;
+      let m: FanoutMessage;
+      try {
+        m = JSON.parse(raw) as FanoutMessage;
+        if (!m || typeof m.type !== 'string' || !Array.isArray(m.groups) || !m.groups.every((g) => g && Array.isArray(g.userIds))) {
+          throw new Error('not a fan-out message');
+        }
+      } catch (err) {
+        log.warn({ err }, 'unreadable fan-out event dropped');
+        return;
+      }
+      const actor = m.actorPublicId ? { actorPublicId: m.actorPublicId } : {};
+      // One data object per group: every local recipient of a group gets the same frame, encoded once.
+      for (const g of m.groups) for (const userId of g.userIds) hub.deliverLocal(userChannel(userId), { type: m.type, data: g.data, ...actor });
+    })
+    .catch((err) => {
+      log.warn({ err }, 'fan-out channel not subscribed');
+      return undefined;
+    });
+}
+
+export function createFanout(ctx: Ctx, log: Log, sender: Sender, relations: RelationsCache): Fanout {
+  const syncParty = (conn: Connection) => {
+    conn.partySync = conn.partySync
+      .then(async () => {
+        if (conn.closing) return;
+        const partyId = await currentPartyId(ctx.db, conn.user.id);
+        if (partyId === conn.partyId) return;
+        const old = conn.partyId;
+        conn.partyId = partyId;
+        if (old) await hub.leave(partyChannel(old), conn);
+        if (partyId) await hub.join(partyChannel(partyId), conn);
+      })
+      .catch((err) => log.warn({ err, socketId: conn.id }, 'party channel sync failed'));
+    return conn.partySync;
+  };
+  const hub = new Hub<Connection>(ctx.state, createDispatch({ sender, relations, syncParty }), log, ctx.events.origin);
+  ctx.events.deliverLocally((channel, env) => hub.deliverLocal(channel, env));
+  const subscription = subscribeFanout(ctx, hub, log);
+  return {
+    hub,
+    syncParty,
+    async close() {
+      ctx.events.deliverLocally(undefined);
+      await (await subscription)?.().catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,101 @@
+/**
+ * The sockets of this node from the handshake to the end of their cleanup: joining the user channel, then
+ * the party channel, then registering presence; on close, leaving both channels and (unless the node is
+ * draining) the presence registration.
+ */
+import type { WebSocket, RawData } from 'ws';
+import type { Ctx, GameContext, UserRow } from '../services/context.js';
+import { partyChannel, userChannel } from '../services/events.js';
+import { CLOSE, closeConn, type Connection, type Log } from './connection.js';
+import type { Fanout } from './fanout.js';
+import type { PresenceTracker } from './presence-tracker.js';
+
+export interface Connections {
+  /** Open sockets on this node. */
+  readonly all: ReadonlySet<Connection>;
+  open(ws: WebSocket, user: UserRow, game: GameContext): void;
+  /** Resolves once every closed socket's cleanup has finished. */
+  settled(): Promise<void>;
+}
+
+interface ConnectionDeps {
+  ctx: Ctx;
+  log: Log;
+  tracker: PresenceTracker;
+  fanout: Fanout;
+  onMessage(conn: Connection, data: RawData, isBinary: boolean): void;
+  draining(): boolean;
+}
+
+function newConnection(deps: ConnectionDeps, id: string, ws: WebSocket, user: UserRow, game: GameContext): Connection {
+  return {
+    id,
+    ws,
+    user,
+    game,
+    partySync: Promise.resolve(),
+    setup: Promise.resolve(),
+    chain: Promise.resolve(),
+    alive: true,
+    tokens: deps.ctx.config.wsFramesPerSecond,
+    refilledAt: Date.now(),
+    strikes: 0,
+    closing: false,
+    registeredAt: 0,
+  };
+}
+
+/** The user channel first, then the party read: a party change in between still arrives as a control message. */
+async function setUp(deps: ConnectionDeps, conn: Connection): Promise<void> {
+  await deps.fanout.hub.join(userChannel(conn.user.id), conn);
+  await deps.fanout.syncParty(conn);
+  const at = Date.now();
+  await deps.tracker.connected(conn.user, conn.id, conn.game);
+  conn.registeredAt = at;
+}
+
+async function cleanUp(deps: ConnectionDeps, conn: Connection): Promise<void> {
+  await conn.setup.catch(() => {});
+  await conn.partySync;
+  await deps.fanout.hub.leave(userChannel(conn.user.id), conn);
+  if (conn.partyId) await deps.fanout.hub.leave(partyChannel(conn.partyId), conn);
+  // A drained node leaves its registrations to lapse: clients reconnect elsewhere without an offline flicker.
+  if (!deps.draining()) await deps.tracker.disconnected(conn.user.id, conn.id);
+}
+
+export function createConnections(deps: ConnectionDeps): Connections {
+  const { log } = deps;
+  const all = new Set<Connection>();
+  const cleanups = new Set<Promise<void>>();
+  let seq = 0;
+  return {
+    all,
+    open(ws, user, game) {
+      const conn = newConnection(deps, `${deps.tracker.nodeId}.${++seq}`, ws, user, game);
+      all.add(conn);
+      ws.on('pong', () => {
+        conn.alive = true;
+      });
+      ws.on('message', (data, isBinary) => deps.onMessage(conn, data, isBinary));
+      ws.on('error', (err) => log.info({ err: { message: err.message }, socketId: conn.id }, 'websocket error'));
+      ws.on('close', (code) => {
+        conn.closing = true;
+        log.info({ socketId: conn.id, code }, 'websocket closed');
+        all.delete(conn);
+        const p = cleanUp(deps, conn)
+          .catch((err) => log.warn({ err, socketId: conn.id }, 'websocket cleanup failed'))
+          .finally(() => cleanups.delete(p));
+        cleanups.add(p);
+      });
+      conn.setup = setUp(deps, conn);
+      conn.setup.catch((err) => {
+        log.error({ err, socketId: conn.id }, 'websocket setup failed');
+        closeConn(conn, CLOSE.internal, 'setup failed');
+      });
+      log.info({ socketId: conn.id }, 'websocket connected');
+    },
+    async settled() {
+      while (cleanups.size) await Promise.allSettled([...cleanups]);
+    },
+  };
+}

@@ -1,0 +1,143 @@
+/**
+ * The upgrade of GET /v1/ws, before the handshake completes: path and method, the per-node socket caps,
+ * authentication (same rules as HTTP, plus a token in the `bearer` subprotocol or the `access_token`
+ * query parameter) and tenancy. Anything refused is answered with a plain HTTP error on the socket.
+ */
+import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import type { Duplex } from 'node:stream';
+import { AppError } from '@platform/kit';
+import type { Authenticator } from '../services/auth.js';
+import type { Ctx, GameContext, UserRow } from '../services/context.js';
+import { socialErrors, type SocialErrorCode } from '../services/errors.js';
+import type { TenancyResolver } from '../services/tenancy.js';
+import { ensureUser } from '../services/users.js';
+import type { Log } from './connection.js';
+
+export const WS_PATH = '/v1/ws';
+
+/** The access token of a browser client: subprotocols ["bearer", "<token>"], or ?access_token=. */
+export function socketToken(req: IncomingMessage): string | undefined {
+  const proto = req.headers['sec-websocket-protocol'];
+  if (typeof proto === 'string') {
+    const list = proto.split(',').map((s) => s.trim());
+    const i = list.indexOf('bearer');
+    if (i >= 0 && list[i + 1]) return list[i + 1];
+  }
+  const q = new URL(req.url ?? '/', 'http://localhost').searchParams.get('access_token');
+  return q || undefined;
+}
+
+/** Writes an HTTP error response on a socket that asked for an upgrade, and closes it. */
+function writeError(socket: Duplex, status: number, code: string, message: string, headers: Record<string, string> = {}): void {
+  if (!socket.writable) return void socket.destroy();
+  const body = JSON.stringify({ code, message, requestId: randomUUID() });
+  const extra = Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n${extra}\r\n${body}`,
+  );
+}
+
+/** An error of social's list, with its listed status. */
+const reject = (socket: Duplex, code: SocialErrorCode, message: string, headers: Record<string, string> = {}) =>
+  writeError(socket, socialErrors.status(code), code, message, headers);
+
+export interface UpgradeDeps {
+  ctx: Ctx;
+  log: Log;
+  authenticator: Authenticator;
+  tenancy: TenancyResolver;
+  draining(): boolean;
+  /** Completes the handshake; `release` uncounts the socket (call it once the socket closes). */
+  accept(req: IncomingMessage, socket: Duplex, head: Buffer, user: UserRow, game: GameContext, release: () => void): void;
+}
+
+/** The profile and game of the caller, as for an HTTP request (an AppError otherwise). */
+async function authenticate(deps: UpgradeDeps, req: IncomingMessage): Promise<{ user: UserRow; game: GameContext }> {
+  const headers: Record<string, string | string[] | undefined> = { ...req.headers };
+  const token = socketToken(req);
+  if (token && headers.authorization === undefined && headers['x-api-key'] === undefined) headers.authorization = `Bearer ${token}`;
+  const principal = await deps.authenticator.authenticate(headers);
+  const key = req.headers['x-platform-game-key'];
+  const secret = req.headers['x-platform-game-secret'];
+  const game = await deps.tenancy.resolve(Array.isArray(key) ? key[0] : key, Array.isArray(secret) ? secret[0] : secret);
+  const user = await ensureUser(deps.ctx, principal.accountId, principal.handleHint);
+  return { user, game };
+}
+
+/** Open sockets (counted from the accepted upgrade to the close) per user and per remote address. */
+class SocketCounts {
+  private readonly byUser = new Map<string, number>();
+  private readonly byAddress = new Map<string, number>();
+
+  addressFull(address: string, max: number): boolean {
+    return (this.byAddress.get(address) ?? 0) >= max;
+  }
+
+  userFull(userId: string, max: number): boolean {
+    return (this.byUser.get(userId) ?? 0) >= max;
+  }
+
+  /** Counts one socket; the returned function uncounts it (once, however often called). */
+  add(userId: string, address: string): () => void {
+    SocketCounts.count(this.byUser, userId, 1);
+    SocketCounts.count(this.byAddress, address, 1);
+    let counted = true;
+    return () => {
+      if (!counted) return;
+      counted = false;
+      SocketCounts.count(this.byUser, userId, -1);
+      SocketCounts.count(this.byAddress, address, -1);
+    };
+  }
+
+  private static count(m: Map<string, number>, k: string, d: number): void {
+    const n = (m.get(k) ?? 0) + d;
+    if (n > 0) m.set(k, n);
+    else m.delete(k);
+  }
+}
+
+const shuttingDown = (socket: Duplex) => reject(socket, 'shutting_down', 'This node is shutting down; reconnect', { 'Retry-After': '1' });
+
+/** The server's `upgrade` listener. */
+export function createUpgradeHandler(deps: UpgradeDeps): (req: IncomingMessage, socket: Duplex, head: Buffer) => Promise<void> {
+  const { config } = deps.ctx;
+  const counts = new SocketCounts();
+  return async (req, socket, head) => {
+    const path = (req.url ?? '/').split('?')[0];
+    // The kit's req serializer redacts access_token in the URL; headers are not logged.
+    deps.log.info({ req }, 'websocket upgrade');
+    if (path !== WS_PATH) return reject(socket, 'route_not_found', `No route ${path}`);
+    if (deps.draining()) return shuttingDown(socket);
+    if (req.method !== 'GET' || String(req.headers.upgrade).toLowerCase() !== 'websocket') {
+      return reject(socket, 'upgrade_required', 'GET /v1/ws must be a WebSocket upgrade');
+    }
+    // Caps per node (docs/social-realtime.md): per remote address before any work, per user once known.
+    const address = req.socket.remoteAddress ?? 'unknown';
+    if (counts.addressFull(address, config.wsMaxSocketsPerAddress)) {
+      return reject(socket, 'too_many_sockets', 'Too many open sockets from this address', { 'Retry-After': '5' });
+    }
+    let caller: { user: UserRow; game: GameContext };
+    try {
+      caller = await authenticate(deps, req);
+    } catch (err) {
+      if (err instanceof AppError) {
+        if (err.status >= 500) deps.log.error({ err: err.cause ?? err, code: err.code }, 'websocket upgrade failed');
+        return writeError(socket, err.status, err.code, err.message, err.status === 401 ? { 'WWW-Authenticate': 'Bearer' } : {});
+      }
+      deps.log.error({ err }, 'websocket upgrade failed');
+      return reject(socket, 'internal_error', 'The upgrade could not be handled');
+    }
+    if (deps.draining()) return shuttingDown(socket);
+    if (counts.userFull(caller.user.id, config.wsMaxSocketsPerUser) || counts.addressFull(address, config.wsMaxSocketsPerAddress)) {
+      return reject(socket, 'too_many_sockets', 'Too many open sockets for this user; close one first', { 'Retry-After': '5' });
+    }
+    const release = counts.add(caller.user.id, address);
+    socket.once('close', release);
+    deps.accept(req, socket, head, caller.user, caller.game, release);
+  };
+}

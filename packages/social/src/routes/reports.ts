@@ -1,0 +1,32 @@
+/** Reports to moderation. */
+import type { App } from '@platform/kit';
+import { Type } from 'typebox';
+import type { Ctx } from '../services/context.js';
+import { fileReport, REPORT_REASONS } from '../services/reports.js';
+import { ReportReceived } from './schemas.js';
+
+export function reportRoutes(app: App, ctx: Ctx): void {
+  app.post(
+    '/v1/reports',
+    {
+      schema: {
+        tags: ['users'],
+        summary: 'Report a user to moderation',
+        response: { 202: ReportReceived },
+        body: Type.Object(
+          {
+            targetHandle: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+            targetPublicId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+            reason: Type.Enum(REPORT_REASONS),
+            context: Type.Optional(Type.String({ maxLength: 2000 })),
+          },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (req, reply) => {
+      reply.status(202);
+      return fileReport(ctx, req.user, req.game, req.body);
+    },
+  );
+}

@@ -1,0 +1,70 @@
+/**
+ * Social's error codes (docs/social.md, "Error codes"): the kit's codes plus these, each with its one HTTP
+ * status. Every error social answers with is made here (`socialError`), so a code cannot drift from its status.
+ */
+import { kitErrorCodes } from '@platform/kit';
+
+export const socialErrors = kitErrorCodes.extend({
+  // 400
+  incomplete_game_credentials: { status: 400, description: 'Only one of the two tenancy headers was sent' },
+  target_required: { status: 400, description: 'Not exactly one of handle and publicId' },
+  invalid_display_name: { status: 400, description: 'displayName is not 2–32 letters, digits, spaces, "_", "-" or "."' },
+  invalid_avatar_url: { status: 400, description: 'avatarUrl is not an https URL' },
+  invalid_max_size: { status: 400, description: 'maxSize is outside the allowed party sizes' },
+  invalid_state: { status: 400, description: 'Not a presence state' },
+  rich_presence_too_large: { status: 400, description: 'richPresence.extra or its join bag is over 2 KiB' },
+  join_bag_too_large: { status: 400, description: 'join.bag is over 2 KiB' },
+  invalid_body: { status: 400, description: 'An empty chat message' },
+  body_too_long: { status: 400, description: 'A chat message over the length limit' },
+  prefix_too_short: { status: 400, description: 'A search prefix shorter than the minimum' },
+  cannot_friend_self: { status: 400, description: 'Acting on yourself' },
+  cannot_block_self: { status: 400, description: 'Acting on yourself' },
+  cannot_mute_self: { status: 400, description: 'Acting on yourself' },
+  cannot_note_self: { status: 400, description: 'Acting on yourself' },
+  cannot_report_self: { status: 400, description: 'Acting on yourself' },
+  cannot_invite_self: { status: 400, description: 'Acting on yourself' },
+  cannot_kick_self: { status: 400, description: 'Acting on yourself' },
+  upgrade_required: { status: 400, description: 'GET /v1/ws without a WebSocket upgrade' },
+  // 401, 403
+  unauthorized: { status: 401, description: 'Missing or invalid credentials' },
+  invalid_game_credentials: { status: 401, description: 'The game key or secret is not valid' },
+  forbidden: { status: 403, description: 'The internal route needs a token with the server role' },
+  join_denied: { status: 403, description: 'The party’s gating refuses the caller' },
+  not_leader: { status: 403, description: 'A leader-only party action' },
+  not_friends: { status: 403, description: 'An invite or a direct message to a non-friend' },
+  // 404
+  user_not_found: { status: 404, description: 'No such user, or one who blocked the caller' },
+  not_visible: { status: 404, description: 'The presence is not visible to the caller' },
+  no_note: { status: 404, description: 'No note about this user' },
+  request_not_found: { status: 404, description: 'No such pending friend request' },
+  friend_not_found: { status: 404, description: 'Not a friend' },
+  party_not_found: { status: 404, description: 'No such party (or not the caller’s)' },
+  member_not_found: { status: 404, description: 'No such member in the party' },
+  invite_not_found: { status: 404, description: 'No such invite (or not the caller’s)' },
+  channel_not_found: { status: 404, description: 'No such chat channel (or not the caller’s)' },
+  feature_disabled: { status: 404, description: 'Chat is disabled' },
+  // 409, 410
+  request_exists: { status: 409, description: 'A friend request to this user is pending already' },
+  already_friends: { status: 409, description: 'Already friends' },
+  you_blocked_user: { status: 409, description: 'The caller blocked this user' },
+  already_in_party: { status: 409, description: 'The caller is in a party already' },
+  already_member: { status: 409, description: 'The invitee is in the party already' },
+  party_full: { status: 409, description: 'The party is full' },
+  invite_not_pending: { status: 409, description: 'The invite was accepted, declined, revoked or has expired' },
+  name_unavailable: { status: 409, description: 'No free discriminator for this display name' },
+  invite_expired: { status: 410, description: 'The invite is past expiresAt' },
+  // 429, 503
+  rate_limited: { status: 429, description: 'Chat, outreach or search limit (Retry-After)' },
+  too_many_sockets: { status: 429, description: 'The per-user or per-address socket cap of a node (Retry-After)' },
+  registry_unavailable: { status: 503, description: 'The game registry cannot be reached' },
+  shutting_down: { status: 503, description: 'The node is draining; reconnect (Retry-After)' },
+});
+
+export type SocialErrorCode = Parameters<typeof socialErrors.fail>[0];
+
+/** The AppError of one of social's codes, with its listed status. */
+export const socialError = socialErrors.fail;
+
+/** 429 rate_limited with Retry-After in whole seconds (at least 1). */
+export const rateLimited = (message: string, retryAfterMs: number) =>
+  socialError('rate_limited', message, undefined, { headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) } });
