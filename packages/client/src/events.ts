@@ -60,7 +60,10 @@ export const closeReason = (code: number): CloseReason => CLOSE_REASONS[code] ??
 export interface LifecycleEvents {
   /** The socket is open and subscribed (the first heartbeat was answered): events flow from now on. */
   open: { reconnected: boolean };
-  /** The socket closed. `errorCode`: the code of an error frame the server sent before closing, if any. */
+  /**
+   * The socket closed. `errorCode`: when the last frame before the close (heartbeat answers aside) was an error
+   * frame, its code — e.g. `rate_limited` before 1008.
+   */
   close: { code: number; reason: CloseReason; errorCode?: string; willReconnect: boolean };
   /** A reconnect is scheduled in `delayMs`. */
   reconnecting: { attempt: number; delayMs: number };

@@ -199,7 +199,9 @@ export class RealtimeClient {
     ws.addEventListener('message', (ev: { data: unknown }) => {
       const frame = parseFrame(ev.data);
       if (!frame || this.ws !== ws) return;
+      // The error frame that preceded a close explains it (e.g. rate_limited before 1008); acks say nothing.
       if (frame.type === 'error') errorCode = frame.data.code;
+      else if (frame.type !== 'heartbeatAck') errorCode = undefined;
       if (frame.type === 'heartbeatAck' && !this.ready) this.markOpen();
       else if (frame.type === 'heartbeatAck' && frame.data.presence === 'lapsed' && this.ready) this.revivePresence();
       for (const fn of this.frameHandlers) fn(frame.type, frame.data);
