@@ -6,7 +6,7 @@ import path from 'node:path';
 import { CLIENT_DIR, generate } from '../../../scripts/openapi.js';
 
 describe('client: generated OpenAPI types', () => {
-  it('are up to date with the services (else run `npm run openapi` and commit)', async () => {
+  it('are up to date with the services (else run `npm run openapi` and commit)', { timeout: 600_000 }, async () => {
     const files = await generate();
     assert.deepEqual([...files.keys()].sort(), [
       'openapi/auth.json',
