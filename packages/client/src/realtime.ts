@@ -168,8 +168,9 @@ export class RealtimeClient {
     this.opening = true;
     let token: string;
     try {
-      // After repeated failures before any open the token may have been refused (revoked): ask for a new one.
-      const forceRefresh = this.failuresBeforeOpen > 0 && this.failuresBeforeOpen % 3 === 0;
+      // Three failures in a row before any open: the token may be the reason (refused, revoked), so ask for a new
+      // one, once per run of failures (a refresh that fails with 401 means the session is over).
+      const forceRefresh = this.failuresBeforeOpen === 3;
       token = await this.o.token({ minValiditySeconds: this.o.tokenMinValiditySeconds ?? 60, forceRefresh });
     } catch (e) {
       this.opening = false;

@@ -86,8 +86,9 @@ describe('client: realtime against the real social service', () => {
     assert.throws(() => rt.heartbeat(), (e: unknown) => e instanceof PlatformError && e.code === 'not_connected');
   });
 
-  it('reconnects after the server closes the socket (1001 on shutdown) and events flow again', async () => {
-    const dee = await player(tp, 'Dee', { realtime: { reconnect: { initialDelayMs: 50, maxDelayMs: 400 } } });
+  it('reconnects after the server closes the socket (1001 on shutdown) with a refreshed token, and events flow again', async () => {
+    let offsetMs = 0;
+    const dee = await player(tp, 'Dee', { now: () => Date.now() + offsetMs, realtime: { reconnect: { initialDelayMs: 50, maxDelayMs: 400 } } });
     const eve = await player(tp, 'Eve');
     await eve.social.sendFriendRequest({ toPublicId: dee.publicId });
     await dee.social.acceptFriendRequest(eve.publicId);
@@ -98,6 +99,10 @@ describe('client: realtime against the real social service', () => {
     rt.on('close', (c) => closes.push(c));
     await rt.connect();
 
+    // By the client's clock the token is now near its expiry: the reconnect must refresh it first.
+    offsetMs = 9.5 * 60_000;
+    const refreshes = () => tp.fetched.filter((u) => u.endsWith('/refresh')).length;
+    const refreshesBefore = refreshes();
     const reopened = rt.next('open', (o) => o.reconnected);
     await tp.platform.stopSocial();
     await tp.platform.startSocial();
@@ -106,6 +111,8 @@ describe('client: realtime against the real social service', () => {
     assert.equal(closes[0].reason, 'server_shutdown');
     assert.equal(closes[0].willReconnect, true);
     assert.ok(lifecycle.length >= 1);
+    // One, or two when the outage lasted three attempts (the client then also asks for a new token once).
+    assert.ok(refreshes() - refreshesBefore >= 1, 'a refresh before the reconnect');
 
     const removed = rt.next('friendRemoved');
     await eve.social.removeFriend(dee.publicId);
