@@ -3,6 +3,7 @@
 import tseslint from 'typescript-eslint';
 import declaredDependencies from './scripts/lint/declared-dependencies.js';
 import checkFile from 'eslint-plugin-check-file';
+import { builtinModules } from 'node:module';
 
 const code = ['**/*.ts', '**/*.js', '**/*.mjs'];
 const tests = ['packages/*/test/**'];
@@ -19,7 +20,7 @@ const layerRule = (forbidden) => [
 ];
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/data/**', '**/dist/**', 'bench/results/**'] },
+  { ignores: ['**/node_modules/**', '**/data/**', '**/dist/**', 'bench/results/**', 'packages/client/src/generated/**'] },
   {
     files: code,
     languageOptions: { parser: tseslint.parser, ecmaVersion: 2022, sourceType: 'module' },
@@ -39,4 +40,15 @@ export default tseslint.config(
   { files: ['packages/*/src/**/queries/**'], rules: { 'no-restricted-imports': layerRule(['services', 'routes', 'realtime']) } },
   { files: ['packages/*/src/**/services/**'], rules: { 'no-restricted-imports': layerRule(['routes', 'realtime']) } },
   { files: ['packages/*/src/**/{realtime,providers}/**'], rules: { 'no-restricted-imports': layerRule(['routes']) } },
+  // The client SDK runs in browsers (and Node): no Node built-ins. Server packages are kept out by
+  // declared-dependencies (it has no runtime dependencies at all).
+  {
+    files: ['packages/client/src/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: `^(node:|(${builtinModules.join('|')})(/|$))`, message: 'The client runs in browsers: no Node built-ins.' }] },
+      ],
+    },
+  },
 );

@@ -1,0 +1,67 @@
+/** The one error type of the SDK: every refused call, network failure and session end arrives as a PlatformError. */
+
+export type ErrorSource = 'auth' | 'social' | 'realtime' | 'client';
+
+export interface PlatformErrorInit {
+  status: number;
+  code: string;
+  message: string;
+  source: ErrorSource;
+  requestId?: string;
+  retryAfter?: number;
+  details?: Record<string, unknown>;
+  cause?: unknown;
+}
+
+export class PlatformError extends Error {
+  /** The HTTP status; 0 when no answer arrived (network, TLS, timeout) or the error is the client's own. */
+  readonly status: number;
+  /** The service's error code (`rate_limited`, `invalid_credentials` …), or the client's (`network_error`, `not_signed_in`). */
+  readonly code: string;
+  /** The service's request id, for support and logs. */
+  readonly requestId: string | undefined;
+  /** Seconds to wait before trying again (Retry-After, or an error frame's retryAfterSeconds). */
+  readonly retryAfter: number | undefined;
+  /** The service that answered. */
+  readonly source: ErrorSource;
+  /** Other fields of the error body (`field`, `reason` …). */
+  readonly details: Record<string, unknown>;
+
+  constructor(init: PlatformErrorInit) {
+    super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.name = 'PlatformError';
+    this.status = init.status;
+    this.code = init.code;
+    this.source = init.source;
+    this.requestId = init.requestId;
+    this.retryAfter = init.retryAfter;
+    this.details = init.details ?? {};
+  }
+}
+
+/** Retry-After as seconds: a number of seconds or an HTTP date. */
+export function parseRetryAfter(value: string | null | undefined, now = Date.now()): number | undefined {
+  if (!value) return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim());
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000));
+}
+
+const KNOWN = new Set(['code', 'message', 'requestId', 'request_id']);
+
+/** A PlatformError from an error answer: `{code, message, requestId}` (social) or `{code, message, request_id}` (auth). */
+export function errorFromBody(source: ErrorSource, status: number, body: unknown, headers: { get(name: string): string | null }): PlatformError {
+  const b = body && typeof body === 'object' ? (body as Record<string, unknown>) : {};
+  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  const details: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(b)) if (!KNOWN.has(k)) details[k] = v;
+  return new PlatformError({
+    status,
+    source,
+    code: str(b.code) ?? `http_${status}`,
+    message: str(b.message) ?? `HTTP ${status}`,
+    requestId: str(b.requestId) ?? str(b.request_id) ?? headers.get('x-request-id') ?? undefined,
+    retryAfter: parseRetryAfter(headers.get('retry-after')),
+    details,
+  });
+}

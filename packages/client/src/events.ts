@@ -1,0 +1,72 @@
+/** The frames of social's /v1/ws (docs/social-realtime.md): server events, client frames, close codes. */
+import type { ChatKind, ChatMessage, Invite, PartyMember, Presence, PresenceInput, RequestSummary } from './types.js';
+
+/** Payload of each server → client frame `{type, data}`, by type. */
+export interface ServerEvents {
+  friendPresenceChanged: { publicId: string; state: Presence['state']; richPresence?: Presence['richPresence']; sameGame: boolean };
+  friendRequestReceived: RequestSummary;
+  friendRequestAccepted: RequestSummary;
+  friendRemoved: { publicId: string };
+  friendProfileChanged: { publicId: string; handle: string; discriminator: string; fullHandle: string; displayName: string; avatarUrl?: string; status?: string };
+  partyInviteReceived: Invite;
+  gameInviteReceived: Invite;
+  partyMemberJoined: { partyId: string; member: PartyMember };
+  partyMemberLeft: { partyId: string; publicId: string; reason: 'left' | 'kicked' | 'deleted'; disbanded: boolean };
+  partyLeaderChanged: { partyId: string; leaderPublicId: string; previousLeaderPublicId: string | null };
+  chatMessage: ChatMessage;
+  /** The answer to a heartbeat: `lapsed` when the presence had expired (the client then sets it again). */
+  heartbeatAck: { presence: 'live' | 'lapsed' };
+  /** The answer to a presenceUpdate: the presence as the caller sees it. */
+  presenceUpdated: Presence;
+  /** A refused client frame; the socket stays open. */
+  error: { code: string; message: string; retryAfterSeconds?: number };
+}
+export type ServerEventType = keyof ServerEvents;
+export type ServerFrame = { [K in ServerEventType]: { type: K; data: ServerEvents[K] } }[ServerEventType];
+
+/** Client → server frames: flat objects with a `type`. */
+export type ClientFrame =
+  | { type: 'heartbeat' }
+  | ({ type: 'presenceUpdate' } & PresenceInput)
+  | { type: 'chatSend'; channel: ChatKind; channelId: string; body: string };
+
+/** Why a socket closed, from its close code (docs/social-realtime.md, "Limits and close codes"). */
+export type CloseReason =
+  | 'closed_by_client'
+  | 'server_shutdown'
+  | 'connection_lost'
+  | 'flooding'
+  | 'frame_too_large'
+  | 'server_error'
+  | 'account_deleted'
+  | 'slow_consumer'
+  | 'signed_out'
+  | 'unknown';
+
+export const CLOSE_REASONS: Readonly<Record<number, CloseReason>> = {
+  1000: 'closed_by_client',
+  1001: 'server_shutdown',
+  1006: 'connection_lost',
+  1008: 'flooding',
+  1009: 'frame_too_large',
+  1011: 'server_error',
+  4001: 'account_deleted',
+  4008: 'slow_consumer',
+};
+
+export const closeReason = (code: number): CloseReason => CLOSE_REASONS[code] ?? 'unknown';
+
+/** Lifecycle of the realtime client. */
+export interface LifecycleEvents {
+  /** The socket is open and subscribed (the first heartbeat was answered): events flow from now on. */
+  open: { reconnected: boolean };
+  /**
+   * The socket closed. `errorCode`: when the last frame before the close (heartbeat answers aside) was an error
+   * frame, its code — e.g. `rate_limited` before 1008.
+   */
+  close: { code: number; reason: CloseReason; errorCode?: string; willReconnect: boolean };
+  /** A reconnect is scheduled in `delayMs`. */
+  reconnecting: { attempt: number; delayMs: number };
+}
+
+export type RealtimeEvents = ServerEvents & LifecycleEvents;

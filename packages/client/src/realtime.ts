@@ -1,0 +1,303 @@
+/**
+ * The realtime client: social's /v1/ws with reconnects (exponential backoff with jitter, a fresh token before
+ * each attempt), heartbeats within the presence TTL, typed events and frames.
+ *
+ * The token travels as the subprotocol pair `["bearer", token]`, the way a browser can send it without putting
+ * it in the URL; the server echoes `bearer` only. The game's client key goes in the query (`clientKey=`): a
+ * browser cannot set headers on a socket. "Open" means subscribed: after the upgrade the client sends a
+ * heartbeat and reports the socket open when it is answered (the server handles frames only after the socket's
+ * channels are live).
+ */
+import { PlatformError } from './errors.js';
+import { closeReason, type ClientFrame, type CloseReason, type RealtimeEvents, type ServerFrame } from './events.js';
+import type { ChatKind, PresenceInput } from './types.js';
+
+/** The part of the WebSocket API the client uses (the browser's, Node 22's global, `ws`'s). */
+export interface WebSocketLike {
+  readonly readyState: number;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  // `any`: the browser's and `ws`'s event types differ; the handlers below read only `data` and `code`.
+  addEventListener(type: 'open' | 'message' | 'close' | 'error', listener: (event: any) => void): void;
+}
+export type WebSocketConstructor = new (url: string, protocols?: string | string[]) => WebSocketLike;
+
+export interface ReconnectOptions {
+  /** First delay (ms); doubles per failed attempt up to maxDelayMs. Default 500. */
+  initialDelayMs?: number;
+  /** Default 30 000. */
+  maxDelayMs?: number;
+  /** Random source in [0, 1) for the jitter (each delay is between half and all of the backoff). */
+  random?: () => number;
+}
+
+export interface RealtimeOptions {
+  /** The social service's base URL (https://… → wss://…). */
+  socialUrl: string;
+  /** An access token valid for at least `minValiditySeconds`; `forceRefresh` asks for a new one. */
+  token(o: { minValiditySeconds: number; forceRefresh: boolean }): Promise<string>;
+  WebSocket: WebSocketConstructor;
+  clientKey?: string;
+  /** Heartbeat interval; within the presence TTL (60 s by default: every TTL/3). Default 20. */
+  heartbeatSeconds?: number;
+  /** A token handed to a new socket is valid at least this long. Default 60. */
+  tokenMinValiditySeconds?: number;
+  reconnect?: ReconnectOptions | false;
+}
+
+type Handler<K extends keyof RealtimeEvents> = (data: RealtimeEvents[K]) => void;
+type Waiter = { resolve: () => void; reject: (e: unknown) => void };
+
+const OPEN = 1;
+
+function report(e: unknown): void {
+  const g = globalThis as { reportError?: (e: unknown) => void };
+  if (g.reportError) g.reportError(e);
+  else console.error(e);
+}
+
+export class RealtimeClient {
+  private ws: WebSocketLike | undefined;
+  private ready = false;
+  private wanted = false;
+  private opening = false;
+  private everOpened = false;
+  private attempt = 0;
+  private failuresBeforeOpen = 0;
+  private reconnectTimer: ReturnType<typeof setTimeout> | undefined;
+  private heartbeatTimer: ReturnType<typeof setInterval> | undefined;
+  private lastPresence: PresenceInput | undefined;
+  private waiters: Waiter[] = [];
+  private readonly handlers = new Map<string, Set<(data: never) => void>>();
+  private readonly frameHandlers = new Set<(type: string, data: unknown) => void>();
+
+  constructor(private readonly o: RealtimeOptions) {}
+
+  /** True while a socket is open and subscribed. */
+  get connected(): boolean {
+    return this.ready && this.ws?.readyState === OPEN;
+  }
+
+  /**
+   * Opens the socket (and keeps it open: reconnects until close()). Resolves once it is open and subscribed;
+   * rejects when the client stops for good (close(), account erased, session ended).
+   */
+  connect(): Promise<void> {
+    this.wanted = true;
+    if (this.connected) return Promise.resolve();
+    const p = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
+    if (!this.ws && !this.reconnectTimer && !this.opening) void this.open();
+    return p;
+  }
+
+  /** Closes the socket for good (code 1000); no reconnect. */
+  close(): void {
+    this.stop(new PlatformError({ status: 0, code: 'closed', message: 'The realtime client was closed', source: 'realtime' }));
+    const ws = this.ws;
+    this.ws = undefined;
+    if (!ws) return;
+    ws.close(1000, 'client closed');
+    this.ready = false;
+    this.emit('close', { code: 1000, reason: 'closed_by_client', willReconnect: false });
+  }
+
+  /** Calls `fn` for each event of this type; returns the function that stops it. */
+  on<K extends keyof RealtimeEvents>(type: K, fn: Handler<K>): () => void {
+    let set = this.handlers.get(type);
+    if (!set) this.handlers.set(type, (set = new Set()));
+    set.add(fn as (data: never) => void);
+    return () => set.delete(fn as (data: never) => void);
+  }
+
+  /** Calls `fn` for every server frame, including types this version does not know. */
+  onFrame(fn: (type: string, data: unknown) => void): () => void {
+    this.frameHandlers.add(fn);
+    return () => this.frameHandlers.delete(fn);
+  }
+
+  /** The next event of this type (that `match` accepts). */
+  next<K extends keyof RealtimeEvents>(type: K, match: (data: RealtimeEvents[K]) => boolean = () => true): Promise<RealtimeEvents[K]> {
+    return new Promise((resolve) => {
+      const off = this.on(type, (data) => {
+        if (!match(data)) return;
+        off();
+        resolve(data);
+      });
+    });
+  }
+
+  private emit<K extends keyof RealtimeEvents>(type: K, data: RealtimeEvents[K]): void {
+    for (const fn of this.handlers.get(type) ?? []) {
+      try {
+        (fn as Handler<K>)(data);
+      } catch (e) {
+        report(e);
+      }
+    }
+  }
+
+  /** Sends a client frame; throws PlatformError `not_connected` when no socket is open. */
+  send(frame: ClientFrame): void {
+    if (!this.ws || this.ws.readyState !== OPEN) {
+      throw new PlatformError({ status: 0, code: 'not_connected', message: 'The realtime socket is not open', source: 'realtime' });
+    }
+    this.ws.send(JSON.stringify(frame));
+  }
+
+  heartbeat(): void {
+    this.send({ type: 'heartbeat' });
+  }
+
+  /** Sets presence over the socket (answered by `presenceUpdated`); also re-sent when the presence lapsed. */
+  updatePresence(input: PresenceInput): void {
+    this.lastPresence = input;
+    this.send({ type: 'presenceUpdate', ...input });
+  }
+
+  /** Sends a chat message; it comes back as a `chatMessage` event (to this socket too). */
+  sendChat(channel: ChatKind, channelId: string, body: string): void {
+    this.send({ type: 'chatSend', channel, channelId, body });
+  }
+
+  private socketUrl(): string {
+    const base = this.o.socialUrl.replace(/\/+$/, '').replace(/^http/i, 'ws');
+    return `${base}/v1/ws${this.o.clientKey ? `?clientKey=${encodeURIComponent(this.o.clientKey)}` : ''}`;
+  }
+
+  private async open(): Promise<void> {
+    this.opening = true;
+    let token: string;
+    try {
+      // Three failures in a row before any open: the token may be the reason (refused, revoked), so ask for a new
+      // one, once per run of failures (a refresh that fails with 401 means the session is over).
+      const forceRefresh = this.failuresBeforeOpen === 3;
+      token = await this.o.token({ minValiditySeconds: this.o.tokenMinValiditySeconds ?? 60, forceRefresh });
+    } catch (e) {
+      this.opening = false;
+      // No session any more (signed out, refresh token refused): reconnecting cannot help.
+      if (e instanceof PlatformError && e.status === 401) return this.endForGood('signed_out', e);
+      return this.scheduleReconnect();
+    }
+    this.opening = false;
+    if (!this.wanted) return;
+    let ws: WebSocketLike;
+    try {
+      ws = new this.o.WebSocket(this.socketUrl(), ['bearer', token]);
+    } catch (e) {
+      return this.endForGood('unknown', new PlatformError({ status: 0, code: 'socket_failed', message: String(e), source: 'realtime', cause: e }));
+    }
+    this.ws = ws;
+    this.ready = false;
+    this.attach(ws);
+  }
+
+  private attach(ws: WebSocketLike): void {
+    let errorCode: string | undefined;
+    ws.addEventListener('open', () => {
+      ws.send(JSON.stringify({ type: 'heartbeat' } satisfies ClientFrame));
+      this.startHeartbeat(ws);
+    });
+    ws.addEventListener('message', (ev: { data: unknown }) => {
+      const frame = parseFrame(ev.data);
+      if (!frame || this.ws !== ws) return;
+      // The error frame that preceded a close explains it (e.g. rate_limited before 1008); acks say nothing.
+      if (frame.type === 'error') errorCode = frame.data.code;
+      else if (frame.type !== 'heartbeatAck') errorCode = undefined;
+      if (frame.type === 'heartbeatAck' && !this.ready) this.markOpen();
+      else if (frame.type === 'heartbeatAck' && frame.data.presence === 'lapsed' && this.ready) this.revivePresence();
+      for (const fn of this.frameHandlers) fn(frame.type, frame.data);
+      this.emit(frame.type, frame.data as never);
+    });
+    ws.addEventListener('error', () => {
+      // A close event follows; it carries what there is to know.
+    });
+    ws.addEventListener('close', (ev: { code: number }) => {
+      if (this.ws !== ws) return;
+      this.ws = undefined;
+      this.stopHeartbeat();
+      const wasReady = this.ready;
+      this.ready = false;
+      if (!wasReady) this.failuresBeforeOpen++;
+      const reason = closeReason(ev.code);
+      const willReconnect = this.wanted && reason !== 'account_deleted' && this.o.reconnect !== false;
+      this.emit('close', { code: ev.code, reason, ...(errorCode ? { errorCode } : {}), willReconnect });
+      if (willReconnect) return this.scheduleReconnect();
+      if (this.wanted) {
+        const message = reason === 'account_deleted' ? 'The account was erased' : `The socket closed (${ev.code})`;
+        this.endForGood(reason, new PlatformError({ status: 0, code: errorCode ?? reason, message, source: 'realtime' }));
+      }
+    });
+  }
+
+  private markOpen(): void {
+    this.ready = true;
+    this.attempt = 0;
+    this.failuresBeforeOpen = 0;
+    const reconnected = this.everOpened;
+    this.everOpened = true;
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w.resolve();
+    this.emit('open', { reconnected });
+  }
+
+  private revivePresence(): void {
+    this.send({ type: 'presenceUpdate', ...(this.lastPresence ?? { state: 'online' }) });
+  }
+
+  private startHeartbeat(ws: WebSocketLike): void {
+    this.stopHeartbeat();
+    const every = (this.o.heartbeatSeconds ?? 20) * 1000;
+    this.heartbeatTimer = setInterval(() => {
+      if (ws.readyState === OPEN) ws.send(JSON.stringify({ type: 'heartbeat' } satisfies ClientFrame));
+    }, every);
+  }
+
+  private stopHeartbeat(): void {
+    if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
+    this.heartbeatTimer = undefined;
+  }
+
+  /** The delay before reconnect attempt n: min(max, initial · 2^n), jittered into its upper half. */
+  backoffDelay(attempt: number): number {
+    const r = this.o.reconnect || {};
+    const base = Math.min(r.maxDelayMs ?? 30_000, (r.initialDelayMs ?? 500) * 2 ** attempt);
+    return Math.round(base / 2 + ((r.random ?? Math.random)() * base) / 2);
+  }
+
+  private scheduleReconnect(): void {
+    if (!this.wanted || this.reconnectTimer) return;
+    const delayMs = this.backoffDelay(this.attempt);
+    this.attempt++;
+    this.emit('reconnecting', { attempt: this.attempt, delayMs });
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = undefined;
+      if (this.wanted) void this.open();
+    }, delayMs);
+  }
+
+  private endForGood(reason: CloseReason, error: PlatformError): void {
+    if (reason === 'signed_out') this.emit('close', { code: 0, reason, willReconnect: false });
+    this.stop(error);
+  }
+
+  private stop(error: PlatformError): void {
+    this.wanted = false;
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = undefined;
+    this.stopHeartbeat();
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w.reject(error);
+  }
+}
+
+function parseFrame(data: unknown): ServerFrame | undefined {
+  if (typeof data !== 'string') return undefined;
+  try {
+    const f = JSON.parse(data) as { type?: unknown; data?: unknown };
+    return f && typeof f.type === 'string' ? (f as ServerFrame) : undefined;
+  } catch {
+    return undefined;
+  }
+}

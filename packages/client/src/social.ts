@@ -1,0 +1,192 @@
+/** Every player operation of the social service (/v1/…), typed from its OpenAPI document. */
+import { seg, type HttpService, type RequestOptions } from './http.js';
+import type {
+  ChatHistory,
+  ChatHistoryQuery,
+  ChatKind,
+  ChatMessage,
+  CreatePartyInput,
+  Erased,
+  FriendSummary,
+  GameInviteInput,
+  GameJoinResult,
+  Invite,
+  JoinMetadata,
+  JoinResult,
+  LeaveResult,
+  Me,
+  MemberTarget,
+  Note,
+  Party,
+  PartyVisibility,
+  Presence,
+  PresenceInput,
+  PrivacyExport,
+  Profile,
+  ProfilePatch,
+  ReportInput,
+  ReportReceived,
+  RequestDirection,
+  RequestSummary,
+  SearchQuery,
+  Target,
+  UserSummary,
+} from './types.js';
+
+type Authed = <T>(call: (token: string) => Promise<T>) => Promise<T>;
+
+export class SocialApi {
+  constructor(
+    private readonly http: HttpService,
+    private readonly authed: Authed,
+  ) {}
+
+  private call<T>(method: string, path: string, more: Omit<RequestOptions, 'method' | 'path' | 'token'> = {}): Promise<T> {
+    return this.authed((token) => this.http.request<T>({ method, path, token, ...more }));
+  }
+
+  // ---- self and users ----
+  me(): Promise<Me> {
+    return this.call('GET', '/v1/me');
+  }
+  updateProfile(patch: ProfilePatch): Promise<Profile> {
+    return this.call('PATCH', '/v1/me/profile', { body: patch });
+  }
+  /** Changes the display name; a new discriminator is drawn when needed. Friends get friendProfileChanged. */
+  changeName(displayName: string): Promise<Me> {
+    return this.call('POST', '/v1/me/name', { body: { displayName } });
+  }
+  exportData(): Promise<PrivacyExport> {
+    return this.call('GET', '/v1/me/export');
+  }
+  /** Erases the caller's social data (friends, notes, messages …); open sockets close with 4001. */
+  eraseSocialData(): Promise<Erased> {
+    return this.call('DELETE', '/v1/me');
+  }
+  /** Exact `Name#1234`, or a name prefix (at least 2 characters). */
+  searchUsers(handle: string, query: SearchQuery = {}): Promise<UserSummary[]> {
+    return this.call('GET', '/v1/users/search', { query: { handle, ...query } });
+  }
+  report(input: ReportInput): Promise<ReportReceived> {
+    return this.call('POST', '/v1/reports', { body: input });
+  }
+
+  // ---- friends, blocks, mutes ----
+  friends(): Promise<FriendSummary[]> {
+    return this.call('GET', '/v1/friends');
+  }
+  /** Exactly one of `{toHandle}` / `{toPublicId}`. A crossing request is accepted at once (state `accepted`). */
+  sendFriendRequest(target: Target): Promise<RequestSummary> {
+    return this.call('POST', '/v1/friends/requests', { body: target });
+  }
+  friendRequests(dir: RequestDirection = 'incoming'): Promise<RequestSummary[]> {
+    return this.call('GET', '/v1/friends/requests', { query: { dir } });
+  }
+  /** Takes the requester's publicId. */
+  acceptFriendRequest(publicId: string): Promise<RequestSummary> {
+    return this.call('POST', `/v1/friends/requests/${seg(publicId)}/accept`);
+  }
+  declineFriendRequest(publicId: string): Promise<RequestSummary> {
+    return this.call('POST', `/v1/friends/requests/${seg(publicId)}/decline`);
+  }
+  /** Cancels the caller's outgoing request to that user. */
+  cancelFriendRequest(publicId: string): Promise<void> {
+    return this.call('DELETE', `/v1/friends/requests/${seg(publicId)}`);
+  }
+  removeFriend(publicId: string): Promise<void> {
+    return this.call('DELETE', `/v1/friends/${seg(publicId)}`);
+  }
+  block(publicId: string): Promise<void> {
+    return this.call('POST', `/v1/blocks/${seg(publicId)}`);
+  }
+  unblock(publicId: string): Promise<void> {
+    return this.call('DELETE', `/v1/blocks/${seg(publicId)}`);
+  }
+  mute(publicId: string): Promise<void> {
+    return this.call('POST', `/v1/mutes/${seg(publicId)}`);
+  }
+  unmute(publicId: string): Promise<void> {
+    return this.call('DELETE', `/v1/mutes/${seg(publicId)}`);
+  }
+
+  // ---- parties ----
+  createParty(input: CreatePartyInput = {}): Promise<Party> {
+    return this.call('POST', '/v1/parties', { body: input });
+  }
+  party(partyId: string): Promise<Party> {
+    return this.call('GET', `/v1/parties/${seg(partyId)}`);
+  }
+  inviteToParty(partyId: string, target: Target): Promise<Invite> {
+    return this.call('POST', `/v1/parties/${seg(partyId)}/invites`, { body: target });
+  }
+  /** Joins with an invite, or without one where the party's visibility allows it. */
+  joinParty(partyId: string, inviteId?: string): Promise<JoinResult> {
+    return this.call('POST', `/v1/parties/${seg(partyId)}/join`, { body: inviteId === undefined ? {} : { inviteId } });
+  }
+  leaveParty(partyId: string): Promise<LeaveResult> {
+    return this.call('POST', `/v1/parties/${seg(partyId)}/leave`);
+  }
+  kick(partyId: string, member: MemberTarget): Promise<Party> {
+    return this.call('POST', `/v1/parties/${seg(partyId)}/kick`, { body: member });
+  }
+  transferLeadership(partyId: string, member: MemberTarget): Promise<Party> {
+    return this.call('POST', `/v1/parties/${seg(partyId)}/leader`, { body: member });
+  }
+  /** Sets the party's game session handle, or clears it when absent. */
+  setPartySession(partyId: string, sessionHandle?: string): Promise<Party> {
+    return this.call('POST', `/v1/parties/${seg(partyId)}/session`, { body: sessionHandle === undefined ? {} : { sessionHandle } });
+  }
+  setPartyVisibility(partyId: string, visibility: PartyVisibility): Promise<Party> {
+    return this.call('POST', `/v1/parties/${seg(partyId)}/visibility`, { body: { visibility } });
+  }
+  setJoinMetadata(partyId: string, join: JoinMetadata): Promise<Party> {
+    return this.call('POST', `/v1/parties/${seg(partyId)}/join-metadata`, { body: join });
+  }
+
+  // ---- presence and invites ----
+  /** 404 `not_visible` unless the user is the caller or a friend. */
+  presence(publicId: string): Promise<Presence> {
+    return this.call('GET', `/v1/presence/${seg(publicId)}`);
+  }
+  setPresence(input: PresenceInput): Promise<Presence> {
+    return this.call('POST', '/v1/presence', { body: input });
+  }
+  inviteToGame(input: GameInviteInput): Promise<Invite> {
+    return this.call('POST', '/v1/invites/game', { body: input });
+  }
+  acceptGameInvite(inviteId: string): Promise<GameJoinResult> {
+    return this.call('POST', `/v1/invites/game/${seg(inviteId)}/accept`);
+  }
+  /** Pending, unexpired invites, newest first. */
+  invites(dir: RequestDirection = 'incoming'): Promise<Invite[]> {
+    return this.call('GET', '/v1/invites', { query: { dir } });
+  }
+  declineInvite(inviteId: string): Promise<Invite> {
+    return this.call('POST', `/v1/invites/${seg(inviteId)}/decline`);
+  }
+  /** Withdraws an invite the caller sent. */
+  revokeInvite(inviteId: string): Promise<void> {
+    return this.call('DELETE', `/v1/invites/${seg(inviteId)}`);
+  }
+
+  // ---- notes and chat ----
+  /** 404 `no_note` when there is none. */
+  note(publicId: string): Promise<Note> {
+    return this.call('GET', `/v1/notes/${seg(publicId)}`);
+  }
+  /** A blank text clears the note (answers undefined). */
+  async setNote(publicId: string, text: string): Promise<Note | undefined> {
+    return (await this.call<Note | null | undefined>('PUT', `/v1/notes/${seg(publicId)}`, { body: { text } })) ?? undefined;
+  }
+  deleteNote(publicId: string): Promise<void> {
+    return this.call('DELETE', `/v1/notes/${seg(publicId)}`);
+  }
+  /** Newest first; page backwards with `before` = the last message's sentAt. */
+  chatHistory(kind: ChatKind, channelId: string, query: ChatHistoryQuery = {}): Promise<ChatHistory> {
+    return this.call('GET', `/v1/chat/${kind}/${seg(channelId)}/messages`, { query });
+  }
+  /** Sends over HTTP; `realtime.sendChat` sends over the socket. */
+  sendChat(kind: ChatKind, channelId: string, body: string): Promise<ChatMessage> {
+    return this.call('POST', `/v1/chat/${kind}/${seg(channelId)}/messages`, { body: { body } });
+  }
+}

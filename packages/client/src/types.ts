@@ -1,0 +1,131 @@
+/**
+ * Types read from the services' generated OpenAPI types (src/generated, `npm run openapi`). Request bodies and
+ * query strings come from the documents as they are; a response that a document does not describe yet falls
+ * back to the hand-written shape from docs/auth.md, and the generated type takes over once it is documented.
+ */
+import type { paths as AuthPaths } from './generated/auth.js';
+import type { paths as SocialPaths } from './generated/social.js';
+
+export type { AuthPaths, SocialPaths };
+
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+type Operation<P, Path extends keyof P, M extends Method> = M extends keyof P[Path] ? NonNullable<P[Path][M]> : never;
+
+/** The JSON request body of an operation. */
+export type JsonBody<O> = O extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never;
+/** The query parameters of an operation. */
+export type QueryOf<O> = O extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never;
+/** The JSON body of an operation's success answers (200, 201, 202), `never` when the document has none. */
+export type SuccessOf<O> = O extends { responses: infer R }
+  ? { [S in keyof R]: S extends 200 | 201 | 202 ? (R[S] extends { content: { 'application/json': infer C } } ? C : never) : never }[keyof R]
+  : never;
+/** `Documented` unless it is `never` or `unknown` (an undocumented answer), else `Fallback`. */
+export type OrFallback<Documented, Fallback> = [Documented] extends [never] ? Fallback : unknown extends Documented ? Fallback : Documented;
+
+export type AuthOp<Path extends keyof AuthPaths, M extends Method> = Operation<AuthPaths, Path, M>;
+export type SocialOp<Path extends keyof SocialPaths, M extends Method> = Operation<SocialPaths, Path, M>;
+export type AuthBody<Path extends keyof AuthPaths, M extends Method> = JsonBody<AuthOp<Path, M>>;
+export type SocialBody<Path extends keyof SocialPaths, M extends Method> = JsonBody<SocialOp<Path, M>>;
+export type SocialResult<Path extends keyof SocialPaths, M extends Method> = SuccessOf<SocialOp<Path, M>>;
+export type AuthResult<Path extends keyof AuthPaths, M extends Method, Fallback> = OrFallback<SuccessOf<AuthOp<Path, M>>, Fallback>;
+
+// ---- auth ----
+
+/** What every sign-in and refresh answers. */
+export interface TokenPair {
+  access_token: string;
+  refresh_token: string;
+  expires_in: number;
+  token_type?: string;
+  account_id?: string;
+}
+export type DevicePlatform = NonNullable<AuthBody<'/guest', 'post'>['platform']>;
+export type DeviceInput = NonNullable<AuthBody<'/login', 'post'>['device']>;
+export type RegisterInput = AuthBody<'/register', 'post'>;
+export type LoginInput = AuthBody<'/login', 'post'>;
+export type PlatformSignInInput = AuthBody<'/platform', 'post'>;
+export type AccountPatch = AuthBody<'/account', 'patch'>;
+export type LinkInput = AuthBody<'/account/link', 'post'>;
+export type UnlinkInput = AuthBody<'/account/unlink', 'post'>;
+
+export interface IdentityView {
+  id: string;
+  provider: string;
+  provider_user_id: string;
+  verified: boolean;
+  linked_at: string;
+  last_login_at: string | null;
+}
+export interface AccountView {
+  id: string;
+  display_name: string | null;
+  status: 'active' | 'locked' | 'banned' | 'deleted';
+  roles: string[];
+  home_region: string | null;
+  is_guest: boolean;
+  created_at: string;
+  updated_at: string;
+  identities: IdentityView[];
+  devices: Record<string, unknown>[];
+  [field: string]: unknown;
+}
+export interface IdentitiesView {
+  identities: IdentityView[];
+  [field: string]: unknown;
+}
+export interface AccountExport {
+  account: Record<string, unknown>;
+  identities: IdentityView[];
+  credentials: Record<string, unknown>[];
+  devices: Record<string, unknown>[];
+  sessions: Record<string, unknown>[];
+  audit_log: Record<string, unknown>[];
+  exported_at: string;
+  [field: string]: unknown;
+}
+export interface AccountDeletion {
+  status: 'deleted';
+  deleted_at: string;
+  purge_after: string;
+}
+export type Account = AuthResult<'/account', 'get', AccountView>;
+export type Identities = AuthResult<'/account/link', 'post', IdentitiesView>;
+export type AccountExportResult = AuthResult<'/account/export', 'post', AccountExport>;
+export type AccountDeletionResult = AuthResult<'/account', 'delete', AccountDeletion>;
+
+// ---- social ----
+
+export type Me = SocialResult<'/v1/me', 'get'>;
+export type Profile = SocialResult<'/v1/me/profile', 'patch'>;
+export type ProfilePatch = SocialBody<'/v1/me/profile', 'patch'>;
+export type PrivacyExport = SocialResult<'/v1/me/export', 'get'>;
+export type UserSummary = SocialResult<'/v1/users/search', 'get'>[number];
+export type SearchQuery = Omit<QueryOf<SocialOp<'/v1/users/search', 'get'>>, 'handle'>;
+export type ReportInput = SocialBody<'/v1/reports', 'post'>;
+export type FriendSummary = SocialResult<'/v1/friends', 'get'>[number];
+export type RequestSummary = SocialResult<'/v1/friends/requests', 'post'>;
+/** Exactly one of toHandle / toPublicId. */
+export type Target = SocialBody<'/v1/friends/requests', 'post'>;
+export type RequestDirection = NonNullable<QueryOf<SocialOp<'/v1/friends/requests', 'get'>>['dir']>;
+export type Party = SocialResult<'/v1/parties/{id}', 'get'>;
+export type PartyMember = Party['members'][number];
+export type PartyVisibility = Party['visibility'];
+export type CreatePartyInput = SocialBody<'/v1/parties', 'post'>;
+export type MemberTarget = SocialBody<'/v1/parties/{id}/kick', 'post'>;
+export type JoinMetadata = SocialBody<'/v1/parties/{id}/join-metadata', 'post'>;
+export type JoinResult = SocialResult<'/v1/parties/{id}/join', 'post'>;
+export type LeaveResult = SocialResult<'/v1/parties/{id}/leave', 'post'>;
+export type Invite = SocialResult<'/v1/parties/{id}/invites', 'post'>;
+export type GameInviteInput = SocialBody<'/v1/invites/game', 'post'>;
+export type GameJoinResult = SocialResult<'/v1/invites/game/{inviteId}/accept', 'post'>;
+export type PresenceInput = SocialBody<'/v1/presence', 'post'>;
+export type Presence = SocialResult<'/v1/presence', 'post'>;
+export type PresenceState = NonNullable<PresenceInput['state']>;
+export type RichPresenceInput = NonNullable<PresenceInput['richPresence']>;
+export type Note = SocialResult<'/v1/notes/{publicId}', 'get'>;
+export type ChatKind = 'dm' | 'party';
+export type ChatMessage = SocialResult<'/v1/chat/{kind}/{channelId}/messages', 'post'>;
+export type ChatHistory = SocialResult<'/v1/chat/{kind}/{channelId}/messages', 'get'>;
+export type ChatHistoryQuery = QueryOf<SocialOp<'/v1/chat/{kind}/{channelId}/messages', 'get'>>;
+export type ReportReceived = SocialResult<'/v1/reports', 'post'>;
+export type Erased = SocialResult<'/v1/me', 'delete'>;

@@ -1,0 +1,163 @@
+/** The realtime client against the real social service: events, frames, errors, close codes, reconnects. */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { closeReason, createClient, PlatformError, RealtimeClient, type LifecycleEvents } from '../src/index.js';
+import { player, startTestPlatform, type TestPlatform } from './support.js';
+
+describe('client: realtime against the real social service', () => {
+  let tp: TestPlatform;
+  const sockets: RealtimeClient[] = [];
+  const realtime = (c: { realtime(): RealtimeClient }) => {
+    const rt = c.realtime();
+    sockets.push(rt);
+    return rt;
+  };
+  before(async () => {
+    tp = await startTestPlatform();
+  });
+  after(async () => {
+    for (const s of sockets) s.close();
+    await tp.close();
+  });
+
+  it('receives a friend request, its acceptance and party chat (sent over HTTP and over the socket)', async () => {
+    const ada = await player(tp, 'Ada');
+    const bob = await player(tp, 'Bob');
+    const adaRt = realtime(ada);
+    const bobRt = realtime(bob);
+    await Promise.all([adaRt.connect(), bobRt.connect()]);
+    assert.equal(bobRt.connected, true);
+
+    const received = bobRt.next('friendRequestReceived');
+    await ada.social.sendFriendRequest({ toPublicId: bob.publicId });
+    const req = await received;
+    assert.equal(req.publicId, ada.publicId);
+    assert.equal(req.direction, 'incoming');
+    const accepted = adaRt.next('friendRequestAccepted');
+    await bob.social.acceptFriendRequest(ada.publicId);
+    assert.equal((await accepted).publicId, bob.publicId);
+
+    const party = await ada.social.createParty();
+    const invited = bobRt.next('partyInviteReceived');
+    const invite = await ada.social.inviteToParty(party.partyId, { toPublicId: bob.publicId });
+    assert.equal((await invited).inviteId, invite.inviteId);
+    const joined = adaRt.next('partyMemberJoined');
+    await bob.social.joinParty(party.partyId, invite.inviteId);
+    assert.equal((await joined).member.publicId, bob.publicId);
+
+    const overHttp = bobRt.next('chatMessage', (m) => m.body === 'over http');
+    await ada.social.sendChat('party', party.partyId, 'over http');
+    assert.equal((await overHttp).fromPublicId, ada.publicId);
+    const overSocket = adaRt.next('chatMessage', (m) => m.body === 'over the socket');
+    bobRt.sendChat('party', party.partyId, 'over the socket');
+    const m = await overSocket;
+    assert.equal(m.fromPublicId, bob.publicId);
+    assert.equal(m.channelId, party.partyId);
+
+    const presence = adaRt.next('friendPresenceChanged', (p) => p.state === 'busy');
+    bobRt.updatePresence({ state: 'busy' });
+    assert.equal((await bobRt.next('presenceUpdated')).state, 'busy');
+    assert.equal((await presence).publicId, bob.publicId);
+  });
+
+  it('an error frame surfaces its code; flooding closes with 1008 after rate_limited and reconnects; an erased account closes with 4001 for good', async () => {
+    const cy = await player(tp, 'Cy');
+    const rt = realtime(cy);
+    await rt.connect();
+    const err = rt.next('error');
+    rt.sendChat('party', '00000000-0000-4000-8000-000000000000', 'nobody here');
+    assert.equal((await err).code, 'channel_not_found');
+
+    // Flooding: the server refuses frames over its budget (rate_limited error frames), then closes with 1008.
+    const flooded = rt.next('close');
+    for (let i = 0; i < 60; i++) rt.heartbeat();
+    const f = await flooded;
+    assert.deepEqual(f, { code: 1008, reason: 'flooding', errorCode: 'rate_limited', willReconnect: true });
+    await rt.next('open');
+
+    let reconnects = 0;
+    rt.on('reconnecting', () => reconnects++);
+    const closed = rt.next('close');
+    await cy.social.eraseSocialData();
+    const c = await closed;
+    assert.deepEqual(c, { code: 4001, reason: 'account_deleted', willReconnect: false });
+    assert.equal(rt.connected, false);
+    assert.equal(reconnects, 0);
+    assert.throws(() => rt.heartbeat(), (e: unknown) => e instanceof PlatformError && e.code === 'not_connected');
+  });
+
+  it('reconnects after the server closes the socket (1001 on shutdown) with a refreshed token, and events flow again', async () => {
+    let offsetMs = 0;
+    const dee = await player(tp, 'Dee', { now: () => Date.now() + offsetMs, realtime: { reconnect: { initialDelayMs: 50, maxDelayMs: 400 } } });
+    const eve = await player(tp, 'Eve');
+    await eve.social.sendFriendRequest({ toPublicId: dee.publicId });
+    await dee.social.acceptFriendRequest(eve.publicId);
+    const rt = realtime(dee);
+    const lifecycle: string[] = [];
+    rt.on('reconnecting', () => lifecycle.push('reconnecting'));
+    const closes: LifecycleEvents['close'][] = [];
+    rt.on('close', (c) => closes.push(c));
+    await rt.connect();
+
+    // By the client's clock the token is now near its expiry: the reconnect must refresh it first.
+    offsetMs = 9.5 * 60_000;
+    const refreshes = () => tp.fetched.filter((u) => u.endsWith('/refresh')).length;
+    const refreshesBefore = refreshes();
+    const reopened = rt.next('open', (o) => o.reconnected);
+    await tp.platform.stopSocial();
+    await tp.platform.startSocial();
+    await reopened;
+    assert.equal(closes[0].code, 1001);
+    assert.equal(closes[0].reason, 'server_shutdown');
+    assert.equal(closes[0].willReconnect, true);
+    assert.ok(lifecycle.length >= 1);
+    // One, or two when the outage lasted three attempts (the client then also asks for a new token once).
+    assert.ok(refreshes() - refreshesBefore >= 1, 'a refresh before the reconnect');
+
+    const removed = rt.next('friendRemoved');
+    await eve.social.removeFriend(dee.publicId);
+    assert.equal((await removed).publicId, eve.publicId);
+  });
+
+  it('the socket URL carries the client key; the token travels as a subprotocol, never in the URL', async () => {
+    const seen: { url: string; protocols: string | string[] | undefined }[] = [];
+    const Base = tp.WebSocket;
+    class Recording extends (Base as unknown as new (url: string, protocols?: string | string[]) => object) {
+      constructor(url: string, protocols?: string | string[]) {
+        seen.push({ url, protocols });
+        super(url, protocols);
+      }
+    }
+    const c = createClient({
+      authUrl: tp.platform.auth.url,
+      socialUrl: tp.platform.socialUrl,
+      fetch: tp.fetch,
+      WebSocket: Recording as unknown as typeof tp.WebSocket,
+      clientKey: 'ck key/1',
+    });
+    await c.auth.signInAsGuest();
+    const rt = realtime(c);
+    await rt.connect();
+    const token = (await c.session.get())!.accessToken;
+    assert.equal(seen[0].url, `${tp.platform.socialUrl.replace('https', 'wss')}/v1/ws?clientKey=ck%20key%2F1`);
+    assert.deepEqual(seen[0].protocols, ['bearer', token]);
+    assert.ok(!seen[0].url.includes(token));
+  });
+
+  it('close codes map to reasons; backoff grows exponentially with jitter, capped', () => {
+    assert.deepEqual([1001, 1006, 1008, 1009, 1011, 4001, 4008, 4999].map(closeReason), [
+      'server_shutdown',
+      'connection_lost',
+      'flooding',
+      'frame_too_large',
+      'server_error',
+      'account_deleted',
+      'slow_consumer',
+      'unknown',
+    ]);
+    const at = (r: number) =>
+      new RealtimeClient({ socialUrl: 'https://x', token: async () => 't', WebSocket: tp.WebSocket, reconnect: { initialDelayMs: 100, maxDelayMs: 1000, random: () => r } });
+    assert.deepEqual([0, 1, 2, 3, 4, 5].map((n) => at(0).backoffDelay(n)), [50, 100, 200, 400, 500, 500]);
+    assert.deepEqual([0, 1, 2, 3, 4, 5].map((n) => at(0.999999).backoffDelay(n)), [100, 200, 400, 800, 1000, 1000]);
+  });
+});

@@ -1,0 +1,81 @@
+/**
+ * Test support: the real platform (@platform/e2e: auth, registry and social in this process on real HTTPS
+ * sockets, self-signed certificates) and SDK clients that trust those certificates — undici's fetch with an
+ * Agent holding the CAs, and `ws`'s WebSocket with the same CAs (Node 20 has no global WebSocket).
+ */
+import { randomUUID } from 'node:crypto';
+import { Agent, fetch as undiciFetch } from 'undici';
+import WebSocket from 'ws';
+import { startPlatform, type Platform } from '@platform/e2e';
+import { createClient, memoryStorage, type ClientOptions, type FetchLike, type PlatformClient, type WebSocketConstructor } from '../src/index.js';
+
+/** Limits out of the way: these tests sign many players in from one address. */
+export const RELAXED_AUTH: Record<string, string> = {
+  AUTH_RATE_GUEST_PER_IP: '10000',
+  AUTH_RATE_GUEST_PER_DEVICE: '10000',
+  AUTH_RATE_LOGIN_PER_IP: '10000',
+  AUTH_RATE_LOGIN_PER_IP_EMAIL: '10000',
+  AUTH_RATE_REFRESH_PER_IP: '10000',
+  AUTH_RATE_GENERAL_PER_IP: '100000',
+};
+
+export interface TestPlatform {
+  platform: Platform;
+  fetch: FetchLike;
+  WebSocket: WebSocketConstructor;
+  /** Every URL fetched through `fetch`, in order (to count refreshes). */
+  fetched: string[];
+  client(opts?: Partial<ClientOptions>): PlatformClient;
+  close(): Promise<void>;
+}
+
+export async function startTestPlatform(env: { authEnv?: Record<string, string>; socialEnv?: Record<string, string> } = {}): Promise<TestPlatform> {
+  const platform = await startPlatform({ authEnv: { ...RELAXED_AUTH, ...env.authEnv }, socialEnv: env.socialEnv });
+  // One agent per service: both self-signed certificates carry the same subject, so one CA list holding both
+  // would let OpenSSL pick the wrong one.
+  const authAgent = new Agent({ connect: { ca: platform.authTls.cert } });
+  const socialAgent = new Agent({ connect: { ca: platform.socialTls.cert } });
+  const fetched: string[] = [];
+  const fetchImpl: FetchLike = (url, init) => {
+    fetched.push(url);
+    return undiciFetch(url, { ...init, dispatcher: url.startsWith(platform.socialUrl) ? socialAgent : authAgent });
+  };
+  const ca = platform.socialTls.cert;
+  class TrustingWebSocket extends WebSocket {
+    constructor(url: string | URL, protocols?: string | string[]) {
+      super(url, protocols, { ca });
+    }
+  }
+  return {
+    platform,
+    fetch: fetchImpl,
+    WebSocket: TrustingWebSocket,
+    fetched,
+    client(opts = {}) {
+      return createClient({
+        authUrl: platform.auth.url,
+        socialUrl: platform.socialUrl,
+        storage: memoryStorage(),
+        fetch: fetchImpl,
+        WebSocket: TrustingWebSocket,
+        ...opts,
+      });
+    },
+    async close() {
+      await platform.close();
+      await authAgent.close();
+      await socialAgent.close();
+    },
+  };
+}
+
+export const uniqueEmail = (tag: string) => `${tag}-${randomUUID().slice(0, 8)}@client.test`;
+export const PASSWORD = 'a perfectly long test passphrase';
+
+/** A signed-in guest with a display name, and its publicId/fullHandle on social. */
+export async function player(tp: TestPlatform, name: string, opts: Partial<ClientOptions> = {}) {
+  const c = tp.client(opts);
+  await c.auth.signInAsGuest();
+  const me = await c.social.changeName(name);
+  return Object.assign(c, { publicId: me.publicId, fullHandle: me.fullHandle });
+}
