@@ -21,7 +21,7 @@ import {
 } from '@platform/kit';
 import type { AuthConfig } from './config.js';
 import type { AuthContext } from './context.js';
-import { fail } from './errors.js';
+import { authErrors, fail } from './errors.js';
 import { createAccountService } from './services/account.js';
 import { KeyCache, KEY_ROTATION_CHANNEL, advanceRotation, ensureActiveKey, keyTimings } from './services/keys.js';
 import type { PlatformVerifiers } from './services/platform.js';
@@ -87,6 +87,9 @@ function serviceOptions(config: AuthConfig, deps: AuthDeps, keys: KeyCache): Ser
     name: 'auth',
     description: 'Identities, accounts, sessions, access and refresh tokens, key set',
     fieldCase: 'snake',
+    errorCodes: authErrors,
+    // The general per-address limit covers every route that does not opt out (probes, key set).
+    rateLimitsAllRoutes: true,
     logStream: deps.logStream,
     logLevel: config.logLevel,
     timeouts: config,
@@ -106,7 +109,15 @@ function serviceOptions(config: AuthConfig, deps: AuthDeps, keys: KeyCache): Ser
         bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'PASETO v4.public or EdDSA JWT' },
         internalKey: { type: 'apiKey', in: 'header', name: 'X-Internal-Key' },
       },
-      tags: [{ name: 'sign-in' }, { name: 'tokens' }, { name: 'account' }, { name: 'admin' }, { name: 'internal' }],
+      tags: [
+        { name: 'sign-in', description: 'Guest, email and platform sign-in' },
+        { name: 'tokens', description: 'Refresh, sign-out and the key set' },
+        { name: 'account', description: 'The signed-in player’s own account' },
+        { name: 'admin', description: 'Operators: account status and signing keys' },
+        { name: 'internal', description: 'Server-to-server (internal key or mTLS)' },
+      ],
+      servers: [{ url: 'https://localhost:8443', description: 'npm start (embedded)' }],
+      defaultSecurity: [{ bearer: [] }],
     },
   };
 }

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { App } from '@platform/kit';
 import type { AuthContext } from '../context.js';
 import { fail } from '../errors.js';
-import { BEARER_ERRORS, BODY_ERRORS, COMMON_ERRORS, Email, errorResponses, Nonce, Password, Provider, Ticket, TICKET_ERRORS } from './schemas.js';
+import { AccountDeleted, AccountExport, AccountView, BEARER_ERRORS, BODY_ERRORS, COMMON_ERRORS, Email, IdentitiesView, errorResponses, Nonce, Password, Provider, Ticket, TICKET_ERRORS } from './schemas.js';
 
 const security = [{ bearer: [] }];
 /** What every /account route may answer: no usable token, the limit, the stores down. */
@@ -17,7 +17,7 @@ export async function accountRoutes(app: App, c: AuthContext) {
 
 /** GET and PATCH /account. */
 function profileRoutes(app: App, c: AuthContext) {
-  app.get('/account', { schema: { tags: ['account'], summary: 'The account with its identities and devices', security, response: accountErrors } }, async (req) => {
+  app.get('/account', { schema: { tags: ['account'], summary: 'The account with its identities and devices', security, response: { 200: AccountView, ...accountErrors } } }, async (req) => {
     const claims = await c.authenticate(req);
     return c.accounts.view(claims.sub);
   });
@@ -36,7 +36,7 @@ function profileRoutes(app: App, c: AuthContext) {
           },
           { additionalProperties: false },
         ),
-        response: errorResponses(BEARER_ERRORS, BODY_ERRORS, COMMON_ERRORS),
+        response: { 200: AccountView, ...errorResponses(BEARER_ERRORS, BODY_ERRORS, COMMON_ERRORS) },
       },
     },
     async (req) => {
@@ -59,7 +59,7 @@ function identityRoutes(app: App, c: AuthContext) {
           Type.Object({ email: Email, password: Password }, { additionalProperties: false }),
           Type.Object({ provider: Provider, ticket: Ticket, nonce: Type.Optional(Nonce) }, { additionalProperties: false }),
         ]),
-        response: errorResponses(BEARER_ERRORS, BODY_ERRORS, COMMON_ERRORS, TICKET_ERRORS, 'weak_password', 'email_taken', 'identity_linked_elsewhere'),
+        response: { 200: IdentitiesView, ...errorResponses(BEARER_ERRORS, BODY_ERRORS, COMMON_ERRORS, TICKET_ERRORS, 'weak_password', 'email_taken', 'identity_linked_elsewhere') },
       },
     },
     async (req) => {
@@ -82,7 +82,7 @@ function identityRoutes(app: App, c: AuthContext) {
           Type.Object({ provider: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false }),
           Type.Object({ identity_id: Type.String({ format: 'uuid' }) }, { additionalProperties: false }),
         ]),
-        response: errorResponses(BEARER_ERRORS, BODY_ERRORS, COMMON_ERRORS, 'identity_not_found', 'last_credential'),
+        response: { 200: IdentitiesView, ...errorResponses(BEARER_ERRORS, BODY_ERRORS, COMMON_ERRORS, 'identity_not_found', 'last_credential') },
       },
     },
     async (req) => {
@@ -95,12 +95,12 @@ function identityRoutes(app: App, c: AuthContext) {
 
 /** Export and deletion. */
 function dataRoutes(app: App, c: AuthContext) {
-  app.post('/account/export', { schema: { tags: ['account'], summary: 'Everything held about the account', security, response: accountErrors } }, async (req) => {
+  app.post('/account/export', { schema: { tags: ['account'], summary: 'Everything held about the account', security, response: { 200: AccountExport, ...accountErrors } } }, async (req) => {
     const claims = await c.authenticate(req);
     return c.accounts.export(claims.sub);
   });
 
-  app.delete('/account', { schema: { tags: ['account'], summary: 'Delete the account (soft, purged after the grace window)', security, response: accountErrors } }, async (req, reply) => {
+  app.delete('/account', { schema: { tags: ['account'], summary: 'Delete the account (soft, purged after the grace window)', security, response: { 202: AccountDeleted, ...accountErrors } } }, async (req, reply) => {
     // A retry after a lost 202 carries a token whose session the first call revoked: it may
     // only confirm the deletion again, never act on an account that is still active.
     const claims = await c.authenticate(req, { allowRevoked: true });

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { App } from '@platform/kit';
 import type { AuthContext } from '../context.js';
 import { adminRequired } from '../errors.js';
-import { BEARER_ERRORS, BODY_ERRORS, COMMON_ERRORS, errorResponses, optionalBody } from './schemas.js';
+import { AccountStatusChange, BEARER_ERRORS, BODY_ERRORS, COMMON_ERRORS, errorResponses, KeyRotation, optionalBody } from './schemas.js';
 import { changeAccountStatus } from '../services/admin.js';
 import { KEY_ROTATION_CHANNEL, keyTimings, rotateSigningKey } from '../services/keys.js';
 
@@ -16,7 +16,7 @@ export async function adminRoutes(app: App, c: AuthContext) {
         summary: 'Start a signing-key rotation; emergency activates the new key at once',
         security: [{ bearer: [] }],
         description: 'Optional body {emergency?: boolean, retire_previous?: boolean}.',
-        response: errorResponses(BEARER_ERRORS, BODY_ERRORS, COMMON_ERRORS, 'forbidden'),
+        response: { 200: KeyRotation, ...errorResponses(BEARER_ERRORS, BODY_ERRORS, COMMON_ERRORS, 'forbidden') },
       },
     },
     async (req) => {
@@ -50,7 +50,7 @@ export async function adminRoutes(app: App, c: AuthContext) {
           { status: Type.Union([Type.Literal('active'), Type.Literal('locked'), Type.Literal('banned')]) },
           { additionalProperties: false },
         ),
-        response: errorResponses(BEARER_ERRORS, BODY_ERRORS, COMMON_ERRORS, 'forbidden', 'account_not_found'),
+        response: { 200: AccountStatusChange, ...errorResponses(BEARER_ERRORS, BODY_ERRORS, COMMON_ERRORS, 'forbidden', 'account_not_found') },
       },
     },
     async (req) => {

@@ -8,7 +8,7 @@ import { DEVICE_PLATFORMS } from '../services/sign-in.js';
  */
 export const errorResponses = (...codes: (AuthErrorCode | readonly AuthErrorCode[])[]) => authErrors.responses('snake', codes.flat());
 /** What any route with a JSON body may answer before its handler runs. */
-export const BODY_ERRORS = ['validation_failed', 'malformed_json', 'invalid_character', 'payload_too_large', 'unsupported_media_type'] as const;
+export const BODY_ERRORS = ['validation_failed', 'malformed_json', 'bad_request', 'invalid_character', 'too_deep', 'payload_too_large', 'unsupported_media_type'] as const;
 /** What any rate-limited route may answer: the limit, and the stores down. */
 export const COMMON_ERRORS = ['rate_limited', 'database_unavailable', 'state_unavailable'] as const;
 /** A Bearer route without a usable access token. */
@@ -50,3 +50,63 @@ export function optionalBody<T extends Record<string, unknown>>(body: unknown, f
   }
   return body as Partial<T>;
 }
+
+const Timestamp = Type.String({ format: 'date-time' });
+const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
+const AccountStatus = Type.Union([Type.Literal('active'), Type.Literal('locked'), Type.Literal('banned'), Type.Literal('deleted')]);
+
+export const IdentityView = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  provider: Type.String(),
+  provider_user_id: Type.String(),
+  verified: Type.Boolean(),
+  linked_at: Timestamp,
+  last_login_at: NullableTimestamp,
+});
+
+export const IdentitiesView = Type.Object({ identities: Type.Array(IdentityView) });
+
+export const DeviceView = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  platform: Type.Union([Type.String(), Type.Null()]),
+  push_handle: Type.Union([Type.String(), Type.Null()]),
+  first_seen_at: Timestamp,
+  last_seen_at: Timestamp,
+});
+
+const AccountFields = {
+  id: Type.String({ format: 'uuid' }),
+  display_name: Type.Union([Type.String(), Type.Null()]),
+  status: AccountStatus,
+  roles: Type.Array(Type.String()),
+  home_region: Type.Union([Type.String(), Type.Null()]),
+  is_guest: Type.Boolean(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  deleted_at: NullableTimestamp,
+};
+
+export const AccountView = Type.Object({ ...AccountFields, identities: Type.Array(IdentityView), devices: Type.Array(DeviceView) });
+
+/** Rows as stored, minus every secret hash (docs/auth.md, "Export"). */
+const ExportRows = Type.Array(Type.Object({}, { additionalProperties: true }));
+export const AccountExport = Type.Object({
+  exported_at: Timestamp,
+  account: Type.Object(AccountFields),
+  identities: Type.Array(IdentityView),
+  credentials: ExportRows,
+  devices: Type.Array(DeviceView),
+  sessions: ExportRows,
+  audit_log: ExportRows,
+});
+
+export const AccountDeleted = Type.Object({ status: Type.Literal('deleted'), deleted_at: Timestamp, purge_after: Timestamp });
+
+export const Jwks = Type.Object({
+  keys: Type.Array(
+    Type.Object({ kty: Type.Literal('OKP'), crv: Type.Literal('Ed25519'), x: Type.String(), kid: Type.String(), alg: Type.Literal('EdDSA'), use: Type.Literal('sig') }),
+  ),
+});
+
+export const KeyRotation = Type.Object({ kid: Type.String(), state: Type.String(), activate_at: Timestamp });
+export const AccountStatusChange = Type.Object({ id: Type.String({ format: 'uuid' }), status: AccountStatus, sessions_revoked: Type.Integer({ minimum: 0 }) });

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { App } from '@platform/kit';
 import type { AuthContext } from '../context.js';
 import { fail } from '../errors.js';
-import { BEARER_ERRORS, BODY_ERRORS, COMMON_ERRORS, errorResponses, optionalBody } from './schemas.js';
+import { BEARER_ERRORS, BODY_ERRORS, COMMON_ERRORS, errorResponses, Jwks, optionalBody, TokenResponse } from './schemas.js';
 
 /** Verifiers may cache the key set this long; the rotation propagation wait is at least this. */
 export const JWKS_MAX_AGE_SECONDS = 300;
@@ -18,7 +18,7 @@ export async function tokenRoutes(app: App, c: AuthContext) {
         tags: ['tokens'],
         summary: 'Rotate a refresh token: the old one is spent, a new pair is returned',
         body: Type.Object({ refresh_token: RefreshToken }, { additionalProperties: false }),
-        response: errorResponses(BODY_ERRORS, COMMON_ERRORS, 'invalid_refresh_token', 'token_reused'),
+        response: { 200: TokenResponse, ...errorResponses(BODY_ERRORS, COMMON_ERRORS, 'invalid_refresh_token', 'token_reused') },
       },
       // Checked in the onRequest hook with the general limit (one Redis round trip), before the body is read.
       config: { requestLimits: (req) => [{ name: 'refresh:ip', key: req.ip, limit: c.config.rateRefreshPerIp }] },
@@ -35,7 +35,7 @@ export async function tokenRoutes(app: App, c: AuthContext) {
         tags: ['tokens'],
         summary: 'Revoke the session of the Bearer token or of the refresh token in the body',
         description: 'The session id and the token id go on the deny set (deny:sid / deny:jti) until every access token of the session has expired.',
-        response: errorResponses(BEARER_ERRORS, BODY_ERRORS, COMMON_ERRORS, 'invalid_refresh_token'),
+        response: { 204: Type.Null({ description: 'Signed out' }), ...errorResponses(BEARER_ERRORS, BODY_ERRORS, COMMON_ERRORS, 'invalid_refresh_token') },
       },
     },
     async (req, reply) => {
@@ -58,13 +58,13 @@ export async function tokenRoutes(app: App, c: AuthContext) {
       const revoked = await c.tokens.logout(sessionId, accountId, c.auditCtx(req));
       await c.tokens.deny(sessionId, jti);
       req.log.debug({ revoked }, 'logout');
-      reply.status(204).send();
+      reply.status(204).send(null);
     },
   );
 
   app.get(
     '/.well-known/jwks.json',
-    { schema: { tags: ['tokens'], summary: 'Public signing keys (published and active)' }, config: { access: 'public', rateLimited: false } },
+    { schema: { tags: ['tokens'], summary: 'Public signing keys (published and active)', response: { 200: Jwks } }, config: { access: 'public', rateLimited: false } },
     async (_req, reply) => {
       reply.header('cache-control', `public, max-age=${JWKS_MAX_AGE_SECONDS}`);
       return c.keys.jwks();

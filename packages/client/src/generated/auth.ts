@@ -8,24 +8,7 @@ export interface paths {
             cookie?: never;
         };
         /** Public signing keys (published and active) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        get: operations["getWellKnownJwksJson"];
         put?: never;
         post?: never;
         delete?: never;
@@ -42,73 +25,15 @@ export interface paths {
             cookie?: never;
         };
         /** The account with its identities and devices */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        get: operations["getAccount"];
         put?: never;
         post?: never;
         /** Delete the account (soft, purged after the grace window) */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        delete: operations["deleteAccount"];
         options?: never;
         head?: never;
         /** Update profile fields */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        display_name?: string;
-                        home_region?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        patch: operations["patchAccount"];
         trace?: never;
     };
     "/account/export": {
@@ -121,24 +46,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Everything held about the account */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["postAccountExport"];
         delete?: never;
         options?: never;
         head?: never;
@@ -155,36 +63,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Link an email and password, or a platform ticket, to the account (upgrades a guest) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** Format: email */
-                        email: string;
-                        password: string;
-                    } | {
-                        nonce?: string;
-                        provider: string;
-                        ticket: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["postAccountLink"];
         delete?: never;
         options?: never;
         head?: never;
@@ -201,33 +80,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Remove an identity (never the last one) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        provider: string;
-                    } | {
-                        /** Format: uuid */
-                        identity_id: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["postAccountUnlink"];
         delete?: never;
         options?: never;
         head?: never;
@@ -244,32 +97,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Set an account status (active, locked, banned); locking or banning revokes every session */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        status: "active" | "locked" | "banned";
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["postAdminAccountsByIdStatus"];
         delete?: never;
         options?: never;
         head?: never;
@@ -289,24 +117,7 @@ export interface paths {
          * Start a signing-key rotation; emergency activates the new key at once
          * @description Optional body {emergency?: boolean, retire_previous?: boolean}.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["postAdminKeysRotate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -323,44 +134,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Create a guest account bound to a device; the guest secret is returned once */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    "idempotency-key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        device_fingerprint: string;
-                        platform?: "ios" | "android" | "win" | "mac" | "linux" | "console" | "web";
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            access_token: string;
-                            /** Format: uuid */
-                            account_id: string;
-                            expires_in: number;
-                            guest_secret: string;
-                            refresh_token: string;
-                            /** @enum {string} */
-                            token_type: "Bearer";
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["postGuest"];
         delete?: never;
         options?: never;
         head?: never;
@@ -377,44 +151,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Sign a returning guest in with its account id and guest secret */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        account_id: string;
-                        device_fingerprint: string;
-                        guest_secret: string;
-                        platform?: "ios" | "android" | "win" | "mac" | "linux" | "console" | "web";
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            access_token: string;
-                            /** Format: uuid */
-                            account_id: string;
-                            expires_in: number;
-                            refresh_token: string;
-                            /** @enum {string} */
-                            token_type: "Bearer";
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["postGuestRestore"];
         delete?: never;
         options?: never;
         head?: never;
@@ -429,31 +166,7 @@ export interface paths {
             cookie?: never;
         };
         /** Liveness */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            checks?: {
-                                [key: string]: string;
-                            };
-                            status: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getHealthz"];
         put?: never;
         post?: never;
         delete?: never;
@@ -473,68 +186,7 @@ export interface paths {
          * Whether an account exists (service callers only)
          * @description Requires X-Internal-Key. Deleted (and purged) accounts and unknown ids answer 404 account_not_found.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: date-time */
-                            created_at: string;
-                            display_name: string | null;
-                            /** Format: uuid */
-                            id: string;
-                            is_guest: boolean;
-                            status: "active" | "locked" | "banned";
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Stable machine-readable error code */
-                            code: string;
-                            /** @description Human-readable explanation */
-                            message: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Stable machine-readable error code */
-                            code: string;
-                            /** @description Human-readable explanation */
-                            message: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getInternalAccountsById"];
         put?: never;
         post?: never;
         delete?: never;
@@ -556,65 +208,7 @@ export interface paths {
          * A server-role access token for the calling service (client credentials)
          * @description Requires X-Internal-Key (or an accepted client certificate on the mutual-TLS listener). The token is an ordinary access token (same format, key set, issuer and audience) with sub `service:<caller name>`, roles ["server"] and a random sid, valid for the access-token lifetime; verifiers check it offline and require the role. No body (or an empty object). Audited as `login` with method `internal_key`.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            access_token: string;
-                            expires_in: number;
-                            roles: string[];
-                            sub: string;
-                            /** @enum {string} */
-                            token_type: "Bearer";
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Stable machine-readable error code */
-                            code: string;
-                            /** @description Human-readable explanation */
-                            message: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Stable machine-readable error code */
-                            code: string;
-                            /** @description Human-readable explanation */
-                            message: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["postInternalServerToken"];
         delete?: never;
         options?: never;
         head?: never;
@@ -631,46 +225,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Sign in with email and password */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        device?: {
-                            fingerprint: string;
-                            platform?: "ios" | "android" | "win" | "mac" | "linux" | "console" | "web";
-                        };
-                        /** Format: email */
-                        email: string;
-                        password: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            access_token: string;
-                            /** Format: uuid */
-                            account_id: string;
-                            expires_in: number;
-                            refresh_token: string;
-                            /** @enum {string} */
-                            token_type: "Bearer";
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["postLogin"];
         delete?: never;
         options?: never;
         head?: never;
@@ -690,24 +245,7 @@ export interface paths {
          * Revoke the session of the Bearer token or of the refresh token in the body
          * @description The session id and the token id go on the deny set (deny:sid / deny:jti) until every access token of the session has expired.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["postLogout"];
         delete?: never;
         options?: never;
         head?: never;
@@ -724,48 +262,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Exchange an external platform ticket; with a Bearer token the identity is linked to the current account */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        device?: {
-                            fingerprint: string;
-                            platform?: "ios" | "android" | "win" | "mac" | "linux" | "console" | "web";
-                        };
-                        nonce?: string;
-                        provider: string;
-                        ticket: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            access_token: string;
-                            /** @description true when this exchange created the account */
-                            account_created: boolean;
-                            /** Format: uuid */
-                            account_id: string;
-                            expires_in: number;
-                            refresh_token: string;
-                            /** @enum {string} */
-                            token_type: "Bearer";
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["postPlatform"];
         delete?: never;
         options?: never;
         head?: never;
@@ -780,45 +277,7 @@ export interface paths {
             cookie?: never;
         };
         /** Readiness of data stores */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            checks?: {
-                                [key: string]: string;
-                            };
-                            status: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            checks?: {
-                                [key: string]: string;
-                            };
-                            status: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getReadyz"];
         put?: never;
         post?: never;
         delete?: never;
@@ -837,30 +296,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Rotate a refresh token: the old one is spent, a new pair is returned */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        refresh_token: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["postRefresh"];
         delete?: never;
         options?: never;
         head?: never;
@@ -877,47 +313,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Sign up with email and password */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        device?: {
-                            fingerprint: string;
-                            platform?: "ios" | "android" | "win" | "mac" | "linux" | "console" | "web";
-                        };
-                        display_name?: string;
-                        /** Format: email */
-                        email: string;
-                        password: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            access_token: string;
-                            /** Format: uuid */
-                            account_id: string;
-                            expires_in: number;
-                            refresh_token: string;
-                            /** @enum {string} */
-                            token_type: "Bearer";
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["postRegister"];
         delete?: never;
         options?: never;
         head?: never;
@@ -935,4 +331,3281 @@ export interface components {
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    getWellKnownJwksJson: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "unknown_provider" | "provider_not_configured";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; conflict_retry: A concurrent first sign-in won the race; retry; provider_unavailable: The provider key set cannot be fetched; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "conflict_retry" | "provider_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    getAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "unknown_provider" | "provider_not_configured";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unauthenticated: No Bearer token (or, for logout, neither token); invalid_token: The access token is missing, malformed, expired or not signed by a known key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unauthenticated" | "invalid_token";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: A sliding-window rate limit is exceeded (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "database_unavailable" | "state_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    deleteAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "unknown_provider" | "provider_not_configured";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unauthenticated: No Bearer token (or, for logout, neither token); invalid_token: The access token is missing, malformed, expired or not signed by a known key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unauthenticated" | "invalid_token";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: A sliding-window rate limit is exceeded (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "database_unavailable" | "state_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    patchAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    display_name?: string;
+                    home_region?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "invalid_character";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unauthenticated: No Bearer token (or, for logout, neither token); invalid_token: The access token is missing, malformed, expired or not signed by a known key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unauthenticated" | "invalid_token";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description payload_too_large: The body exceeds the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: A sliding-window rate limit is exceeded (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "database_unavailable" | "state_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postAccountExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "unknown_provider" | "provider_not_configured";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unauthenticated: No Bearer token (or, for logout, neither token); invalid_token: The access token is missing, malformed, expired or not signed by a known key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unauthenticated" | "invalid_token";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: A sliding-window rate limit is exceeded (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "database_unavailable" | "state_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postAccountLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    password: string;
+                } | {
+                    nonce?: string;
+                    provider: string;
+                    ticket: string;
+                };
+            };
+        };
+        responses: {
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform; weak_password: The password breaks the policy (`reason` says how) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "invalid_character" | "unknown_provider" | "provider_not_configured" | "weak_password";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unauthenticated: No Bearer token (or, for logout, neither token); invalid_token: The access token is missing, malformed, expired or not signed by a known key; invalid_ticket: The platform ticket was rejected */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unauthenticated" | "invalid_token" | "invalid_ticket";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description email_taken: An account with this email exists; identity_linked_elsewhere: The platform identity belongs to another account */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "email_taken" | "identity_linked_elsewhere";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description payload_too_large: The body exceeds the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: A sliding-window rate limit is exceeded (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; provider_unavailable: The provider key set cannot be fetched; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "database_unavailable" | "state_unavailable" | "provider_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postAccountUnlink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    provider: string;
+                } | {
+                    /** Format: uuid */
+                    identity_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "invalid_character";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unauthenticated: No Bearer token (or, for logout, neither token); invalid_token: The access token is missing, malformed, expired or not signed by a known key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unauthenticated" | "invalid_token";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description identity_not_found: The account has no such identity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "identity_not_found";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description last_credential: An account must keep at least one way to sign in */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "last_credential";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description payload_too_large: The body exceeds the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: A sliding-window rate limit is exceeded (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "database_unavailable" | "state_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postAdminAccountsByIdStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    status: "active" | "locked" | "banned";
+                };
+            };
+        };
+        responses: {
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "invalid_character";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unauthenticated: No Bearer token (or, for logout, neither token); invalid_token: The access token is missing, malformed, expired or not signed by a known key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unauthenticated" | "invalid_token";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description forbidden: The admin role is required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description account_not_found: No such account (or it is deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "account_not_found";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description payload_too_large: The body exceeds the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: A sliding-window rate limit is exceeded (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "database_unavailable" | "state_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postAdminKeysRotate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "invalid_character";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unauthenticated: No Bearer token (or, for logout, neither token); invalid_token: The access token is missing, malformed, expired or not signed by a known key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unauthenticated" | "invalid_token";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description forbidden: The admin role is required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description payload_too_large: The body exceeds the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: A sliding-window rate limit is exceeded (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "database_unavailable" | "state_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postGuest: {
+        parameters: {
+            query?: never;
+            header?: {
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    device_fingerprint: string;
+                    platform?: "ios" | "android" | "win" | "mac" | "linux" | "console" | "web";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        access_token: string;
+                        /** Format: uuid */
+                        account_id: string;
+                        expires_in: number;
+                        guest_secret: string;
+                        refresh_token: string;
+                        /** @enum {string} */
+                        token_type: "Bearer";
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "invalid_character";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthenticated: No Bearer token (or, for logout, neither token); invalid_credentials: Wrong password, unknown email, wrong guest id or secret; invalid_ticket: The platform ticket was rejected; invalid_refresh_token: The refresh token is unknown or expired, or its session was revoked; token_reused: The refresh token was used twice: the session is terminated; internal_key_required: An internal endpoint without X-Internal-Key (or an accepted client certificate); invalid_internal_key: The internal key is not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "invalid_token" | "unauthenticated" | "invalid_credentials" | "invalid_ticket" | "invalid_refresh_token" | "token_reused" | "internal_key_required" | "invalid_internal_key";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description idempotency_key_reused: The guest Idempotency-Key was used by another device */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description payload_too_large: The body exceeds the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: A sliding-window rate limit is exceeded (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "database_unavailable" | "state_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postGuestRestore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    account_id: string;
+                    device_fingerprint: string;
+                    guest_secret: string;
+                    platform?: "ios" | "android" | "win" | "mac" | "linux" | "console" | "web";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        access_token: string;
+                        /** Format: uuid */
+                        account_id: string;
+                        expires_in: number;
+                        refresh_token: string;
+                        /** @enum {string} */
+                        token_type: "Bearer";
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "invalid_character";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description invalid_credentials: Wrong password, unknown email, wrong guest id or secret */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "invalid_credentials";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description account_disabled: The account is banned or locked (after a correct credential) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "account_disabled";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description payload_too_large: The body exceeds the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: A sliding-window rate limit is exceeded (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "database_unavailable" | "state_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    getHealthz: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        checks?: {
+                            [key: string]: string;
+                        };
+                        status: string;
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "unknown_provider" | "provider_not_configured";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; conflict_retry: A concurrent first sign-in won the race; retry; provider_unavailable: The provider key set cannot be fetched; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "conflict_retry" | "provider_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    getInternalAccountsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        created_at: string;
+                        display_name: string | null;
+                        /** Format: uuid */
+                        id: string;
+                        is_guest: boolean;
+                        status: "active" | "locked" | "banned";
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "invalid_character";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_key_required: An internal endpoint without X-Internal-Key (or an accepted client certificate); invalid_internal_key: The internal key is not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_key_required" | "invalid_internal_key";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description account_not_found: No such account (or it is deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "account_not_found";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: A sliding-window rate limit is exceeded (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "database_unavailable" | "state_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postInternalServerToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        access_token: string;
+                        expires_in: number;
+                        roles: string[];
+                        sub: string;
+                        /** @enum {string} */
+                        token_type: "Bearer";
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "invalid_character";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_key_required: An internal endpoint without X-Internal-Key (or an accepted client certificate); invalid_internal_key: The internal key is not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_key_required" | "invalid_internal_key";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description payload_too_large: The body exceeds the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: A sliding-window rate limit is exceeded (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "database_unavailable" | "state_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postLogin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    device?: {
+                        fingerprint: string;
+                        platform?: "ios" | "android" | "win" | "mac" | "linux" | "console" | "web";
+                    };
+                    /** Format: email */
+                    email: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        access_token: string;
+                        /** Format: uuid */
+                        account_id: string;
+                        expires_in: number;
+                        refresh_token: string;
+                        /** @enum {string} */
+                        token_type: "Bearer";
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "invalid_character";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description invalid_credentials: Wrong password, unknown email, wrong guest id or secret */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "invalid_credentials";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description account_disabled: The account is banned or locked (after a correct credential) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "account_disabled";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description payload_too_large: The body exceeds the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description account_locked: This source is locked out of the credential after wrong passwords */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "account_locked";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: A sliding-window rate limit is exceeded (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "database_unavailable" | "state_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postLogout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "invalid_character";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unauthenticated: No Bearer token (or, for logout, neither token); invalid_token: The access token is missing, malformed, expired or not signed by a known key; invalid_refresh_token: The refresh token is unknown or expired, or its session was revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unauthenticated" | "invalid_token" | "invalid_refresh_token";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description payload_too_large: The body exceeds the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: A sliding-window rate limit is exceeded (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "database_unavailable" | "state_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postPlatform: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    device?: {
+                        fingerprint: string;
+                        platform?: "ios" | "android" | "win" | "mac" | "linux" | "console" | "web";
+                    };
+                    nonce?: string;
+                    provider: string;
+                    ticket: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        access_token: string;
+                        /** @description true when this exchange created the account */
+                        account_created: boolean;
+                        /** Format: uuid */
+                        account_id: string;
+                        expires_in: number;
+                        refresh_token: string;
+                        /** @enum {string} */
+                        token_type: "Bearer";
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "invalid_character" | "unknown_provider" | "provider_not_configured";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description invalid_ticket: The platform ticket was rejected; unauthenticated: No Bearer token (or, for logout, neither token); invalid_token: The access token is missing, malformed, expired or not signed by a known key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "invalid_ticket" | "unauthenticated" | "invalid_token";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description account_disabled: The account is banned or locked (after a correct credential) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "account_disabled";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description identity_linked_elsewhere: The platform identity belongs to another account */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "identity_linked_elsewhere";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description payload_too_large: The body exceeds the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: A sliding-window rate limit is exceeded (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; provider_unavailable: The provider key set cannot be fetched; retry later; conflict_retry: A concurrent first sign-in won the race; retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "database_unavailable" | "state_unavailable" | "provider_unavailable" | "conflict_retry";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    getReadyz: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        checks?: {
+                            [key: string]: string;
+                        };
+                        status: string;
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "unknown_provider" | "provider_not_configured";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        checks?: {
+                            [key: string]: string;
+                        };
+                        status: string;
+                    };
+                };
+            };
+        };
+    };
+    postRefresh: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    refresh_token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "invalid_character";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description invalid_refresh_token: The refresh token is unknown or expired, or its session was revoked; token_reused: The refresh token was used twice: the session is terminated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "invalid_refresh_token" | "token_reused";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description payload_too_large: The body exceeds the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: A sliding-window rate limit is exceeded (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "database_unavailable" | "state_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postRegister: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    device?: {
+                        fingerprint: string;
+                        platform?: "ios" | "android" | "win" | "mac" | "linux" | "console" | "web";
+                    };
+                    display_name?: string;
+                    /** Format: email */
+                    email: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        access_token: string;
+                        /** Format: uuid */
+                        account_id: string;
+                        expires_in: number;
+                        refresh_token: string;
+                        /** @enum {string} */
+                        token_type: "Bearer";
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; weak_password: The password breaks the policy (`reason` says how) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "invalid_character" | "weak_password";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthenticated: No Bearer token (or, for logout, neither token); invalid_credentials: Wrong password, unknown email, wrong guest id or secret; invalid_ticket: The platform ticket was rejected; invalid_refresh_token: The refresh token is unknown or expired, or its session was revoked; token_reused: The refresh token was used twice: the session is terminated; internal_key_required: An internal endpoint without X-Internal-Key (or an accepted client certificate); invalid_internal_key: The internal key is not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "invalid_token" | "unauthenticated" | "invalid_credentials" | "invalid_ticket" | "invalid_refresh_token" | "token_reused" | "internal_key_required" | "invalid_internal_key";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description email_taken: An account with this email exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "email_taken";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description payload_too_large: The body exceeds the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: A sliding-window rate limit is exceeded (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "database_unavailable" | "state_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+}

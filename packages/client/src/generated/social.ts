@@ -8,24 +8,7 @@ export interface paths {
             cookie?: never;
         };
         /** Liveness (alias of /healthz) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        get: operations["getHealth"];
         put?: never;
         post?: never;
         delete?: never;
@@ -42,31 +25,7 @@ export interface paths {
             cookie?: never;
         };
         /** Liveness */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            checks?: {
-                                [key: string]: string;
-                            };
-                            status: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getHealthz"];
         put?: never;
         post?: never;
         delete?: never;
@@ -83,24 +42,7 @@ export interface paths {
             cookie?: never;
         };
         /** Readiness (alias of /readyz) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        get: operations["getReady"];
         put?: never;
         post?: never;
         delete?: never;
@@ -117,45 +59,7 @@ export interface paths {
             cookie?: never;
         };
         /** Readiness of data stores */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            checks?: {
-                                [key: string]: string;
-                            };
-                            status: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            checks?: {
-                                [key: string]: string;
-                            };
-                            status: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getReadyz"];
         put?: never;
         post?: never;
         delete?: never;
@@ -173,46 +77,8 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    publicId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    publicId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["postV1BlocksByPublicId"];
+        delete: operations["deleteV1BlocksByPublicId"];
         options?: never;
         head?: never;
         patch?: never;
@@ -226,82 +92,10 @@ export interface paths {
             cookie?: never;
         };
         /** Message history, newest first */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description RFC 3339 instant; messages sent before it */
-                    before?: string;
-                    limit?: number;
-                };
-                header?: never;
-                path: {
-                    channelId: string;
-                    kind: "dm" | "party";
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            messages: {
-                                body: string;
-                                channel: "dm" | "party";
-                                channelId: string;
-                                fromPublicId: string;
-                                messageId: string;
-                                /** Format: date-time */
-                                sentAt: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getV1ChatByKindByChannelIdMessages"];
         put?: never;
         /** Send a message */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    channelId: string;
-                    kind: "dm" | "party";
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        body: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            body: string;
-                            channel: "dm" | "party";
-                            channelId: string;
-                            fromPublicId: string;
-                            messageId: string;
-                            /** Format: date-time */
-                            sentAt: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["postV1ChatByKindByChannelIdMessages"];
         delete?: never;
         options?: never;
         head?: never;
@@ -316,22 +110,1267 @@ export interface paths {
             cookie?: never;
         };
         /** Friends with presence */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
+        get: operations["getV1Friends"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/friends/{publicId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete: operations["deleteV1FriendsByPublicId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/friends/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["getV1FriendsRequests"];
+        put?: never;
+        post: operations["postV1FriendsRequests"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/friends/requests/{publicId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete: operations["deleteV1FriendsRequestsByPublicId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/friends/requests/{publicId}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["postV1FriendsRequestsByPublicIdAccept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/friends/requests/{publicId}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["postV1FriendsRequestsByPublicIdDecline"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/internal/auth-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Auth service notices: account.deleted erases the user, key_rotation refreshes the key set */
+        post: operations["postV1InternalAuthEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/invites": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Pending invites (incoming by default) */
+        get: operations["getV1Invites"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/invites/{inviteId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete: operations["deleteV1InvitesByInviteId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/invites/{inviteId}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["postV1InvitesByInviteIdDecline"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/invites/game": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["postV1InvitesGame"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/invites/game/{inviteId}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["postV1InvitesGameByInviteIdAccept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller */
+        get: operations["getV1Me"];
+        put?: never;
+        post?: never;
+        /** Erase the caller’s social data */
+        delete: operations["deleteV1Me"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Privacy export */
+        get: operations["getV1MeExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/name": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Change the display name (a new discriminator when needed) */
+        post: operations["postV1MeName"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/profile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Edit the profile */
+        patch: operations["patchV1MeProfile"];
+        trace?: never;
+    };
+    "/v1/mutes/{publicId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["postV1MutesByPublicId"];
+        delete: operations["deleteV1MutesByPublicId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/notes/{publicId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["getV1NotesByPublicId"];
+        put: operations["putV1NotesByPublicId"];
+        post?: never;
+        delete: operations["deleteV1NotesByPublicId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/parties": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["postV1Parties"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/parties/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["getV1PartiesById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/parties/{id}/invites": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["postV1PartiesByIdInvites"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/parties/{id}/join": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["postV1PartiesByIdJoin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/parties/{id}/join-metadata": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["postV1PartiesByIdJoinMetadata"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/parties/{id}/kick": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["postV1PartiesByIdKick"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/parties/{id}/leader": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["postV1PartiesByIdLeader"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/parties/{id}/leave": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["postV1PartiesByIdLeave"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/parties/{id}/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["postV1PartiesByIdSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/parties/{id}/visibility": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["postV1PartiesByIdVisibility"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/presence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["postV1Presence"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/presence/{publicId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["getV1PresenceByPublicId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Report a user to moderation */
+        post: operations["postV1Reports"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Find users by exact Name#1234 or name prefix */
+        get: operations["getV1UsersSearch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ws": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** WebSocket channel (see docs/social-realtime.md); 400 without an upgrade */
+        get: operations["getV1Ws"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: never;
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
+        };
+    };
+    getHealthz: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        checks?: {
+                            [key: string]: string;
+                        };
+                        status: string;
                     };
-                    content: {
-                        "application/json": {
+                };
+            };
+        };
+    };
+    getReady: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getReadyz: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        checks?: {
+                            [key: string]: string;
+                        };
+                        status: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        checks?: {
+                            [key: string]: string;
+                        };
+                        status: string;
+                    };
+                };
+            };
+        };
+    };
+    postV1BlocksByPublicId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                publicId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deleteV1BlocksByPublicId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                publicId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getV1ChatByKindByChannelIdMessages: {
+        parameters: {
+            query?: {
+                /** @description RFC 3339 instant; messages sent before it */
+                before?: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                channelId: string;
+                kind: "dm" | "party";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        messages: {
+                            body: string;
+                            channel: "dm" | "party";
+                            channelId: string;
+                            fromPublicId: string;
+                            messageId: string;
+                            /** Format: date-time */
+                            sentAt: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    postV1ChatByKindByChannelIdMessages: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                channelId: string;
+                kind: "dm" | "party";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    body: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        body: string;
+                        channel: "dm" | "party";
+                        channelId: string;
+                        fromPublicId: string;
+                        messageId: string;
+                        /** Format: date-time */
+                        sentAt: string;
+                    };
+                };
+            };
+        };
+    };
+    getV1Friends: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        avatarUrl?: string;
+                        displayName: string;
+                        dmChannelId: string;
+                        fullHandle: string;
+                        muted: boolean;
+                        note?: string;
+                        /** @enum {unknown} */
+                        presenceState: "online" | "away" | "busy" | "dnd" | "offline";
+                        publicId: string;
+                        richPresence?: {
+                            activity?: string;
+                            extra?: {
+                                [key: string]: unknown;
+                            };
+                            gameId?: string;
+                            join?: {
+                                bag?: {
+                                    [key: string]: unknown;
+                                };
+                                lobbyId?: string;
+                            };
+                            joinable: boolean;
+                            originGameId?: string;
+                            partyId?: string;
+                            sessionHandle?: string;
+                        };
+                        sameGame: boolean;
+                        status?: string;
+                    }[];
+                };
+            };
+        };
+    };
+    deleteV1FriendsByPublicId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                publicId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getV1FriendsRequests: {
+        parameters: {
+            query?: {
+                dir?: "incoming" | "outgoing";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        direction: "incoming" | "outgoing";
+                        fullHandle: string;
+                        publicId: string;
+                        requestId: string;
+                        state: "pending" | "accepted" | "declined";
+                    }[];
+                };
+            };
+        };
+    };
+    postV1FriendsRequests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    toHandle?: string;
+                    toPublicId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        direction: "incoming" | "outgoing";
+                        fullHandle: string;
+                        publicId: string;
+                        requestId: string;
+                        state: "pending" | "accepted" | "declined";
+                    };
+                };
+            };
+        };
+    };
+    deleteV1FriendsRequestsByPublicId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                publicId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    postV1FriendsRequestsByPublicIdAccept: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                publicId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        direction: "incoming" | "outgoing";
+                        fullHandle: string;
+                        publicId: string;
+                        requestId: string;
+                        state: "pending" | "accepted" | "declined";
+                    };
+                };
+            };
+        };
+    };
+    postV1FriendsRequestsByPublicIdDecline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                publicId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        direction: "incoming" | "outgoing";
+                        fullHandle: string;
+                        publicId: string;
+                        requestId: string;
+                        state: "pending" | "accepted" | "declined";
+                    };
+                };
+            };
+        };
+    };
+    postV1InternalAuthEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    account_id?: string;
+                    deleted_at?: string;
+                    /**
+                     * Format: uuid
+                     * @description Outbox notice id (the same on every redelivery)
+                     */
+                    id: string;
+                    kid?: string;
+                    retire_previous?: boolean;
+                    /** @description account.deleted | key_rotation; others are acknowledged and ignored */
+                    type: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: "processed" | "ignored";
+                    };
+                };
+            };
+        };
+    };
+    getV1Invites: {
+        parameters: {
+            query?: {
+                dir?: "incoming" | "outgoing";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        expiresAt: string;
+                        fromPublicId: string;
+                        inviteId: string;
+                        join?: {
+                            bag?: {
+                                [key: string]: unknown;
+                            };
+                            lobbyId?: string;
+                        };
+                        kind: "party" | "game";
+                        /** @enum {unknown} */
+                        state: "pending" | "accepted" | "declined" | "expired" | "revoked";
+                        targetHandle?: string;
+                        targetId?: string;
+                        toPublicId: string;
+                    }[];
+                };
+            };
+        };
+    };
+    deleteV1InvitesByInviteId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                inviteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    postV1InvitesByInviteIdDecline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                inviteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        expiresAt: string;
+                        fromPublicId: string;
+                        inviteId: string;
+                        join?: {
+                            bag?: {
+                                [key: string]: unknown;
+                            };
+                            lobbyId?: string;
+                        };
+                        kind: "party" | "game";
+                        /** @enum {unknown} */
+                        state: "pending" | "accepted" | "declined" | "expired" | "revoked";
+                        targetHandle?: string;
+                        targetId?: string;
+                        toPublicId: string;
+                    };
+                };
+            };
+        };
+    };
+    postV1InvitesGame: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    join?: {
+                        bag?: {
+                            [key: string]: unknown;
+                        };
+                        lobbyId?: string;
+                    };
+                    sessionHandle?: string;
+                    toHandle?: string;
+                    toPublicId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        expiresAt: string;
+                        fromPublicId: string;
+                        inviteId: string;
+                        join?: {
+                            bag?: {
+                                [key: string]: unknown;
+                            };
+                            lobbyId?: string;
+                        };
+                        kind: "party" | "game";
+                        /** @enum {unknown} */
+                        state: "pending" | "accepted" | "declined" | "expired" | "revoked";
+                        targetHandle?: string;
+                        targetId?: string;
+                        toPublicId: string;
+                    };
+                };
+            };
+        };
+    };
+    postV1InvitesGameByInviteIdAccept: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                inviteId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        inviteId?: string;
+                        join?: {
+                            bag?: {
+                                [key: string]: unknown;
+                            };
+                            lobbyId?: string;
+                        };
+                        kind: "party" | "game";
+                        partyId?: string;
+                        sessionHandle?: string;
+                    };
+                };
+            };
+        };
+    };
+    getV1Me: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        discriminator: string;
+                        fullHandle: string;
+                        handle: string;
+                        profile: {
+                            avatarUrl: string | null;
+                            displayName: string;
+                            invisible: boolean;
+                            status: string | null;
+                            visibility: "public" | "friends" | "private";
+                        };
+                        publicId: string;
+                    };
+                };
+            };
+        };
+    };
+    deleteV1Me: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        state: "deleted";
+                    };
+                };
+            };
+        };
+    };
+    getV1MeExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        blocked: {
+                            avatarUrl?: string;
+                            displayName: string;
+                            fullHandle: string;
+                            publicId: string;
+                        }[];
+                        friends: {
                             avatarUrl?: string;
                             displayName: string;
                             dmChannelId: string;
@@ -361,1013 +1400,270 @@ export interface paths {
                             sameGame: boolean;
                             status?: string;
                         }[];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/friends/{publicId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    publicId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/friends/requests": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: {
-                    dir?: "incoming" | "outgoing";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            direction: "incoming" | "outgoing";
+                        muted: {
+                            avatarUrl?: string;
+                            displayName: string;
                             fullHandle: string;
                             publicId: string;
-                            requestId: string;
-                            state: "pending" | "accepted" | "declined";
                         }[];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        toHandle?: string;
-                        toPublicId?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            direction: "incoming" | "outgoing";
-                            fullHandle: string;
-                            publicId: string;
-                            requestId: string;
-                            state: "pending" | "accepted" | "declined";
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/friends/requests/{publicId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    publicId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/friends/requests/{publicId}/accept": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    publicId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            direction: "incoming" | "outgoing";
-                            fullHandle: string;
-                            publicId: string;
-                            requestId: string;
-                            state: "pending" | "accepted" | "declined";
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/friends/requests/{publicId}/decline": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    publicId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            direction: "incoming" | "outgoing";
-                            fullHandle: string;
-                            publicId: string;
-                            requestId: string;
-                            state: "pending" | "accepted" | "declined";
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/internal/auth-events": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Auth service notices: account.deleted erases the user, key_rotation refreshes the key set */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        account_id?: string;
-                        deleted_at?: string;
-                        /**
-                         * Format: uuid
-                         * @description Outbox notice id (the same on every redelivery)
-                         */
-                        id: string;
-                        kid?: string;
-                        retire_previous?: boolean;
-                        /** @description account.deleted | key_rotation; others are acknowledged and ignored */
-                        type: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            status: "processed" | "ignored";
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/invites": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Pending invites (incoming by default) */
-        get: {
-            parameters: {
-                query?: {
-                    dir?: "incoming" | "outgoing";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
+                        notes: {
+                            subjectFullHandle: string;
+                            subjectPublicId: string;
+                            text: string;
                             /** Format: date-time */
-                            expiresAt: string;
-                            fromPublicId: string;
-                            inviteId: string;
-                            join?: {
-                                bag?: {
-                                    [key: string]: unknown;
-                                };
-                                lobbyId?: string;
-                            };
-                            kind: "party" | "game";
-                            /** @enum {unknown} */
-                            state: "pending" | "accepted" | "declined" | "expired" | "revoked";
-                            targetHandle?: string;
-                            targetId?: string;
-                            toPublicId: string;
+                            updatedAt: string;
                         }[];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/invites/{inviteId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    inviteId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/invites/{inviteId}/decline": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    inviteId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: date-time */
-                            expiresAt: string;
-                            fromPublicId: string;
-                            inviteId: string;
-                            join?: {
-                                bag?: {
-                                    [key: string]: unknown;
-                                };
-                                lobbyId?: string;
-                            };
-                            kind: "party" | "game";
-                            /** @enum {unknown} */
-                            state: "pending" | "accepted" | "declined" | "expired" | "revoked";
-                            targetHandle?: string;
-                            targetId?: string;
-                            toPublicId: string;
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/invites/game": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        join?: {
-                            bag?: {
-                                [key: string]: unknown;
-                            };
-                            lobbyId?: string;
-                        };
-                        sessionHandle?: string;
-                        toHandle?: string;
-                        toPublicId?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: date-time */
-                            expiresAt: string;
-                            fromPublicId: string;
-                            inviteId: string;
-                            join?: {
-                                bag?: {
-                                    [key: string]: unknown;
-                                };
-                                lobbyId?: string;
-                            };
-                            kind: "party" | "game";
-                            /** @enum {unknown} */
-                            state: "pending" | "accepted" | "declined" | "expired" | "revoked";
-                            targetHandle?: string;
-                            targetId?: string;
-                            toPublicId: string;
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/invites/game/{inviteId}/accept": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    inviteId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            inviteId?: string;
-                            join?: {
-                                bag?: {
-                                    [key: string]: unknown;
-                                };
-                                lobbyId?: string;
-                            };
-                            kind: "party" | "game";
-                            partyId?: string;
-                            sessionHandle?: string;
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/me": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The caller */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            discriminator: string;
-                            fullHandle: string;
-                            handle: string;
-                            profile: {
-                                avatarUrl: string | null;
-                                displayName: string;
-                                invisible: boolean;
-                                status: string | null;
-                                visibility: "public" | "friends" | "private";
-                            };
-                            publicId: string;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        /** Erase the caller’s social data */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            state: "deleted";
-                        };
-                    };
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/me/export": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Privacy export */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            blocked: {
-                                avatarUrl?: string;
-                                displayName: string;
-                                fullHandle: string;
-                                publicId: string;
-                            }[];
-                            friends: {
-                                avatarUrl?: string;
-                                displayName: string;
-                                dmChannelId: string;
-                                fullHandle: string;
-                                muted: boolean;
-                                note?: string;
-                                /** @enum {unknown} */
-                                presenceState: "online" | "away" | "busy" | "dnd" | "offline";
-                                publicId: string;
-                                richPresence?: {
-                                    activity?: string;
-                                    extra?: {
-                                        [key: string]: unknown;
-                                    };
-                                    gameId?: string;
-                                    join?: {
-                                        bag?: {
-                                            [key: string]: unknown;
-                                        };
-                                        lobbyId?: string;
-                                    };
-                                    joinable: boolean;
-                                    originGameId?: string;
-                                    partyId?: string;
-                                    sessionHandle?: string;
-                                };
-                                sameGame: boolean;
-                                status?: string;
-                            }[];
-                            muted: {
-                                avatarUrl?: string;
-                                displayName: string;
-                                fullHandle: string;
-                                publicId: string;
-                            }[];
-                            notes: {
-                                subjectFullHandle: string;
-                                subjectPublicId: string;
-                                text: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                            }[];
-                            partyId?: string;
-                            profile: {
-                                avatarUrl: string | null;
-                                displayName: string;
-                                invisible: boolean;
-                                status: string | null;
-                                visibility: "public" | "friends" | "private";
-                            };
-                            user: {
-                                /** Format: date-time */
-                                createdAt: string;
-                                discriminator: string;
-                                fullHandle: string;
-                                handle: string;
-                                publicId: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/me/name": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Change the display name (a new discriminator when needed) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        displayName: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            discriminator: string;
-                            fullHandle: string;
-                            handle: string;
-                            profile: {
-                                avatarUrl: string | null;
-                                displayName: string;
-                                invisible: boolean;
-                                status: string | null;
-                                visibility: "public" | "friends" | "private";
-                            };
-                            publicId: string;
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/me/profile": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        /** Edit the profile */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        avatarUrl?: string | null;
-                        displayName?: string;
-                        invisible?: boolean;
-                        status?: string | null;
-                        visibility?: "public" | "friends" | "private";
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
+                        partyId?: string;
+                        profile: {
                             avatarUrl: string | null;
                             displayName: string;
                             invisible: boolean;
                             status: string | null;
                             visibility: "public" | "friends" | "private";
                         };
-                    };
-                };
-            };
-        };
-        trace?: never;
-    };
-    "/v1/mutes/{publicId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    publicId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    publicId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/notes/{publicId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    publicId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            subjectFullHandle: string;
-                            subjectPublicId: string;
-                            text: string;
+                        user: {
                             /** Format: date-time */
-                            updatedAt: string;
+                            createdAt: string;
+                            discriminator: string;
+                            fullHandle: string;
+                            handle: string;
+                            publicId: string;
                         };
                     };
                 };
             };
         };
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    publicId: string;
+    };
+    postV1MeName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    displayName: string;
                 };
-                cookie?: never;
             };
-            requestBody: {
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
                 content: {
                     "application/json": {
-                        text: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            subjectFullHandle: string;
-                            subjectPublicId: string;
-                            text: string;
-                            /** Format: date-time */
-                            updatedAt: string;
+                        discriminator: string;
+                        fullHandle: string;
+                        handle: string;
+                        profile: {
+                            avatarUrl: string | null;
+                            displayName: string;
+                            invisible: boolean;
+                            status: string | null;
+                            visibility: "public" | "friends" | "private";
                         };
+                        publicId: string;
                     };
-                };
-                /** @description The note was cleared */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
                 };
             };
         };
-        post?: never;
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    publicId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/v1/parties": {
+    patchV1MeProfile: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    avatarUrl?: string | null;
+                    displayName?: string;
+                    invisible?: boolean;
+                    status?: string | null;
+                    visibility?: "public" | "friends" | "private";
+                };
             };
-            requestBody: {
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        avatarUrl: string | null;
+                        displayName: string;
+                        invisible: boolean;
+                        status: string | null;
+                        visibility: "public" | "friends" | "private";
+                    };
+                };
+            };
+        };
+    };
+    postV1MutesByPublicId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                publicId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deleteV1MutesByPublicId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                publicId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getV1NotesByPublicId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                publicId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        subjectFullHandle: string;
+                        subjectPublicId: string;
+                        text: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+        };
+    };
+    putV1NotesByPublicId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                publicId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    text: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        subjectFullHandle: string;
+                        subjectPublicId: string;
+                        text: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description The note was cleared */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deleteV1NotesByPublicId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                publicId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    postV1Parties: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    join?: {
+                        bag?: {
+                            [key: string]: unknown;
+                        };
+                        lobbyId?: string;
+                    };
+                    maxSize?: number;
+                    visibility?: "Public" | "FriendsOnly" | "Private";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
                 content: {
                     "application/json": {
                         join?: {
@@ -1376,602 +1672,462 @@ export interface paths {
                             };
                             lobbyId?: string;
                         };
-                        maxSize?: number;
-                        visibility?: "Public" | "FriendsOnly" | "Private";
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            join?: {
-                                bag?: {
-                                    [key: string]: unknown;
-                                };
-                                lobbyId?: string;
-                            };
-                            leaderPublicId: string | null;
-                            maxSize: number;
-                            members: {
-                                displayName: string;
-                                fullHandle: string;
-                                isLeader: boolean;
-                                /** Format: date-time */
-                                joinedAt: string;
-                                publicId: string;
-                            }[];
-                            partyId: string;
-                            sessionHandle?: string;
-                            visibility: "Public" | "FriendsOnly" | "Private";
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/parties/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            join?: {
-                                bag?: {
-                                    [key: string]: unknown;
-                                };
-                                lobbyId?: string;
-                            };
-                            leaderPublicId: string | null;
-                            maxSize: number;
-                            members: {
-                                displayName: string;
-                                fullHandle: string;
-                                isLeader: boolean;
-                                /** Format: date-time */
-                                joinedAt: string;
-                                publicId: string;
-                            }[];
-                            partyId: string;
-                            sessionHandle?: string;
-                            visibility: "Public" | "FriendsOnly" | "Private";
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/parties/{id}/invites": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        toHandle?: string;
-                        toPublicId?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
+                        leaderPublicId: string | null;
+                        maxSize: number;
+                        members: {
+                            displayName: string;
+                            fullHandle: string;
+                            isLeader: boolean;
                             /** Format: date-time */
-                            expiresAt: string;
-                            fromPublicId: string;
-                            inviteId: string;
-                            join?: {
-                                bag?: {
-                                    [key: string]: unknown;
-                                };
-                                lobbyId?: string;
-                            };
-                            kind: "party" | "game";
-                            /** @enum {unknown} */
-                            state: "pending" | "accepted" | "declined" | "expired" | "revoked";
-                            targetHandle?: string;
-                            targetId?: string;
-                            toPublicId: string;
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/parties/{id}/join": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        inviteId?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            inviteId?: string;
-                            join?: {
-                                bag?: {
-                                    [key: string]: unknown;
-                                };
-                                lobbyId?: string;
-                            };
-                            kind: "party" | "game";
-                            partyId?: string;
-                            sessionHandle?: string;
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/parties/{id}/join-metadata": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        bag?: {
-                            [key: string]: unknown;
-                        };
-                        lobbyId?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            join?: {
-                                bag?: {
-                                    [key: string]: unknown;
-                                };
-                                lobbyId?: string;
-                            };
-                            leaderPublicId: string | null;
-                            maxSize: number;
-                            members: {
-                                displayName: string;
-                                fullHandle: string;
-                                isLeader: boolean;
-                                /** Format: date-time */
-                                joinedAt: string;
-                                publicId: string;
-                            }[];
-                            partyId: string;
-                            sessionHandle?: string;
-                            visibility: "Public" | "FriendsOnly" | "Private";
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/parties/{id}/kick": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        handle?: string;
-                        publicId?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            join?: {
-                                bag?: {
-                                    [key: string]: unknown;
-                                };
-                                lobbyId?: string;
-                            };
-                            leaderPublicId: string | null;
-                            maxSize: number;
-                            members: {
-                                displayName: string;
-                                fullHandle: string;
-                                isLeader: boolean;
-                                /** Format: date-time */
-                                joinedAt: string;
-                                publicId: string;
-                            }[];
-                            partyId: string;
-                            sessionHandle?: string;
-                            visibility: "Public" | "FriendsOnly" | "Private";
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/parties/{id}/leader": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        handle?: string;
-                        publicId?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            join?: {
-                                bag?: {
-                                    [key: string]: unknown;
-                                };
-                                lobbyId?: string;
-                            };
-                            leaderPublicId: string | null;
-                            maxSize: number;
-                            members: {
-                                displayName: string;
-                                fullHandle: string;
-                                isLeader: boolean;
-                                /** Format: date-time */
-                                joinedAt: string;
-                                publicId: string;
-                            }[];
-                            partyId: string;
-                            sessionHandle?: string;
-                            visibility: "Public" | "FriendsOnly" | "Private";
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/parties/{id}/leave": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            disbanded: boolean;
-                            partyId: string;
-                            /** @enum {string} */
-                            state: "left";
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/parties/{id}/session": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
+                            joinedAt: string;
+                            publicId: string;
+                        }[];
+                        partyId: string;
                         sessionHandle?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            join?: {
-                                bag?: {
-                                    [key: string]: unknown;
-                                };
-                                lobbyId?: string;
-                            };
-                            leaderPublicId: string | null;
-                            maxSize: number;
-                            members: {
-                                displayName: string;
-                                fullHandle: string;
-                                isLeader: boolean;
-                                /** Format: date-time */
-                                joinedAt: string;
-                                publicId: string;
-                            }[];
-                            partyId: string;
-                            sessionHandle?: string;
-                            visibility: "Public" | "FriendsOnly" | "Private";
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/parties/{id}/visibility": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
                         visibility: "Public" | "FriendsOnly" | "Private";
                     };
                 };
             };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            join?: {
-                                bag?: {
-                                    [key: string]: unknown;
-                                };
-                                lobbyId?: string;
+        };
+    };
+    getV1PartiesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        join?: {
+                            bag?: {
+                                [key: string]: unknown;
                             };
-                            leaderPublicId: string | null;
-                            maxSize: number;
-                            members: {
-                                displayName: string;
-                                fullHandle: string;
-                                isLeader: boolean;
-                                /** Format: date-time */
-                                joinedAt: string;
-                                publicId: string;
-                            }[];
-                            partyId: string;
-                            sessionHandle?: string;
-                            visibility: "Public" | "FriendsOnly" | "Private";
+                            lobbyId?: string;
                         };
+                        leaderPublicId: string | null;
+                        maxSize: number;
+                        members: {
+                            displayName: string;
+                            fullHandle: string;
+                            isLeader: boolean;
+                            /** Format: date-time */
+                            joinedAt: string;
+                            publicId: string;
+                        }[];
+                        partyId: string;
+                        sessionHandle?: string;
+                        visibility: "Public" | "FriendsOnly" | "Private";
                     };
                 };
             };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/v1/presence": {
+    postV1PartiesByIdInvites: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    toHandle?: string;
+                    toPublicId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        expiresAt: string;
+                        fromPublicId: string;
+                        inviteId: string;
+                        join?: {
+                            bag?: {
+                                [key: string]: unknown;
+                            };
+                            lobbyId?: string;
+                        };
+                        kind: "party" | "game";
+                        /** @enum {unknown} */
+                        state: "pending" | "accepted" | "declined" | "expired" | "revoked";
+                        targetHandle?: string;
+                        targetId?: string;
+                        toPublicId: string;
+                    };
+                };
+            };
+        };
+    };
+    postV1PartiesByIdJoin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    inviteId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        inviteId?: string;
+                        join?: {
+                            bag?: {
+                                [key: string]: unknown;
+                            };
+                            lobbyId?: string;
+                        };
+                        kind: "party" | "game";
+                        partyId?: string;
+                        sessionHandle?: string;
+                    };
+                };
+            };
+        };
+    };
+    postV1PartiesByIdJoinMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    bag?: {
+                        [key: string]: unknown;
+                    };
+                    lobbyId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        join?: {
+                            bag?: {
+                                [key: string]: unknown;
+                            };
+                            lobbyId?: string;
+                        };
+                        leaderPublicId: string | null;
+                        maxSize: number;
+                        members: {
+                            displayName: string;
+                            fullHandle: string;
+                            isLeader: boolean;
+                            /** Format: date-time */
+                            joinedAt: string;
+                            publicId: string;
+                        }[];
+                        partyId: string;
+                        sessionHandle?: string;
+                        visibility: "Public" | "FriendsOnly" | "Private";
+                    };
+                };
+            };
+        };
+    };
+    postV1PartiesByIdKick: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    handle?: string;
+                    publicId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        join?: {
+                            bag?: {
+                                [key: string]: unknown;
+                            };
+                            lobbyId?: string;
+                        };
+                        leaderPublicId: string | null;
+                        maxSize: number;
+                        members: {
+                            displayName: string;
+                            fullHandle: string;
+                            isLeader: boolean;
+                            /** Format: date-time */
+                            joinedAt: string;
+                            publicId: string;
+                        }[];
+                        partyId: string;
+                        sessionHandle?: string;
+                        visibility: "Public" | "FriendsOnly" | "Private";
+                    };
+                };
+            };
+        };
+    };
+    postV1PartiesByIdLeader: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    handle?: string;
+                    publicId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        join?: {
+                            bag?: {
+                                [key: string]: unknown;
+                            };
+                            lobbyId?: string;
+                        };
+                        leaderPublicId: string | null;
+                        maxSize: number;
+                        members: {
+                            displayName: string;
+                            fullHandle: string;
+                            isLeader: boolean;
+                            /** Format: date-time */
+                            joinedAt: string;
+                            publicId: string;
+                        }[];
+                        partyId: string;
+                        sessionHandle?: string;
+                        visibility: "Public" | "FriendsOnly" | "Private";
+                    };
+                };
+            };
+        };
+    };
+    postV1PartiesByIdLeave: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        disbanded: boolean;
+                        partyId: string;
+                        /** @enum {string} */
+                        state: "left";
+                    };
+                };
+            };
+        };
+    };
+    postV1PartiesByIdSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    sessionHandle?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        join?: {
+                            bag?: {
+                                [key: string]: unknown;
+                            };
+                            lobbyId?: string;
+                        };
+                        leaderPublicId: string | null;
+                        maxSize: number;
+                        members: {
+                            displayName: string;
+                            fullHandle: string;
+                            isLeader: boolean;
+                            /** Format: date-time */
+                            joinedAt: string;
+                            publicId: string;
+                        }[];
+                        partyId: string;
+                        sessionHandle?: string;
+                        visibility: "Public" | "FriendsOnly" | "Private";
+                    };
+                };
+            };
+        };
+    };
+    postV1PartiesByIdVisibility: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    visibility: "Public" | "FriendsOnly" | "Private";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        join?: {
+                            bag?: {
+                                [key: string]: unknown;
+                            };
+                            lobbyId?: string;
+                        };
+                        leaderPublicId: string | null;
+                        maxSize: number;
+                        members: {
+                            displayName: string;
+                            fullHandle: string;
+                            isLeader: boolean;
+                            /** Format: date-time */
+                            joinedAt: string;
+                            publicId: string;
+                        }[];
+                        partyId: string;
+                        sessionHandle?: string;
+                        visibility: "Public" | "FriendsOnly" | "Private";
+                    };
+                };
+            };
+        };
+    };
+    postV1Presence: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    richPresence?: {
+                        activity?: string;
+                        extra?: {
+                            [key: string]: unknown;
+                        };
+                        gameId?: string;
+                        join?: {
+                            bag?: {
+                                [key: string]: unknown;
+                            };
+                            lobbyId?: string;
+                        };
+                        joinable?: boolean;
+                        partyId?: string;
+                        sessionHandle?: string;
+                    } | null;
+                    state?: "online" | "away" | "busy" | "dnd" | "invisible" | "Online" | "Away" | "Busy" | "DnD" | "Dnd" | "Invisible";
+                };
             };
-            requestBody: {
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
                 content: {
                     "application/json": {
+                        publicId: string;
                         richPresence?: {
                             activity?: string;
                             extra?: {
@@ -1984,248 +2140,139 @@ export interface paths {
                                 };
                                 lobbyId?: string;
                             };
-                            joinable?: boolean;
+                            joinable: boolean;
+                            originGameId?: string;
                             partyId?: string;
                             sessionHandle?: string;
-                        } | null;
-                        state?: "online" | "away" | "busy" | "dnd" | "invisible" | "Online" | "Away" | "Busy" | "DnD" | "Dnd" | "Invisible";
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            publicId: string;
-                            richPresence?: {
-                                activity?: string;
-                                extra?: {
-                                    [key: string]: unknown;
-                                };
-                                gameId?: string;
-                                join?: {
-                                    bag?: {
-                                        [key: string]: unknown;
-                                    };
-                                    lobbyId?: string;
-                                };
-                                joinable: boolean;
-                                originGameId?: string;
-                                partyId?: string;
-                                sessionHandle?: string;
-                            };
-                            /** @enum {unknown} */
-                            state: "online" | "away" | "busy" | "dnd" | "invisible" | "offline";
                         };
+                        /** @enum {unknown} */
+                        state: "online" | "away" | "busy" | "dnd" | "invisible" | "offline";
                     };
                 };
             };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/v1/presence/{publicId}": {
+    getV1PresenceByPublicId: {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                publicId: string;
+            };
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    publicId: string;
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            publicId: string;
-                            richPresence?: {
-                                activity?: string;
-                                extra?: {
-                                    [key: string]: unknown;
-                                };
-                                gameId?: string;
-                                join?: {
-                                    bag?: {
-                                        [key: string]: unknown;
-                                    };
-                                    lobbyId?: string;
-                                };
-                                joinable: boolean;
-                                originGameId?: string;
-                                partyId?: string;
-                                sessionHandle?: string;
-                            };
-                            /** @enum {unknown} */
-                            state: "online" | "away" | "busy" | "dnd" | "invisible" | "offline";
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/reports": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Report a user to moderation */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
                 content: {
                     "application/json": {
-                        context?: string;
-                        /** @enum {unknown} */
-                        reason: "spam" | "harassment" | "cheating" | "offensive_name" | "inappropriate_content" | "other";
-                        targetHandle?: string;
-                        targetPublicId?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "received";
+                        publicId: string;
+                        richPresence?: {
+                            activity?: string;
+                            extra?: {
+                                [key: string]: unknown;
+                            };
+                            gameId?: string;
+                            join?: {
+                                bag?: {
+                                    [key: string]: unknown;
+                                };
+                                lobbyId?: string;
+                            };
+                            joinable: boolean;
+                            originGameId?: string;
+                            partyId?: string;
+                            sessionHandle?: string;
                         };
+                        /** @enum {unknown} */
+                        state: "online" | "away" | "busy" | "dnd" | "invisible" | "offline";
                     };
                 };
             };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/v1/users/search": {
+    postV1Reports: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** Find users by exact Name#1234 or name prefix */
-        get: {
-            parameters: {
-                query: {
-                    handle: string;
-                    limit?: number;
-                    offset?: number;
+        requestBody: {
+            content: {
+                "application/json": {
+                    context?: string;
+                    /** @enum {unknown} */
+                    reason: "spam" | "harassment" | "cheating" | "offensive_name" | "inappropriate_content" | "other";
+                    targetHandle?: string;
+                    targetPublicId?: string;
                 };
-                header?: never;
-                path?: never;
-                cookie?: never;
             };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            avatarUrl?: string;
-                            displayName: string;
-                            fullHandle: string;
-                            publicId: string;
-                        }[];
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "received";
                     };
                 };
             };
         };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/v1/ws": {
+    getV1UsersSearch: {
+        parameters: {
+            query: {
+                handle: string;
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        avatarUrl?: string;
+                        displayName: string;
+                        fullHandle: string;
+                        publicId: string;
+                    }[];
+                };
+            };
+        };
+    };
+    getV1Ws: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** WebSocket channel (see docs/social-realtime.md); 400 without an upgrade */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
                 };
+                content?: never;
             };
         };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
-export interface components {
-    schemas: never;
-    responses: never;
-    parameters: never;
-    requestBodies: never;
-    headers: never;
-    pathItems: never;
-}
-export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
