@@ -6,7 +6,7 @@ import checkFile from 'eslint-plugin-check-file';
 import { builtinModules } from 'node:module';
 
 const code = ['**/*.ts', '**/*.js', '**/*.mjs'];
-const tests = ['packages/*/test/**'];
+const tests = ['packages/*/test/**', 'examples/*/test/**'];
 
 /** The layers of a service, top to bottom; a file may import its own layer and the ones below it. */
 const layerRule = (forbidden) => [
@@ -32,7 +32,7 @@ export default tseslint.config(
       // Each import resolves to the importing file's nearest package.json: a package declares what it uses.
       'house/declared-dependencies': ['error', { devFiles: [...tests, 'scripts/**', 'bench/**', 'eslint.config.js', 'packages/kit/src/testing.ts'] }],
       'check-file/filename-naming-convention': ['error', { '**/*.{ts,js,mjs}': 'KEBAB_CASE' }, { ignoreMiddleExtensions: true }],
-      'check-file/folder-naming-convention': ['error', { 'packages/*/{src,test}/**/': 'KEBAB_CASE', '{scripts,bench}/**/': 'KEBAB_CASE' }],
+      'check-file/folder-naming-convention': ['error', { '{packages,examples}/*/{src,test}/**/': 'KEBAB_CASE', '{scripts,bench}/**/': 'KEBAB_CASE' }],
     },
   },
   // A test file's describe() callback holds its whole suite: the function limit would only count tests.

@@ -1,4 +1,4 @@
-// Runs every test file of every package with node's test runner (through tsx).
+// Runs every test file of every workspace package (packages/*, examples/*) with node's test runner (through tsx).
 // Files run in parallel (each has its own schema and key prefix); pass file
 // paths or a package name to narrow the run: `npm test -- registry`.
 import { spawnSync } from 'node:child_process';
@@ -8,11 +8,15 @@ import path from 'node:path';
 const root = path.resolve(import.meta.dirname, '..');
 const args = process.argv.slice(2);
 const files = [];
-for (const pkg of readdirSync(path.join(root, 'packages'))) {
-  const dir = path.join(root, 'packages', pkg, 'test');
-  if (!existsSync(dir)) continue;
-  for (const f of readdirSync(dir, { recursive: true })) {
-    if (String(f).endsWith('.test.ts')) files.push(path.join('packages', pkg, 'test', String(f)));
+// The workspaces: the services and libraries (packages/*) and the examples built on them (examples/*).
+for (const group of ['packages', 'examples']) {
+  if (!existsSync(path.join(root, group))) continue;
+  for (const pkg of readdirSync(path.join(root, group))) {
+    const dir = path.join(root, group, pkg, 'test');
+    if (!existsSync(dir)) continue;
+    for (const f of readdirSync(dir, { recursive: true })) {
+      if (String(f).endsWith('.test.ts')) files.push(path.join(group, pkg, 'test', String(f)));
+    }
   }
 }
 const chosen = args.length ? files.filter((f) => args.some((a) => f.includes(a))) : files;

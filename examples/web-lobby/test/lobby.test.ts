@@ -1,0 +1,209 @@
+/**
+ * The web lobby in a real browser: Debian's Chromium driven through playwright-core, two players in two
+ * browser contexts, against the three services in this process (@platform/e2e's startPlatform, real HTTPS).
+ * The page comes from its own origin (src/serve.ts on its own port); the services allow exactly that origin
+ * (CORS_ALLOWED_ORIGINS), and a page from another origin is refused.
+ *
+ * The services' certificates are self-signed: Chromium trusts exactly their two keys
+ * (--ignore-certificate-errors-spki-list), nothing else.
+ *
+ * Without /usr/bin/chromium the suite skips, unless REQUIRE_CHROMIUM=1 (.ci/run), where it fails.
+ */
+import { after, before, describe, it, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash, X509Certificate } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { freePort, startPlatform, type Platform } from '@platform/e2e';
+import { startLobbyServer, type LobbyServer } from '../src/serve.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const haveChromium = existsSync(CHROMIUM);
+if (!haveChromium && process.env.REQUIRE_CHROMIUM === '1') throw new Error(`${CHROMIUM} is missing and REQUIRE_CHROMIUM=1`);
+
+/** base64(SHA-256(SubjectPublicKeyInfo)): the form --ignore-certificate-errors-spki-list takes. */
+const spkiHash = (certPem: string) =>
+  createHash('sha256').update(new X509Certificate(certPem).publicKey.export({ type: 'spki', format: 'der' })).digest('base64');
+
+/** Waits until an element matching `selector` contains `text` (the page updates live; no reloads). */
+const shows = (page: Page, selector: string, text: string) => page.locator(selector, { hasText: text }).first().waitFor();
+
+/** Clicks the button labelled `label` inside the list item of `selector` that contains `text`. */
+async function clickIn(page: Page, selector: string, text: string, label: string): Promise<void> {
+  await page.locator(selector, { hasText: text }).first().getByRole('button', { name: label }).click();
+}
+
+/** Opens the lobby in a fresh browser context and signs in as a guest; answers the page and the full handle. */
+async function signIn(browser: Browser, url: string, name: string): Promise<{ page: Page; handle: string }> {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(url);
+  await shows(page, '#status', 'Ready');
+  await page.fill('#name', name);
+  await page.click('#guest');
+  await page.locator('#lobby').waitFor();
+  const handle = (await page.locator('#handle').textContent()) ?? '';
+  assert.match(handle, new RegExp(`^${name}#\\d{4}$`));
+  return { page, handle };
+}
+
+/** What fetch(url) does in this page: 'ok <status>' or 'rejected <error name>'. */
+const fetchFrom = (page: Page, url: string) =>
+  page.evaluate(async (u) => {
+    try {
+      return `ok ${(await fetch(u)).status}`;
+    } catch (e) {
+      return `rejected ${(e as Error).name}`;
+    }
+  }, url);
+
+describe('web lobby: two players in Chromium', { skip: haveChromium ? false : `${CHROMIUM} is missing (install chromium)` }, () => {
+  let platform: Platform;
+  let lobby: LobbyServer;
+  let foreign: LobbyServer;
+  let browser: Browser;
+  let keyedPort: number;
+
+  before(async () => {
+    // The lobbies' origins must be known before the services start (their CORS list), so the ports come first:
+    // the lobby, and the lobby configured with a client key (the last test).
+    const lobbyPort = await freePort();
+    keyedPort = await freePort();
+    const origin = `http://127.0.0.1:${lobbyPort}`;
+    const allowed = `${origin},http://127.0.0.1:${keyedPort}`;
+    platform = await startPlatform({ authEnv: { CORS_ALLOWED_ORIGINS: allowed }, socialEnv: { CORS_ALLOWED_ORIGINS: allowed } });
+    const config = { authUrl: platform.auth.url, socialUrl: platform.socialUrl };
+    lobby = await startLobbyServer({ config, port: lobbyPort });
+    assert.equal(lobby.url, origin);
+    foreign = await startLobbyServer({ config }); // the same page on another port: an origin the services refuse
+    const trusted = [platform.authTls.cert, platform.socialTls.cert].map(spkiHash).join(',');
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [...CHROMIUM_ARGS, `--ignore-certificate-errors-spki-list=${trusted}`],
+    });
+  });
+
+  after(async () => {
+    await browser?.close();
+    await lobby?.close();
+    await foreign?.close();
+    await platform?.close();
+  });
+
+  it('A finds B and befriends them live, they party and chat, and B sees A’s presence', async () => {
+    const a = await signIn(browser, lobby.url, 'Ada');
+    const b = await signIn(browser, lobby.url, 'Bob');
+
+    // A finds B by full handle and sends a request; B sees it arrive (realtime) and accepts.
+    await a.page.fill('#search', b.handle);
+    await a.page.click('#search-go');
+    await clickIn(a.page, '#results li', b.handle, 'Add friend');
+    await shows(a.page, '#status', `Friend request sent to ${b.handle}`);
+    await shows(b.page, '#requests li', a.handle);
+    await clickIn(b.page, '#requests li', a.handle, 'Accept');
+    await shows(b.page, '#friends li', a.handle);
+    await shows(a.page, '#friends li', b.handle); // friendRequestAccepted, live
+    await shows(a.page, '#status', `${b.handle} accepted your friend request`);
+
+    // A creates a party and invites B; B gets the invite live and joins; A sees B join.
+    await a.page.click('#create-party');
+    await shows(a.page, '#members li', `${a.handle} (leader)`);
+    await clickIn(a.page, '#friends li', b.handle, 'Invite');
+    await shows(a.page, '#status', `Invited ${b.handle}`);
+    await shows(b.page, '#invites li', `Party invite from ${a.handle}`);
+    await clickIn(b.page, '#invites li', a.handle, 'Join');
+    await shows(b.page, '#members li', `${a.handle} (leader)`);
+    await shows(b.page, '#members li', b.handle);
+    await shows(a.page, '#members li', b.handle); // partyMemberJoined, live
+
+    // Party chat: each sees the other's message (and their own).
+    await a.page.fill('#chat-text', 'hello from Ada');
+    await a.page.click('#chat-send');
+    await shows(b.page, '#messages li', `${a.handle}: hello from Ada`);
+    await b.page.fill('#chat-text', 'hi Ada, ready?');
+    await b.page.click('#chat-send');
+    await shows(a.page, '#messages li', `${b.handle}: hi Ada, ready?`);
+    await shows(a.page, '#messages li', `${a.handle}: hello from Ada`);
+    await shows(b.page, '#messages li', `${b.handle}: hi Ada, ready?`);
+    assert.equal(await a.page.locator('#messages li').count(), 2);
+
+    // Presence: A goes busy with an activity; A's page shows both, B's friend list shows A busy, live.
+    // (The activity reaches other players only within a game: social filters rich presence by the caller's
+    // game, and this page has no client key — see the next test.)
+    await a.page.selectOption('#state', 'busy');
+    await a.page.fill('#activity', 'Exploring the caves');
+    await a.page.click('#set-presence');
+    await shows(a.page, '#my-presence', 'You are busy — Exploring the caves');
+    await shows(b.page, '#friends li', `(busy`);
+    assert.match((await b.page.locator('#friends li', { hasText: a.handle }).textContent()) ?? '', /\(busy/);
+    assert.equal(await a.page.locator('#status.error').count(), 0, await a.page.locator('#status').textContent() ?? '');
+    assert.equal(await b.page.locator('#status.error').count(), 0, await b.page.locator('#status').textContent() ?? '');
+  });
+
+  it('CORS: a page from another origin cannot call auth or social (fetch rejects); the lobby origin can', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(foreign.url);
+    const jwks = `${platform.auth.url}/.well-known/jwks.json`;
+    const social = `${platform.socialUrl}/v1/me`;
+    assert.equal(await fetchFrom(page, jwks), 'rejected TypeError');
+    assert.equal(await fetchFrom(page, social), 'rejected TypeError');
+    await page.goto(lobby.url);
+    assert.equal(await fetchFrom(page, jwks), 'ok 200');
+    assert.equal(await fetchFrom(page, social), 'ok 401'); // allowed origin; no token
+    await context.close();
+  });
+
+  it('with the game’s client key, B sees A’s rich presence (activity) live', async (t: TestContext) => {
+    // Social's client-key support (X-Platform-Client-Key, allowed by CORS) is being built separately: until its
+    // preflight allows the header, this test skips instead of depending on it.
+    if (!(await clientKeyAllowed(platform, lobby.url))) return t.skip('social does not accept X-Platform-Client-Key from browsers yet');
+    const clientKey = await newGameClientKey(platform);
+    const keyed = await startLobbyServer({ config: { authUrl: platform.auth.url, socialUrl: platform.socialUrl, clientKey }, port: keyedPort });
+    try {
+      const a = await signIn(browser, keyed.url, 'Cy');
+      const b = await signIn(browser, keyed.url, 'Di');
+      await a.page.fill('#search', b.handle);
+      await a.page.click('#search-go');
+      await clickIn(a.page, '#results li', b.handle, 'Add friend');
+      await clickIn(b.page, '#requests li', a.handle, 'Accept');
+      await shows(a.page, '#friends li', b.handle);
+      await a.page.fill('#activity', 'Racing on Mars');
+      await a.page.click('#set-presence');
+      await shows(b.page, '#friends li', 'Racing on Mars');
+    } finally {
+      await keyed.close();
+    }
+  });
+});
+
+/** Whether social's CORS preflight lets the lobby's origin send X-Platform-Client-Key. */
+async function clientKeyAllowed(platform: Platform, origin: string): Promise<boolean> {
+  const r = await platform.social.call('OPTIONS', '/v1/me', {
+    headers: { origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization,x-platform-client-key' },
+  });
+  return String(r.headers['access-control-allow-headers'] ?? '').toLowerCase().includes('x-platform-client-key');
+}
+
+/** A developer registers a game in the registry; answers its public client key. */
+async function newGameClientKey(platform: Platform): Promise<string> {
+  const tag = Math.random().toString(36).slice(2, 10);
+  const dev = await platform.registry.call('POST', '/developers/register', {
+    body: { Email: `dev.${tag}@lobby.test`, Password: 'a perfectly long test passphrase', DisplayName: 'Lobby Studio' },
+  });
+  const g = await platform.registry.call('POST', '/games', { token: dev.body.Token, body: { DisplayName: 'Lobby Game' } });
+  assert.equal(g.status, 201, JSON.stringify(g.body));
+  assert.ok(g.body.Game.ClientKey, 'the registry gives every game a ClientKey');
+  return g.body.Game.ClientKey;
+}
