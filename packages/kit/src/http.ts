@@ -4,6 +4,8 @@
  * /docs, one error handler, request ids, health and readiness probes, and a
  * graceful SIGTERM.
  */
+// Carried into dist/http.d.ts: the services' route schemas use the `tags` that @fastify/swagger adds to FastifySchema.
+/// <reference types="@fastify/swagger" preserve="true" />
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
