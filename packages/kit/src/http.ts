@@ -317,12 +317,20 @@ export function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
 
 /**
  * Listens and installs SIGTERM/SIGINT handlers: stop accepting, let in-flight
- * requests finish, close connections and stores, then exit.
+ * requests finish, close connections and stores, then exit. With
+ * handleSignals false it only listens; closing the app closes the stores.
  */
 export async function serve(
   app: App,
-  opts: { port: number; host: string; onClose?: () => Promise<void>; graceMs?: number },
+  opts: { port: number; host: string; onClose?: () => Promise<void>; graceMs?: number; handleSignals?: boolean },
 ): Promise<void> {
+  if (opts.handleSignals === false) {
+    // Hosted with other services in one process: the host stops the app (app.close()), which closes the stores.
+    const onClose = opts.onClose;
+    if (onClose) app.addHook('onClose', async () => onClose());
+    await app.listen({ port: opts.port, host: opts.host });
+    return;
+  }
   await app.listen({ port: opts.port, host: opts.host });
   let closing = false;
   const shutdown = async (signal: string) => {
