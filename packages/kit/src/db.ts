@@ -6,7 +6,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import pg from 'pg';
+import type pg from 'pg';
 import { createHash } from 'node:crypto';
 import { AppError } from './errors.js';
 import { wrapDbError } from './db-errors.js';
@@ -82,7 +82,9 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
 
 async function openPostgres(opts: DatabaseOptions): Promise<Database> {
   const schema = opts.schema;
-  const pool = new pg.Pool({
+  // Loaded only for PostgreSQL: the embedded defaults never need it.
+  const { default: Pg } = await import('pg');
+  const pool = new Pg.Pool({
     connectionString: opts.url,
     max: opts.poolSize ?? 10,
     connectionTimeoutMillis: opts.connectTimeoutMs ?? 2000,
@@ -152,10 +154,11 @@ async function openPostgres(opts: DatabaseOptions): Promise<Database> {
 /**
  * Applies numbered migrations (`0001_name.sql`, …) from a directory, once
  * each, in order. An advisory lock serialises nodes starting together.
+ * `through`: only the versions up to this one (rebuilding an older database's tables).
  */
-export async function migrate(db: Database, dir: string): Promise<string[]> {
+export async function migrate(db: Database, dir: string, opts: { through?: number } = {}): Promise<string[]> {
   const files = readdirSync(dir)
-    .filter((f) => /^\d{4}_.+\.sql$/.test(f))
+    .filter((f) => /^\d{4}_.+\.sql$/.test(f) && Number(f.slice(0, 4)) <= (opts.through ?? Infinity))
     .sort();
   const applied: string[] = [];
   await db.transaction(async (tx) => {

@@ -6,7 +6,6 @@
  */
 import { mkdirSync } from 'node:fs';
 import type { Database, QueryResult, Queryable } from './db.js';
-import { wrapDbError } from './db-errors.js';
 
 export interface EmbeddedPostgres {
   readonly dataDir?: string;
@@ -24,7 +23,12 @@ export async function openEmbeddedPostgres(dataDir?: string): Promise<EmbeddedPo
   const { PGlite } = await import('@electric-sql/pglite');
   const dir = dataDir && dataDir !== 'memory://' ? dataDir : undefined;
   if (dir) mkdirSync(dir, { recursive: true });
-  const pg = dir ? await PGlite.create(dir) : await PGlite.create();
+  const opening = dir ? PGlite.create(dir) : PGlite.create();
+  opening.catch(() => {}); // awaited below
+  // Nothing else of the kit is needed to open it (the @platform/kit/pglite entry): a host starts it first, and
+  // the wasm compiles on background threads while the rest of the modules load.
+  const { wrapDbError } = await import('./db-errors.js');
+  const pg = await opening;
   let searchPath: string | undefined;
   let tail: Promise<unknown> = Promise.resolve();
   /** Runs fn alone on the connection, with search_path = schema (when given). */
