@@ -17,14 +17,13 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadOrCreateLocalCa, loadOrCreateTls, openEmbeddedPostgres, type EmbeddedPostgres, type Env } from '@platform/kit';
 import { MIGRATIONS_DIR as AUTH_MIGRATIONS, readAuthConfig, startAuth } from '@platform/auth';
-import { MIGRATIONS_DIR as REGISTRY_MIGRATIONS, readRegistryConfig, startRegistry } from '@platform/registry';
+import { MIGRATIONS_DIR as REGISTRY_MIGRATIONS, readRegistryConfig, REGISTRY_PORT, startRegistry } from '@platform/registry';
 import { MIGRATIONS_DIR as SOCIAL_MIGRATIONS, readSocialConfig, startSocial } from '@platform/social';
 import { importOldLayout } from './old-layout.js';
 
-export const SERVICE_URLS = { auth: 'https://localhost:8443', registry: 'http://localhost:3004', social: 'https://localhost:9443' } as const;
-
 export interface RunningHost {
   dataDir: string;
+  urls: { auth: string; registry: string; social: string };
   /** The local CA that issued both certificates (the one file a client trusts). */
   caFile: string;
   /** The embedded database directory, or undefined on DATABASE_URL. */
@@ -45,8 +44,10 @@ function internalKeys(dataDir: string): { registry: string } {
 
 type Envs = Awaited<ReturnType<typeof wiring>>;
 
-/** Each service's environment: the process's, plus the wiring it does not set itself. */
-async function wiring(env: Env, dataDir: string) {
+/** Each service's environment: the process's, plus the wiring it does not set itself (to the ports they listen on). */
+async function wiring(env: Env, dataDir: string, registryPort: number) {
+  const authPort = env.AUTH_PORT ?? '8443';
+  const socialPort = env.SOCIAL__LISTEN__PORT ?? '9443';
   const authCert = path.join(dataDir, 'auth', 'tls', 'tls-cert.pem');
   const socialCert = path.join(dataDir, 'social', 'tls', 'tls-cert.pem');
   // Made here (the services would make the same files) so each side can trust the other's at once. One local CA
@@ -58,23 +59,24 @@ async function wiring(env: Env, dataDir: string) {
   const base: Env = { ...env, DATA_DIR: dataDir };
   return {
     caFile: localCa.certPath,
+    urls: { auth: `https://localhost:${authPort}`, registry: `http://localhost:${registryPort}`, social: `https://localhost:${socialPort}` },
     auth: {
       ...base,
       AUTH_INTERNAL_KEYS: env.AUTH_INTERNAL_KEYS ?? `registry:${registryKey}`,
-      AUTH_OUTBOX_TARGETS: env.AUTH_OUTBOX_TARGETS ?? 'https://127.0.0.1:9443/v1/internal/auth-events',
+      AUTH_OUTBOX_TARGETS: env.AUTH_OUTBOX_TARGETS ?? `https://127.0.0.1:${socialPort}/v1/internal/auth-events`,
       AUTH_OUTBOX_CA_FILE: env.AUTH_OUTBOX_CA_FILE ?? (env.SOCIAL__TLS__CERTFILE ? socialCert : localCa.certPath),
     },
     registry: {
       ...base,
-      REGISTRY_AUTH_URL: env.REGISTRY_AUTH_URL ?? 'https://127.0.0.1:8443',
+      REGISTRY_AUTH_URL: env.REGISTRY_AUTH_URL ?? `https://127.0.0.1:${authPort}`,
       REGISTRY_AUTH_CA_FILE: env.REGISTRY_AUTH_CA_FILE ?? (env.AUTH_TLS_CERT ? authCert : localCa.certPath),
       REGISTRY_AUTH_INTERNAL_KEY: registryKey,
     },
     social: {
       ...base,
-      SOCIAL__AUTH__JWKSURL: env.SOCIAL__AUTH__JWKSURL ?? 'https://127.0.0.1:8443/.well-known/jwks.json',
+      SOCIAL__AUTH__JWKSURL: env.SOCIAL__AUTH__JWKSURL ?? `https://127.0.0.1:${authPort}/.well-known/jwks.json`,
       SOCIAL__AUTH__CAFILE: env.SOCIAL__AUTH__CAFILE ?? (env.AUTH_TLS_CERT ? authCert : localCa.certPath),
-      SOCIAL__REGISTRY__URL: env.SOCIAL__REGISTRY__URL ?? 'http://127.0.0.1:3004',
+      SOCIAL__REGISTRY__URL: env.SOCIAL__REGISTRY__URL ?? `http://127.0.0.1:${registryPort}`,
     },
   };
 }
@@ -103,17 +105,18 @@ async function openSharedDatabase(dataDir: string, envs: Envs, log: (msg: string
 /**
  * Starts auth, the registry and social in this process (in that order: each may call the one before). Config
  * errors surface as the services' ConfigError; a failure stops what had started. `opening`: the embedded
- * database at DATA_DIR/pg, already being opened by the caller.
+ * database at DATA_DIR/pg, already being opened by the caller. Ports: AUTH_PORT and SOCIAL__LISTEN__PORT as the
+ * services read them; the registry's is fixed (3004) but for `registryPort` (tests).
  */
 export async function startHost(
   env: Env = process.env,
-  opts: { log?: (msg: string) => void; opening?: Promise<EmbeddedPostgres> } = {},
+  opts: { log?: (msg: string) => void; opening?: Promise<EmbeddedPostgres>; registryPort?: number } = {},
 ): Promise<RunningHost> {
   const log = opts.log ?? ((m: string) => console.log(`[platform] ${m}`));
   const dataDir = path.resolve(env.DATA_DIR ?? 'data');
   let envs: Envs;
   try {
-    envs = await wiring(env, dataDir);
+    envs = await wiring(env, dataDir, opts.registryPort ?? REGISTRY_PORT);
   } catch (err) {
     await opts.opening?.then((pg) => pg.close()).catch(() => {});
     throw err;
@@ -127,7 +130,7 @@ export async function startHost(
   try {
     const auth = await startAuth(envs.auth, { embedded, handleSignals: false });
     stops.push(() => auth.close());
-    const registry = await startRegistry(envs.registry, { embedded, handleSignals: false });
+    const registry = await startRegistry(envs.registry, { embedded, handleSignals: false, port: opts.registryPort });
     stops.push(() => registry.close());
     const social = await startSocial(envs.social, { embedded, handleSignals: false });
     stops.push(() => social.app.close());
@@ -135,5 +138,5 @@ export async function startHost(
     await close();
     throw err;
   }
-  return { dataDir, caFile: envs.caFile, pgDir: embedded?.dataDir, close };
+  return { dataDir, urls: envs.urls, caFile: envs.caFile, pgDir: embedded?.dataDir, close };
 }

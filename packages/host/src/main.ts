@@ -8,7 +8,7 @@ import type { RunningHost } from './host.js';
 // the services' modules load. DATA_DIR/pg, as host.ts would open it.
 const opening = process.env.DATABASE_URL ? undefined : openEmbeddedPostgres(path.join(path.resolve(process.env.DATA_DIR ?? 'data'), 'pg'));
 opening?.catch(() => {}); // awaited by startHost
-const { SERVICE_URLS, startHost } = await import('./host.js');
+const { startHost } = await import('./host.js');
 const { ConfigError } = await import('@platform/kit');
 
 const say = (line: string) => console.log(`[platform] ${line}`);
@@ -40,7 +40,7 @@ process.on('SIGTERM', stop);
 
 console.log('');
 say(`running in one process on ${host.pgDir ? `embedded storage under ${host.dataDir} (PGlite: ${host.pgDir})` : 'DATABASE_URL'}`);
-for (const [name, base] of Object.entries(SERVICE_URLS)) {
+for (const [name, base] of Object.entries(host.urls)) {
   say(`  ${name.padEnd(8)} ${base}   docs: ${base}/docs   OpenAPI: ${base}/openapi.json`);
 }
 say(`trust this one CA file for auth and social: ${host.caFile} (curl --cacert …, NODE_EXTRA_CA_CERTS=…)`);
