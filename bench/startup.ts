@@ -1,5 +1,5 @@
 /**
- * `node --import tsx bench/startup.ts [--root <checkout>] [--restarts N] [--out file.json]`: how fast `npm start`
+ * `node --import tsx bench/startup.ts [--root <checkout>] [--script start] [--restarts N] [--out file.json]`: how fast `npm start`
  * brings the whole platform up, and how much memory it holds.
  *
  * Runs the root package.json's `start` script (through `sh -c`, as npm would, without npm's own process) in a
@@ -8,7 +8,8 @@
  *   - restart: SIGTERM, wait for the exit, start again on the same DATA_DIR, same measure (N times);
  *   - RSS: the sum of VmRSS over the whole process tree (the start script and every descendant), sampled
  *     every 100 ms while starting (peak) and once 2 s after all three answer (settled).
- * `--root` measures another checkout (e.g. a `git worktree` of an older commit) with this same script.
+ * `--root` measures another checkout (e.g. a `git worktree` of an older commit) with this same script; `--script`
+ * another package.json script (`start:dev`: the sources through tsx).
  * The services' fixed ports (3004, 8443, 9443) must be free.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -25,7 +26,8 @@ const opt = (name: string) => {
 };
 const root = path.resolve(opt('root') ?? ROOT);
 const restarts = Number(opt('restarts') ?? 3);
-const startScript: string = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).scripts.start;
+const scriptName = opt('script') ?? 'start';
+const startScript: string = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).scripts[scriptName];
 const HEALTH = {
   registry: 'http://127.0.0.1:3004/healthz',
   auth: 'https://127.0.0.1:8443/healthz',
@@ -162,7 +164,7 @@ let commit = '';
 try {
   commit = execSync('git rev-parse --short HEAD', { cwd: root, encoding: 'utf8' }).trim();
 } catch {}
-console.log(`start script: ${startScript}   (${root} @ ${commit})`);
+console.log(`${scriptName}: ${startScript}   (${root} @ ${commit})`);
 console.log('| run | all healthy | registry | auth | social | peak RSS | settled RSS | processes | stop |');
 console.log('|---|---|---|---|---|---|---|---|---|');
 for (const r of runs) {
@@ -178,5 +180,5 @@ if (rs.length) {
 }
 const out = opt('out') ?? path.join(ROOT, 'bench', 'results', `startup-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
 mkdirSync(path.dirname(out), { recursive: true });
-writeFileSync(out, JSON.stringify({ root, commit, startScript, runs }, null, 2) + '\n');
+writeFileSync(out, JSON.stringify({ root, commit, scriptName, startScript, runs }, null, 2) + '\n');
 console.log(`written ${out}`);
