@@ -16,8 +16,11 @@ export interface HostedSchema {
   migrationsDir: string;
 }
 
-/** Recorded on the schema in the same transaction as the rows: a start interrupted before the move finishes it. */
-const MARKER = 'imported from the older layout (DATA_DIR/<service>/pg)';
+/**
+ * Recorded on the schema in the same transaction as the rows, with the old cluster's system identifier: a start
+ * interrupted before the move finishes it; a directory made afresh later (a service started alone) is not taken for it.
+ */
+const marker = (clusterId: string) => `imported from the older layout (DATA_DIR/<service>/pg), cluster ${clusterId}`;
 const BATCH = 500;
 
 const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
@@ -34,14 +37,20 @@ export async function importOldLayout(
     const oldDir = path.join(dataDir, svc.name, 'pg');
     if (!existsSync(path.join(oldDir, 'PG_VERSION'))) continue;
     const target = await embedded.database(svc.schema);
-    const { note, tables } = await schemaState(target, svc.schema);
-    if (tables > 0 && note !== MARKER) {
-      log(`${oldDir} (older layout) left in place: ${embedded.dataDir ?? 'the embedded database'} already holds schema ${svc.schema}`);
-      continue;
-    }
-    if (tables === 0) {
-      log(`copying ${svc.name}'s data from ${oldDir} (older layout) into ${embedded.dataDir ?? 'the embedded database'} …`);
-      await copySchema(oldDir, target, svc);
+    const source = await openDatabase({ dataDir: oldDir, schema: svc.schema });
+    try {
+      const id = (await source.query<{ id: string }>(`SELECT system_identifier::text AS id FROM pg_control_system()`)).rows[0].id;
+      const { note, tables } = await schemaState(target, svc.schema);
+      if (note !== marker(id) && tables > 0) {
+        log(`${oldDir} (older layout) left in place: ${embedded.dataDir ?? 'the embedded database'} already holds schema ${svc.schema}`);
+        continue;
+      }
+      if (note !== marker(id)) {
+        log(`copying ${svc.name}'s data from ${oldDir} (older layout) into ${embedded.dataDir ?? 'the embedded database'} …`);
+        await copySchema(oldDir, source, target, svc, marker(id));
+      }
+    } finally {
+      await source.close();
     }
     let aside = `${oldDir}.old-layout`;
     if (existsSync(aside)) aside = `${aside}-${Date.now()}`;
@@ -67,19 +76,16 @@ async function tablesOf(db: Queryable, schema: string): Promise<string[]> {
 }
 
 /** A failure leaves the new schema empty (dropped and made again) and the old directory where it was. */
-async function copySchema(oldDir: string, target: Database, svc: HostedSchema): Promise<void> {
-  const source = await openDatabase({ dataDir: oldDir, schema: svc.schema });
+async function copySchema(oldDir: string, source: Database, target: Database, svc: HostedSchema, note: string): Promise<void> {
   try {
-    await copyInto(oldDir, source, target, svc);
+    await copyInto(oldDir, source, target, svc, note);
   } catch (err) {
     await target.exec(`DROP SCHEMA ${ident(svc.schema)} CASCADE; CREATE SCHEMA ${ident(svc.schema)}`);
     throw err;
-  } finally {
-    await source.close();
   }
 }
 
-async function copyInto(oldDir: string, source: Database, target: Database, svc: HostedSchema): Promise<void> {
+async function copyInto(oldDir: string, source: Database, target: Database, svc: HostedSchema, note: string): Promise<void> {
   const versions = (await source.query<{ v: number }>(`SELECT version AS v FROM schema_migrations ORDER BY version`).catch(() => ({ rows: [] }))).rows;
   // The tables as the old database had them; the service's own start applies the later migrations.
   await migrate(target, svc.migrationsDir, { through: versions.length ? versions[versions.length - 1].v : 0 });
@@ -99,7 +105,7 @@ async function copyInto(oldDir: string, source: Database, target: Database, svc:
     for (const s of sequences) {
       if (s.last !== null) await tx.query(`SELECT setval($1::regclass, $2::bigint, true)`, [`${ident(svc.schema)}.${ident(s.name)}`, s.last]);
     }
-    await tx.query(`COMMENT ON SCHEMA ${ident(svc.schema)} IS '${MARKER}'`);
+    await tx.query(`COMMENT ON SCHEMA ${ident(svc.schema)} IS '${note}'`);
   });
 }
 
