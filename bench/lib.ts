@@ -73,7 +73,7 @@ export async function startProcess(
   readyUrl: string,
   nodeArgs: string[] = [],
 ): Promise<Proc> {
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script], {
+  const child = spawn(process.execPath, [...nodeArgs, '--conditions=development', '--import', 'tsx', script], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -116,7 +116,7 @@ export async function startProcess(
 /** Runs a load generator `bench/load/<file>` in its own process with one JSON argument; returns its JSON result. */
 export function runLoad<T = any>(file: string, args: unknown, env: Record<string, string | undefined> = {}, nodeArgs: string[] = []): Promise<T> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join(BENCH, 'load', file), JSON.stringify(args)], {
+    const child = spawn(process.execPath, [...nodeArgs, '--conditions=development', '--import', 'tsx', path.join(BENCH, 'load', file), JSON.stringify(args)], {
       cwd: ROOT,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -181,7 +181,7 @@ export interface IpcLoad {
 
 /** A long-lived load generator driven over IPC (socket holders: they must stay up while the parent measures). */
 export function startIpcLoad(file: string, args: unknown, nodeArgs: string[] = []): IpcLoad {
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join(BENCH, 'load', file), JSON.stringify(args)], {
+  const child = spawn(process.execPath, [...nodeArgs, '--conditions=development', '--import', 'tsx', path.join(BENCH, 'load', file), JSON.stringify(args)], {
     cwd: ROOT,
     stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
   });

@@ -1,4 +1,6 @@
 // Runs every test file of every workspace package (packages/*, examples/*) with node's test runner (through tsx).
+// The sources run directly: the `development` export condition resolves @platform/* to src/*.ts (no build
+// needed); NODE_OPTIONS carries it to the processes the tests start (npm start, cluster nodes).
 // Files run in parallel (each has its own schema and key prefix); pass file
 // paths or a package name to narrow the run: `npm test -- registry`.
 import { spawnSync } from 'node:child_process';
@@ -31,9 +33,13 @@ const serial = chosen.filter((f) => f.endsWith('.serial.test.ts')).sort();
 const run = (list, concurrency) =>
   spawnSync(
     process.execPath,
-    ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-timeout=180000', '--test-reporter=spec', ...list],
+    ['--conditions=development', '--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-timeout=180000', '--test-reporter=spec', ...list],
     // Every response of a route is checked against its documented status and schema (kit response-contract.ts).
-    { stdio: 'inherit', cwd: root, env: { PLATFORM_CHECK_RESPONSES: '1', ...process.env } },
+    {
+      stdio: 'inherit',
+      cwd: root,
+      env: { PLATFORM_CHECK_RESPONSES: '1', ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --conditions=development`.trim() },
+    },
   ).status ?? 1;
 let status = 0;
 if (parallel.length) status = run(parallel, process.env.TEST_CONCURRENCY ?? '3') || status;

@@ -1,6 +1,6 @@
 /** Starting the service from the environment: stores, migrations, master key, TLS, HTTPS listener. */
 import path from 'node:path';
-import { listenMutualTls, loadOrCreateKeyFile, loadOrCreateLocalCa, loadOrCreateTls, openDatabase, openStateStore, serve, type Env } from '@platform/kit';
+import { listenMutualTls, loadOrCreateKeyFile, loadOrCreateLocalCa, loadOrCreateTls, openDatabase, openStateStore, serve, type EmbeddedPostgres, type Env } from '@platform/kit';
 import { readAuthConfig, type AuthConfig } from './config.js';
 import { buildApp, migrateAuth, type AuthApp } from './app.js';
 import type { PlatformVerifiers } from './services/platform.js';
@@ -13,14 +13,19 @@ export function resolveMasterKey(config: AuthConfig, warn: (msg: string) => void
   return key;
 }
 
-export async function openAuthStores(config: AuthConfig) {
-  const db = await openDatabase({ url: config.databaseUrl, poolSize: config.databasePoolSize, dataDir: path.join(config.authDir, 'pg'), schema: config.schema });
+/** `embedded`: the process's shared PGlite (npm start), used instead of DATA_DIR/auth/pg. */
+export async function openAuthStores(config: AuthConfig, embedded?: EmbeddedPostgres) {
+  const db = await openDatabase({ url: config.databaseUrl, poolSize: config.databasePoolSize, dataDir: path.join(config.authDir, 'pg'), schema: config.schema, embedded });
   const state = await openStateStore({ url: config.redisUrl });
   await migrateAuth(db);
   return { db, state };
 }
 
-export async function startAuth(env: Env = process.env, opts: { platformVerifiers?: PlatformVerifiers } = {}): Promise<AuthApp> {
+/** `handleSignals: false` (hosted with other services): the caller stops it with app.close(). */
+export async function startAuth(
+  env: Env = process.env,
+  opts: { platformVerifiers?: PlatformVerifiers; embedded?: EmbeddedPostgres; handleSignals?: boolean } = {},
+): Promise<AuthApp> {
   const config = readAuthConfig(env);
   const warnings: string[] = [];
   config.masterKey = resolveMasterKey(config, (m) => warnings.push(m));
@@ -32,7 +37,7 @@ export async function startAuth(env: Env = process.env, opts: { platformVerifier
     commonName: 'auth.platform.localhost',
     ca: generated ? await loadOrCreateLocalCa(path.join(config.dataDir, 'ca')) : undefined,
   });
-  const { db, state } = await openAuthStores(config);
+  const { db, state } = await openAuthStores(config, opts.embedded);
   const app = await buildApp(config, { db, state, tls, platformVerifiers: opts.platformVerifiers });
   for (const w of warnings) app.log.warn(w);
   app.log.info(
@@ -47,6 +52,7 @@ export async function startAuth(env: Env = process.env, opts: { platformVerifier
   await serve(app, {
     port: config.port,
     host: config.host,
+    handleSignals: opts.handleSignals,
     onClose: async () => {
       await state.close();
       await db.close();

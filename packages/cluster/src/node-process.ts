@@ -60,7 +60,7 @@ export class ServiceNode {
   async start(): Promise<void> {
     if (this.running) throw new Error(`${this.name} is already running`);
     this.output = '';
-    const child = spawn(process.execPath, ['--import', 'tsx', this.spec.entry], {
+    const child = spawn(process.execPath, ['--conditions=development', '--import', 'tsx', this.spec.entry], {
       cwd: REPO_ROOT,
       env: this.spec.env,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -4,13 +4,15 @@
  * both. Each service lives in its own schema (search_path), so the services
  * can share one database or live in separate ones.
  */
-import { mkdirSync } from 'node:fs';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import pg from 'pg';
+import type pg from 'pg';
 import { createHash } from 'node:crypto';
 import { AppError } from './errors.js';
-import { kitError } from './error-codes.js';
+import { wrapDbError } from './db-errors.js';
+import { openEmbeddedPostgres, type EmbeddedPostgres } from './pglite.js';
+
+export { DatabaseError } from './db-errors.js';
 
 export interface QueryResult<R> {
   rows: R[];
@@ -53,6 +55,11 @@ export interface DatabaseOptions {
   poolSize?: number;
   /** Milliseconds to wait for a pooled connection before failing fast. */
   connectTimeoutMs?: number;
+  /**
+   * Without url: an embedded PostgreSQL this process already holds (several services over one PGlite, each
+   * in its own schema) instead of a PGlite of its own at dataDir. Closing the Database leaves it open.
+   */
+  embedded?: EmbeddedPostgres;
 }
 
 /** Distinct statement texts prepared per pool (beyond it, statements run unnamed). */
@@ -62,66 +69,22 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   if (!SCHEMA_NAME.test(opts.schema)) throw new Error(`invalid schema name ${opts.schema}`);
-  return opts.url ? openPostgres(opts) : openPglite(opts);
-}
-
-/**
- * What the services (and the logs) get of a failed statement: the SQLSTATE code, the constraint, table and
- * column it names, and a message that names objects only. Never the statement's parameters (PGlite attaches
- * them to its errors as `params`), the row (`detail`: "Failing row contains (…, <password hash>, …)", "Key
- * (email)=(…)") or a message quoting a value ("invalid input syntax for type uuid: \"…\"").
- */
-export class DatabaseError extends Error {
-  /** SQLSTATE (`23505`), or the system error code of a connection failure (`ECONNREFUSED`). */
-  readonly code?: string;
-  readonly constraint?: string;
-  readonly table?: string;
-  readonly column?: string;
-  readonly routine?: string;
-  constructor(err: unknown) {
-    const e = (err ?? {}) as { code?: unknown; message?: unknown; constraint?: unknown; table?: unknown; column?: unknown; routine?: unknown };
-    const code = typeof e.code === 'string' ? e.code : undefined;
-    super(safeDatabaseMessage(code, typeof e.message === 'string' ? e.message : 'database error'));
-    this.name = 'DatabaseError';
-    this.code = code;
-    const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
-    this.constraint = str(e.constraint);
-    this.table = str(e.table);
-    this.column = str(e.column);
-    this.routine = str(e.routine);
-  }
-}
-
-/**
- * SQLSTATE classes whose messages name objects (constraints, columns, relations) and never values:
- * connection (08), integrity (23), transaction state (25, 40), syntax and access (42), resources (53, 54),
- * object state (55), operator intervention (57), system (58). Class 22 (data exception) quotes the value, and
- * P0/XX/others can carry anything: for those only the code is kept.
- */
-const VALUE_FREE_CLASSES = new Set(['08', '23', '25', '40', '42', '53', '54', '55', '57', '58']);
-
-function safeDatabaseMessage(code: string | undefined, message: string): string {
-  if (code === undefined || !/^[0-9A-Z]{5}$/.test(code)) return message; // a client-side or system error (no row, no values)
-  return VALUE_FREE_CLASSES.has(code.slice(0, 2)) ? message : `database error (SQLSTATE ${code})`;
-}
-
-/** Every failure leaves as a DatabaseError; connection-level ones become 503 with a stable code instead of a 500. */
-function wrapDbError(err: unknown): never {
-  if (err instanceof AppError) throw err;
-  const e = err instanceof DatabaseError ? err : new DatabaseError(err);
-  const connectionCodes = ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08003', '08006'];
-  if (
-    (e.code && connectionCodes.includes(e.code)) ||
-    /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED|Client has encountered a connection error|Query read timeout/i.test(e.message)
-  ) {
-    throw kitError('database_unavailable', 'The database is unavailable; retry later', undefined, { cause: e });
-  }
-  throw e;
+  if (opts.url) return openPostgres(opts);
+  if (opts.embedded) return opts.embedded.database(opts.schema);
+  // A PGlite of its own: closing the Database closes it.
+  const embedded = await openEmbeddedPostgres(opts.dataDir);
+  const db = await embedded.database(opts.schema).catch(async (err) => {
+    await embedded.close();
+    throw err;
+  });
+  return { ...db, close: () => embedded.close() };
 }
 
 async function openPostgres(opts: DatabaseOptions): Promise<Database> {
   const schema = opts.schema;
-  const pool = new pg.Pool({
+  // Loaded only for PostgreSQL: the embedded defaults never need it.
+  const { default: Pg } = await import('pg');
+  const pool = new Pg.Pool({
     connectionString: opts.url,
     max: opts.poolSize ?? 10,
     connectionTimeoutMillis: opts.connectTimeoutMs ?? 2000,
@@ -188,57 +151,14 @@ async function openPostgres(opts: DatabaseOptions): Promise<Database> {
   };
 }
 
-async function openPglite(opts: DatabaseOptions): Promise<Database> {
-  const { PGlite } = await import('@electric-sql/pglite');
-  const dir = opts.dataDir && opts.dataDir !== 'memory://' ? opts.dataDir : undefined;
-  if (dir) mkdirSync(dir, { recursive: true });
-  const db = dir ? await PGlite.create(dir) : await PGlite.create();
-  const schema = opts.schema;
-  await db.exec(`CREATE SCHEMA IF NOT EXISTS ${schema}; SET search_path TO ${schema};`);
-  const norm = <R>(r: { rows: R[]; affectedRows?: number }): QueryResult<R> => ({
-    rows: r.rows,
-    rowCount: Math.max(r.affectedRows ?? 0, r.rows.length),
-  });
-  return {
-    kind: 'pglite',
-    schema,
-    async query<R>(sql: string, params?: unknown[]) {
-      return norm(await db.query<R>(sql, params as unknown[]).catch(wrapDbError));
-    },
-    async transaction(fn) {
-      return db
-        .transaction(async (tx) =>
-          fn({
-            async query<R>(sql: string, params?: unknown[]) {
-              return norm(await tx.query<R>(sql, params as unknown[]).catch(wrapDbError));
-            },
-          }),
-        )
-        .catch((err: unknown) => {
-          // fn's own errors pass as they are; PGlite's (a failed COMMIT) are wrapped like every statement's.
-          if (typeof (err as { severity?: unknown })?.severity === 'string') wrapDbError(err);
-          throw err;
-        });
-    },
-    async exec(sql) {
-      await db.exec(sql).catch(wrapDbError);
-    },
-    async ping() {
-      await db.query('SELECT 1').catch(wrapDbError);
-    },
-    async close() {
-      await db.close();
-    },
-  };
-}
-
 /**
  * Applies numbered migrations (`0001_name.sql`, …) from a directory, once
  * each, in order. An advisory lock serialises nodes starting together.
+ * `through`: only the versions up to this one (rebuilding an older database's tables).
  */
-export async function migrate(db: Database, dir: string): Promise<string[]> {
+export async function migrate(db: Database, dir: string, opts: { through?: number } = {}): Promise<string[]> {
   const files = readdirSync(dir)
-    .filter((f) => /^\d{4}_.+\.sql$/.test(f))
+    .filter((f) => /^\d{4}_.+\.sql$/.test(f) && Number(f.slice(0, 4)) <= (opts.through ?? Infinity))
     .sort();
   const applied: string[] = [];
   await db.transaction(async (tx) => {

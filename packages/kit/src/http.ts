@@ -4,11 +4,14 @@
  * /docs, one error handler, request ids, health and readiness probes, and a
  * graceful SIGTERM.
  */
+// Carried into dist/http.d.ts: the services' route schemas use the `tags` that @fastify/swagger adds to FastifySchema.
+/// <reference types="@fastify/swagger" preserve="true" />
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Ajv } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { Type } from 'typebox';
@@ -188,6 +191,19 @@ function validationMessage(err: FastifyError): string {
   return field ? `${where} field ${field} ${v?.message ?? 'is invalid'}` : `${where} ${v?.message ?? 'is invalid'}`;
 }
 
+/**
+ * Fastify's own response serializers (fast-json-stringify), each built on its route's first response instead of
+ * at start: building every route's was, after the validators, the next share of a service's start-up CPU.
+ */
+const defaultSerializers = SerializerSelector();
+function lazySerializers(externalSchemas: unknown, serializerOpts: unknown) {
+  const build = defaultSerializers(externalSchemas as never, serializerOpts as never);
+  return (route: Parameters<typeof build>[0]) => {
+    let serialize: ((data: unknown) => string) | undefined;
+    return (data: unknown) => (serialize ??= build(route))(data);
+  };
+}
+
 /** The Fastify instance with the shell's server options: logger, request ids, limits and connection timeouts. */
 function createFastify(opts: ServiceOptions): App {
   const logger = opts.logStream
@@ -214,6 +230,7 @@ function createFastify(opts: ServiceOptions): App {
     requestTimeout: t.httpRequestTimeoutMs,
     keepAliveTimeout: t.httpKeepAliveTimeoutMs,
     connectionTimeout: t.httpIdleTimeoutMs,
+    schemaController: { compilersFactory: { buildSerializer: lazySerializers } },
     ...extra,
     http: { ...((extra.http as object | undefined) ?? {}), ...nodeServer },
     ...(https ? { https } : {}),
@@ -229,13 +246,26 @@ function installValidation(app: App, f: (n: string) => string): void {
   // Bodies are validated strictly: no coercion, no silent stripping of
   // unknown fields. Query strings, params and headers are strings on the wire,
   // so they are coerced to the declared types.
-  const bodyAjv = new Ajv({ allErrors: false, removeAdditional: false, coerceTypes: false, useDefaults: true, strict: false });
-  const otherAjv = new Ajv({ allErrors: false, removeAdditional: false, coerceTypes: true, useDefaults: true, strict: false });
-  addFormats.default(bodyAjv);
-  addFormats.default(otherAjv);
-  app.setValidatorCompiler(({ schema, httpPart }) =>
-    (httpPart === 'body' ? bodyAjv : otherAjv).compile(schema as object) as any,
-  );
+  const makeAjv = (coerceTypes: boolean) => {
+    const ajv = new Ajv({ allErrors: false, removeAdditional: false, coerceTypes, useDefaults: true, strict: false });
+    addFormats.default(ajv);
+    return ajv;
+  };
+  let bodyAjv: Ajv | undefined;
+  let otherAjv: Ajv | undefined;
+  // Each route's validator is compiled on its first request, not at start: compiling every route's schemas was
+  // the largest share of a service's start-up CPU (bench/startup.ts, docs/benchmarks.md).
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    let compiled: ValidateFunction | undefined;
+    const validate = (data: unknown) => {
+      compiled ??= (httpPart === 'body' ? (bodyAjv ??= makeAjv(false)) : (otherAjv ??= makeAjv(true))).compile(schema as object);
+      const ok = compiled(data);
+      validate.errors = compiled.errors;
+      return ok;
+    };
+    validate.errors = undefined as ValidateFunction['errors'];
+    return validate;
+  });
 
   // A bodyless request is bodyless whatever its content type says: many HTTP clients and SDKs send
   // `content-type: application/json` on every request. An empty (or whitespace-only) JSON body is no body;
@@ -396,12 +426,20 @@ export function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
 
 /**
  * Listens and installs SIGTERM/SIGINT handlers: stop accepting, let in-flight
- * requests finish, close connections and stores, then exit.
+ * requests finish, close connections and stores, then exit. With
+ * handleSignals false it only listens; closing the app closes the stores.
  */
 export async function serve(
   app: App,
-  opts: { port: number; host: string; onClose?: () => Promise<void>; graceMs?: number },
+  opts: { port: number; host: string; onClose?: () => Promise<void>; graceMs?: number; handleSignals?: boolean },
 ): Promise<void> {
+  if (opts.handleSignals === false) {
+    // Hosted with other services in one process: the host stops the app (app.close()), which closes the stores.
+    const onClose = opts.onClose;
+    if (onClose) app.addHook('onClose', async () => onClose());
+    await app.listen({ port: opts.port, host: opts.host });
+    return;
+  }
   await app.listen({ port: opts.port, host: opts.host });
   let closing = false;
   const shutdown = async (signal: string) => {

@@ -2,6 +2,7 @@ export * from './errors.js';
 export * from './error-codes.js';
 export * from './config.js';
 export * from './db.js';
+export * from './pglite.js';
 export * from './state/index.js';
 export * from './crypto.js';
 export * from './logger.js';

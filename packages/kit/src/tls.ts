@@ -11,7 +11,6 @@ import https from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import path from 'node:path';
-import { generate } from 'selfsigned';
 import { nodeServerTimeoutOptions, resolveHttpTimeouts, type HttpTimeouts } from './config.js';
 
 export interface TlsMaterial {
@@ -31,11 +30,15 @@ export interface LocalCa {
 const DAY_MS = 24 * 3600 * 1000;
 
 /** The local certificate authority of an embedded platform: made once into `dir` (key 0600), reused after. */
+/** Loaded only to make a certificate (about a second of start-up otherwise, for certificates that exist). */
+const selfsigned = () => import('selfsigned');
+
 export async function loadOrCreateLocalCa(dir: string, name = 'Game platform local CA'): Promise<LocalCa> {
   const certPath = path.join(dir, 'ca-cert.pem');
   const keyPath = path.join(dir, 'ca-key.pem');
   if (existsSync(certPath) && existsSync(keyPath)) return { cert: readFileSync(certPath, 'utf8'), key: readFileSync(keyPath, 'utf8'), certPath };
   mkdirSync(dir, { recursive: true });
+  const { generate } = await selfsigned();
   const pems = await generate([{ name: 'commonName', value: `${name} ${new Date().toISOString().slice(0, 10)}` }], {
     keyType: 'ec',
     algorithm: 'sha256',
@@ -79,6 +82,7 @@ export async function loadOrCreateTls(opts: {
     if (!opts.ca || issuedBy(cert, opts.ca)) return { cert, key: readFileSync(keyPath, 'utf8'), certPath, generated: false };
   }
   mkdirSync(opts.dir, { recursive: true });
+  const { generate } = await selfsigned();
   const names = opts.altNames ?? ['localhost'];
   const altNames = { name: 'subjectAltName', altNames: [...names.map((value) => ({ type: 2 as const, value })), { type: 7 as const, ip: '127.0.0.1' }, { type: 7 as const, ip: '::1' }] };
   const pems = opts.ca

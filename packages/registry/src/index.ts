@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadOrCreateKeyFile, migrate, openDatabase, openStateStore, serve, type App, type Env } from '@platform/kit';
+import { loadOrCreateKeyFile, migrate, openDatabase, openStateStore, serve, type App, type EmbeddedPostgres, type Env } from '@platform/kit';
 import { buildApp } from './app.js';
 import { readRegistryConfig, REGISTRY_PORT } from './config.js';
 import { FsBlobStore } from './services/blobs.js';
@@ -27,8 +27,12 @@ export interface RunningRegistry {
  * Starts the registry from environment variables: config, stores,
  * migrations, HTTP on port 3004. `port` exists for tests only; signal
  * handling (SIGTERM drain) is installed unless `handleSignals` is false.
+ * `embedded`: the process's shared PGlite (npm start), used instead of DATA_DIR/registry/pg.
  */
-export async function startRegistry(env: Env = process.env, options: { port?: number; handleSignals?: boolean } = {}): Promise<RunningRegistry> {
+export async function startRegistry(
+  env: Env = process.env,
+  options: { port?: number; handleSignals?: boolean; embedded?: EmbeddedPostgres } = {},
+): Promise<RunningRegistry> {
   const config = readRegistryConfig(env);
   let masterKey = config.masterKey;
   let generatedKeyFile: string | undefined;
@@ -37,7 +41,13 @@ export async function startRegistry(env: Env = process.env, options: { port?: nu
     masterKey = loaded.key;
     generatedKeyFile = loaded.file;
   }
-  const db = await openDatabase({ url: config.databaseUrl, poolSize: config.databasePoolSize, dataDir: path.join(config.dataDir, 'registry', 'pg'), schema: config.schema });
+  const db = await openDatabase({
+    url: config.databaseUrl,
+    poolSize: config.databasePoolSize,
+    dataDir: path.join(config.dataDir, 'registry', 'pg'),
+    schema: config.schema,
+    embedded: options.embedded,
+  });
   let state;
   try {
     await migrate(db, MIGRATIONS_DIR);

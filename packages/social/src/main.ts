@@ -6,17 +6,27 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, loadOrCreateLocalCa, loadOrCreateTls, migrate, openDatabase, openStateStore, serve, tls13Options, type Env } from '@platform/kit';
+import { ConfigError, loadOrCreateLocalCa, loadOrCreateTls, migrate, openDatabase, openStateStore, serve, tls13Options, type EmbeddedPostgres, type Env } from '@platform/kit';
 import { buildApp } from './app.js';
 import { readSocialConfig } from './config.js';
 import { purgeChat } from './services/chat.js';
 
-const migrations = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../migrations');
+export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../migrations');
 
-export async function startSocial(env: Env = process.env, opts: { listen?: boolean } = {}) {
+/**
+ * `embedded`: the process's shared PGlite (npm start), used instead of DATA_DIR/social/pg;
+ * `handleSignals: false` (hosted with other services): the caller stops it with app.close().
+ */
+export async function startSocial(env: Env = process.env, opts: { listen?: boolean; embedded?: EmbeddedPostgres; handleSignals?: boolean } = {}) {
   const config = readSocialConfig(env);
-  const db = await openDatabase({ url: config.databaseUrl, poolSize: config.databasePoolSize, dataDir: path.join(config.dataDir, 'social', 'pg'), schema: config.schema });
-  await migrate(db, migrations);
+  const db = await openDatabase({
+    url: config.databaseUrl,
+    poolSize: config.databasePoolSize,
+    dataDir: path.join(config.dataDir, 'social', 'pg'),
+    schema: config.schema,
+    embedded: opts.embedded,
+  });
+  await migrate(db, MIGRATIONS_DIR);
   const state = await openStateStore({ url: config.redisUrl });
   const https =
     config.tlsMode === 'https'
@@ -40,7 +50,7 @@ export async function startSocial(env: Env = process.env, opts: { listen?: boole
     await state.close();
     await db.close();
   };
-  if (opts.listen !== false) await serve(app, { port: config.port, host: config.host, onClose: close });
+  if (opts.listen !== false) await serve(app, { port: config.port, host: config.host, onClose: close, handleSignals: opts.handleSignals });
   return { app, config, close };
 }
 

@@ -5,7 +5,6 @@
  */
 import { createBatcher, onePer } from '../batch.js';
 import { createMemoryStore } from './memory.js';
-import { openRedisStore } from './redis.js';
 
 export interface RateDecision {
   allowed: boolean;
@@ -65,7 +64,10 @@ export interface StateStoreOptions {
 
 /** Redis when a URL is given, the in-memory adapter otherwise. */
 export async function openStateStore(opts: StateStoreOptions = {}): Promise<StateStore> {
-  return opts.url ? openRedisStore(opts.url, opts.prefix ?? '') : createMemoryStore(opts.prefix ?? '');
+  if (!opts.url) return createMemoryStore(opts.prefix ?? '');
+  // ioredis is loaded only when there is a Redis to talk to.
+  const { openRedisStore } = await import('./redis.js');
+  return openRedisStore(opts.url, opts.prefix ?? '');
 }
 
 /**

@@ -1,0 +1,142 @@
+/**
+ * The whole platform in one Node.js process (`npm start`): auth (8443, TLS), registry (3004, calling auth) and
+ * social (9443, trusting auth's certificate), wired as separate deployments would be, over ONE embedded PGlite at
+ * DATA_DIR/pg (each service in its own schema) unless DATABASE_URL is set. One wasm PostgreSQL and one V8 heap
+ * instead of three of each: that is where the start time and the memory went. Production keeps one process
+ * per service (`node packages/<service>/dist/main.js`).
+ *
+ * Wiring (each only when not set in the environment):
+ *   - both TLS certificates are made before any service starts (each service trusts the other's);
+ *   - registry → auth: REGISTRY_AUTH_URL, REGISTRY_AUTH_CA_FILE, REGISTRY_AUTH_INTERNAL_KEY;
+ *   - auth: AUTH_INTERNAL_KEYS (registry's key), AUTH_OUTBOX_TARGETS → social, AUTH_OUTBOX_CA_FILE;
+ *   - social: SOCIAL_AUTH_JWKS_URL, SOCIAL_AUTH_CA_FILE, SOCIAL_REGISTRY_URL (or their SOCIAL__ aliases);
+ *   - the internal key is generated once into DATA_DIR/internal-keys.json (mode 0600).
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { loadOrCreateLocalCa, loadOrCreateTls, openEmbeddedPostgres, type EmbeddedPostgres, type Env } from '@platform/kit';
+import { MIGRATIONS_DIR as AUTH_MIGRATIONS, readAuthConfig, startAuth } from '@platform/auth';
+import { MIGRATIONS_DIR as REGISTRY_MIGRATIONS, readRegistryConfig, REGISTRY_PORT, startRegistry } from '@platform/registry';
+import { MIGRATIONS_DIR as SOCIAL_MIGRATIONS, readSocialConfig, startSocial } from '@platform/social';
+import { importOldLayout } from './old-layout.js';
+
+export interface RunningHost {
+  dataDir: string;
+  urls: { auth: string; registry: string; social: string };
+  /** The local CA that issued both certificates (the one file a client trusts). */
+  caFile: string;
+  /** The embedded database directory, or undefined on DATABASE_URL. */
+  pgDir?: string;
+  /** Stops the services (social, registry, auth), then the embedded database. */
+  close(): Promise<void>;
+}
+
+/** Service-to-service secrets, generated once (development only; production sets the variables). */
+function internalKeys(dataDir: string): { registry: string } {
+  const file = path.join(dataDir, 'internal-keys.json');
+  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8'));
+  mkdirSync(dataDir, { recursive: true });
+  const keys = { registry: randomBytes(32).toString('base64url') };
+  writeFileSync(file, JSON.stringify(keys, null, 2) + '\n', { mode: 0o600 });
+  return keys;
+}
+
+type Envs = Awaited<ReturnType<typeof wiring>>;
+
+/** Each service's environment: the process's, plus the wiring it does not set itself (to the ports they listen on). */
+async function wiring(env: Env, dataDir: string, registryPort: number) {
+  const authPort = env.AUTH_PORT ?? '8443';
+  const socialPort = env.SOCIAL_PORT ?? env.SOCIAL__LISTEN__PORT ?? '9443';
+  const authCert = path.join(dataDir, 'auth', 'tls', 'tls-cert.pem');
+  const socialCert = path.join(dataDir, 'social', 'tls', 'tls-cert.pem');
+  // Made here (the services would make the same files) so each side can trust the other's at once. One local CA
+  // issues both: a client trusts one file for every service. A self-signed pair of an older data directory is issued again.
+  const localCa = await loadOrCreateLocalCa(path.join(dataDir, 'ca'));
+  if (!env.AUTH_TLS_CERT) await loadOrCreateTls({ dir: path.dirname(authCert), ca: localCa, commonName: 'auth.platform.localhost' });
+  if (!(env.SOCIAL_TLS_CERT_FILE ?? env.SOCIAL__TLS__CERTFILE)) await loadOrCreateTls({ dir: path.dirname(socialCert), ca: localCa, commonName: 'social.platform.localhost' });
+  const registryKey = env.REGISTRY_AUTH_INTERNAL_KEY ?? internalKeys(dataDir).registry;
+  const base: Env = { ...env, DATA_DIR: dataDir };
+  return {
+    caFile: localCa.certPath,
+    urls: { auth: `https://localhost:${authPort}`, registry: `http://localhost:${registryPort}`, social: `https://localhost:${socialPort}` },
+    auth: {
+      ...base,
+      AUTH_INTERNAL_KEYS: env.AUTH_INTERNAL_KEYS ?? `registry:${registryKey}`,
+      AUTH_OUTBOX_TARGETS: env.AUTH_OUTBOX_TARGETS ?? `https://127.0.0.1:${socialPort}/v1/internal/auth-events`,
+      AUTH_OUTBOX_CA_FILE: env.AUTH_OUTBOX_CA_FILE ?? ((env.SOCIAL_TLS_CERT_FILE ?? env.SOCIAL__TLS__CERTFILE) ? socialCert : localCa.certPath),
+    },
+    registry: {
+      ...base,
+      REGISTRY_AUTH_URL: env.REGISTRY_AUTH_URL ?? `https://127.0.0.1:${authPort}`,
+      REGISTRY_AUTH_CA_FILE: env.REGISTRY_AUTH_CA_FILE ?? (env.AUTH_TLS_CERT ? authCert : localCa.certPath),
+      REGISTRY_AUTH_INTERNAL_KEY: registryKey,
+    },
+    social: {
+      ...base,
+      SOCIAL_AUTH_JWKS_URL: env.SOCIAL_AUTH_JWKS_URL ?? env.SOCIAL__AUTH__JWKSURL ?? `https://127.0.0.1:${authPort}/.well-known/jwks.json`,
+      SOCIAL_AUTH_CA_FILE: env.SOCIAL_AUTH_CA_FILE ?? env.SOCIAL__AUTH__CAFILE ?? (env.AUTH_TLS_CERT ? authCert : localCa.certPath),
+      SOCIAL_REGISTRY_URL: env.SOCIAL_REGISTRY_URL ?? env.SOCIAL__REGISTRY__URL ?? `http://127.0.0.1:${registryPort}`,
+    },
+  };
+}
+
+/** DATA_DIR/pg, with the data of the older layout (DATA_DIR/<service>/pg) copied in on the way. */
+async function openSharedDatabase(dataDir: string, envs: Envs, log: (msg: string) => void, opening?: Promise<EmbeddedPostgres>): Promise<EmbeddedPostgres> {
+  const embedded = await (opening ?? openEmbeddedPostgres(path.join(dataDir, 'pg')));
+  try {
+    await importOldLayout(
+      dataDir,
+      embedded,
+      [
+        { name: 'auth', schema: readAuthConfig(envs.auth).schema, migrationsDir: AUTH_MIGRATIONS },
+        { name: 'registry', schema: readRegistryConfig(envs.registry).schema, migrationsDir: REGISTRY_MIGRATIONS },
+        { name: 'social', schema: readSocialConfig(envs.social).schema, migrationsDir: SOCIAL_MIGRATIONS },
+      ],
+      log,
+    );
+  } catch (err) {
+    await embedded.close();
+    throw err;
+  }
+  return embedded;
+}
+
+/**
+ * Starts auth, the registry and social in this process (in that order: each may call the one before). Config
+ * errors surface as the services' ConfigError; a failure stops what had started. `opening`: the embedded
+ * database at DATA_DIR/pg, already being opened by the caller. Ports: AUTH_PORT and SOCIAL_PORT (alias SOCIAL__LISTEN__PORT) as the
+ * services read them; the registry's is fixed (3004) but for `registryPort` (tests).
+ */
+export async function startHost(
+  env: Env = process.env,
+  opts: { log?: (msg: string) => void; opening?: Promise<EmbeddedPostgres>; registryPort?: number } = {},
+): Promise<RunningHost> {
+  const log = opts.log ?? ((m: string) => console.log(`[platform] ${m}`));
+  const dataDir = path.resolve(env.DATA_DIR ?? 'data');
+  let envs: Envs;
+  try {
+    envs = await wiring(env, dataDir, opts.registryPort ?? REGISTRY_PORT);
+  } catch (err) {
+    await opts.opening?.then((pg) => pg.close()).catch(() => {});
+    throw err;
+  }
+  const embedded = env.DATABASE_URL ? undefined : await openSharedDatabase(dataDir, envs, log, opts.opening);
+  const stops: (() => Promise<void>)[] = [];
+  const close = async () => {
+    for (const stop of stops.reverse()) await stop().catch((err) => log(`stopping: ${(err as Error).message}`));
+    await embedded?.close();
+  };
+  try {
+    const auth = await startAuth(envs.auth, { embedded, handleSignals: false });
+    stops.push(() => auth.close());
+    const registry = await startRegistry(envs.registry, { embedded, handleSignals: false, port: opts.registryPort });
+    stops.push(() => registry.close());
+    const social = await startSocial(envs.social, { embedded, handleSignals: false });
+    stops.push(() => social.app.close());
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  return { dataDir, urls: envs.urls, caFile: envs.caFile, pgDir: embedded?.dataDir, close };
+}
