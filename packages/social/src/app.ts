@@ -18,7 +18,7 @@ import {
 import type { SocialConfig } from './config.js';
 import { createAuthenticator, createServerVerifier, type Authenticator, type Principal, type ServerVerifier } from './services/auth.js';
 import type { Ctx, GameContext, UserRow } from './services/context.js';
-import { socialError } from './services/errors.js';
+import { socialErrors } from './services/errors.js';
 import { createEventPublisher } from './services/events.js';
 import { registryTenancy, type TenancyResolver } from './services/tenancy.js';
 import { ensureUser } from './services/users.js';
@@ -32,7 +32,9 @@ import { inviteRoutes } from './routes/invites.js';
 import { partyRoutes } from './routes/parties.js';
 import { chatRoutes } from './routes/chat.js';
 import { internalRoutes, type InternalRouteOptions } from './routes/internal.js';
-import { attachRealtime, WS_PATH, type Realtime } from './realtime/gateway.js';
+import { probeRoutes } from './routes/probes.js';
+import { realtimeRoutes } from './routes/realtime.js';
+import { attachRealtime, type Realtime } from './realtime/gateway.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -71,11 +73,38 @@ function createApp(config: SocialConfig, deps: SocialDeps): Promise<App> {
     hsts: Boolean(deps.https),
     readiness: { database: () => deps.db.ping(), state: () => deps.state.ping() },
     server: deps.https ? { https: deps.https } : undefined,
+    // Every response is documented from this list (routes/responses.ts) and, in tests, checked against it.
+    errorCodes: socialErrors,
     openapi: {
       securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer' },
-        apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },
+        bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'PASETO v4.public or EdDSA JWT', description: 'An access token of the auth service' },
+        apiKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Api-Key',
+          description: 'Server to server (when Social:Auth:ApiKey is set): the API key, with X-User-Id naming the acting account',
+        },
+        userId: { type: 'apiKey', in: 'header', name: 'X-User-Id', description: 'API-key mode: the account the call acts for' },
+        accessToken: { type: 'apiKey', in: 'query', name: 'access_token', description: 'GET /v1/ws only (browsers): the access token as a query parameter' },
+        serverToken: { type: 'http', scheme: 'bearer', bearerFormat: 'PASETO v4.public or EdDSA JWT', description: 'An access token with the server role (auth service notices)' },
       },
+      tags: [
+        { name: 'self', description: 'The caller: profile, name, privacy export and erasure' },
+        { name: 'users', description: 'Finding users and reporting them' },
+        { name: 'notes', description: 'Private notes about other users' },
+        { name: 'friends', description: 'Friends and friend requests' },
+        { name: 'blocks', description: 'Blocking users' },
+        { name: 'mutes', description: 'Muting users' },
+        { name: 'presence', description: 'Presence and rich presence' },
+        { name: 'invites', description: 'Game invites and the invite inbox' },
+        { name: 'parties', description: 'Parties, their members and party invites' },
+        { name: 'chat', description: 'Direct and party chat' },
+        { name: 'realtime', description: 'The WebSocket channel (docs/social-realtime.md)' },
+        { name: 'internal', description: 'Server-to-server notices from the auth service' },
+      ],
+      servers: [{ url: 'https://localhost:9443', description: 'npm start (embedded, self-signed TLS)' }],
+      // A caller's route: an access token, or the API key with the acting account.
+      defaultSecurity: [{ bearer: [] }, { apiKey: [], userId: [] }],
     },
   });
 }
@@ -90,17 +119,6 @@ async function followKeyRotations(app: App, state: StateStore, keys: KeyResolver
   }
   app.addHook('onClose', async () => {
     await stopRotation?.();
-  });
-}
-
-/** Aliases beside the kit's probes. */
-function probeAliases(app: App): void {
-  const probe = { access: 'public', rateLimited: false } as const;
-  app.get('/health', { schema: { tags: ['health'], summary: 'Liveness (alias of /healthz)' }, config: probe }, async () => ({ status: 'ok' }));
-  app.get('/ready', { schema: { tags: ['health'], summary: 'Readiness (alias of /readyz)' }, config: probe }, async (_req, reply) => {
-    const r = await app.inject({ method: 'GET', url: '/readyz' });
-    reply.status(r.statusCode);
-    return r.json();
   });
 }
 
@@ -142,14 +160,7 @@ function registerRoutes(app: App, ctx: Ctx, internal: InternalRouteOptions): voi
   partyRoutes(app, ctx);
   chatRoutes(app, ctx);
   internalRoutes(app, ctx, internal);
-  // Upgrades never reach the router (the server's upgrade listener takes them); a plain GET does.
-  app.get(
-    WS_PATH,
-    { schema: { tags: ['realtime'], summary: 'WebSocket channel (see docs/social-realtime.md); 400 without an upgrade' }, config: { access: 'public' } },
-    async () => {
-      throw socialError('upgrade_required', 'GET /v1/ws must be a WebSocket upgrade');
-    },
-  );
+  realtimeRoutes(app);
 }
 
 export async function buildApp(config: SocialConfig, deps: SocialDeps): Promise<SocialApp> {
@@ -166,7 +177,7 @@ export async function buildApp(config: SocialConfig, deps: SocialDeps): Promise<
   const verifyServer = createServerVerifier({ verifier, keys });
 
   await followKeyRotations(app, deps.state, keys);
-  probeAliases(app);
+  probeRoutes(app);
   authenticateRequests(app, ctx, { authenticator, tenancy, verifyServer });
   registerRoutes(app, ctx, { refreshKeys: async () => keys?.refresh(), requireServer: (req) => verifyServer(req.headers) });
   const realtime = attachRealtime(app, ctx, { authenticator, tenancy });

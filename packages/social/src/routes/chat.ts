@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import type { Ctx } from '../services/context.js';
 import { history, sendChatMessage } from '../services/chat.js';
 import { ChatHistory, ChatMessageDto } from './schemas.js';
+import { BODY, CALLER, CallerHeaders, errorResponses, LIMITED, VALIDATED } from './responses.js';
 
 const Params = Type.Object({ kind: Type.Union([Type.Literal('dm'), Type.Literal('party')]), channelId: Type.String({ minLength: 1, maxLength: 64 }) });
 
@@ -14,8 +15,10 @@ export function chatRoutes(app: App, ctx: Ctx): void {
       schema: {
         tags: ['chat'],
         summary: 'Message history, newest first',
-        response: { 200: ChatHistory },
+        // A channel the caller is not in answers as an unknown one.
+        response: { 200: ChatHistory, ...errorResponses(CALLER, VALIDATED, 'feature_disabled', 'channel_not_found') },
         params: Params,
+        headers: CallerHeaders,
         querystring: Type.Object(
           { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })), before: Type.Optional(Type.String({ maxLength: 40, format: 'date-time', description: 'RFC 3339 instant; messages sent before it' })) },
           { additionalProperties: false },
@@ -30,8 +33,9 @@ export function chatRoutes(app: App, ctx: Ctx): void {
       schema: {
         tags: ['chat'],
         summary: 'Send a message',
-        response: { 201: ChatMessageDto },
+        response: { 201: ChatMessageDto, ...errorResponses(CALLER, BODY, LIMITED, 'feature_disabled', 'invalid_body', 'body_too_long', 'channel_not_found', 'not_friends') },
         params: Params,
+        headers: CallerHeaders,
         body: Type.Object({ body: Type.String({ minLength: 1, maxLength: 10_000 }) }, { additionalProperties: false }),
       },
     },

@@ -10,6 +10,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Ctx } from '../services/context.js';
 import { eraseAccount } from '../services/account.js';
 import { socialError } from '../services/errors.js';
+import { ANY_ROUTE, BODY, errorResponses } from './responses.js';
 
 const Notice = Type.Object(
   {
@@ -36,9 +37,13 @@ export function internalRoutes(app: App, ctx: Ctx, opts: InternalRouteOptions): 
       schema: {
         tags: ['internal'],
         summary: 'Auth service notices: account.deleted erases the user, key_rotation refreshes the key set',
-        security: [{ bearer: [] }],
+        // A server-role access token only: neither the API-key mode nor the tenancy headers apply here.
+        security: [{ serverToken: [] }],
         body: Notice,
-        response: { 200: Type.Object({ status: Type.Union([Type.Literal('processed'), Type.Literal('ignored')]) }) },
+        response: {
+          200: Type.Object({ status: Type.Union([Type.Literal('processed'), Type.Literal('ignored')]) }),
+          ...errorResponses(ANY_ROUTE, BODY, 'unauthorized', 'forbidden', 'key_set_unavailable', 'database_unavailable', 'state_unavailable'),
+        },
       },
       config: { noProfile: true, access: 'internal' },
     },

@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import type { Ctx } from '../services/context.js';
 import { acceptGameInvite, declineInvite, inviteToGame, listInvites, revokeInvite } from '../services/invites.js';
 import { InviteDto, JoinMetadata, JoinResultDto } from './schemas.js';
+import { BODY, CALLER, CallerHeaders, errorResponses, INVITE_TARGET, LIMITED, NoContent, USABLE_INVITE, VALIDATED } from './responses.js';
 
 const InviteParams = Type.Object({ inviteId: Type.String({ minLength: 1, maxLength: 64 }) });
 
@@ -13,6 +14,8 @@ export function inviteRoutes(app: App, ctx: Ctx): void {
     {
       schema: {
         tags: ['invites'],
+        summary: 'Invite a friend to the caller’s game session',
+        headers: CallerHeaders,
         body: Type.Object(
           {
             toHandle: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
@@ -22,7 +25,7 @@ export function inviteRoutes(app: App, ctx: Ctx): void {
           },
           { additionalProperties: false },
         ),
-        response: { 201: InviteDto },
+        response: { 201: InviteDto, ...errorResponses(CALLER, BODY, LIMITED, INVITE_TARGET, 'join_bag_too_large') },
       },
     },
     async (req, reply) => {
@@ -31,29 +34,67 @@ export function inviteRoutes(app: App, ctx: Ctx): void {
     },
   );
 
-  app.post('/v1/invites/game/:inviteId/accept', { schema: { tags: ['invites'], params: InviteParams, response: { 200: JoinResultDto } } }, async (req) =>
-    acceptGameInvite(ctx, req.user, req.params.inviteId),
+  app.post(
+    '/v1/invites/game/:inviteId/accept',
+    {
+      schema: {
+        tags: ['invites'],
+        summary: 'Accept a game invite: where to join',
+        params: InviteParams,
+        headers: CallerHeaders,
+        response: { 200: JoinResultDto, ...errorResponses(CALLER, BODY, USABLE_INVITE) },
+      },
+    },
+    async (req) => acceptGameInvite(ctx, req.user, req.params.inviteId),
   );
 
+  inboxRoutes(app, ctx);
+}
+
+/** The invites of the caller, either direction: list, decline, revoke. */
+function inboxRoutes(app: App, ctx: Ctx): void {
   app.get(
     '/v1/invites',
     {
       schema: {
         tags: ['invites'],
         summary: 'Pending invites (incoming by default)',
+        headers: CallerHeaders,
         querystring: Type.Object({ dir: Type.Optional(Type.Union([Type.Literal('incoming'), Type.Literal('outgoing')])) }, { additionalProperties: false }),
-        response: { 200: Type.Array(InviteDto) },
+        response: { 200: Type.Array(InviteDto), ...errorResponses(CALLER, VALIDATED) },
       },
     },
     async (req) => listInvites(ctx, req.user, req.query.dir ?? 'incoming'),
   );
 
-  app.post('/v1/invites/:inviteId/decline', { schema: { tags: ['invites'], params: InviteParams, response: { 200: InviteDto } } }, async (req) =>
-    declineInvite(ctx, req.user, req.params.inviteId),
+  app.post(
+    '/v1/invites/:inviteId/decline',
+    {
+      schema: {
+        tags: ['invites'],
+        summary: 'Decline an invite addressed to the caller',
+        params: InviteParams,
+        headers: CallerHeaders,
+        response: { 200: InviteDto, ...errorResponses(CALLER, BODY, 'invite_not_found', 'invite_not_pending') },
+      },
+    },
+    async (req) => declineInvite(ctx, req.user, req.params.inviteId),
   );
 
-  app.delete('/v1/invites/:inviteId', { schema: { tags: ['invites'], params: InviteParams } }, async (req, reply) => {
-    await revokeInvite(ctx, req.user, req.params.inviteId);
-    return reply.status(204).send();
-  });
+  app.delete(
+    '/v1/invites/:inviteId',
+    {
+      schema: {
+        tags: ['invites'],
+        summary: 'Revoke an invite the caller sent',
+        params: InviteParams,
+        headers: CallerHeaders,
+        response: { 204: NoContent, ...errorResponses(CALLER, BODY, 'invite_not_found', 'invite_not_pending') },
+      },
+    },
+    async (req, reply) => {
+      await revokeInvite(ctx, req.user, req.params.inviteId);
+      return reply.status(204).send(null);
+    },
+  );
 }

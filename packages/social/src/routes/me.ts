@@ -5,9 +5,10 @@ import type { Ctx } from '../services/context.js';
 import { changeName, eraseAccount, exportData, updateProfile } from '../services/account.js';
 import { meDto, profileDto } from '../services/users.js';
 import { DeletedResponse, MeResponse, PrivacyExport, ProfileDto } from './schemas.js';
+import { BODY, CALLER, CallerHeaders, errorResponses } from './responses.js';
 
 export function meRoutes(app: App, ctx: Ctx): void {
-  app.get('/v1/me', { schema: { tags: ['self'], summary: 'The caller', response: { 200: MeResponse } } }, async (req) => meDto(req.user));
+  app.get('/v1/me', { schema: { tags: ['self'], summary: 'The caller (the profile is made on first use)', headers: CallerHeaders, response: { 200: MeResponse, ...errorResponses(CALLER) } } }, async (req) => meDto(req.user));
 
   app.patch(
     '/v1/me/profile',
@@ -15,7 +16,8 @@ export function meRoutes(app: App, ctx: Ctx): void {
       schema: {
         tags: ['self'],
         summary: 'Edit the profile',
-        response: { 200: ProfileDto },
+        headers: CallerHeaders,
+        response: { 200: ProfileDto, ...errorResponses(CALLER, BODY, 'invalid_display_name', 'invalid_avatar_url') },
         body: Type.Object(
           {
             displayName: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
@@ -37,18 +39,28 @@ export function meRoutes(app: App, ctx: Ctx): void {
       schema: {
         tags: ['self'],
         summary: 'Change the display name (a new discriminator when needed)',
-        response: { 200: MeResponse },
+        headers: CallerHeaders,
+        response: { 200: MeResponse, ...errorResponses(CALLER, BODY, 'invalid_display_name') },
         body: Type.Object({ displayName: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false }),
       },
     },
     async (req) => meDto(await changeName(ctx, req.user, req.body.displayName)),
   );
 
-  app.get('/v1/me/export', { schema: { tags: ['self'], summary: 'Privacy export', response: { 200: PrivacyExport } } }, async (req) => exportData(ctx, req.user, req.game));
+  app.get('/v1/me/export', { schema: { tags: ['self'], summary: 'Privacy export', headers: CallerHeaders, response: { 200: PrivacyExport, ...errorResponses(CALLER) } } }, async (req) => exportData(ctx, req.user, req.game));
 
   app.delete(
     '/v1/me',
-    { schema: { tags: ['self'], summary: 'Erase the caller’s social data', response: { 200: DeletedResponse } }, config: { noProfile: true } },
+    {
+      schema: {
+        tags: ['self'],
+        summary: 'Erase the caller’s social data',
+        headers: CallerHeaders,
+        // No profile is made here (noProfile), so no name_unavailable.
+        response: { 200: DeletedResponse, ...errorResponses(CALLER.filter((c) => c !== 'name_unavailable'), BODY) },
+      },
+      config: { noProfile: true },
+    },
     async (req) => eraseAccount(ctx, req.principal.accountId),
   );
 }

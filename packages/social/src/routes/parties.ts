@@ -1,6 +1,6 @@
 /** Parties: create, read, invite, join, leave, kick, leader, session, visibility, join metadata. */
 import type { App } from '@platform/kit';
-import { Type } from 'typebox';
+import { Type, type TSchema } from 'typebox';
 import type { Ctx } from '../services/context.js';
 import {
   createParty,
@@ -15,20 +15,40 @@ import {
 } from '../services/parties.js';
 import { inviteToParty } from '../services/invites.js';
 import { IdParams, InviteDto, JoinMetadata, JoinResultDto, LeaveResult, MemberTargetBody, PartyDto, PartyVisibilitySchema, TargetBody } from './schemas.js';
+import { BODY, CALLER, CallerHeaders, errorResponses, INVITE_TARGET, LIMITED, USABLE_INVITE, VALIDATED } from './responses.js';
 
-const party = { 200: PartyDto };
+/** A leader-only change answering the party (services/party-access.ts, leaderParty: members only, then the leader). */
+const leaderChange = <B extends TSchema>(summary: string, body: B, ...codes: Parameters<typeof errorResponses>) => ({
+  tags: ['parties'],
+  summary,
+  params: IdParams,
+  headers: CallerHeaders,
+  body,
+  response: { 200: PartyDto, ...errorResponses(CALLER, BODY, 'party_not_found', 'not_leader', ...codes) },
+});
+
+/** Naming a member (services/parties.ts, memberTarget). */
+const MEMBER_TARGET = ['target_required', 'member_not_found'] as const;
 
 export function partyRoutes(app: App, ctx: Ctx): void {
+  membershipRoutes(app, ctx);
+  leaderRoutes(app, ctx);
+}
+
+/** Create, read, invite, join, leave. */
+function membershipRoutes(app: App, ctx: Ctx): void {
   app.post(
     '/v1/parties',
     {
       schema: {
         tags: ['parties'],
+        summary: 'Create a party led by the caller',
+        headers: CallerHeaders,
         body: Type.Object(
           { maxSize: Type.Optional(Type.Integer()), visibility: Type.Optional(PartyVisibilitySchema), join: Type.Optional(JoinMetadata) },
           { additionalProperties: false },
         ),
-        response: { 201: PartyDto },
+        response: { 201: PartyDto, ...errorResponses(CALLER, BODY, 'invalid_max_size', 'join_bag_too_large', 'already_in_party') },
       },
     },
     async (req, reply) => {
@@ -36,19 +56,37 @@ export function partyRoutes(app: App, ctx: Ctx): void {
       return createParty(ctx, req.user, req.body);
     },
   );
-  app.get('/v1/parties/:id', { schema: { tags: ['parties'], params: IdParams, response: party } }, async (req) => getParty(ctx, req.user, req.params.id));
-  app.post('/v1/parties/:id/invites', { schema: { tags: ['parties'], params: IdParams, body: TargetBody, response: { 201: InviteDto } } }, async (req, reply) => {
-    reply.status(201);
-    return inviteToParty(ctx, req.user, req.params.id, req.body);
-  });
+  const partyRead = { tags: ['parties'], summary: 'A party of the caller', params: IdParams, headers: CallerHeaders };
+  app.get('/v1/parties/:id', { schema: { ...partyRead, response: { 200: PartyDto, ...errorResponses(CALLER, VALIDATED, 'party_not_found') } } }, async (req) =>
+    getParty(ctx, req.user, req.params.id),
+  );
+  app.post(
+    '/v1/parties/:id/invites',
+    {
+      schema: {
+        tags: ['parties'],
+        summary: 'Invite a friend to the party (any member may)',
+        params: IdParams,
+        headers: CallerHeaders,
+        body: TargetBody,
+        response: { 201: InviteDto, ...errorResponses(CALLER, BODY, LIMITED, 'party_not_found', INVITE_TARGET, 'already_member') },
+      },
+    },
+    async (req, reply) => {
+      reply.status(201);
+      return inviteToParty(ctx, req.user, req.params.id, req.body);
+    },
+  );
   app.post(
     '/v1/parties/:id/join',
     {
       schema: {
         tags: ['parties'],
+        summary: 'Join a party (with an invite, or as its visibility allows)',
         params: IdParams,
+        headers: CallerHeaders,
         body: Type.Object({ inviteId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) }, { additionalProperties: false }),
-        response: { 200: JoinResultDto },
+        response: { 200: JoinResultDto, ...errorResponses(CALLER, BODY, 'party_not_found', USABLE_INVITE, 'already_in_party', 'join_denied', 'party_full') },
       },
       // An empty POST (no body at all) means "join without an invite".
       preValidation: async (req) => {
@@ -57,31 +95,45 @@ export function partyRoutes(app: App, ctx: Ctx): void {
     },
     async (req) => joinParty(ctx, req.user, req.params.id, req.body ?? {}),
   );
-  app.post('/v1/parties/:id/leave', { schema: { tags: ['parties'], params: IdParams, response: { 200: LeaveResult } } }, async (req) => leaveParty(ctx, req.user, req.params.id));
-  app.post('/v1/parties/:id/kick', { schema: { tags: ['parties'], params: IdParams, body: MemberTargetBody, response: party } }, async (req) =>
+  app.post(
+    '/v1/parties/:id/leave',
+    {
+      schema: {
+        tags: ['parties'],
+        summary: 'Leave a party (the last member leaving disbands it)',
+        params: IdParams,
+        headers: CallerHeaders,
+        response: { 200: LeaveResult, ...errorResponses(CALLER, BODY, 'party_not_found') },
+      },
+    },
+    async (req) => leaveParty(ctx, req.user, req.params.id),
+  );
+}
+
+/** The leader's changes: kick, leader, session, visibility, join metadata. */
+function leaderRoutes(app: App, ctx: Ctx): void {
+  app.post('/v1/parties/:id/kick', { schema: leaderChange('Remove a member', MemberTargetBody, MEMBER_TARGET, 'cannot_kick_self') }, async (req) =>
     kick(ctx, req.user, req.params.id, req.body),
   );
-  app.post('/v1/parties/:id/leader', { schema: { tags: ['parties'], params: IdParams, body: MemberTargetBody, response: party } }, async (req) =>
+  app.post('/v1/parties/:id/leader', { schema: leaderChange('Hand the leadership to a member', MemberTargetBody, MEMBER_TARGET) }, async (req) =>
     transferLeader(ctx, req.user, req.params.id, req.body),
   );
   app.post(
     '/v1/parties/:id/session',
     {
-      schema: {
-        tags: ['parties'],
-        params: IdParams,
-        body: Type.Object({ sessionHandle: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })) }, { additionalProperties: false }),
-        response: party,
-      },
+      schema: leaderChange(
+        'Set or clear the session handle',
+        Type.Object({ sessionHandle: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })) }, { additionalProperties: false }),
+      ),
     },
     async (req) => setSession(ctx, req.user, req.params.id, req.body.sessionHandle),
   );
   app.post(
     '/v1/parties/:id/visibility',
-    { schema: { tags: ['parties'], params: IdParams, body: Type.Object({ visibility: PartyVisibilitySchema }, { additionalProperties: false }), response: party } },
+    { schema: leaderChange('Set who may join without an invite', Type.Object({ visibility: PartyVisibilitySchema }, { additionalProperties: false })) },
     async (req) => setVisibility(ctx, req.user, req.params.id, req.body.visibility),
   );
-  app.post('/v1/parties/:id/join-metadata', { schema: { tags: ['parties'], params: IdParams, body: JoinMetadata, response: party } }, async (req) =>
+  app.post('/v1/parties/:id/join-metadata', { schema: leaderChange('Set the join metadata', JoinMetadata, 'join_bag_too_large') }, async (req) =>
     setJoinMetadata(ctx, req.user, req.params.id, req.body),
   );
 }

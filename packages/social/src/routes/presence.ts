@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import type { Ctx } from '../services/context.js';
 import { presenceOf, setPresence, viewPresence } from '../services/presence.js';
 import { PresenceResponse, PresenceStateSchema, PublicIdParams, RichPresenceInput } from './schemas.js';
+import { BODY, CALLER, CallerHeaders, errorResponses, VALIDATED } from './responses.js';
 
 export function presenceRoutes(app: App, ctx: Ctx): void {
   app.post(
@@ -11,11 +12,14 @@ export function presenceRoutes(app: App, ctx: Ctx): void {
     {
       schema: {
         tags: ['presence'],
+        summary: 'Set the caller’s presence and rich presence',
+        headers: CallerHeaders,
         body: Type.Object(
           { state: Type.Optional(PresenceStateSchema), richPresence: Type.Optional(Type.Union([RichPresenceInput, Type.Null()])) },
           { additionalProperties: false },
         ),
-        response: { 200: PresenceResponse },
+        // The schema admits only valid states, so invalid_state is a realtime frame's answer only.
+        response: { 200: PresenceResponse, ...errorResponses(CALLER, BODY, 'rich_presence_too_large') },
       },
     },
     async (req) => {
@@ -25,7 +29,18 @@ export function presenceRoutes(app: App, ctx: Ctx): void {
     },
   );
 
-  app.get('/v1/presence/:publicId', { schema: { tags: ['presence'], params: PublicIdParams, response: { 200: PresenceResponse } } }, async (req) =>
-    presenceOf(ctx, req.user, req.game, req.params.publicId),
+  app.get(
+    '/v1/presence/:publicId',
+    {
+      schema: {
+        tags: ['presence'],
+        summary: 'A friend’s presence (or the caller’s own)',
+        params: PublicIdParams,
+        headers: CallerHeaders,
+        // An unknown user answers as a hidden one.
+        response: { 200: PresenceResponse, ...errorResponses(CALLER, VALIDATED, 'not_visible') },
+      },
+    },
+    async (req) => presenceOf(ctx, req.user, req.game, req.params.publicId),
   );
 }

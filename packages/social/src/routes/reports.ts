@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import type { Ctx } from '../services/context.js';
 import { fileReport, REPORT_REASONS } from '../services/reports.js';
 import { ReportReceived } from './schemas.js';
+import { BODY, CALLER, CallerHeaders, errorResponses, LIMITED } from './responses.js';
 
 export function reportRoutes(app: App, ctx: Ctx): void {
   app.post(
@@ -11,8 +12,9 @@ export function reportRoutes(app: App, ctx: Ctx): void {
     {
       schema: {
         tags: ['users'],
-        summary: 'Report a user to moderation',
-        response: { 202: ReportReceived },
+        summary: 'Report a user to moderation (taken the same way whether or not the target exists)',
+        headers: CallerHeaders,
+        response: { 202: ReportReceived, ...errorResponses(CALLER, BODY, LIMITED, 'target_required', 'cannot_report_self') },
         body: Type.Object(
           {
             targetHandle: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),

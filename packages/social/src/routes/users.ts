@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import type { Ctx } from '../services/context.js';
 import { searchUsers } from '../services/users.js';
 import { UserSummary } from './schemas.js';
+import { CALLER, CallerHeaders, errorResponses, LIMITED, VALIDATED } from './responses.js';
 
 export function userRoutes(app: App, ctx: Ctx): void {
   app.get(
@@ -12,7 +13,8 @@ export function userRoutes(app: App, ctx: Ctx): void {
       schema: {
         tags: ['users'],
         summary: 'Find users by exact Name#1234 or name prefix',
-        response: { 200: Type.Array(UserSummary) },
+        headers: CallerHeaders,
+        response: { 200: Type.Array(UserSummary), ...errorResponses(CALLER, VALIDATED, LIMITED, 'prefix_too_short') },
         querystring: Type.Object(
           {
             handle: Type.String({ minLength: 1, maxLength: 64 }),
