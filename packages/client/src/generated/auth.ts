@@ -341,6 +341,28 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        keys: {
+                            /** @enum {string} */
+                            alg: "EdDSA";
+                            /** @enum {string} */
+                            crv: "Ed25519";
+                            kid: string;
+                            /** @enum {string} */
+                            kty: "OKP";
+                            /** @enum {string} */
+                            use: "sig";
+                            x: string;
+                        }[];
+                    };
+                };
+            };
             /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform */
             400: {
                 headers: {
@@ -415,6 +437,48 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        created_at: string;
+                        deleted_at: string | null;
+                        devices: {
+                            /** Format: date-time */
+                            first_seen_at: string;
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: date-time */
+                            last_seen_at: string;
+                            platform: string | null;
+                            push_handle: string | null;
+                        }[];
+                        display_name: string | null;
+                        home_region: string | null;
+                        /** Format: uuid */
+                        id: string;
+                        identities: {
+                            /** Format: uuid */
+                            id: string;
+                            last_login_at: string | null;
+                            /** Format: date-time */
+                            linked_at: string;
+                            provider: string;
+                            provider_user_id: string;
+                            verified: boolean;
+                        }[];
+                        is_guest: boolean;
+                        roles: string[];
+                        status: "active" | "locked" | "banned" | "deleted";
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
             /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform */
             400: {
                 headers: {
@@ -531,6 +595,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        deleted_at: string;
+                        /** Format: date-time */
+                        purge_after: string;
+                        /** @enum {string} */
+                        status: "deleted";
+                    };
+                };
+            };
             /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform */
             400: {
                 headers: {
@@ -654,7 +734,49 @@ export interface operations {
             };
         };
         responses: {
-            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored */
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        created_at: string;
+                        deleted_at: string | null;
+                        devices: {
+                            /** Format: date-time */
+                            first_seen_at: string;
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: date-time */
+                            last_seen_at: string;
+                            platform: string | null;
+                            push_handle: string | null;
+                        }[];
+                        display_name: string | null;
+                        home_region: string | null;
+                        /** Format: uuid */
+                        id: string;
+                        identities: {
+                            /** Format: uuid */
+                            id: string;
+                            last_login_at: string | null;
+                            /** Format: date-time */
+                            linked_at: string;
+                            provider: string;
+                            provider_user_id: string;
+                            verified: boolean;
+                        }[];
+                        is_guest: boolean;
+                        roles: string[];
+                        status: "active" | "locked" | "banned" | "deleted";
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -665,7 +787,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "invalid_character";
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -812,6 +934,61 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        account: {
+                            /** Format: date-time */
+                            created_at: string;
+                            deleted_at: string | null;
+                            display_name: string | null;
+                            home_region: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            is_guest: boolean;
+                            roles: string[];
+                            status: "active" | "locked" | "banned" | "deleted";
+                            /** Format: date-time */
+                            updated_at: string;
+                        };
+                        audit_log: {
+                            [key: string]: unknown;
+                        }[];
+                        credentials: {
+                            [key: string]: unknown;
+                        }[];
+                        devices: {
+                            /** Format: date-time */
+                            first_seen_at: string;
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: date-time */
+                            last_seen_at: string;
+                            platform: string | null;
+                            push_handle: string | null;
+                        }[];
+                        /** Format: date-time */
+                        exported_at: string;
+                        identities: {
+                            /** Format: uuid */
+                            id: string;
+                            last_login_at: string | null;
+                            /** Format: date-time */
+                            linked_at: string;
+                            provider: string;
+                            provider_user_id: string;
+                            verified: boolean;
+                        }[];
+                        sessions: {
+                            [key: string]: unknown;
+                        }[];
+                    };
+                };
+            };
             /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform */
             400: {
                 headers: {
@@ -940,7 +1117,27 @@ export interface operations {
             };
         };
         responses: {
-            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform; weak_password: The password breaks the policy (`reason` says how) */
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        identities: {
+                            /** Format: uuid */
+                            id: string;
+                            last_login_at: string | null;
+                            /** Format: date-time */
+                            linked_at: string;
+                            provider: string;
+                            provider_user_id: string;
+                            verified: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform; weak_password: The password breaks the policy (`reason` says how) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -951,7 +1148,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "invalid_character" | "unknown_provider" | "provider_not_configured" | "weak_password";
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "unknown_provider" | "provider_not_configured" | "weak_password";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1128,7 +1325,27 @@ export interface operations {
             };
         };
         responses: {
-            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored */
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        identities: {
+                            /** Format: uuid */
+                            id: string;
+                            last_login_at: string | null;
+                            /** Format: date-time */
+                            linked_at: string;
+                            provider: string;
+                            provider_user_id: string;
+                            verified: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1139,7 +1356,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "invalid_character";
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1336,7 +1553,21 @@ export interface operations {
             };
         };
         responses: {
-            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored */
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        sessions_revoked: number;
+                        status: "active" | "locked" | "banned" | "deleted";
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1347,7 +1578,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "invalid_character";
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1536,7 +1767,21 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored */
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        activate_at: string;
+                        kid: string;
+                        state: string;
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1547,7 +1792,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "invalid_character";
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1742,7 +1987,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored */
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1753,7 +1998,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "invalid_character";
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1948,7 +2193,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored */
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1959,7 +2204,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "invalid_character";
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2387,7 +2632,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored */
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2398,7 +2643,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "invalid_character";
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2574,7 +2819,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored */
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2585,7 +2830,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "invalid_character";
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2774,7 +3019,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored */
+            /** @description Signed out */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2785,7 +3037,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "invalid_character";
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2963,7 +3215,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform */
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2974,7 +3226,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "invalid_character" | "unknown_provider" | "provider_not_configured";
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "unknown_provider" | "provider_not_configured";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3250,7 +3502,24 @@ export interface operations {
             };
         };
         responses: {
-            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored */
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        access_token: string;
+                        /** Format: uuid */
+                        account_id: string;
+                        expires_in: number;
+                        refresh_token: string;
+                        /** @enum {string} */
+                        token_type: "Bearer";
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3261,7 +3530,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "invalid_character";
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3438,7 +3707,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; weak_password: The password breaks the policy (`reason` says how) */
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3449,7 +3718,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "invalid_character" | "weak_password";
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
