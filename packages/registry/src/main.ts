@@ -1,6 +1,6 @@
-// Entry point: `node --import tsx packages/registry/src/main.ts`.
+// Process entry: `node packages/registry/dist/main.js` (or src/main.ts through tsx).
 import { ConfigError } from '@platform/kit';
-import { startRegistry } from './index.js';
+import { startRegistry } from './start.js';
 
 try {
   await startRegistry(process.env);

@@ -1,7 +1,7 @@
 export { buildApp, type SocialDeps, type SocialApp } from './app.js';
 export { attachRealtime, socketToken, CLOSE, WS_PATH, type Realtime } from './realtime/gateway.js';
 export { readSocialConfig, mergedEnv, type SocialConfig } from './config.js';
-export { startSocial, MIGRATIONS_DIR } from './main.js';
+export { startSocial, MIGRATIONS_DIR } from './start.js';
 export { createEventPublisher, userChannel, partyChannel, type EventPublisher, type EventEnvelope, type EventType } from './services/events.js';
 export { sendChatMessage, purgeChat } from './services/chat.js';
 export { heartbeat, setPresence } from './services/presence.js';

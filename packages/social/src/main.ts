@@ -1,62 +1,10 @@
-/**
- * Starts the social service: config (file + environment), PostgreSQL or
- * embedded PGlite under DATA_DIR/social/pg, Redis or memory state, migrations,
- * TLS (self-signed into DATA_DIR/social/tls unless configured, or plain HTTP
- * behind a TLS-terminating load balancer), and an hourly chat purge.
- */
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { ConfigError, loadOrCreateLocalCa, loadOrCreateTls, migrate, openDatabase, openStateStore, serve, tls13Options, type EmbeddedPostgres, type Env } from '@platform/kit';
-import { buildApp } from './app.js';
-import { readSocialConfig } from './config.js';
-import { purgeChat } from './services/chat.js';
+// Process entry: `node packages/social/dist/main.js` (or src/main.ts through tsx).
+import { ConfigError } from '@platform/kit';
+import { startSocial } from './start.js';
 
-export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../migrations');
-
-/**
- * `embedded`: the process's shared PGlite (npm start), used instead of DATA_DIR/social/pg;
- * `handleSignals: false` (hosted with other services): the caller stops it with app.close().
- */
-export async function startSocial(env: Env = process.env, opts: { listen?: boolean; embedded?: EmbeddedPostgres; handleSignals?: boolean } = {}) {
-  const config = readSocialConfig(env);
-  const db = await openDatabase({
-    url: config.databaseUrl,
-    poolSize: config.databasePoolSize,
-    dataDir: path.join(config.dataDir, 'social', 'pg'),
-    schema: config.schema,
-    embedded: opts.embedded,
-  });
-  await migrate(db, MIGRATIONS_DIR);
-  const state = await openStateStore({ url: config.redisUrl });
-  const https =
-    config.tlsMode === 'https'
-      ? tls13Options(
-          await loadOrCreateTls({
-            certPath: config.tlsCertFile,
-            keyPath: config.tlsKeyFile,
-            dir: path.join(config.dataDir, 'social', 'tls'),
-            commonName: 'social.platform.localhost',
-            ca: config.tlsCertFile || config.tlsKeyFile ? undefined : await loadOrCreateLocalCa(path.join(config.dataDir, 'ca')),
-          }),
-        )
-      : undefined;
-  const app = await buildApp(config, { db, state, https });
-  const purge = setInterval(() => {
-    purgeChat(app.ctx).catch((err) => app.log.warn({ err }, 'chat purge failed'));
-  }, 3_600_000);
-  purge.unref();
-  const close = async () => {
-    clearInterval(purge);
-    await state.close();
-    await db.close();
-  };
-  if (opts.listen !== false) await serve(app, { port: config.port, host: config.host, onClose: close, handleSignals: opts.handleSignals });
-  return { app, config, close };
-}
-
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  startSocial().catch((err) => {
-    process.stderr.write(`social: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exit(err instanceof ConfigError ? 2 : 1);
-  });
+try {
+  await startSocial(process.env);
+} catch (err) {
+  process.stderr.write(`social: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(err instanceof ConfigError ? 2 : 1);
 }
