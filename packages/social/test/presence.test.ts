@@ -118,19 +118,20 @@ describe('presence and tenancy', () => {
     await h.req(owner, 'POST', '/v1/presence', { body: { richPresence: rich }, game: gIsolated });
     assert.deepEqual((await view(gFull)).rp, undefined);
     assert.equal((await view(gIsolated)).sameGame, true);
-    // Events are filtered for the recipient's own game (the game of their presence).
-    await h.req(viewer, 'POST', '/v1/presence', { body: { state: 'online' }, game: gIsolated });
-    const rec = await h.events(viewer);
+    // Events are built for the receiving socket's game context (what GET /v1/friends from there shows), not
+    // for the game the recipient's own presence was set in (here the owner's game).
+    await h.req(viewer, 'POST', '/v1/presence', { body: { state: 'online', richPresence: { activity: 'menu' } }, game: gFull });
+    const rec = await h.events(viewer, { game: gIsolated });
+    const recFull = await h.events(viewer, { game: gFull });
     await h.req(owner, 'POST', '/v1/presence', { body: { richPresence: rich }, game: gFull });
     const [ev] = await rec.next('friendPresenceChanged');
     assert.deepEqual(ev.data, { publicId: owner.publicId, state: 'online', sameGame: false });
-    // Viewer moves into the owner's game: the next event carries everything.
-    await h.req(viewer, 'POST', '/v1/presence', { body: { richPresence: { activity: 'menu' } }, game: gFull });
-    rec.clear();
+    // A socket in the owner's game gets everything.
     await h.req(owner, 'POST', '/v1/presence', { body: { state: 'away' }, game: gFull });
-    const [ev2] = await rec.next('friendPresenceChanged');
+    const [, ev2] = await recFull.next('friendPresenceChanged', 2);
     assert.deepEqual(ev2.data, { publicId: owner.publicId, state: 'away', richPresence: { ...rich, originGameId: gFull.gameId }, sameGame: true });
     await rec.stop();
+    await recFull.stop();
     // Export applies the same filter.
     const exp = await h.req(viewer, 'GET', '/v1/me/export', { game: gSummary });
     assert.deepEqual(exp.body.friends[0].richPresence, { activity: 'In lobby', joinable: false });

@@ -12,6 +12,8 @@ import { migrate, publicJwk, randomToken, safeEqualHex, sha256Hex, signAccessTok
 import { testDatabase, testStateStore, type TestDatabase, type TestStateStore } from '@platform/kit/testing';
 import { buildApp, partyChannel, readSocialConfig, userChannel, type EventEnvelope } from '../src/index.js';
 import { FANOUT_CHANNEL, type FanoutMessage } from '../src/services/events.js';
+import { friendPresenceData } from '../src/services/presence.js';
+import { NO_GAME, type GameContext } from '../src/services/context.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -153,7 +155,8 @@ export interface Harness {
     url: string,
     opts?: { body?: unknown; raw?: string; headers?: Record<string, string>; game?: Game },
   ): Promise<{ status: number; body: any; headers: Record<string, unknown> }>;
-  events(u: TestUser): Promise<EventRecorder>;
+  /** What a socket of `u` receives; `game`: the socket's game context (presence events are built for it). */
+  events(u: TestUser, opts?: { game?: Game }): Promise<EventRecorder>;
   partyEvents(partyId: string): Promise<EventRecorder>;
   assertNoAccountIds(): void;
   close(): Promise<void>;
@@ -225,8 +228,8 @@ export async function startHarness(
       return { status: r.statusCode, body, headers: r.headers };
     },
     // Recorders start clean: events still in flight from earlier calls are drained.
-    events: async (u) => {
-      const r = await recordEvents(state, u);
+    events: async (u, o = {}) => {
+      const r = await recordEvents(state, u, o.game ? { gameId: o.game.gameId, visibility: o.game.visibility } : NO_GAME);
       await r.reset();
       return r;
     },
@@ -263,15 +266,16 @@ export interface EventRecorder {
 }
 
 /**
- * What the realtime layer delivers to a user: their own channel, plus their items of the many-recipient
- * messages on the fan-out channel (presence and profile changes to friends).
+ * What the realtime layer delivers to a socket of a user in game context `game`: their own channel, plus
+ * their items of the many-recipient messages on the fan-out channel (presence and profile changes to
+ * friends; presence made into the payload for `game`, as the socket layer does).
  */
-export async function recordEvents(state: TestStateStore, u: TestUser): Promise<EventRecorder> {
-  return recordChannel(state, userChannel(u.id), u.id);
+export async function recordEvents(state: TestStateStore, u: TestUser, game: GameContext = NO_GAME): Promise<EventRecorder> {
+  return recordChannel(state, userChannel(u.id), u.id, game);
 }
 
 /** Subscribes to any event channel (a party's, for instance). */
-export async function recordChannel(state: TestStateStore, channel: string, fanoutUserId?: string): Promise<EventRecorder> {
+export async function recordChannel(state: TestStateStore, channel: string, fanoutUserId?: string, game: GameContext = NO_GAME): Promise<EventRecorder> {
   const events: EventEnvelope[] = [];
   const waiters: (() => void)[] = [];
   const push = (e: EventEnvelope) => {
@@ -287,6 +291,11 @@ export async function recordChannel(state: TestStateStore, channel: string, fano
   const unsubscribeFanout = fanoutUserId
     ? await state.state.subscribe(FANOUT_CHANNEL, (m) => {
         const f = JSON.parse(m) as FanoutMessage;
+        const actor = f.actorPublicId ? { actorPublicId: f.actorPublicId } : {};
+        if ('presence' in f) {
+          if (f.userIds.includes(fanoutUserId)) push({ type: f.type, data: friendPresenceData(f.presence, game), ...actor });
+          return;
+        }
         for (const g of f.groups) {
           if (g.userIds.includes(fanoutUserId)) push({ type: f.type, data: g.data, ...(f.actorPublicId ? { actorPublicId: f.actorPublicId } : {}) });
         }
