@@ -79,13 +79,15 @@ export async function startKeySet(): Promise<KeySet> {
 export interface Game {
   key: string;
   secret: string;
+  /** The game's public client key (docs/client-key.md). */
+  clientKey: string;
   gameId: string;
   visibility: 'isolated' | 'summary' | 'full';
 }
 
-/** A registry stand-in implementing the validate-key contract with hashed secrets. */
+/** A registry stand-in implementing the validate-key (hashed secrets) and validate-client-key contracts. */
 export async function startRegistry() {
-  const games: { key: string; secretHash: string; gameId: string; visibility: string }[] = [];
+  const games: { key: string; secretHash: string; clientKey: string; gameId: string; visibility: string }[] = [];
   let calls = 0;
   let down = false;
   const server = http.createServer((req, res) => {
@@ -98,6 +100,15 @@ export async function startRegistry() {
         return res.end('{}');
       }
       res.setHeader('content-type', 'application/json');
+      if (req.method === 'POST' && req.url === '/auth/validate-client-key') {
+        const { ClientKey } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { ClientKey?: string };
+        const g = games.find((x) => x.clientKey === ClientKey);
+        if (!g) {
+          res.statusCode = 401;
+          return res.end(JSON.stringify({ Valid: false, Code: 'invalid_client_key', Message: 'Unknown client key' }));
+        }
+        return res.end(JSON.stringify({ Valid: true, GameId: g.gameId, CrossGameVisibility: g.visibility }));
+      }
       if (req.method !== 'POST' || req.url !== '/auth/validate-key') {
         res.statusCode = 404;
         return res.end('{}');
@@ -121,9 +132,15 @@ export async function startRegistry() {
       down = v;
     },
     addGame(visibility: Game['visibility']): Game {
-      const g = { key: `gk_${randomToken(8)}`, secret: randomToken(24), gameId: randomUUID(), visibility };
-      games.push({ key: g.key, secretHash: sha256Hex(g.secret), gameId: g.gameId, visibility });
+      const g = { key: `gk_${randomToken(8)}`, secret: randomToken(24), clientKey: `ck_${randomToken(24)}`, gameId: randomUUID(), visibility };
+      games.push({ key: g.key, secretHash: sha256Hex(g.secret), clientKey: g.clientKey, gameId: g.gameId, visibility });
       return g;
+    },
+    /** regenerate-client-key: the old key stops resolving at once; returns the game with the new key. */
+    rotateClientKey(game: Game): Game {
+      const g = games.find((x) => x.gameId === game.gameId)!;
+      g.clientKey = `ck_${randomToken(24)}`;
+      return { ...game, clientKey: g.clientKey };
     },
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
@@ -153,7 +170,8 @@ export interface Harness {
     u: TestUser | null,
     method: Method,
     url: string,
-    opts?: { body?: unknown; raw?: string; headers?: Record<string, string>; game?: Game },
+    /** `game`: its key and secret in the tenancy headers; `clientKey`: X-Platform-Client-Key. */
+    opts?: { body?: unknown; raw?: string; headers?: Record<string, string>; game?: Game; clientKey?: string },
   ): Promise<{ status: number; body: any; headers: Record<string, unknown> }>;
   /** What a socket of `u` receives; `game`: the socket's game context (presence events are built for it). */
   events(u: TestUser, opts?: { game?: Game }): Promise<EventRecorder>;
@@ -213,6 +231,7 @@ export async function startHarness(
         headers['x-platform-game-key'] = o.game.key;
         headers['x-platform-game-secret'] = o.game.secret;
       }
+      if (o.clientKey !== undefined) headers['x-platform-client-key'] = o.clientKey;
       let payload: string | undefined;
       if (o.raw !== undefined) payload = o.raw;
       else if (o.body !== undefined) payload = JSON.stringify(o.body);
