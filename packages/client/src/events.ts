@@ -40,6 +40,11 @@ export type CloseReason =
   | 'server_error'
   | 'account_deleted'
   | 'slow_consumer'
+  | 'bad_request'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'too_many_sockets'
+  | 'unavailable'
   | 'signed_out'
   | 'unknown';
 
@@ -52,6 +57,14 @@ export const CLOSE_REASONS: Readonly<Record<number, CloseReason>> = {
   1011: 'server_error',
   4001: 'account_deleted',
   4008: 'slow_consumer',
+  // A refused connection (docs/social-realtime.md, "Refused connections"): 4000 + the HTTP status, after an
+  // error frame whose code is the close's errorCode.
+  4400: 'bad_request',
+  4401: 'unauthorized',
+  4403: 'forbidden',
+  4429: 'too_many_sockets',
+  4500: 'server_error',
+  4503: 'unavailable',
 };
 
 export const closeReason = (code: number): CloseReason => CLOSE_REASONS[code] ?? 'unknown';

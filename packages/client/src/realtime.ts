@@ -64,6 +64,8 @@ export class RealtimeClient {
   private everOpened = false;
   private attempt = 0;
   private failuresBeforeOpen = 0;
+  /** The server refused the last token (4401 unauthorized): the next attempt asks for a new one. */
+  private tokenRefused = false;
   private reconnectTimer: ReturnType<typeof setTimeout> | undefined;
   private heartbeatTimer: ReturnType<typeof setInterval> | undefined;
   private lastPresence: PresenceInput | undefined;
@@ -170,7 +172,8 @@ export class RealtimeClient {
     try {
       // Three failures in a row before any open: the token may be the reason (refused, revoked), so ask for a new
       // one, once per run of failures (a refresh that fails with 401 means the session is over).
-      const forceRefresh = this.failuresBeforeOpen === 3;
+      const forceRefresh = this.tokenRefused || this.failuresBeforeOpen === 3;
+      this.tokenRefused = false;
       token = await this.o.token({ minValiditySeconds: this.o.tokenMinValiditySeconds ?? 60, forceRefresh });
     } catch (e) {
       this.opening = false;
@@ -219,7 +222,8 @@ export class RealtimeClient {
       this.ready = false;
       if (!wasReady) this.failuresBeforeOpen++;
       const reason = closeReason(ev.code);
-      const willReconnect = this.wanted && reason !== 'account_deleted' && this.o.reconnect !== false;
+      if (reason === 'unauthorized') this.tokenRefused = errorCode === undefined || errorCode === 'unauthorized';
+      const willReconnect = this.wanted && !endsForGood(reason, errorCode) && this.o.reconnect !== false;
       this.emit('close', { code: ev.code, reason, ...(errorCode ? { errorCode } : {}), willReconnect });
       if (willReconnect) return this.scheduleReconnect();
       if (this.wanted) {
@@ -290,6 +294,16 @@ export class RealtimeClient {
     this.waiters = [];
     for (const w of waiters) w.reject(error);
   }
+}
+
+/**
+ * Closes a reconnect cannot mend: the account was erased, or the connection was refused for the client's own
+ * request (bad or conflicting game credentials, an unknown client key, forbidden). A refused token is retried
+ * with a new one; too many sockets, an unavailable service and server errors are retried with backoff.
+ */
+function endsForGood(reason: CloseReason, errorCode: string | undefined): boolean {
+  if (reason === 'account_deleted' || reason === 'bad_request' || reason === 'forbidden') return true;
+  return reason === 'unauthorized' && errorCode !== undefined && errorCode !== 'unauthorized';
 }
 
 function parseFrame(data: unknown): ServerFrame | undefined {

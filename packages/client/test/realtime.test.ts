@@ -2,7 +2,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { closeReason, createClient, PlatformError, RealtimeClient, type LifecycleEvents } from '../src/index.js';
-import { player, startTestPlatform, type TestPlatform } from './support.js';
+import { gameClientKey, player, startTestPlatform, type TestPlatform } from './support.js';
 
 describe('client: realtime against the real social service', () => {
   let tp: TestPlatform;
@@ -119,7 +119,7 @@ describe('client: realtime against the real social service', () => {
     assert.equal((await removed).publicId, eve.publicId);
   });
 
-  it('the socket URL carries the client key; the token travels as a subprotocol, never in the URL', async () => {
+  it('the socket URL carries the client key; the token travels as a subprotocol, never in the URL; an unknown key ends the client (4401)', async () => {
     const seen: { url: string; protocols: string | string[] | undefined }[] = [];
     const Base = tp.WebSocket;
     class Recording extends (Base as unknown as new (url: string, protocols?: string | string[]) => object) {
@@ -137,11 +137,25 @@ describe('client: realtime against the real social service', () => {
     });
     await c.auth.signInAsGuest();
     const rt = realtime(c);
-    await rt.connect();
+    // Not a key of any game: the server refuses the socket in band (error frame, 4401), for good.
+    const closed = rt.next('close');
+    const connecting = rt.connect();
+    assert.deepEqual(await closed, { code: 4401, reason: 'unauthorized', errorCode: 'invalid_client_key', willReconnect: false });
+    await assert.rejects(connecting, (e: unknown) => e instanceof PlatformError && e.code === 'invalid_client_key');
     const token = (await c.session.get())!.accessToken;
     assert.equal(seen[0].url, `${tp.platform.socialUrl.replace('https', 'wss')}/v1/ws?clientKey=ck%20key%2F1`);
     assert.deepEqual(seen[0].protocols, ['bearer', token]);
     assert.ok(!seen[0].url.includes(token));
+    assert.equal(seen.length, 1, 'no reconnect');
+    // A game's real client key: the socket opens in that game.
+    const key = await gameClientKey(tp);
+    const d = createClient({ authUrl: tp.platform.auth.url, socialUrl: tp.platform.socialUrl, fetch: tp.fetch, WebSocket: tp.WebSocket, clientKey: key.clientKey });
+    await d.auth.signInAsGuest();
+    const drt = realtime(d);
+    await drt.connect();
+    const updated = drt.next('presenceUpdated');
+    drt.updatePresence({ richPresence: { activity: 'Menu' } });
+    assert.equal((await updated).richPresence?.originGameId, key.gameId);
   });
 
   it('close codes map to reasons; backoff grows exponentially with jitter, capped', () => {
@@ -155,6 +169,7 @@ describe('client: realtime against the real social service', () => {
       'slow_consumer',
       'unknown',
     ]);
+    assert.deepEqual([4400, 4401, 4403, 4429, 4500, 4503].map(closeReason), ['bad_request', 'unauthorized', 'forbidden', 'too_many_sockets', 'server_error', 'unavailable']);
     const at = (r: number) =>
       new RealtimeClient({ socialUrl: 'https://x', token: async () => 't', WebSocket: tp.WebSocket, reconnect: { initialDelayMs: 100, maxDelayMs: 1000, random: () => r } });
     assert.deepEqual([0, 1, 2, 3, 4, 5].map((n) => at(0).backoffDelay(n)), [50, 100, 200, 400, 500, 500]);

@@ -2,7 +2,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { PlatformError } from '../src/index.js';
-import { player, startTestPlatform, type TestPlatform } from './support.js';
+import { gameClientKey, player, startTestPlatform, type TestPlatform } from './support.js';
 
 async function rejects(p: Promise<unknown>, status: number, code: string): Promise<PlatformError> {
   const e = await p.then(
@@ -124,9 +124,10 @@ describe('client: the social API against the real service', () => {
   });
 
   it('the client key travels as X-Platform-Client-Key on social calls', async () => {
+    const { clientKey } = await gameClientKey(tp);
     const seen: string[] = [];
     const c = tp.client({
-      clientKey: 'ck_test_key',
+      clientKey,
       fetch: (url, init) => {
         if (url.includes('/v1/')) seen.push(init.headers['x-platform-client-key'] ?? '');
         return tp.fetch(url, init);
@@ -134,6 +135,10 @@ describe('client: the social API against the real service', () => {
     });
     await c.auth.signInAsGuest();
     await c.social.me();
-    assert.deepEqual(seen, ['ck_test_key']);
+    assert.deepEqual(seen, [clientKey]);
+    // A key of no game is refused by social.
+    const stranger = tp.client({ clientKey: 'ck_test_key' });
+    await stranger.auth.signInAsGuest();
+    await rejects(stranger.social.me(), 401, 'invalid_client_key');
   });
 });

@@ -20,8 +20,19 @@ export type CorsPolicy = { kind: 'any' } | { kind: 'localhost' } | { kind: 'list
 
 const LOCALHOST = /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d{1,5})?$/;
 
-/** The headers a client sends beyond the CORS-safelisted ones. */
-export const CORS_ALLOWED_HEADERS = ['authorization', 'content-type', 'x-request-id', 'x-platform-game-key', 'x-platform-game-secret'];
+/**
+ * The headers a client sends beyond the CORS-safelisted ones: the game's public client key (docs/client-key.md)
+ * and the SDK's Idempotency-Key among them (a preflight refusing one header refuses the whole request).
+ */
+export const CORS_ALLOWED_HEADERS = [
+  'authorization',
+  'content-type',
+  'x-request-id',
+  'x-platform-game-key',
+  'x-platform-game-secret',
+  'x-platform-client-key',
+  'idempotency-key',
+];
 /** The headers a client may read beyond the safelisted ones: the request id and when to retry. */
 export const CORS_EXPOSED_HEADERS = ['x-request-id', 'retry-after'];
 

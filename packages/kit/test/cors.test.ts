@@ -29,6 +29,8 @@ describe('CORS', () => {
     assert.equal(r.statusCode, 204);
     assert.equal(r.headers['access-control-allow-origin'], 'https://game.example');
     assert.match(String(r.headers['access-control-allow-headers']), /authorization/);
+    // A browser game sends its client key, and the SDK an Idempotency-Key.
+    for (const h of ['x-platform-client-key', 'idempotency-key']) assert.ok(String(r.headers['access-control-allow-headers']).split(/,\s*/).includes(h), h);
     assert.match(String(r.headers['access-control-allow-methods']), /PATCH/);
     assert.equal(r.headers['access-control-allow-credentials'], undefined);
     // An error the page must read (401) carries the CORS headers and exposes the request id and Retry-After.

@@ -20,7 +20,7 @@ import { createAuthenticator, createServerVerifier, type Authenticator, type Pri
 import type { Ctx, GameContext, UserRow } from './services/context.js';
 import { socialErrors } from './services/errors.js';
 import { createEventPublisher } from './services/events.js';
-import { registryTenancy, type TenancyResolver } from './services/tenancy.js';
+import { gameCredentials, registryTenancy, type TenancyResolver } from './services/tenancy.js';
 import { ensureUser } from './services/users.js';
 import { meRoutes } from './routes/me.js';
 import { userRoutes } from './routes/users.js';
@@ -138,9 +138,7 @@ function authenticateRequests(app: App, ctx: Ctx, auth: { authenticator: Authent
       return;
     }
     req.principal = await auth.authenticator.authenticate(req.headers);
-    const key = req.headers['x-platform-game-key'];
-    const secret = req.headers['x-platform-game-secret'];
-    req.game = await auth.tenancy.resolve(Array.isArray(key) ? key[0] : key, Array.isArray(secret) ? secret[0] : secret);
+    req.game = await auth.tenancy.resolve(gameCredentials(req.headers));
   });
 
   app.addHook('preHandler', async (req) => {

@@ -118,19 +118,20 @@ describe('presence and tenancy', () => {
     await h.req(owner, 'POST', '/v1/presence', { body: { richPresence: rich }, game: gIsolated });
     assert.deepEqual((await view(gFull)).rp, undefined);
     assert.equal((await view(gIsolated)).sameGame, true);
-    // Events are filtered for the recipient's own game (the game of their presence).
-    await h.req(viewer, 'POST', '/v1/presence', { body: { state: 'online' }, game: gIsolated });
-    const rec = await h.events(viewer);
+    // Events are built for the receiving socket's game context (what GET /v1/friends from there shows), not
+    // for the game the recipient's own presence was set in (here the owner's game).
+    await h.req(viewer, 'POST', '/v1/presence', { body: { state: 'online', richPresence: { activity: 'menu' } }, game: gFull });
+    const rec = await h.events(viewer, { game: gIsolated });
+    const recFull = await h.events(viewer, { game: gFull });
     await h.req(owner, 'POST', '/v1/presence', { body: { richPresence: rich }, game: gFull });
     const [ev] = await rec.next('friendPresenceChanged');
     assert.deepEqual(ev.data, { publicId: owner.publicId, state: 'online', sameGame: false });
-    // Viewer moves into the owner's game: the next event carries everything.
-    await h.req(viewer, 'POST', '/v1/presence', { body: { richPresence: { activity: 'menu' } }, game: gFull });
-    rec.clear();
+    // A socket in the owner's game gets everything.
     await h.req(owner, 'POST', '/v1/presence', { body: { state: 'away' }, game: gFull });
-    const [ev2] = await rec.next('friendPresenceChanged');
+    const [, ev2] = await recFull.next('friendPresenceChanged', 2);
     assert.deepEqual(ev2.data, { publicId: owner.publicId, state: 'away', richPresence: { ...rich, originGameId: gFull.gameId }, sameGame: true });
     await rec.stop();
+    await recFull.stop();
     // Export applies the same filter.
     const exp = await h.req(viewer, 'GET', '/v1/me/export', { game: gSummary });
     assert.deepEqual(exp.body.friends[0].richPresence, { activity: 'In lobby', joinable: false });
@@ -161,6 +162,58 @@ describe('presence and tenancy', () => {
     assert.equal(down.body.code, 'registry_unavailable');
     h.registry.setDown(false);
     assert.equal((await h.req(u, 'GET', '/v1/me', { game: other })).status, 200);
+  });
+  it('client key (X-Platform-Client-Key): the game context of key + secret and nothing more; unknown 401, with key/secret 400, registry down 503', async () => {
+    const owner = await h.user('Cko');
+    const viewer = await h.user('Ckv');
+    await befriend(h, owner, viewer);
+    const g = h.registry.addGame('isolated');
+    const other = h.registry.addGame('isolated');
+    const rp = { activity: 'Racing', joinable: true };
+    const set = await h.req(owner, 'POST', '/v1/presence', { body: { state: 'online', richPresence: rp }, clientKey: g.clientKey });
+    assert.equal(set.status, 200, JSON.stringify(set.body));
+    assert.deepEqual(set.body.richPresence, { ...rp, originGameId: g.gameId });
+    // The viewer with the client key sees exactly what key + secret show.
+    const byClientKey = await h.req(viewer, 'GET', '/v1/friends', { clientKey: g.clientKey });
+    const byPair = await h.req(viewer, 'GET', '/v1/friends', { game: g });
+    assert.equal(byClientKey.status, 200);
+    assert.deepEqual(byClientKey.body, byPair.body);
+    assert.equal(byClientKey.body[0].sameGame, true);
+    assert.deepEqual(byClientKey.body[0].richPresence, { ...rp, originGameId: g.gameId });
+    assert.deepEqual((await h.req(viewer, 'GET', `/v1/presence/${owner.publicId}`, { clientKey: g.clientKey })).body.richPresence, { ...rp, originGameId: g.gameId });
+    // Another (isolated) game's client key: another game context.
+    const fromOther = (await h.req(viewer, 'GET', '/v1/friends', { clientKey: other.clientKey })).body[0];
+    assert.equal(fromOther.sameGame, false);
+    assert.equal(fromOther.richPresence, undefined);
+
+    const expect = async (r: Promise<{ status: number; body: any }>, status: number, code: string) => {
+      const got = await r;
+      assert.equal(got.status, status, JSON.stringify(got.body));
+      assert.equal(got.body.code, code);
+    };
+    // Unknown, empty or overlong keys; a game's API key or secret in its place.
+    for (const clientKey of ['ck_unknown', '', 'ck_' + 'x'.repeat(300), g.key, g.secret]) {
+      await expect(h.req(viewer, 'GET', '/v1/friends', { clientKey }), 401, 'invalid_client_key');
+    }
+    // One game context per request.
+    await expect(h.req(viewer, 'GET', '/v1/friends', { clientKey: g.clientKey, game: g }), 400, 'ambiguous_game_credentials');
+    await expect(h.req(viewer, 'GET', '/v1/friends', { clientKey: g.clientKey, headers: { 'x-platform-game-key': g.key } }), 400, 'ambiguous_game_credentials');
+    // It authenticates no one, and is never the server-to-server API-key mode.
+    await expect(h.req(null, 'GET', '/v1/friends', { clientKey: g.clientKey }), 401, 'unauthorized');
+    await expect(h.req(null, 'GET', '/v1/friends', { headers: { 'x-api-key': g.clientKey, 'x-user-id': 'acct-any' } }), 401, 'unauthorized');
+    await expect(h.req(null, 'GET', '/v1/friends', { clientKey: g.clientKey, headers: { 'x-user-id': 'acct-any' } }), 401, 'unauthorized');
+    // Cached like the pair; the registry being down is 503 for a key not cached.
+    const calls = h.registry.calls;
+    assert.equal((await h.req(viewer, 'GET', '/v1/me', { clientKey: g.clientKey })).status, 200);
+    assert.equal(h.registry.calls, calls, 'served from the cache');
+    const third = h.registry.addGame('full');
+    h.registry.setDown(true);
+    try {
+      await expect(h.req(viewer, 'GET', '/v1/me', { clientKey: third.clientKey }), 503, 'registry_unavailable');
+    } finally {
+      h.registry.setDown(false);
+    }
+    assert.equal((await h.req(viewer, 'GET', '/v1/me', { clientKey: third.clientKey })).status, 200);
   });
 });
 

@@ -61,7 +61,7 @@ describe('tenancy with the real registry', async () => {
       assert.equal(g.status, 201, JSON.stringify(g.body));
       const patched = await call('PATCH', `/games/${g.body.Game.GameId}`, { CrossGameVisibility: visibility }, reg.body.Token);
       assert.equal(patched.status, 200, JSON.stringify(patched.body));
-      games[visibility] = { key: g.body.Game.ApiKey, secret: g.body.ApiSecret, gameId: g.body.Game.GameId, visibility };
+      games[visibility] = { key: g.body.Game.ApiKey, secret: g.body.ApiSecret, clientKey: g.body.Game.ClientKey, gameId: g.body.Game.GameId, visibility };
     }
     h = await startHarness({ SOCIAL__REGISTRY__URL: REGISTRY });
   });

@@ -12,6 +12,8 @@ import { migrate, publicJwk, randomToken, safeEqualHex, sha256Hex, signAccessTok
 import { testDatabase, testStateStore, type TestDatabase, type TestStateStore } from '@platform/kit/testing';
 import { buildApp, partyChannel, readSocialConfig, userChannel, type EventEnvelope } from '../src/index.js';
 import { FANOUT_CHANNEL, type FanoutMessage } from '../src/services/events.js';
+import { friendPresenceData } from '../src/services/presence.js';
+import { NO_GAME, type GameContext } from '../src/services/context.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -77,13 +79,15 @@ export async function startKeySet(): Promise<KeySet> {
 export interface Game {
   key: string;
   secret: string;
+  /** The game's public client key (docs/client-key.md). */
+  clientKey: string;
   gameId: string;
   visibility: 'isolated' | 'summary' | 'full';
 }
 
-/** A registry stand-in implementing the validate-key contract with hashed secrets. */
+/** A registry stand-in implementing the validate-key (hashed secrets) and validate-client-key contracts. */
 export async function startRegistry() {
-  const games: { key: string; secretHash: string; gameId: string; visibility: string }[] = [];
+  const games: { key: string; secretHash: string; clientKey: string; gameId: string; visibility: string }[] = [];
   let calls = 0;
   let down = false;
   const server = http.createServer((req, res) => {
@@ -96,6 +100,15 @@ export async function startRegistry() {
         return res.end('{}');
       }
       res.setHeader('content-type', 'application/json');
+      if (req.method === 'POST' && req.url === '/auth/validate-client-key') {
+        const { ClientKey } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { ClientKey?: string };
+        const g = games.find((x) => x.clientKey === ClientKey);
+        if (!g) {
+          res.statusCode = 401;
+          return res.end(JSON.stringify({ Valid: false, Code: 'invalid_client_key', Message: 'Unknown client key' }));
+        }
+        return res.end(JSON.stringify({ Valid: true, GameId: g.gameId, CrossGameVisibility: g.visibility }));
+      }
       if (req.method !== 'POST' || req.url !== '/auth/validate-key') {
         res.statusCode = 404;
         return res.end('{}');
@@ -119,9 +132,15 @@ export async function startRegistry() {
       down = v;
     },
     addGame(visibility: Game['visibility']): Game {
-      const g = { key: `gk_${randomToken(8)}`, secret: randomToken(24), gameId: randomUUID(), visibility };
-      games.push({ key: g.key, secretHash: sha256Hex(g.secret), gameId: g.gameId, visibility });
+      const g = { key: `gk_${randomToken(8)}`, secret: randomToken(24), clientKey: `ck_${randomToken(24)}`, gameId: randomUUID(), visibility };
+      games.push({ key: g.key, secretHash: sha256Hex(g.secret), clientKey: g.clientKey, gameId: g.gameId, visibility });
       return g;
+    },
+    /** regenerate-client-key: the old key stops resolving at once; returns the game with the new key. */
+    rotateClientKey(game: Game): Game {
+      const g = games.find((x) => x.gameId === game.gameId)!;
+      g.clientKey = `ck_${randomToken(24)}`;
+      return { ...game, clientKey: g.clientKey };
     },
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
@@ -151,9 +170,11 @@ export interface Harness {
     u: TestUser | null,
     method: Method,
     url: string,
-    opts?: { body?: unknown; raw?: string; headers?: Record<string, string>; game?: Game },
+    /** `game`: its key and secret in the tenancy headers; `clientKey`: X-Platform-Client-Key. */
+    opts?: { body?: unknown; raw?: string; headers?: Record<string, string>; game?: Game; clientKey?: string },
   ): Promise<{ status: number; body: any; headers: Record<string, unknown> }>;
-  events(u: TestUser): Promise<EventRecorder>;
+  /** What a socket of `u` receives; `game`: the socket's game context (presence events are built for it). */
+  events(u: TestUser, opts?: { game?: Game }): Promise<EventRecorder>;
   partyEvents(partyId: string): Promise<EventRecorder>;
   assertNoAccountIds(): void;
   close(): Promise<void>;
@@ -210,6 +231,7 @@ export async function startHarness(
         headers['x-platform-game-key'] = o.game.key;
         headers['x-platform-game-secret'] = o.game.secret;
       }
+      if (o.clientKey !== undefined) headers['x-platform-client-key'] = o.clientKey;
       let payload: string | undefined;
       if (o.raw !== undefined) payload = o.raw;
       else if (o.body !== undefined) payload = JSON.stringify(o.body);
@@ -225,8 +247,8 @@ export async function startHarness(
       return { status: r.statusCode, body, headers: r.headers };
     },
     // Recorders start clean: events still in flight from earlier calls are drained.
-    events: async (u) => {
-      const r = await recordEvents(state, u);
+    events: async (u, o = {}) => {
+      const r = await recordEvents(state, u, o.game ? { gameId: o.game.gameId, visibility: o.game.visibility } : NO_GAME);
       await r.reset();
       return r;
     },
@@ -263,15 +285,16 @@ export interface EventRecorder {
 }
 
 /**
- * What the realtime layer delivers to a user: their own channel, plus their items of the many-recipient
- * messages on the fan-out channel (presence and profile changes to friends).
+ * What the realtime layer delivers to a socket of a user in game context `game`: their own channel, plus
+ * their items of the many-recipient messages on the fan-out channel (presence and profile changes to
+ * friends; presence made into the payload for `game`, as the socket layer does).
  */
-export async function recordEvents(state: TestStateStore, u: TestUser): Promise<EventRecorder> {
-  return recordChannel(state, userChannel(u.id), u.id);
+export async function recordEvents(state: TestStateStore, u: TestUser, game: GameContext = NO_GAME): Promise<EventRecorder> {
+  return recordChannel(state, userChannel(u.id), u.id, game);
 }
 
 /** Subscribes to any event channel (a party's, for instance). */
-export async function recordChannel(state: TestStateStore, channel: string, fanoutUserId?: string): Promise<EventRecorder> {
+export async function recordChannel(state: TestStateStore, channel: string, fanoutUserId?: string, game: GameContext = NO_GAME): Promise<EventRecorder> {
   const events: EventEnvelope[] = [];
   const waiters: (() => void)[] = [];
   const push = (e: EventEnvelope) => {
@@ -287,6 +310,11 @@ export async function recordChannel(state: TestStateStore, channel: string, fano
   const unsubscribeFanout = fanoutUserId
     ? await state.state.subscribe(FANOUT_CHANNEL, (m) => {
         const f = JSON.parse(m) as FanoutMessage;
+        const actor = f.actorPublicId ? { actorPublicId: f.actorPublicId } : {};
+        if ('presence' in f) {
+          if (f.userIds.includes(fanoutUserId)) push({ type: f.type, data: friendPresenceData(f.presence, game), ...actor });
+          return;
+        }
         for (const g of f.groups) {
           if (g.userIds.includes(fanoutUserId)) push({ type: f.type, data: g.data, ...(f.actorPublicId ? { actorPublicId: f.actorPublicId } : {}) });
         }

@@ -15,6 +15,23 @@ export const CLOSE = {
   slowConsumer: 4008,
 } as const;
 
+/** A refused connection closes with 4000 + the HTTP status the refusal has (4401, 4429, 4503 …). */
+export const refusalCloseCode = (status: number) => 4000 + status;
+
+/** How long a refused socket waits for the client's closing handshake before it is cut. */
+const REFUSAL_LINGER_MS = 2000;
+
+/**
+ * A connection refused after the handshake (docs/social-realtime.md, "Refused connections"): one error frame,
+ * then the close with the refusal's code, the error code as the close reason.
+ */
+export function refuseSocket(ws: WebSocket, refusal: { status: number; code: string; message: string; retryAfterSeconds?: number }): void {
+  const { code, message, retryAfterSeconds } = refusal;
+  ws.send(JSON.stringify({ type: 'error', data: { code, message, ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) } }));
+  ws.close(refusalCloseCode(refusal.status), code);
+  setTimeout(() => ws.terminate(), REFUSAL_LINGER_MS).unref();
+}
+
 export interface Connection {
   readonly id: string;
   readonly ws: WebSocket;

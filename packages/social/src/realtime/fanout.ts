@@ -2,9 +2,10 @@
  * Events to sockets: the hub's dispatch (control messages, party-channel filtering, one encoded frame per
  * event), party-channel membership of each socket, and the fan-out channel of many-recipient events.
  */
-import type { Ctx } from '../services/context.js';
+import type { Ctx, GameContext } from '../services/context.js';
 import { FANOUT_CHANNEL, partyChannel, userChannel, type EventEnvelope, type FanoutMessage } from '../services/events.js';
 import { currentPartyId } from '../services/parties.js';
+import { friendPresenceData, presenceViewLevel, type PresenceSource, type ViewLevel } from '../services/presence.js';
 import { CLOSE, closeConn, type Connection, type Log, type Sender } from './connection.js';
 import { Hub, type Dispatch } from './hub.js';
 import type { RelationsCache } from './relations-cache.js';
@@ -37,6 +38,25 @@ function frameEncoder(): (type: string, data: unknown) => Buffer {
   };
 }
 
+/**
+ * friendPresenceChanged frames: the payload depends on the receiving socket's game context, through the view
+ * level only (same game, full, summary, none), so one presence change is serialised and encoded at most once
+ * per level, whatever the number of sockets and games. Kept for the synchronous run, like frameEncoder.
+ */
+function presenceEncoder(): (src: PresenceSource, game: GameContext) => Buffer {
+  let last: { src: PresenceSource; frames: Map<ViewLevel, Buffer> } | undefined;
+  return (src, game) => {
+    if (last?.src !== src) {
+      if (!last) queueMicrotask(() => (last = undefined));
+      last = { src, frames: new Map() };
+    }
+    const level = presenceViewLevel(src, game);
+    let frame = last.frames.get(level);
+    if (!frame) last.frames.set(level, (frame = Buffer.from(JSON.stringify({ type: 'friendPresenceChanged', data: friendPresenceData(src, game) }))));
+    return frame;
+  };
+}
+
 interface DispatchDeps {
   sender: Sender;
   relations: RelationsCache;
@@ -62,6 +82,7 @@ async function dispatchControl(deps: DispatchDeps, channel: string, msg: EventEn
 /** Synchronous unless it must read something first (control messages, a chat author's relations). */
 function createDispatch(deps: DispatchDeps): Dispatch<Connection> {
   const encode = frameEncoder();
+  const encodePresence = presenceEncoder();
   const deliver = (type: string, data: unknown, targets: Connection[]) => {
     // One frame for every recipient: the payload is the same for all of them.
     const frame = encode(type, data);
@@ -70,6 +91,11 @@ function createDispatch(deps: DispatchDeps): Dispatch<Connection> {
   return (channel, msg, recipients) => {
     const type = msg.type as string;
     if (type.startsWith('_')) return dispatchControl(deps, channel, msg, recipients);
+    if (type === 'friendPresenceChanged') {
+      // Each socket sees what its own game context shows (a user's sockets may be in different games).
+      for (const c of recipients) deps.sender.send(c, encodePresence(msg.data as PresenceSource, c.game));
+      return;
+    }
     let targets = recipients;
     if (channel.startsWith(PARTY_PREFIX)) {
       const data = msg.data as { publicId?: string; reason?: string; member?: { publicId?: string } };
@@ -95,14 +121,23 @@ function subscribeFanout(ctx: Ctx, hub: Hub<Connection>, log: Log) {
       let m: FanoutMessage;
       try {
         m = JSON.parse(raw) as FanoutMessage;
-        if (!m || typeof m.type !== 'string' || !Array.isArray(m.groups) || !m.groups.every((g) => g && Array.isArray(g.userIds))) {
+        if (!m || typeof m.type !== 'string') throw new Error('not a fan-out message');
+        if ('presence' in m ? !m.presence || !Array.isArray(m.userIds) : !Array.isArray(m.groups) || !m.groups.every((g) => g && Array.isArray(g.userIds))) {
           throw new Error('not a fan-out message');
         }
+        // The version before sent presence as per-user payloads built for the user's presence game: dropped
+        // during a rolling upgrade, not taken for a source (docs/social-realtime.md).
+        if (m.type === 'friendPresenceChanged' && !('presence' in m)) throw new Error('presence fan-out of an older version');
       } catch (err) {
         log.warn({ err }, 'unreadable fan-out event dropped');
         return;
       }
       const actor = m.actorPublicId ? { actorPublicId: m.actorPublicId } : {};
+      if ('presence' in m) {
+        // One source object for every local recipient: the dispatch encodes it once per view level.
+        for (const userId of m.userIds) hub.deliverLocal(userChannel(userId), { type: m.type, data: m.presence, ...actor });
+        return;
+      }
       // One data object per group: every local recipient of a group gets the same frame, encoded once.
       for (const g of m.groups) for (const userId of g.userIds) hub.deliverLocal(userChannel(userId), { type: m.type, data: g.data, ...actor });
     })

@@ -8,13 +8,13 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer } from 'ws';
+import { WebSocketServer, type WebSocket } from 'ws';
 import type { App } from '@platform/kit';
 import type { Authenticator } from '../services/auth.js';
 import type { Ctx } from '../services/context.js';
 import type { TenancyResolver } from '../services/tenancy.js';
 import { createFrameHandler } from './client-frames.js';
-import { createSender } from './connection.js';
+import { createSender, refuseSocket } from './connection.js';
 import { createConnections } from './lifecycle.js';
 import { createFanout } from './fanout.js';
 import { closeAllSockets, startPinger } from './heartbeat.js';
@@ -31,7 +31,7 @@ export interface Realtime {
   connections(): number;
   /** Channels this node is subscribed to. */
   subscribedChannels(): string[];
-  /** Refuses new upgrades (503) and closes every socket with 1001. */
+  /** Refuses new connections (4503 shutting_down) and closes every socket with 1001. */
   drain(): Promise<void>;
 }
 
@@ -52,6 +52,8 @@ export function attachRealtime(app: App, ctx: Ctx, deps: { authenticator: Authen
   const fanout = createFanout(ctx, log, sender, relations);
   const onMessage = createFrameHandler({ ctx, log, sender, tracker });
   const connections = createConnections({ ctx, log, tracker, fanout, onMessage, draining: () => draining });
+  // Refused sockets between their error frame and the end of the closing handshake (cut on drain).
+  const refusing = new Set<WebSocket>();
   const upgrade = createUpgradeHandler({
     ctx,
     log,
@@ -61,6 +63,13 @@ export function attachRealtime(app: App, ctx: Ctx, deps: { authenticator: Authen
       wss.handleUpgrade(req, socket, head, (ws) => {
         ws.once('close', release);
         connections.open(ws, user, game);
+      }),
+    refuse: (req, socket, head, refusal) =>
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        refusing.add(ws);
+        ws.once('close', () => refusing.delete(ws));
+        ws.on('error', () => {});
+        refuseSocket(ws, refusal);
       }),
   });
   app.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -80,6 +89,7 @@ export function attachRealtime(app: App, ctx: Ctx, deps: { authenticator: Authen
       tracker.stop();
       stopPinger();
       await closeAllSockets(connections.all);
+      for (const ws of refusing) ws.terminate();
       await connections.settled();
       await relations.close();
       await fanout.close();

@@ -1,7 +1,10 @@
 /**
- * The upgrade of GET /v1/ws, before the handshake completes: path and method, the per-node socket caps,
- * authentication (same rules as HTTP, plus a token in the `bearer` subprotocol or the `access_token`
- * query parameter) and tenancy. Anything refused is answered with a plain HTTP error on the socket.
+ * The upgrade of GET /v1/ws: path and method (refused with a plain HTTP error: not a socket of ours), then the
+ * per-node socket caps, authentication (same rules as HTTP, plus a token in the `bearer` subprotocol or the
+ * `access_token` query parameter) and tenancy (headers, or the client key in the `clientKey` query
+ * parameter). A refusal from there on completes the handshake and tells the client in band, an error frame
+ * and a 4xxx close code (docs/social-realtime.md, "Refused connections"): a browser hides the status of a
+ * refused upgrade and reports only 1006.
  */
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import { randomUUID } from 'node:crypto';
@@ -10,7 +13,7 @@ import { AppError } from '@platform/kit';
 import type { Authenticator } from '../services/auth.js';
 import type { Ctx, GameContext, UserRow } from '../services/context.js';
 import { socialErrors, type SocialErrorCode } from '../services/errors.js';
-import type { TenancyResolver } from '../services/tenancy.js';
+import { gameCredentials, type TenancyResolver } from '../services/tenancy.js';
 import { ensureUser } from '../services/users.js';
 import type { Log } from './connection.js';
 
@@ -29,21 +32,32 @@ export function socketToken(req: IncomingMessage): string | undefined {
 }
 
 /** Writes an HTTP error response on a socket that asked for an upgrade, and closes it. */
-function writeError(socket: Duplex, status: number, code: string, message: string, headers: Record<string, string> = {}): void {
+function writeError(socket: Duplex, status: number, code: string, message: string): void {
   if (!socket.writable) return void socket.destroy();
   const body = JSON.stringify({ code, message, requestId: randomUUID() });
-  const extra = Object.entries(headers)
-    .map(([k, v]) => `${k}: ${v}\r\n`)
-    .join('');
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\n${extra}\r\n${body}`,
+      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   );
 }
 
-/** An error of social's list, with its listed status. */
-const reject = (socket: Duplex, code: SocialErrorCode, message: string, headers: Record<string, string> = {}) =>
-  writeError(socket, socialErrors.status(code), code, message, headers);
+/** An error of social's list, with its listed status, as a plain HTTP answer (not a WebSocket handshake of ours). */
+const reject = (socket: Duplex, code: SocialErrorCode, message: string) => writeError(socket, socialErrors.status(code), code, message);
+
+/** Why a connection is refused: the status it would have over HTTP picks the close code (4000 + status). */
+export interface Refusal {
+  status: number;
+  code: string;
+  message: string;
+  retryAfterSeconds?: number;
+}
+
+const refusal = (code: SocialErrorCode, message: string, retryAfterSeconds?: number): Refusal => ({
+  status: socialErrors.status(code),
+  code,
+  message,
+  ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
+});
 
 export interface UpgradeDeps {
   ctx: Ctx;
@@ -53,6 +67,8 @@ export interface UpgradeDeps {
   draining(): boolean;
   /** Completes the handshake; `release` uncounts the socket (call it once the socket closes). */
   accept(req: IncomingMessage, socket: Duplex, head: Buffer, user: UserRow, game: GameContext, release: () => void): void;
+  /** Completes the handshake only to send the refusal (an error frame) and close. */
+  refuse(req: IncomingMessage, socket: Duplex, head: Buffer, refusal: Refusal): void;
 }
 
 /** The profile and game of the caller, as for an HTTP request (an AppError otherwise). */
@@ -61,9 +77,8 @@ async function authenticate(deps: UpgradeDeps, req: IncomingMessage): Promise<{ 
   const token = socketToken(req);
   if (token && headers.authorization === undefined && headers['x-api-key'] === undefined) headers.authorization = `Bearer ${token}`;
   const principal = await deps.authenticator.authenticate(headers);
-  const key = req.headers['x-platform-game-key'];
-  const secret = req.headers['x-platform-game-secret'];
-  const game = await deps.tenancy.resolve(Array.isArray(key) ? key[0] : key, Array.isArray(secret) ? secret[0] : secret);
+  const clientKey = new URL(req.url ?? '/', 'http://localhost').searchParams.get('clientKey');
+  const game = await deps.tenancy.resolve(gameCredentials(req.headers, clientKey));
   const user = await ensureUser(deps.ctx, principal.accountId, principal.handleHint);
   return { user, game };
 }
@@ -101,7 +116,7 @@ class SocketCounts {
   }
 }
 
-const shuttingDown = (socket: Duplex) => reject(socket, 'shutting_down', 'This node is shutting down; reconnect', { 'Retry-After': '1' });
+const shuttingDown = refusal('shutting_down', 'This node is shutting down; reconnect', 1);
 
 /** The server's `upgrade` listener. */
 export function createUpgradeHandler(deps: UpgradeDeps): (req: IncomingMessage, socket: Duplex, head: Buffer) => Promise<void> {
@@ -112,14 +127,15 @@ export function createUpgradeHandler(deps: UpgradeDeps): (req: IncomingMessage, 
     // The kit's req serializer redacts access_token in the URL; headers are not logged.
     deps.log.info({ req }, 'websocket upgrade');
     if (path !== WS_PATH) return reject(socket, 'route_not_found', `No route ${path}`);
-    if (deps.draining()) return shuttingDown(socket);
     if (req.method !== 'GET' || String(req.headers.upgrade).toLowerCase() !== 'websocket') {
       return reject(socket, 'upgrade_required', 'GET /v1/ws must be a WebSocket upgrade');
     }
+    const refuse = (r: Refusal) => deps.refuse(req, socket, head, r);
+    if (deps.draining()) return refuse(shuttingDown);
     // Caps per node (docs/social-realtime.md): per remote address before any work, per user once known.
     const address = req.socket.remoteAddress ?? 'unknown';
     if (counts.addressFull(address, config.wsMaxSocketsPerAddress)) {
-      return reject(socket, 'too_many_sockets', 'Too many open sockets from this address', { 'Retry-After': '5' });
+      return refuse(refusal('too_many_sockets', 'Too many open sockets from this address', 5));
     }
     let caller: { user: UserRow; game: GameContext };
     try {
@@ -127,14 +143,14 @@ export function createUpgradeHandler(deps: UpgradeDeps): (req: IncomingMessage, 
     } catch (err) {
       if (err instanceof AppError) {
         if (err.status >= 500) deps.log.error({ err: err.cause ?? err, code: err.code }, 'websocket upgrade failed');
-        return writeError(socket, err.status, err.code, err.message, err.status === 401 ? { 'WWW-Authenticate': 'Bearer' } : {});
+        return refuse({ status: err.status, code: err.code, message: err.message });
       }
       deps.log.error({ err }, 'websocket upgrade failed');
-      return reject(socket, 'internal_error', 'The upgrade could not be handled');
+      return refuse(refusal('internal_error', 'The upgrade could not be handled'));
     }
-    if (deps.draining()) return shuttingDown(socket);
+    if (deps.draining()) return refuse(shuttingDown);
     if (counts.userFull(caller.user.id, config.wsMaxSocketsPerUser) || counts.addressFull(address, config.wsMaxSocketsPerAddress)) {
-      return reject(socket, 'too_many_sockets', 'Too many open sockets for this user; close one first', { 'Retry-After': '5' });
+      return refuse(refusal('too_many_sockets', 'Too many open sockets for this user; close one first', 5));
     }
     const release = counts.add(caller.user.id, address);
     socket.once('close', release);

@@ -7,6 +7,7 @@ import { kitErrorCodes } from '@platform/kit';
 export const socialErrors = kitErrorCodes.extend({
   // 400
   incomplete_game_credentials: { status: 400, description: 'Only one of the two tenancy headers was sent' },
+  ambiguous_game_credentials: { status: 400, description: 'A client key together with the game key or secret (or two different client keys)' },
   target_required: { status: 400, description: 'Not exactly one of handle and publicId' },
   invalid_display_name: { status: 400, description: 'displayName is not 2–32 letters, digits, spaces, "_", "-" or "."' },
   invalid_avatar_url: { status: 400, description: 'avatarUrl is not an https URL' },
@@ -28,6 +29,7 @@ export const socialErrors = kitErrorCodes.extend({
   // 401, 403
   unauthorized: { status: 401, description: 'Missing or invalid credentials' },
   invalid_game_credentials: { status: 401, description: 'The game key or secret is not valid' },
+  invalid_client_key: { status: 401, description: 'The client key is unknown or was replaced' },
   forbidden: { status: 403, description: 'The internal route needs a token with the server role' },
   join_denied: { status: 403, description: 'The party’s gating refuses the caller' },
   not_leader: { status: 403, description: 'A leader-only party action' },

@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { createBatcher, type Database, type StateStore } from '@platform/kit';
 import { mutersAmong as mutersAmongRows } from '../queries/relations.js';
+import type { PresenceSource } from './presence.js';
 
 export type EventType =
   | 'friendRequestReceived'
@@ -25,6 +26,7 @@ export type EventType =
 
 export interface EventEnvelope {
   type: EventType;
+  /** The client payload; for friendPresenceChanged a PresenceSource, made into each socket's payload by the realtime layer. */
   data: unknown;
   actorPublicId?: string;
   /** The publishing node (its realtime layer delivered it locally already); never sent to clients. */
@@ -52,16 +54,21 @@ export const RELATIONS_CHANNEL = 'social:relations';
  * (`{type, groups: [{data, userIds}], actorPublicId?, origin?}`, from `toUsers`:
  * recipients who get the same data share one group, so the data is in the
  * message once); each node hands the data to its local sockets on each of the
- * group's user channels. One publish per presence change instead of one per friend.
+ * group's user channels. Presence changes (`presenceToUsers`) travel as
+ * `{type: 'friendPresenceChanged', presence, userIds, actorPublicId?, origin?}`:
+ * one source, made into each receiving socket's payload there (a node of the
+ * version before, which expects `groups`, drops it rather than forward a source).
+ * One publish per change instead of one per friend.
  */
 export const FANOUT_CHANNEL = 'social:fanout';
 
-export interface FanoutMessage {
-  type: EventType;
-  groups: { data: unknown; userIds: string[] }[];
-  actorPublicId?: string;
-  origin?: string;
-}
+export type FanoutMessage =
+  | { type: EventType; groups: { data: unknown; userIds: string[] }[]; actorPublicId?: string; origin?: string }
+  | { type: 'friendPresenceChanged'; presence: PresenceSource; userIds: string[]; actorPublicId?: string; origin?: string };
+
+/** Events whose payload the realtime layer builds per socket (from the published source). */
+export type PerSocketEvent = 'friendPresenceChanged';
+type PlainEvent = Exclude<EventType, PerSocketEvent>;
 
 /**
  * Control messages for the realtime layer, published on the user's channel
@@ -73,13 +80,19 @@ export interface FanoutMessage {
 export type ControlType = '_partyChanged' | '_accountDeleted';
 
 export interface EventPublisher {
-  toUser(userId: string, type: EventType, data: unknown, opts?: PublishOptions): Promise<void>;
+  toUser(userId: string, type: PlainEvent, data: unknown, opts?: PublishOptions): Promise<void>;
   /**
-   * One event type to many users, each with its own data (presence fan-out to friends): one mute query for
-   * all of them and one pipeline of publishes, instead of a query and a publish per recipient.
+   * One event type to many users, each with its own data (profile changes to friends): one mute query for
+   * all of them and one message for the other nodes, instead of a query and a publish per recipient.
    */
-  toUsers(type: EventType, recipients: readonly { userId: string; data: unknown }[], opts?: PublishOptions): Promise<void>;
-  toParty(partyId: string, type: EventType, data: unknown, opts?: PublishOptions): Promise<void>;
+  toUsers(type: PlainEvent, recipients: readonly { userId: string; data: unknown }[], opts?: PublishOptions): Promise<void>;
+  /**
+   * friendPresenceChanged to many users: one source for all of them, which the realtime layer makes into
+   * each receiving socket's payload for that socket's game context (the same user's sockets in two games
+   * see two views). One mute query (unless applied) and one message for the other nodes.
+   */
+  presenceToUsers(userIds: readonly string[], source: PresenceSource, opts?: PublishOptions): Promise<void>;
+  toParty(partyId: string, type: PlainEvent, data: unknown, opts?: PublishOptions): Promise<void>;
   control(userId: string, type: ControlType, data?: unknown): Promise<void>;
   /** A block/mute between these users was added or removed (after the commit). */
   relationsChanged(userIds: string[]): Promise<void>;
@@ -103,7 +116,7 @@ const MUTABLE: ReadonlySet<EventType> = new Set([
 ]);
 
 /** Recipients grouped by their data object (the same object, not equal content), in first-seen order. */
-function groupByData(recipients: readonly { userId: string; data: unknown }[]): FanoutMessage['groups'] {
+function groupByData(recipients: readonly { userId: string; data: unknown }[]): { data: unknown; userIds: string[] }[] {
   const groups = new Map<unknown, string[]>();
   for (const r of recipients) {
     const ids = groups.get(r.data);
@@ -145,6 +158,12 @@ export function createEventPublisher(
   const mutersAmong = async (actorId: string, userIds: string[]): Promise<Set<string>> => {
     return new Set(await mutersAmongRows(db, actorId, userIds));
   };
+  /** The recipients who did not mute the actor (all of them when the caller applied the mutes already). */
+  const unmuted = async <R>(type: EventType, recipients: readonly R[], idOf: (r: R) => string, opts: PublishOptions): Promise<readonly R[]> => {
+    if (!opts.actorId || !MUTABLE.has(type) || !recipients.length || opts.mutesApplied) return recipients;
+    const muters = await mutersAmong(opts.actorId, recipients.map(idOf));
+    return muters.size ? recipients.filter((r) => !muters.has(idOf(r))) : recipients;
+  };
   const send = async (channel: string, env: EventEnvelope) => {
     if (local) {
       // origin last: the hub recognises its own echo by the message's end without parsing it.
@@ -163,19 +182,21 @@ export function createEventPublisher(
       await send(userChannel(userId), { type, data, ...(opts.actorPublicId ? { actorPublicId: opts.actorPublicId } : {}) });
     },
     async toUsers(type, recipients, opts = {}) {
-      let targets = recipients;
-      if (opts.actorId && MUTABLE.has(type) && recipients.length && !opts.mutesApplied) {
-        const muters = await mutersAmong(
-          opts.actorId,
-          recipients.map((r) => r.userId),
-        );
-        if (muters.size) targets = recipients.filter((r) => !muters.has(r.userId));
-      }
+      const targets = await unmuted(type, recipients, (r) => r.userId, opts);
       if (!targets.length) return;
       const actor = opts.actorPublicId ? { actorPublicId: opts.actorPublicId } : {};
       for (const r of targets) deliverHere(userChannel(r.userId), { type, data: r.data, ...actor });
       // One message for every node (origin last, so this node skips its echo unparsed).
       const message: FanoutMessage = { type, groups: groupByData(targets), ...actor, ...(local ? { origin } : {}) };
+      await publishOrLog(FANOUT_CHANNEL, JSON.stringify(message), type);
+    },
+    async presenceToUsers(userIds, source, opts = {}) {
+      const type = 'friendPresenceChanged';
+      const targets = await unmuted(type, userIds, (id) => id, opts);
+      if (!targets.length) return;
+      const actor = opts.actorPublicId ? { actorPublicId: opts.actorPublicId } : {};
+      for (const id of targets) deliverHere(userChannel(id), { type, data: source, ...actor });
+      const message: FanoutMessage = { type, presence: source, userIds: [...targets], ...actor, ...(local ? { origin } : {}) };
       await publishOrLog(FANOUT_CHANNEL, JSON.stringify(message), type);
     },
     async toParty(partyId, type, data, opts = {}) {

@@ -65,6 +65,24 @@ export async function readPresence(ctx: Ctx, userId: string): Promise<StoredPres
   return (await readPresences(ctx, [userId]))[0];
 }
 
+/** How much of a presence set in game `origin` a viewer in `game` sees (the cross-game rule, docs/social.md). */
+export type ViewLevel = 'same' | 'full' | 'summary' | 'none';
+
+function viewLevel(originGameId: string | null, originVisibility: CrossGameVisibility, game: GameContext): ViewLevel {
+  if (game.gameId !== null && game.gameId === originGameId) return 'same';
+  if (game.gameId === null || originGameId === null) return 'none';
+  const level = Math.min(RANK[game.visibility], RANK[originVisibility]);
+  return level === RANK.full ? 'full' : level === RANK.summary ? 'summary' : 'none';
+}
+
+/** Rich presence at a view level (`self`: the owner, who sees everything). */
+function richAt(level: ViewLevel | 'self', rp: RichPresence | null | undefined, originGameId: string | null): RichPresenceView | undefined {
+  if (!rp) return undefined;
+  if (level === 'self' || level === 'same' || level === 'full') return { ...rp, joinable: rp.joinable ?? false, ...(originGameId ? { originGameId } : {}) };
+  if (level === 'summary') return { ...(rp.activity !== undefined ? { activity: rp.activity } : {}), joinable: false };
+  return undefined;
+}
+
 /**
  * What `viewer` (in game context `game`) sees of `owner`'s presence. The
  * owner sees everything; others see `offline` for invisible users, and rich
@@ -80,54 +98,61 @@ export function viewPresence(
   if (!p) return { state: 'offline', sameGame: false };
   const hidden = !self && (p.state === 'invisible' || owner.invisible);
   if (hidden) return { state: 'offline', sameGame: false };
-  const sameGame = game.gameId !== null && game.gameId === p.originGameId;
-  const out: { state: VisibleState | PresenceState; richPresence?: RichPresenceView; sameGame: boolean } = { state: p.state, sameGame };
-  const rp = p.richPresence;
-  if (!rp) return out;
-  const full: RichPresenceView = { ...rp, joinable: rp.joinable ?? false, ...(p.originGameId ? { originGameId: p.originGameId } : {}) };
-  if (self || sameGame) {
-    out.richPresence = full;
-    return out;
-  }
-  if (game.gameId === null || p.originGameId === null) return out;
-  const level = Math.min(RANK[game.visibility], RANK[p.originVisibility]);
-  if (level === RANK.summary) out.richPresence = { ...(rp.activity !== undefined ? { activity: rp.activity } : {}), joinable: false };
-  else if (level === RANK.full) out.richPresence = full;
-  return out;
+  const level = viewLevel(p.originGameId, p.originVisibility, game);
+  const richPresence = richAt(self ? 'self' : level, p.richPresence, p.originGameId);
+  return { state: p.state, ...(richPresence ? { richPresence } : {}), sameGame: level === 'same' };
 }
 
 /**
- * friendPresenceChanged, built per recipient: the recipient's game context is
- * the game their own presence was last set from (no presence = no game).
+ * friendPresenceChanged as the domain publishes it: the owner's presence as any friend may see it (offline
+ * when invisible), before the game context of the receiving socket is applied. The realtime layer turns it
+ * into each socket's payload (`friendPresenceData`); it never reaches a client as it is.
+ */
+export interface PresenceSource {
+  publicId: string;
+  state: VisibleState;
+  richPresence?: RichPresence;
+  originGameId?: string;
+  originVisibility?: CrossGameVisibility;
+}
+
+/** The source of friendPresenceChanged for `owner`'s presence `p`. */
+export function presenceSource(p: StoredPresence | null, owner: Pick<UserRow, 'public_id' | 'invisible'>): PresenceSource {
+  if (!p || p.state === 'invisible' || owner.invisible) return { publicId: owner.public_id, state: 'offline' };
+  return {
+    publicId: owner.public_id,
+    state: p.state,
+    ...(p.richPresence ? { richPresence: p.richPresence } : {}),
+    ...(p.originGameId ? { originGameId: p.originGameId, originVisibility: p.originVisibility } : {}),
+  };
+}
+
+/** The view level of a source for a socket in `game`: sockets at the same level get the same payload. */
+export function presenceViewLevel(src: PresenceSource, game: GameContext): ViewLevel {
+  return viewLevel(src.originGameId ?? null, src.originVisibility ?? 'isolated', game);
+}
+
+/** The friendPresenceChanged payload for a socket in `game`: what GET /v1/friends from that game shows. */
+export function friendPresenceData(src: PresenceSource, game: GameContext): { publicId: string; state: VisibleState; richPresence?: RichPresenceView; sameGame: boolean } {
+  const level = presenceViewLevel(src, game);
+  const richPresence = richAt(level, src.richPresence, src.originGameId ?? null);
+  return { publicId: src.publicId, state: src.state, ...(richPresence ? { richPresence } : {}), sameGame: level === 'same' };
+}
+
+/**
+ * friendPresenceChanged to the owner's friends: one source for all of them; each receiving socket gets the
+ * view of its own game context (docs/social-realtime.md, "Presence to friends, per game context").
  * `current`: the owner's presence when the caller has just written (or cleared) it, so it is not read back.
  */
 export async function notifyPresence(ctx: Ctx, owner: UserRow, current?: StoredPresence | null, written?: Promise<unknown>): Promise<void> {
-  // The friends who did not mute the owner (the mute filter of toUsers, applied here), in one statement
-  // shared with the presence changes happening at the same moment.
-  const friends = await groupedReads(ctx.db).unmutedFriends(owner.id);
-  // Every friend's presence (and the owner's, unless known) in one read, then local delivery and one
-  // message for the other nodes.
-  const presences = current === undefined ? await readPresences(ctx, [owner.id, ...friends]) : [current, ...(await readPresences(ctx, friends))];
+  // The friends who did not mute the owner (the mute filter, applied here) in one statement shared with the
+  // presence changes happening at the same moment; the owner's presence (unless known) read meanwhile.
+  const [friends, p] = await Promise.all([groupedReads(ctx.db).unmutedFriends(owner.id), current === undefined ? readPresence(ctx, owner.id) : current]);
   // Nothing is announced that was not stored (the write, sent before the read on the same connection, has
   // normally been answered by now).
   await written;
-  const p = presences[0];
-  // What a friend sees depends only on the game they are in: one data object per game context, shared by
-  // every friend in it (the realtime layer then encodes each shared object once).
-  const byGame = new Map<string, unknown>();
-  const recipients = friends.map((friend, i) => {
-    const fp = presences[i + 1];
-    // The common case, a friend in no game, needs no key built (gameOf gives them all the same context).
-    const key = fp?.originGameId ? `${fp.originGameId}\u0000${fp.originVisibility}` : '';
-    let data = byGame.get(key);
-    if (data === undefined) {
-      const view = viewPresence(p, owner, friend, gameOf(fp));
-      data = { publicId: owner.public_id, state: view.state, ...(view.richPresence ? { richPresence: view.richPresence } : {}), sameGame: view.sameGame };
-      byGame.set(key, data);
-    }
-    return { userId: friend, data };
-  });
-  await ctx.events.toUsers('friendPresenceChanged', recipients, { actorId: owner.id, actorPublicId: owner.public_id, mutesApplied: true });
+  if (!friends.length) return;
+  await ctx.events.presenceToUsers(friends, presenceSource(p, owner), { actorId: owner.id, actorPublicId: owner.public_id, mutesApplied: true });
 }
 
 /** Presences of several users in one round trip (MGET), failing open as described above. */
@@ -140,16 +165,6 @@ async function readPresences(ctx: Ctx, userIds: string[]): Promise<(StoredPresen
     throw err;
   }
   return raw.map((r) => (r ? (JSON.parse(r) as StoredPresence) : null));
-}
-
-/** The game a user is in, as their presence says (no presence or no game: none). */
-function gameOf(p: StoredPresence | null): GameContext {
-  return p?.originGameId ? { gameId: p.originGameId, visibility: p.originVisibility } : { gameId: null, visibility: 'isolated' };
-}
-
-/** The game a user is currently in, as their own presence says. */
-export async function currentGame(ctx: Ctx, userId: string): Promise<GameContext> {
-  return gameOf(await readPresence(ctx, userId));
 }
 
 export async function setPresence(

@@ -1,19 +1,52 @@
 /**
- * Tenancy: the game a request comes from, resolved from X-Platform-Game-Key
- * and X-Platform-Game-Secret through the registry's POST /auth/validate-key.
- * Results (positive and negative) are cached briefly, keyed by a SHA-256 of
- * key and secret; the secret itself is never kept or logged.
+ * Tenancy: the game a request comes from, resolved through the registry from
+ * X-Platform-Game-Key + X-Platform-Game-Secret (POST /auth/validate-key: game
+ * servers) or from the game's public client key, X-Platform-Client-Key or the
+ * socket's `clientKey` query parameter (POST /auth/validate-client-key: game
+ * clients; docs/client-key.md). Both give the same game context, nothing more.
+ * Results (positive and negative) are cached briefly, keyed by a SHA-256 of the
+ * credentials; the secret itself is never kept or logged.
  */
 import http from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import { sha256Hex } from '@platform/kit';
 import { CROSS_GAME_VISIBILITY } from '../config.js';
 import { NO_GAME, type CrossGameVisibility, type GameContext } from './context.js';
 import { socialError } from './errors.js';
 
-export interface TenancyResolver {
-  resolve(key: string | undefined, secret: string | undefined): Promise<GameContext>;
+/** The game credentials a request carries (absent: not sent). */
+export interface GameCredentials {
+  key?: string;
+  secret?: string;
+  clientKey?: string;
 }
+
+export interface TenancyResolver {
+  resolve(creds: GameCredentials): Promise<GameContext>;
+}
+
+const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
+
+/**
+ * The game credentials in a request's headers; `clientKeyParam`: the `clientKey` query parameter of a socket
+ * upgrade (a browser cannot set socket headers). The same client key in both places is one credential; two
+ * different ones are ambiguous.
+ */
+export function gameCredentials(headers: IncomingHttpHeaders, clientKeyParam?: string | null): GameCredentials {
+  const header = first(headers['x-platform-client-key']);
+  const param = clientKeyParam ?? undefined;
+  if (header !== undefined && param !== undefined && header !== param) {
+    throw socialError('ambiguous_game_credentials', 'X-Platform-Client-Key and the clientKey parameter name different keys');
+  }
+  const clientKey = header ?? param;
+  const key = first(headers['x-platform-game-key']);
+  const secret = first(headers['x-platform-game-secret']);
+  return { ...(key !== undefined ? { key } : {}), ...(secret !== undefined ? { secret } : {}), ...(clientKey !== undefined ? { clientKey } : {}) };
+}
+
+/** The registry's longest accepted key (it answers 400 to longer ones, which would read as an outage). */
+const MAX_KEY_LENGTH = 256;
 
 function postJson(url: string, body: unknown, timeoutMs: number): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
@@ -47,35 +80,50 @@ function postJson(url: string, body: unknown, timeoutMs: number): Promise<{ stat
 export function registryTenancy(opts: { registryUrl: string; cacheMs: number; timeoutMs?: number; now?: () => number }): TenancyResolver {
   const now = opts.now ?? Date.now;
   const cache = new Map<string, { at: number; game: GameContext | null }>();
-  const endpoint = new URL('auth/validate-key', opts.registryUrl.endsWith('/') ? opts.registryUrl : opts.registryUrl + '/').toString();
+  const base = opts.registryUrl.endsWith('/') ? opts.registryUrl : opts.registryUrl + '/';
+  const pairEndpoint = new URL('auth/validate-key', base).toString();
+  const clientKeyEndpoint = new URL('auth/validate-client-key', base).toString();
+  /** The game of these credentials (null: unknown), from the cache or the registry. */
+  const lookup = async (cacheKey: string, endpoint: string, body: unknown): Promise<GameContext | null> => {
+    const hit = cache.get(cacheKey);
+    if (hit && now() - hit.at < opts.cacheMs) return hit.game;
+    let game: GameContext | null;
+    let res: { status: number; body: any };
+    try {
+      res = await postJson(endpoint, body, opts.timeoutMs ?? 3000);
+    } catch (err) {
+      throw socialError('registry_unavailable', 'The game registry cannot be reached', undefined, { cause: err });
+    }
+    if (res.status === 200 && res.body?.Valid === true && typeof res.body.GameId === 'string') {
+      const v = String(res.body.CrossGameVisibility ?? 'isolated').toLowerCase();
+      const visibility = (CROSS_GAME_VISIBILITY as readonly string[]).includes(v) ? (v as CrossGameVisibility) : 'isolated';
+      game = { gameId: res.body.GameId, visibility };
+    } else if (res.status === 401 || res.status === 403 || (res.status === 200 && res.body?.Valid === false)) {
+      game = null;
+    } else {
+      throw socialError('registry_unavailable', `The game registry answered HTTP ${res.status}`);
+    }
+    if (cache.size > 10_000) cache.clear();
+    cache.set(cacheKey, { at: now(), game });
+    return game;
+  };
   return {
-    async resolve(key, secret) {
+    async resolve({ key, secret, clientKey }) {
+      if (clientKey !== undefined) {
+        // One request, one game context: which of two credentials should win would be a guess.
+        if (key !== undefined || secret !== undefined) {
+          throw socialError('ambiguous_game_credentials', 'Send either the client key or the game key and secret, not both');
+        }
+        const game =
+          clientKey && clientKey.length <= MAX_KEY_LENGTH
+            ? await lookup(sha256Hex(`client\u0000${clientKey}`), clientKeyEndpoint, { ClientKey: clientKey })
+            : null;
+        if (!game) throw socialError('invalid_client_key', 'The client key is not valid (unknown or replaced)');
+        return game;
+      }
       if (key === undefined && secret === undefined) return NO_GAME;
       if (!key || !secret) throw socialError('incomplete_game_credentials', 'X-Platform-Game-Key and X-Platform-Game-Secret go together');
-      const cacheKey = sha256Hex(`${key}\u0000${secret}`);
-      const hit = cache.get(cacheKey);
-      let game: GameContext | null;
-      if (hit && now() - hit.at < opts.cacheMs) {
-        game = hit.game;
-      } else {
-        let res: { status: number; body: any };
-        try {
-          res = await postJson(endpoint, { ApiKey: key, ApiSecret: secret }, opts.timeoutMs ?? 3000);
-        } catch (err) {
-          throw socialError('registry_unavailable', 'The game registry cannot be reached', undefined, { cause: err });
-        }
-        if (res.status === 200 && res.body?.Valid === true && typeof res.body.GameId === 'string') {
-          const v = String(res.body.CrossGameVisibility ?? 'isolated').toLowerCase();
-          const visibility = (CROSS_GAME_VISIBILITY as readonly string[]).includes(v) ? (v as CrossGameVisibility) : 'isolated';
-          game = { gameId: res.body.GameId, visibility };
-        } else if (res.status === 401 || res.status === 403 || (res.status === 200 && res.body?.Valid === false)) {
-          game = null;
-        } else {
-          throw socialError('registry_unavailable', `The game registry answered HTTP ${res.status}`);
-        }
-        if (cache.size > 10_000) cache.clear();
-        cache.set(cacheKey, { at: now(), game });
-      }
+      const game = await lookup(sha256Hex(`${key}\u0000${secret}`), pairEndpoint, { ApiKey: key, ApiSecret: secret });
       if (!game) throw socialError('invalid_game_credentials', 'The game key or secret is not valid');
       return game;
     },

@@ -1,5 +1,6 @@
-// The WebSocket handshake: 400 without an upgrade, 401 before the upgrade, token in the header, the bearer
-// subprotocol or the query, API-key mode, tenancy, tokens kept out of logs, TLS, and shutdown (503, 1001).
+// The WebSocket handshake: 400 without an upgrade, refusals in band (an error frame, then close 4000 + status:
+// 4401, 4400, 4503), token in the header, the bearer subprotocol or the query, API-key mode, tenancy (game key
+// and secret, the client key in a header or the clientKey query), tokens kept out of logs, TLS, and shutdown.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
@@ -34,7 +35,7 @@ describe('realtime: connecting', () => {
     }
   });
 
-  it('refuses missing, malformed, foreign and expired tokens with 401 before the upgrade', async () => {
+  it('refuses missing, malformed, foreign and expired tokens with 4401 unauthorized', async () => {
     await refused(connect(url.ws, null), 401, 'unauthorized');
     await refused(connect(url.ws, 'not-a-token'), 401, 'unauthorized');
     await refused(connect(url.ws, await h.keys.sign('acct-x', { key: 'other' })), 401, 'unauthorized');
@@ -82,6 +83,33 @@ describe('realtime: connecting', () => {
     const upd = await c.next('presenceUpdated');
     assert.deepEqual(upd.data.richPresence, { activity: 'Racing', joinable: false, originGameId: game.gameId });
     await c.close();
+  });
+
+  it('client key: the X-Platform-Client-Key header or the clientKey query set the game; unknown 4401, ambiguous 4400', async () => {
+    const u = await h.user('Cliff');
+    const game = h.registry.addGame('isolated');
+    const key = encodeURIComponent(game.clientKey);
+    for (const [target, headers] of [
+      [`${url.ws}?clientKey=${key}`, {}],
+      [url.ws, { 'x-platform-client-key': game.clientKey }],
+      [`${url.ws}?clientKey=${key}`, { 'x-platform-client-key': game.clientKey }],
+    ] as [string, Record<string, string>][]) {
+      const c = await connect(target, u.token, { via: 'subprotocol', headers });
+      c.send({ type: 'presenceUpdate', richPresence: { activity: 'Racing' } });
+      assert.deepEqual((await c.next('presenceUpdated')).data.richPresence, { activity: 'Racing', joinable: false, originGameId: game.gameId });
+      await c.close();
+    }
+    await refused(connect(`${url.ws}?clientKey=ck_unknown`, u.token, { via: 'subprotocol' }), 401, 'invalid_client_key');
+    await refused(connect(url.ws, u.token, { headers: { 'x-platform-client-key': 'ck_unknown' } }), 401, 'invalid_client_key');
+    const other = h.registry.addGame('isolated');
+    await refused(connect(`${url.ws}?clientKey=${key}`, u.token, { headers: { 'x-platform-client-key': other.clientKey } }), 400, 'ambiguous_game_credentials');
+    await refused(
+      connect(`${url.ws}?clientKey=${key}`, u.token, { headers: { 'x-platform-game-key': game.key, 'x-platform-game-secret': game.secret } }),
+      400,
+      'ambiguous_game_credentials',
+    );
+    // Authentication first: a client key without a token is 4401 unauthorized.
+    await refused(connect(`${url.ws}?clientKey=${key}`, null), 401, 'unauthorized');
   });
 
   it('an upgrade to another path is 404; the registry being down is 503', async () => {
@@ -147,7 +175,7 @@ describe('realtime: TLS and shutdown', () => {
     }
   });
 
-  it('closing the service (SIGTERM path) closes sockets with 1001; a draining node refuses upgrades with 503', async () => {
+  it('closing the service (SIGTERM path) closes sockets with 1001; a draining node refuses connections with 4503', async () => {
     const config = readSocialConfig({ SOCIAL__AUTH__JWKSURL: h.keys.url, SOCIAL__AUTH__ISSUER: ISSUER, SOCIAL__REGISTRY__URL: h.registry.url, SOCIAL__TLS__MODE: 'http', LOG_LEVEL: 'silent' });
     const app = await buildApp(config, { db: h.db.db, state: h.state.state });
     const url = await listen(app);
@@ -161,7 +189,7 @@ describe('realtime: TLS and shutdown', () => {
     assert.equal((await a.closed).code, 1001);
     assert.equal((await b.closed).code, 1001);
     await closing;
-    await refused(connect(url.ws, u.token), 503, 'shutting_down');
+    assert.equal((await refused(connect(url.ws, u.token), 503, 'shutting_down')).retryAfterSeconds, 1);
     assert.equal(app.realtime.connections(), 0);
     await app.close();
 

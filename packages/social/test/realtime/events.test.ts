@@ -169,6 +169,32 @@ describe('realtime: events', () => {
     assert.deepEqual(await seen(none), { publicId: a.publicId, state: 'busy', sameGame: false });
   });
 
+  it('friendPresenceChanged is built for each receiving socket’s game context, as GET /v1/friends from that game shows it', async () => {
+    const a = await user('Tia');
+    const b = await user('Uma');
+    await befriend(h, a, b);
+    const g = h.registry.addGame('isolated');
+    const other = h.registry.addGame('isolated');
+    const inGame = (game: { key: string; secret: string }) => ({ 'x-platform-game-key': game.key, 'x-platform-game-secret': game.secret });
+    // Both players connect from G and set nothing else: their presence was set by the connect alone.
+    const cbG = await open(b, inGame(g));
+    const cbOther = await open(b, inGame(other));
+    const cbNone = await open(b);
+    const ca = await open(a, inGame(g));
+    ca.send({ type: 'presenceUpdate', state: 'busy', richPresence: { activity: 'Racing', joinable: true } });
+    await ca.next('presenceUpdated');
+    const full = { activity: 'Racing', joinable: true, originGameId: g.gameId };
+    const fromG = (await cbG.next('friendPresenceChanged', (d) => d.publicId === a.publicId && d.state === 'busy')).data;
+    assert.deepEqual(fromG, { publicId: a.publicId, state: 'busy', richPresence: full, sameGame: true });
+    // Exactly what B reads over HTTP from G.
+    const listed = (await h.req(b, 'GET', '/v1/friends', { game: g })).body.find((f: { publicId: string }) => f.publicId === a.publicId);
+    assert.deepEqual({ richPresence: listed.richPresence, sameGame: listed.sameGame }, { richPresence: full, sameGame: true });
+    // The same user's sockets in another (isolated) game and in no game see no rich presence.
+    for (const c of [cbOther, cbNone]) {
+      assert.deepEqual((await c.next('friendPresenceChanged', (d) => d.publicId === a.publicId && d.state === 'busy')).data, { publicId: a.publicId, state: 'busy', sameGame: false });
+    }
+  });
+
   it('party and game invites', async () => {
     const a = await user('Gia');
     const b = await user('Hux');

@@ -136,18 +136,41 @@ export function connect(url: string, token: string | null, opts: { via?: Via; he
   });
 }
 
-/** Expects the upgrade to be refused with `status` and `code`. */
-export async function refused(p: Promise<Client>, status: number, code: string): Promise<void> {
-  await p.then(
-    (c) => {
-      c.ws.terminate();
-      assert.fail(`expected ${status} ${code}, the socket opened`);
+/** Refusals that stay plain HTTP answers: upgrades that are not a socket of ours. */
+const HTTP_REFUSALS = new Set(['route_not_found', 'upgrade_required']);
+
+/**
+ * Expects the connection to be refused (docs/social-realtime.md, "Refused connections"): the handshake
+ * completes, one error frame with `code` arrives, then the close with 4000 + `status` and `code` as reason.
+ * Refusals of upgrades that are not ours (another path) stay HTTP answers with `status`. Returns the error
+ * frame's data (the HTTP body for those).
+ */
+export async function refused(p: Promise<Client>, status: number, code: string): Promise<any> {
+  return p.then(
+    async (c) => {
+      assert.ok(!HTTP_REFUSALS.has(code), `expected HTTP ${status} ${code}, the socket opened`);
+      const closed = await c.closed;
+      assert.deepEqual(
+        { close: closed.code, reason: closed.reason, frames: c.frames.map((f) => `${f.type}:${f.data?.code}`) },
+        { close: 4000 + status, reason: code, frames: [`error:${code}`] },
+      );
+      return c.frames[0].data;
     },
     (err: Rejected) => {
+      assert.ok(HTTP_REFUSALS.has(code), `expected the socket to open and close with ${4000 + status} ${code}, got ${JSON.stringify(err)}`);
       assert.equal(err.status, status, JSON.stringify(err));
       assert.equal(err.body.code, code, JSON.stringify(err.body));
+      return err.body;
     },
   );
+}
+
+/** A socket that was accepted and is set up (answers a heartbeat); undefined when it was refused. */
+export async function accepted(url: string, token: string): Promise<Client | undefined> {
+  const c = await connect(url, token);
+  c.send({ type: 'heartbeat' });
+  const outcome = await Promise.race([c.next('heartbeatAck').then(() => 'open' as const), c.closed.then(() => 'closed' as const)]);
+  return outcome === 'open' ? c : undefined;
 }
 
 /**
