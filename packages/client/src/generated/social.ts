@@ -1050,7 +1050,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; cannot_block_self: Acting on yourself */
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; cannot_block_self: Acting on yourself */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1061,7 +1061,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "validation_failed" | "malformed_json" | "cannot_block_self";
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "validation_failed" | "malformed_json" | "cannot_block_self";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1071,7 +1071,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid */
+            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1082,7 +1082,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials";
+                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1247,7 +1247,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON */
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1258,7 +1258,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "validation_failed" | "malformed_json";
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "validation_failed" | "malformed_json";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1268,7 +1268,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid */
+            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1279,7 +1279,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials";
+                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1461,7 +1461,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; validation_failed: A request part does not match its schema; the field is named */
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1472,7 +1472,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "validation_failed";
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "validation_failed";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1482,7 +1482,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid */
+            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1493,7 +1493,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials";
+                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1633,7 +1633,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; invalid_body: An empty chat message; body_too_long: A chat message over the length limit */
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; invalid_body: An empty chat message; body_too_long: A chat message over the length limit */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1644,7 +1644,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "validation_failed" | "malformed_json" | "invalid_body" | "body_too_long";
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "validation_failed" | "malformed_json" | "invalid_body" | "body_too_long";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1654,7 +1654,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid */
+            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1665,7 +1665,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials";
+                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1901,7 +1901,7 @@ export interface operations {
                     }[];
                 };
             };
-            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent */
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1912,7 +1912,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials";
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1922,7 +1922,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid */
+            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1933,7 +1933,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials";
+                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2035,7 +2035,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON */
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2046,7 +2046,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "validation_failed" | "malformed_json";
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "validation_failed" | "malformed_json";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2056,7 +2056,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid */
+            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2067,7 +2067,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials";
+                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2240,7 +2240,7 @@ export interface operations {
                     }[];
                 };
             };
-            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; validation_failed: A request part does not match its schema; the field is named */
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2251,7 +2251,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "validation_failed";
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "validation_failed";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2261,7 +2261,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid */
+            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2272,7 +2272,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials";
+                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2387,7 +2387,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; target_required: Not exactly one of handle and publicId; cannot_friend_self: Acting on yourself */
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; target_required: Not exactly one of handle and publicId; cannot_friend_self: Acting on yourself */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2398,7 +2398,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "validation_failed" | "malformed_json" | "target_required" | "cannot_friend_self";
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "validation_failed" | "malformed_json" | "target_required" | "cannot_friend_self";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2408,7 +2408,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid */
+            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2419,7 +2419,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials";
+                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2605,7 +2605,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON */
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2616,7 +2616,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "validation_failed" | "malformed_json";
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "validation_failed" | "malformed_json";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2626,7 +2626,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid */
+            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2637,7 +2637,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials";
+                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2810,7 +2810,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON */
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2821,7 +2821,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "validation_failed" | "malformed_json";
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "validation_failed" | "malformed_json";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2831,7 +2831,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid */
+            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2842,7 +2842,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials";
+                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3015,7 +3015,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON */
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3026,7 +3026,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "validation_failed" | "malformed_json";
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "validation_failed" | "malformed_json";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3036,7 +3036,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid */
+            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3047,7 +3047,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials";
+                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3416,7 +3416,7 @@ export interface operations {
                     }[];
                 };
             };
-            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; validation_failed: A request part does not match its schema; the field is named */
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3427,7 +3427,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "validation_failed";
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "validation_failed";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3437,7 +3437,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid */
+            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3448,7 +3448,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials";
+                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3550,7 +3550,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON */
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3561,7 +3561,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "validation_failed" | "malformed_json";
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "validation_failed" | "malformed_json";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3571,7 +3571,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid */
+            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3582,7 +3582,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials";
+                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3766,7 +3766,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON */
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3777,7 +3777,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "validation_failed" | "malformed_json";
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "validation_failed" | "malformed_json";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3787,7 +3787,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid */
+            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3798,7 +3798,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials";
+                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3994,7 +3994,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; target_required: Not exactly one of handle and publicId; cannot_invite_self: Acting on yourself; join_bag_too_large: join.bag is over 2 KiB */
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; target_required: Not exactly one of handle and publicId; cannot_invite_self: Acting on yourself; join_bag_too_large: join.bag is over 2 KiB */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4005,7 +4005,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "validation_failed" | "malformed_json" | "target_required" | "cannot_invite_self" | "join_bag_too_large";
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "validation_failed" | "malformed_json" | "target_required" | "cannot_invite_self" | "join_bag_too_large";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -4015,7 +4015,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid */
+            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4026,7 +4026,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials";
+                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -4246,7 +4246,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON */
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4257,7 +4257,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "validation_failed" | "malformed_json";
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "validation_failed" | "malformed_json";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -4267,7 +4267,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid */
+            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4278,7 +4278,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials";
+                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -4476,7 +4476,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent */
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4487,7 +4487,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials";
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -4497,7 +4497,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid */
+            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4508,7 +4508,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials";
+                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -4613,7 +4613,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON */
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4624,7 +4624,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "validation_failed" | "malformed_json";
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "validation_failed" | "malformed_json";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -4634,7 +4634,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid */
+            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4645,7 +4645,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials";
+                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -4834,7 +4834,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent */
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4845,7 +4845,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials";
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -4855,7 +4855,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid */
+            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4866,7 +4866,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials";
+                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -4986,7 +4986,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; invalid_display_name: displayName is not 2–32 letters, digits, spaces, "_", "-" or "." */
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; invalid_display_name: displayName is not 2–32 letters, digits, spaces, "_", "-" or "." */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4997,7 +4997,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "validation_failed" | "malformed_json" | "invalid_display_name";
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "validation_failed" | "malformed_json" | "invalid_display_name";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -5007,7 +5007,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid */
+            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5018,7 +5018,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials";
+                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -5178,7 +5178,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; invalid_display_name: displayName is not 2–32 letters, digits, spaces, "_", "-" or "."; invalid_avatar_url: avatarUrl is not an https URL */
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; invalid_display_name: displayName is not 2–32 letters, digits, spaces, "_", "-" or "."; invalid_avatar_url: avatarUrl is not an https URL */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5189,7 +5189,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "validation_failed" | "malformed_json" | "invalid_display_name" | "invalid_avatar_url";
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "validation_failed" | "malformed_json" | "invalid_display_name" | "invalid_avatar_url";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -5199,7 +5199,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid */
+            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5210,7 +5210,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials";
+                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -5354,7 +5354,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; cannot_mute_self: Acting on yourself */
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; cannot_mute_self: Acting on yourself */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5365,7 +5365,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "validation_failed" | "malformed_json" | "cannot_mute_self";
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "validation_failed" | "malformed_json" | "cannot_mute_self";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -5375,7 +5375,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid */
+            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5386,7 +5386,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials";
+                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -5551,7 +5551,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON */
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5562,7 +5562,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "validation_failed" | "malformed_json";
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "validation_failed" | "malformed_json";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -5572,7 +5572,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid */
+            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5583,7 +5583,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials";
+                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -5756,7 +5756,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; validation_failed: A request part does not match its schema; the field is named */
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5767,7 +5767,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "validation_failed";
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "validation_failed";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -5777,7 +5777,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid */
+            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5788,7 +5788,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials";
+                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -5932,7 +5932,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; cannot_note_self: Acting on yourself */
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; cannot_note_self: Acting on yourself */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5943,7 +5943,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "validation_failed" | "malformed_json" | "cannot_note_self";
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "validation_failed" | "malformed_json" | "cannot_note_self";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -5953,7 +5953,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid */
+            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5964,7 +5964,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials";
+                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -6129,7 +6129,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON */
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6140,7 +6140,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "validation_failed" | "malformed_json";
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "validation_failed" | "malformed_json";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -6150,7 +6150,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid */
+            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6161,7 +6161,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials";
+                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -6359,7 +6359,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; invalid_max_size: maxSize is outside the allowed party sizes; join_bag_too_large: join.bag is over 2 KiB */
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; invalid_max_size: maxSize is outside the allowed party sizes; join_bag_too_large: join.bag is over 2 KiB */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6370,7 +6370,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "validation_failed" | "malformed_json" | "invalid_max_size" | "join_bag_too_large";
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "validation_failed" | "malformed_json" | "invalid_max_size" | "join_bag_too_large";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -6380,7 +6380,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid */
+            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6391,7 +6391,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials";
+                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -6557,7 +6557,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; validation_failed: A request part does not match its schema; the field is named */
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6568,7 +6568,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "validation_failed";
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "validation_failed";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -6578,7 +6578,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid */
+            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6589,7 +6589,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials";
+                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -6738,7 +6738,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; target_required: Not exactly one of handle and publicId; cannot_invite_self: Acting on yourself */
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; target_required: Not exactly one of handle and publicId; cannot_invite_self: Acting on yourself */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6749,7 +6749,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "validation_failed" | "malformed_json" | "target_required" | "cannot_invite_self";
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "validation_failed" | "malformed_json" | "target_required" | "cannot_invite_self";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -6759,7 +6759,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid */
+            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6770,7 +6770,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials";
+                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -6996,7 +6996,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON */
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7007,7 +7007,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "validation_failed" | "malformed_json";
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "validation_failed" | "malformed_json";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -7017,7 +7017,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid */
+            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7028,7 +7028,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials";
+                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -7266,7 +7266,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; join_bag_too_large: join.bag is over 2 KiB */
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; join_bag_too_large: join.bag is over 2 KiB */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7277,7 +7277,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "validation_failed" | "malformed_json" | "join_bag_too_large";
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "validation_failed" | "malformed_json" | "join_bag_too_large";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -7287,7 +7287,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid */
+            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7298,7 +7298,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials";
+                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -7513,7 +7513,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; target_required: Not exactly one of handle and publicId; cannot_kick_self: Acting on yourself */
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; target_required: Not exactly one of handle and publicId; cannot_kick_self: Acting on yourself */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7524,7 +7524,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "validation_failed" | "malformed_json" | "target_required" | "cannot_kick_self";
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "validation_failed" | "malformed_json" | "target_required" | "cannot_kick_self";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -7534,7 +7534,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid */
+            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7545,7 +7545,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials";
+                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -7760,7 +7760,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; target_required: Not exactly one of handle and publicId */
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; target_required: Not exactly one of handle and publicId */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7771,7 +7771,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "validation_failed" | "malformed_json" | "target_required";
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "validation_failed" | "malformed_json" | "target_required";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -7781,7 +7781,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid */
+            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7792,7 +7792,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials";
+                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -7985,7 +7985,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON */
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7996,7 +7996,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "validation_failed" | "malformed_json";
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "validation_failed" | "malformed_json";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -8006,7 +8006,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid */
+            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8017,7 +8017,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials";
+                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -8210,7 +8210,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON */
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8221,7 +8221,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "validation_failed" | "malformed_json";
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "validation_failed" | "malformed_json";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -8231,7 +8231,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid */
+            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8242,7 +8242,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials";
+                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -8456,7 +8456,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON */
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8467,7 +8467,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "validation_failed" | "malformed_json";
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "validation_failed" | "malformed_json";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -8477,7 +8477,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid */
+            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8488,7 +8488,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials";
+                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -8717,7 +8717,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; rich_presence_too_large: richPresence.extra or its join bag is over 2 KiB */
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; rich_presence_too_large: richPresence.extra or its join bag is over 2 KiB */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8728,7 +8728,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "validation_failed" | "malformed_json" | "rich_presence_too_large";
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "validation_failed" | "malformed_json" | "rich_presence_too_large";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -8738,7 +8738,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid */
+            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8749,7 +8749,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials";
+                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -8916,7 +8916,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; validation_failed: A request part does not match its schema; the field is named */
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8927,7 +8927,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "validation_failed";
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "validation_failed";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -8937,7 +8937,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid */
+            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8948,7 +8948,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials";
+                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -9084,7 +9084,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; target_required: Not exactly one of handle and publicId; cannot_report_self: Acting on yourself */
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; target_required: Not exactly one of handle and publicId; cannot_report_self: Acting on yourself */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9095,7 +9095,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "validation_failed" | "malformed_json" | "target_required" | "cannot_report_self";
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "validation_failed" | "malformed_json" | "target_required" | "cannot_report_self";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -9105,7 +9105,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid */
+            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9116,7 +9116,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials";
+                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -9290,7 +9290,7 @@ export interface operations {
                     }[];
                 };
             };
-            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; validation_failed: A request part does not match its schema; the field is named; prefix_too_short: A search prefix shorter than the minimum */
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named; prefix_too_short: A search prefix shorter than the minimum */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9301,7 +9301,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "validation_failed" | "prefix_too_short";
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "validation_failed" | "prefix_too_short";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -9311,7 +9311,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid */
+            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9322,7 +9322,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials";
+                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -9445,7 +9445,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description upgrade_required: GET /v1/ws without a WebSocket upgrade; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent */
+            /** @description upgrade_required: GET /v1/ws without a WebSocket upgrade; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9456,7 +9456,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "upgrade_required" | "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials";
+                        code: "upgrade_required" | "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -9466,7 +9466,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid */
+            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9477,7 +9477,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials";
+                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */

@@ -22,8 +22,10 @@ export const ANY_ROUTE = ['bad_request', 'invalid_character', 'too_deep', 'inter
 export const CALLER = [
   ...ANY_ROUTE,
   'incomplete_game_credentials',
+  'ambiguous_game_credentials',
   'unauthorized',
   'invalid_game_credentials',
+  'invalid_client_key',
   'name_unavailable',
   'key_set_unavailable',
   'registry_unavailable',
