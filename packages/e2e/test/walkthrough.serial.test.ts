@@ -87,5 +87,8 @@ describe('docs/walkthrough.md', async () => {
     assert.match(run.stdout, /"type":"chatMessage".*hello over the socket/);
     assert.match(run.stdout, /^false$/m, 'is_guest is false after the link');
     assert.match(run.stdout, /"status": "deleted"/);
+    // The SDK section: a guest made through the SDK with the client key, and Ada seeing Carol's request.
+    assert.match(run.stdout, /^sdk: Carol#\d{4} asked .+#\d{4} to be friends$/m);
+    assert.match(run.stdout, /^"Carol#\d{4}"$/m);
   });
 });
