@@ -92,13 +92,22 @@ export class AuthApi {
       }
     }
     const askedAt = this.d.now();
-    // No Idempotency-Key header: the services' CORS policy does not allow it yet, and a browser's preflight
-    // would refuse the whole request. (This call is not retried, so the key would buy nothing today.)
-    const res = await this.d.http.request<TokenPair & { account_id: string; guest_secret: string }>({
+    // One Idempotency-Key for the call and its retry: when the first answer is lost (no response at all), the
+    // retry gets the guest the first attempt made instead of a second, orphaned guest.
+    const request = {
       method: 'POST',
       path: '/guest',
       body: { device_fingerprint: fingerprint, platform },
-    });
+      headers: { 'idempotency-key': `guest-${randomId()}` },
+    };
+    type GuestAnswer = TokenPair & { account_id: string; guest_secret: string };
+    let res: GuestAnswer;
+    try {
+      res = await this.d.http.request<GuestAnswer>(request);
+    } catch (e) {
+      if (!(e instanceof PlatformError && e.status === 0)) throw e;
+      res = await this.d.http.request<GuestAnswer>(request);
+    }
     await writeJson(this.d.storage, STORAGE_KEYS.guest, { accountId: res.account_id, guestSecret: res.guest_secret } satisfies GuestCredentials);
     await this.d.session.store(res, askedAt);
     return { accountId: res.account_id, restored: false };

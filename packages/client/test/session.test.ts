@@ -38,6 +38,28 @@ describe('client: sign-in and sessions against the real auth service', () => {
     await tp.close();
   });
 
+  it('a guest sign-in whose answer is lost is retried with the same Idempotency-Key: one guest, not two', async () => {
+    const sent: { key: string | undefined; accountId?: string }[] = [];
+    const losing: typeof tp.fetch = async (url, init) => {
+      const res = await tp.fetch(url, init);
+      if (!url.endsWith('/guest')) return res;
+      const headers = new Headers(init?.headers as HeadersInit);
+      const body = (await (res as unknown as Response).clone().json()) as { account_id?: string };
+      sent.push({ key: headers.get('idempotency-key') ?? undefined, accountId: body.account_id });
+      // The service made the guest; the answer never reaches the game.
+      if (sent.length === 1) throw new TypeError('fetch failed: connection reset');
+      return res;
+    };
+    const c = tp.client({ fetch: losing });
+    const signedIn = await c.auth.signInAsGuest();
+    assert.equal(sent.length, 2);
+    assert.match(sent[0].key ?? '', /^guest-[0-9a-f]{32}$/);
+    assert.equal(sent[1].key, sent[0].key, 'the retry carries the same key');
+    assert.equal(sent[1].accountId, sent[0].accountId, 'the retry answers the guest the first attempt made');
+    assert.equal(signedIn.accountId, sent[0].accountId);
+    assert.equal((await c.auth.account()).id, signedIn.accountId);
+  });
+
   it('a guest signs in, and the same guest signs in again from the stored credentials', async () => {
     const storage = memoryStorage();
     const first = tp.client({ storage });
