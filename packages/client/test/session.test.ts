@@ -2,7 +2,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { memoryStorage, PlatformError, webStorage, type TokenStorage, type WebStorageLike } from '../src/index.js';
-import { PASSWORD, startTestPlatform, uniqueEmail, type TestPlatform } from './support.js';
+import { PASSWORD, rejects, startTestPlatform, uniqueEmail, type TestPlatform } from './support.js';
 
 /** A Web Storage area (the localStorage interface) kept in a Map: Node has no localStorage. */
 class MapStorage implements WebStorageLike {
@@ -16,17 +16,6 @@ class MapStorage implements WebStorageLike {
   removeItem(key: string) {
     this.map.delete(key);
   }
-}
-
-async function rejects(p: Promise<unknown>, status: number, code: string): Promise<PlatformError> {
-  const e = await p.then(
-    () => assert.fail(`expected ${status} ${code}`),
-    (err: unknown) => err,
-  );
-  assert.ok(e instanceof PlatformError, `not a PlatformError: ${String(e)}`);
-  assert.equal(e.code, code, e.message);
-  assert.equal(e.status, status);
-  return e;
 }
 
 describe('client: sign-in and sessions against the real auth service', () => {

@@ -1,19 +1,7 @@
 /** The social API through the SDK against the real service: friends, parties, chat, presence, notes, errors. */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { PlatformError } from '../src/index.js';
-import { gameClientKey, player, startTestPlatform, type TestPlatform } from './support.js';
-
-async function rejects(p: Promise<unknown>, status: number, code: string): Promise<PlatformError> {
-  const e = await p.then(
-    () => assert.fail(`expected ${status} ${code}`),
-    (err: unknown) => err,
-  );
-  assert.ok(e instanceof PlatformError, `not a PlatformError: ${String(e)}`);
-  assert.equal(e.code, code, e.message);
-  assert.equal(e.status, status);
-  return e;
-}
+import { gameClientKey, player, rejects, startTestPlatform, type TestPlatform } from './support.js';
 
 describe('client: the social API against the real service', () => {
   let tp: TestPlatform;

@@ -7,7 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { Agent, fetch as undiciFetch } from 'undici';
 import WebSocket from 'ws';
 import { startPlatform, type Platform } from '@platform/e2e';
-import { createClient, memoryStorage, type ClientOptions, type FetchLike, type PlatformClient, type WebSocketConstructor } from '../src/index.js';
+import assert from 'node:assert/strict';
+import { createClient, memoryStorage, PlatformError, type ClientOptions, type FetchLike, type PlatformClient, type WebSocketConstructor } from '../src/index.js';
 
 /** Limits out of the way: these tests sign many players in from one address. */
 export const RELAXED_AUTH: Record<string, string> = {
@@ -87,4 +88,16 @@ export async function gameClientKey(tp: TestPlatform): Promise<{ gameId: string;
   const game = await tp.platform.registry.call('POST', '/games', { token: dev.body.Token, body: { DisplayName: 'Client Key Game' } });
   if (game.status !== 201) throw new Error(`game not created: ${JSON.stringify(game.body)}`);
   return { gameId: game.body.Game.GameId, clientKey: game.body.Game.ClientKey };
+}
+
+/** Awaits a call that must fail with a PlatformError of this status and code, and returns the error. */
+export async function rejects(p: Promise<unknown>, status: number, code: string): Promise<PlatformError> {
+  const e = await p.then(
+    () => assert.fail(`expected ${status} ${code}`),
+    (err: unknown) => err,
+  );
+  assert.ok(e instanceof PlatformError, `not a PlatformError: ${String(e)}`);
+  assert.equal(e.code, code, e.message);
+  assert.equal(e.status, status);
+  return e;
 }

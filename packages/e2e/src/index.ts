@@ -1,2 +1,3 @@
 export * from './platform.js';
 export * from './wasm.js';
+export * from './npm-start.js';

@@ -1,19 +1,14 @@
-// `npm start` (scripts/start.ts): the three services as separate processes on their fixed ports, wired by the
+// `npm start` (scripts/start.ts, started by e2e startNpmStart): the three services in one process on their fixed ports, wired by the
 // script alone (certificates, registry → auth, auth outbox → social). Skipped when a port is taken.
 // With DATABASE_URL set (CI) the services use PostgreSQL, each in a fresh schema (dropped afterwards), and Redis;
 // otherwise the embedded defaults.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { testDatabase, type TestDatabase } from '@platform/kit/testing';
-import { client, eventually } from '../src/index.js';
-
-const root = fileURLToPath(new URL('../../..', import.meta.url));
+import { client, eventually, startNpmStart, type NpmStart } from '../src/index.js';
 
 const portFree = (port: number) =>
   new Promise<boolean>((resolve) => {
@@ -24,45 +19,20 @@ const portFree = (port: number) =>
 
 describe('npm start', async () => {
   const free = (await Promise.all([3004, 8443, 9443].map(portFree))).every(Boolean);
-  let child: ChildProcess | undefined;
-  let out = '';
-  const schemas: TestDatabase[] = [];
+  let platform: NpmStart | undefined;
   const dir = mkdtempSync(path.join(tmpdir(), 'platform-start-'));
+  const output = () => platform?.output() ?? '';
 
   before(async () => {
     if (!free) return;
-    const storage: Record<string, string> = {};
-    if (process.env.DATABASE_URL) {
-      // Fresh schemas named (and dropped) by the kit's test helper; each service creates its tables there.
-      for (const svc of ['registry', 'auth', 'social']) schemas.push(await testDatabase(svc));
-      storage.REGISTRY_DB_SCHEMA = schemas[0].schema;
-      storage.AUTH_DB_SCHEMA = schemas[1].schema;
-      storage.SOCIAL__DATABASE__SCHEMA = schemas[2].schema;
-    }
-    const { DATABASE_URL: _d, REDIS_URL: _r, ...env } = process.env;
-    if (process.env.DATABASE_URL) Object.assign(storage, { DATABASE_URL: process.env.DATABASE_URL }, process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {});
-    child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
-      cwd: root,
-      env: { ...env, ...storage, DATA_DIR: dir, LOG_LEVEL: 'warn', HOST: '127.0.0.1', AUTH_PASSWORD_MEMORY_KIB: '1024', AUTH_PASSWORD_TIME_COST: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child.stdout!.on('data', (c) => (out += c));
-    child.stderr!.on('data', (c) => (out += c));
-    await eventually('the platform is up', async () => {
-      if (child!.exitCode !== null) throw new Error(`npm start exited: ${out}`);
-      return out.includes('Ctrl-C stops everything') ? true : undefined;
-    }, 1200, 100);
+    platform = await startNpmStart(dir, { HOST: '127.0.0.1' });
   });
   after(async () => {
-    if (child && child.exitCode === null) {
-      const exited = new Promise((r) => child!.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-    }
-    for (const s of schemas) await s.drop();
+    await platform?.stop();
   });
 
   it('wires the services: register-user through auth, deletion through the outbox to social', { skip: !free && 'ports 3004/8443/9443 are in use' }, async () => {
+    const out = output();
     assert.match(out, /Generated password \(shown only this once\): \S+/);
     assert.match(out, /docs: https:\/\/localhost:9443\/docs/);
     assert.equal(statSync(path.join(dir, 'internal-keys.json')).mode & 0o777, 0o600);

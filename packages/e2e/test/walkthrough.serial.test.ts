@@ -3,14 +3,13 @@
 // Skipped when a port is taken or curl/jq are missing (.ci/run installs them).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { testDatabase, type TestDatabase } from '@platform/kit/testing';
-import { eventually } from '../src/index.js';
+import { startNpmStart, type NpmStart } from '../src/index.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 
@@ -33,39 +32,16 @@ describe('docs/walkthrough.md', async () => {
   const free = (await Promise.all([3004, 8443, 9443].map(portFree))).every(Boolean);
   const tools = has('curl') && has('jq');
   const skip = !free ? 'ports 3004/8443/9443 are in use' : !tools ? 'curl or jq is missing' : false;
-  let child: ChildProcess | undefined;
-  let out = '';
-  const schemas: TestDatabase[] = [];
+  let platform: NpmStart | undefined;
   const dir = mkdtempSync(path.join(tmpdir(), 'platform-walkthrough-'));
+  const output = () => platform?.output() ?? '';
 
   before(async () => {
     if (skip) return;
-    const storage: Record<string, string> = {};
-    if (process.env.DATABASE_URL) {
-      for (const svc of ['registry', 'auth', 'social']) schemas.push(await testDatabase(svc));
-      Object.assign(storage, { REGISTRY_DB_SCHEMA: schemas[0].schema, AUTH_DB_SCHEMA: schemas[1].schema, SOCIAL_DB_SCHEMA: schemas[2].schema });
-    }
-    const { DATABASE_URL: _d, REDIS_URL: _r, ...env } = process.env;
-    if (process.env.DATABASE_URL) Object.assign(storage, { DATABASE_URL: process.env.DATABASE_URL }, process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {});
-    child = spawn(process.execPath, ['--conditions=development', '--import', 'tsx', 'scripts/start.ts'], {
-      cwd: root,
-      env: { ...env, ...storage, DATA_DIR: dir, LOG_LEVEL: 'warn', AUTH_PASSWORD_MEMORY_KIB: '1024', AUTH_PASSWORD_TIME_COST: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child.stdout!.on('data', (c) => (out += c));
-    child.stderr!.on('data', (c) => (out += c));
-    await eventually('the platform is up', async () => {
-      if (child!.exitCode !== null) throw new Error(`npm start exited: ${out}`);
-      return out.includes('Ctrl-C stops everything') ? true : undefined;
-    }, 1200, 100);
+    platform = await startNpmStart(dir);
   });
   after(async () => {
-    if (child && child.exitCode === null) {
-      const exited = new Promise((r) => child!.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-    }
-    for (const s of schemas) await s.drop();
+    await platform?.stop();
   });
 
   it('every command runs and shows what the text says', { skip }, async () => {
@@ -79,7 +55,7 @@ describe('docs/walkthrough.md', async () => {
       bash.stderr.on('data', (c) => (stderr += c));
       bash.on('close', (status) => resolve({ status, stdout, stderr }));
     });
-    assert.equal(run.status, 0, `the walkthrough failed:\n${run.stderr}\n--- stdout ---\n${run.stdout.slice(-4000)}\n--- platform ---\n${out.slice(-4000)}`);
+    assert.equal(run.status, 0, `the walkthrough failed:\n${run.stderr}\n--- stdout ---\n${run.stdout.slice(-4000)}\n--- platform ---\n${output().slice(-4000)}`);
     // What the comments promise: the rich presence seen by a friend in the same game, the socket's chat
     // frame, the guest upgraded, and Bob gone from Ada's friends.
     assert.match(run.stdout, /"activity": "Qualifying lap"/);

@@ -1,0 +1,54 @@
+/**
+ * `npm start` as the serial tests run it: the sources through tsx (scripts/start.ts) on the fixed ports, a fresh
+ * DATA_DIR, cheap password hashing; with DATABASE_URL (CI) each service in a fresh schema (dropped by `stop`),
+ * with Redis when REDIS_URL is set. Resolves once the start banner is printed.
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { testDatabase, type TestDatabase } from '@platform/kit/testing';
+import { eventually } from './platform.js';
+
+const root = fileURLToPath(new URL('../../..', import.meta.url));
+
+export interface NpmStart {
+  /** Everything the platform printed so far (stdout and stderr). */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+export async function startNpmStart(dataDir: string, extraEnv: Record<string, string> = {}): Promise<NpmStart> {
+  const storage: Record<string, string> = {};
+  const schemas: TestDatabase[] = [];
+  if (process.env.DATABASE_URL) {
+    for (const svc of ['registry', 'auth', 'social']) schemas.push(await testDatabase(svc));
+    Object.assign(storage, { REGISTRY_DB_SCHEMA: schemas[0].schema, AUTH_DB_SCHEMA: schemas[1].schema, SOCIAL_DB_SCHEMA: schemas[2].schema });
+    Object.assign(storage, { DATABASE_URL: process.env.DATABASE_URL }, process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {});
+  }
+  const { DATABASE_URL: _d, REDIS_URL: _r, ...env } = process.env;
+  const child = spawn(process.execPath, ['--conditions=development', '--import', 'tsx', 'scripts/start.ts'], {
+    cwd: root,
+    env: { ...env, ...storage, DATA_DIR: dataDir, LOG_LEVEL: 'warn', AUTH_PASSWORD_MEMORY_KIB: '1024', AUTH_PASSWORD_TIME_COST: '1', ...extraEnv },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (c) => (out += c));
+  child.stderr.on('data', (c) => (out += c));
+  const stop = async () => {
+    if (child.exitCode === null) {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    for (const s of schemas) await s.drop();
+  };
+  try {
+    await eventually('the platform is up', async () => {
+      if (child.exitCode !== null) throw new Error(`npm start exited: ${out}`);
+      return out.includes('Ctrl-C stops everything') ? true : undefined;
+    }, 1200, 100);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { output: () => out, stop };
+}
