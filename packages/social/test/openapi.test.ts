@@ -9,7 +9,7 @@ import { errorCodesMissingFromDoc, lintOpenApi } from '@platform/kit/testing';
 import { socialErrors } from '../src/services/errors.js';
 import { startHarness, type Harness } from './support.js';
 
-type Operation = { operationId?: string; security?: Record<string, string[]>[]; parameters?: { in: string; name: string }[]; responses: Record<string, any> };
+type Operation = { operationId?: string; description?: string; security?: Record<string, string[]>[]; parameters?: { in: string; name: string }[]; responses: Record<string, any> };
 
 describe('social OpenAPI document and error codes', () => {
   let h: Harness;
@@ -85,8 +85,12 @@ describe('social OpenAPI document and error codes', () => {
     assert.deepEqual(success('/v1/ws', 'get'), ['101']);
     const ws = doc.paths['/v1/ws'].get.responses;
     assert.ok(codesOf(ws['400'])!.includes('upgrade_required'));
-    assert.deepEqual(codesOf(ws['429']), ['too_many_sockets']);
-    assert.ok(codesOf(ws['503'])!.includes('shutting_down'));
+    // Refused handshakes are told in band (error frame + close 4000 + status), never as an HTTP status.
+    for (const status of ['401', '403', '429']) assert.equal(ws[status], undefined, `no HTTP ${status} on /v1/ws`);
+    const described = doc.paths['/v1/ws'].get.description ?? '';
+    for (const [close, code] of [['4401', 'unauthorized'], ['4401', 'invalid_client_key'], ['4429', 'too_many_sockets'], ['4503', 'shutting_down']]) {
+      assert.ok(described.includes(`| ${close} | \`${code}\` |`), `${code} (${close}) listed`);
+    }
     const join = doc.paths['/v1/parties/{id}/join'].post.responses;
     assert.deepEqual(codesOf(join['403']), ['join_denied']);
     assert.deepEqual(codesOf(join['404']), ['party_not_found', 'invite_not_found']);

@@ -663,6 +663,24 @@ export interface paths {
         /**
          * Open the WebSocket channel
          * @description A WebSocket upgrade (`Upgrade: websocket`), authenticated like any route, or with the access token in the `bearer` subprotocol or the `access_token` query parameter. Frames, close codes and limits: docs/social-realtime.md. Without an upgrade the answer is 400 `upgrade_required`, whatever the credentials.
+         *
+         *     A refused handshake is told in band, never as an HTTP status (a browser could not read it): the socket opens, receives one frame `{type: "error", data: {code, message, retryAfterSeconds?}}` and is closed with 4000 + the code’s HTTP status, the code as the close reason:
+         *
+         *     | close | code |
+         *     |---|---|
+         *     | 4400 | `incomplete_game_credentials` |
+         *     | 4400 | `ambiguous_game_credentials` |
+         *     | 4401 | `unauthorized` |
+         *     | 4401 | `invalid_game_credentials` |
+         *     | 4401 | `invalid_client_key` |
+         *     | 4409 | `name_unavailable` |
+         *     | 4429 | `too_many_sockets` |
+         *     | 4500 | `internal_error` |
+         *     | 4503 | `shutting_down` |
+         *     | 4503 | `key_set_unavailable` |
+         *     | 4503 | `registry_unavailable` |
+         *     | 4503 | `database_unavailable` |
+         *     | 4503 | `state_unavailable` |
          */
         get: operations["getV1Ws"];
         put?: never;
@@ -9445,7 +9463,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description upgrade_required: GET /v1/ws without a WebSocket upgrade; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys) */
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; upgrade_required: GET /v1/ws without a WebSocket upgrade */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9456,70 +9474,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "upgrade_required" | "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials";
-                        /** @description Human-readable explanation */
-                        message: string;
-                        /** @description The request id (also in the x-request-id header) */
-                        requestId?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine-readable error code
-                         * @enum {string}
-                         */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
-                        /** @description Human-readable explanation */
-                        message: string;
-                        /** @description The request id (also in the x-request-id header) */
-                        requestId?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description name_unavailable: No free discriminator for this display name */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine-readable error code
-                         * @enum {string}
-                         */
-                        code: "name_unavailable";
-                        /** @description Human-readable explanation */
-                        message: string;
-                        /** @description The request id (also in the x-request-id header) */
-                        requestId?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description too_many_sockets: The per-user or per-address socket cap of a node (Retry-After) */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine-readable error code
-                         * @enum {string}
-                         */
-                        code: "too_many_sockets";
+                        code: "bad_request" | "invalid_character" | "too_deep" | "upgrade_required";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -9550,7 +9505,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description shutting_down: The node is draining; reconnect (Retry-After); key_set_unavailable: The token key set cannot be fetched; retry later; registry_unavailable: The game registry cannot be reached; database_unavailable: The database cannot be reached; retry later */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; registry_unavailable: The game registry cannot be reached; shutting_down: The node is draining; reconnect (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9561,7 +9516,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "shutting_down" | "key_set_unavailable" | "registry_unavailable" | "database_unavailable";
+                        code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "registry_unavailable" | "shutting_down";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */

@@ -1,14 +1,16 @@
 /**
  * GET /v1/ws in the OpenAPI document. Upgrades never reach the router (the server's upgrade listener takes
  * them, realtime/upgrade.ts); this route answers only a plain GET, with 400 upgrade_required. It is documented
- * as what a client meets: 101 when the WebSocket opens, or the HTTP error the upgrade is refused with (the
- * same error body and codes as every route). The frames are in docs/social-realtime.md.
+ * as what a client meets over HTTP: 101 when the WebSocket opens, 400 for a GET that is no upgrade. A refused
+ * handshake is not an HTTP answer: the socket opens, carries one error frame and closes with 4000 + the code's
+ * status (docs/social-realtime.md, "Refused connections"); those codes are listed in the description, from the
+ * same code list, so they cannot drift either. The frames are in docs/social-realtime.md.
  */
 import type { App } from '@platform/kit';
 import { Type } from 'typebox';
-import { socialError } from '../services/errors.js';
 import { WS_PATH } from '../realtime/gateway.js';
-import { CallerHeaders, errorResponses } from './responses.js';
+import { ANY_ROUTE, CallerHeaders, errorResponses } from './responses.js';
+import { socialError, socialErrors, type SocialErrorCode } from '../services/errors.js';
 
 const UpgradeHeaders = Type.Object({
   ...CallerHeaders.properties,
@@ -16,6 +18,26 @@ const UpgradeHeaders = Type.Object({
     Type.String({ description: 'A browser’s way to send the access token: the subprotocols `bearer, <access token>` (the server selects `bearer`)' }),
   ),
 });
+
+/** The refusals of a handshake (realtime/upgrade.ts), told in band: one error frame, then close 4000 + status. */
+export const IN_BAND_REFUSALS: readonly SocialErrorCode[] = [
+  'incomplete_game_credentials',
+  'ambiguous_game_credentials',
+  'unauthorized',
+  'invalid_game_credentials',
+  'invalid_client_key',
+  'name_unavailable',
+  'too_many_sockets',
+  'internal_error',
+  'shutting_down',
+  'key_set_unavailable',
+  'registry_unavailable',
+  'database_unavailable',
+  'state_unavailable',
+];
+
+const refusalTable = () =>
+  '| close | code |\n|---|---|\n' + IN_BAND_REFUSALS.map((c) => `| ${4000 + socialErrors.status(c)} | \`${c}\` |`).join('\n');
 
 export function realtimeRoutes(app: App): void {
   app.get(
@@ -27,30 +49,17 @@ export function realtimeRoutes(app: App): void {
         description:
           'A WebSocket upgrade (`Upgrade: websocket`), authenticated like any route, or with the access token in the ' +
           '`bearer` subprotocol or the `access_token` query parameter. Frames, close codes and limits: docs/social-realtime.md. ' +
-          'Without an upgrade the answer is 400 `upgrade_required`, whatever the credentials.',
+          'Without an upgrade the answer is 400 `upgrade_required`, whatever the credentials.\n\n' +
+          'A refused handshake is told in band, never as an HTTP status (a browser could not read it): the socket ' +
+          'opens, receives one frame `{type: "error", data: {code, message, retryAfterSeconds?}}` and is closed ' +
+          'with 4000 + the code’s HTTP status, the code as the close reason:\n\n' +
+          refusalTable(),
         headers: UpgradeHeaders,
         security: [{ bearer: [] }, { accessToken: [] }, { apiKey: [], userId: [] }],
         response: {
           101: Type.Null({ description: 'Switching Protocols: the WebSocket is open' }),
-          // Refusals of the upgrade (realtime/upgrade.ts) and of a plain GET (this handler, the kit's input checks).
-          ...errorResponses(
-            'upgrade_required',
-            'bad_request',
-            'invalid_character',
-            'too_deep',
-            'incomplete_game_credentials',
-            'ambiguous_game_credentials',
-            'unauthorized',
-            'invalid_game_credentials',
-            'invalid_client_key',
-            'name_unavailable',
-            'too_many_sockets',
-            'internal_error',
-            'shutting_down',
-            'key_set_unavailable',
-            'registry_unavailable',
-            'database_unavailable',
-          ),
+          // A plain GET (this handler, the kit's input checks); refusals of an upgrade are in band (above).
+          ...errorResponses(ANY_ROUTE, 'upgrade_required'),
         },
       },
       // Credentials are checked at the upgrade, not here: a plain GET is 400 whatever it carries.
