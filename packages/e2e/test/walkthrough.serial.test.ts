@@ -30,8 +30,16 @@ export function walkthroughScript(markdown: string): string {
 
 describe('docs/walkthrough.md', async () => {
   const free = (await Promise.all([3004, 8443, 9443].map(portFree))).every(Boolean);
-  const tools = has('curl') && has('jq');
-  const skip = !free ? 'ports 3004/8443/9443 are in use' : !tools ? 'curl or jq is missing' : false;
+  const tools = has('curl') && has('jq') && has('openssl') && has('python3');
+  // The browser section runs Debian's Chromium: CI must have it (REQUIRE_CHROMIUM=1), a developer machine may not.
+  const browser = has('chromium') || process.env.REQUIRE_CHROMIUM === '1';
+  const skip = !free
+    ? 'ports 3004/8443/9443 are in use'
+    : !tools
+      ? 'curl, jq, openssl or python3 is missing'
+      : !browser
+        ? 'chromium is missing (apt-get install chromium; REQUIRE_CHROMIUM=1 makes this a failure)'
+        : false;
   let platform: NpmStart | undefined;
   const dir = mkdtempSync(path.join(tmpdir(), 'platform-walkthrough-'));
   const output = () => platform?.output() ?? '';
@@ -66,5 +74,8 @@ describe('docs/walkthrough.md', async () => {
     // The SDK section: a guest made through the SDK with the client key, and Ada seeing Carol's request.
     assert.match(run.stdout, /^sdk: Carol#\d{4} asked .+#\d{4} to be friends$/m);
     assert.match(run.stdout, /^"Carol#\d{4}"$/m);
+    // The browser section: the same SDK bundled for a page on its own origin, run by headless Chromium.
+    assert.match(run.stdout, /^browser: Dana#\d{4} asked .+#\d{4} to be friends; socket open$/m);
+    assert.match(run.stdout, /^"Dana#\d{4}"$/m);
   });
 });
