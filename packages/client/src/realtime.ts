@@ -38,7 +38,10 @@ export interface ReconnectOptions {
 export interface RealtimeOptions {
   /** The social service's base URL (https://… → wss://…). */
   socialUrl: string;
-  /** An access token valid for at least `minValiditySeconds`; `forceRefresh` asks for a new one. */
+  /**
+   * An access token valid for at least `minValiditySeconds`; `forceRefresh` asks for a new one. Asked before each
+   * connect and with every heartbeat: a token other than the open socket's is sent in an `authenticate` frame.
+   */
   token(o: { minValiditySeconds: number; forceRefresh: boolean }): Promise<string>;
   WebSocket: WebSocketConstructor;
   clientKey?: string;
