@@ -52,18 +52,23 @@ describe(`realtime: presence grace on two nodes (${process.env.REDIS_URL ? 'Redi
 
   it('a reconnect within the grace on the other node sends friends nothing; the last close then gives one offline after the grace', async () => {
     const { a, b, watcher, ca } = await pair(['Gina', 'Hal'], nodeA.ws);
+    ca.send({ type: 'presenceUpdate', state: 'away', richPresence: { activity: 'Lobby' } });
+    await watcher.next('friendPresenceChanged', (d) => d.publicId === a.publicId && d.state === 'away');
     await ca.close();
     // A network change: the client is back a moment later, through the balancer on the other node.
     const again = await open(nodeB.urls.ws, a);
     await sleep(GRACE_MS + 4 * SWEEP_MS);
     await watcher.sync(h, b.id);
     assert.deepEqual(about(watcher, a), [], 'friends saw the reconnect');
-    assert.equal(await presenceOf(b, a), 'online');
+    // The presence is kept as it was (state and rich presence), not reset to online.
+    const kept = (await h.req(a, 'GET', `/v1/presence/${a.publicId}`)).body;
+    assert.equal(kept.state, 'away');
+    assert.equal(kept.richPresence.activity, 'Lobby');
 
     const closedAt = Date.now();
     await again.close();
-    // Still online during the grace, to friends' reads as well.
-    assert.equal(await presenceOf(b, a), 'online');
+    // Still there during the grace, to friends' reads as well.
+    assert.equal(await presenceOf(b, a), 'away');
     const offline = await watcher.next('friendPresenceChanged', (d) => d.publicId === a.publicId);
     const after = Date.now() - closedAt;
     assert.equal(offline.data.state, 'offline');
@@ -150,6 +155,40 @@ describe('realtime: a presence grace of 0', () => {
     await watcher.next('friendPresenceChanged', (d) => d.publicId === a.publicId && d.state === 'online');
     // No sweep runs within this test (every 10 minutes): the offline comes from the close itself.
     await ca.close();
+    await watcher.next('friendPresenceChanged', (d) => d.publicId === a.publicId && d.state === 'offline');
+  });
+});
+
+describe('realtime: a presence grace longer than the presence TTL', () => {
+  let h: Harness;
+  let url: { ws: string; http: string };
+  const clients: Client[] = [];
+  before(async () => {
+    h = await startHarness({ SOCIAL__PRESENCE__GRACEMILLISECONDS: '600000', SOCIAL__PRESENCE__TTLSECONDS: '1', SOCIAL__PRESENCE__SWEEPMILLISECONDS: '100' });
+    url = await listen(h.app);
+  });
+  after(async () => {
+    for (const c of clients) c.ws.terminate();
+    await h.close();
+  });
+
+  it('acts as the TTL: the presence entry cannot outlive it, so offline comes once the TTL has passed', async () => {
+    const a = await h.user('Quin');
+    const b = await h.user('Rhea');
+    await befriend(h, a, b);
+    const watcher = await connect(url.ws, b.token);
+    const ca = await connect(url.ws, a.token);
+    clients.push(watcher, ca);
+    const beat = setInterval(() => ca.ws.readyState === ca.ws.OPEN && ca.send({ type: 'heartbeat' }), 250);
+    try {
+      await watcher.next('friendPresenceChanged', (d) => d.publicId === a.publicId && d.state === 'online');
+      await new Promise((r) => setTimeout(r, 1200));
+    } finally {
+      clearInterval(beat);
+    }
+    assert.equal(watcher.seen('friendPresenceChanged', (d) => d.publicId === a.publicId).length, 0, 'a heartbeating socket lapsed');
+    await ca.close();
+    // Not 10 minutes: the grace in effect is the 1 s TTL.
     await watcher.next('friendPresenceChanged', (d) => d.publicId === a.publicId && d.state === 'offline');
   });
 });
