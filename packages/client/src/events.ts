@@ -20,6 +20,8 @@ export interface ServerEvents {
   presenceUpdated: Presence;
   /** A refused client frame; the socket stays open. */
   error: { code: string; message: string; retryAfterSeconds?: number };
+  /** The answer to an `authenticate` frame: the socket now holds the new token, which expires at `expiresAt` (ISO 8601). */
+  authenticated: { expiresAt: string };
 }
 export type ServerEventType = keyof ServerEvents;
 export type ServerFrame = { [K in ServerEventType]: { type: K; data: ServerEvents[K] } }[ServerEventType];
@@ -28,7 +30,9 @@ export type ServerFrame = { [K in ServerEventType]: { type: K; data: ServerEvent
 export type ClientFrame =
   | { type: 'heartbeat' }
   | ({ type: 'presenceUpdate' } & PresenceInput)
-  | { type: 'chatSend'; channel: ChatKind; channelId: string; body: string };
+  | { type: 'chatSend'; channel: ChatKind; channelId: string; body: string }
+  /** A new access token of the same account for the open socket (sent by the client when the session refreshes). */
+  | { type: 'authenticate'; token: string };
 
 /** Why a socket closed, from its close code (docs/social-realtime.md, "Limits and close codes"). */
 export type CloseReason =
@@ -39,6 +43,7 @@ export type CloseReason =
   | 'frame_too_large'
   | 'server_error'
   | 'account_deleted'
+  | 'token_expired'
   | 'slow_consumer'
   | 'bad_request'
   | 'unauthorized'
@@ -56,6 +61,8 @@ export const CLOSE_REASONS: Readonly<Record<number, CloseReason>> = {
   1009: 'frame_too_large',
   1011: 'server_error',
   4001: 'account_deleted',
+  // The socket's token expired (past the server's grace) without a new one: reconnect with a refreshed token.
+  4004: 'token_expired',
   4008: 'slow_consumer',
   // A refused connection (docs/social-realtime.md, "Refused connections"): 4000 + the HTTP status, after an
   // error frame whose code is the close's errorCode.

@@ -1,6 +1,10 @@
 /**
  * The realtime client: social's /v1/ws with reconnects (exponential backoff with jitter, a fresh token before
- * each attempt), heartbeats within the presence TTL, typed events and frames.
+ * each attempt), heartbeats within the presence TTL, typed events and frames, and re-authentication: with every
+ * heartbeat the client asks for a token valid at least `tokenMinValiditySeconds` (the session refreshes when
+ * the current one is closer to its expiry, one refresh in flight) and, when it differs from the socket's,
+ * sends it in an `authenticate` frame on the open socket instead of reconnecting. A socket closed 4004
+ * `token_expired` reconnects with a refreshed token.
  *
  * The token travels as the subprotocol pair `["bearer", token]`, the way a browser can send it without putting
  * it in the URL; the server echoes `bearer` only. The game's client key goes in the query (`clientKey=`): a
@@ -34,13 +38,16 @@ export interface ReconnectOptions {
 export interface RealtimeOptions {
   /** The social service's base URL (https://… → wss://…). */
   socialUrl: string;
-  /** An access token valid for at least `minValiditySeconds`; `forceRefresh` asks for a new one. */
+  /**
+   * An access token valid for at least `minValiditySeconds`; `forceRefresh` asks for a new one. Asked before each
+   * connect and with every heartbeat: a token other than the open socket's is sent in an `authenticate` frame.
+   */
   token(o: { minValiditySeconds: number; forceRefresh: boolean }): Promise<string>;
   WebSocket: WebSocketConstructor;
   clientKey?: string;
   /** Heartbeat interval; within the presence TTL (60 s by default: every TTL/3). Default 20. */
   heartbeatSeconds?: number;
-  /** A token handed to a new socket is valid at least this long. Default 60. */
+  /** A token handed to a new socket, or renewed on an open one, is valid at least this long. Default 60. */
   tokenMinValiditySeconds?: number;
   reconnect?: ReconnectOptions | false;
 }
@@ -66,6 +73,9 @@ export class RealtimeClient {
   private failuresBeforeOpen = 0;
   /** The server refused the last token (4401 unauthorized): the next attempt asks for a new one. */
   private tokenRefused = false;
+  /** The token the open socket holds (sent at connect or in the last `authenticate` frame). */
+  private socketToken: string | undefined;
+  private renewing = false;
   private reconnectTimer: ReturnType<typeof setTimeout> | undefined;
   private heartbeatTimer: ReturnType<typeof setInterval> | undefined;
   private lastPresence: PresenceInput | undefined;
@@ -190,6 +200,7 @@ export class RealtimeClient {
       return this.endForGood('unknown', new PlatformError({ status: 0, code: 'socket_failed', message: String(e), source: 'realtime', cause: e }));
     }
     this.ws = ws;
+    this.socketToken = token;
     this.ready = false;
     this.attach(ws);
   }
@@ -223,6 +234,7 @@ export class RealtimeClient {
       if (!wasReady) this.failuresBeforeOpen++;
       const reason = closeReason(ev.code);
       if (reason === 'unauthorized') this.tokenRefused = errorCode === undefined || errorCode === 'unauthorized';
+      if (reason === 'token_expired') this.tokenRefused = true;
       const willReconnect = this.wanted && !endsForGood(reason, errorCode) && this.o.reconnect !== false;
       this.emit('close', { code: ev.code, reason, ...(errorCode ? { errorCode } : {}), willReconnect });
       if (willReconnect) return this.scheduleReconnect();
@@ -253,8 +265,31 @@ export class RealtimeClient {
     this.stopHeartbeat();
     const every = (this.o.heartbeatSeconds ?? 20) * 1000;
     this.heartbeatTimer = setInterval(() => {
-      if (ws.readyState === OPEN) ws.send(JSON.stringify({ type: 'heartbeat' } satisfies ClientFrame));
+      if (ws.readyState !== OPEN) return;
+      ws.send(JSON.stringify({ type: 'heartbeat' } satisfies ClientFrame));
+      void this.renewToken(ws);
     }, every);
+  }
+
+  /**
+   * Keeps the open socket's credential ahead of its expiry: a token valid at least `tokenMinValiditySeconds`
+   * (refreshed by the session when needed) that is not the socket's goes out in an `authenticate` frame,
+   * answered by `authenticated`. Failures are left to the server: the socket closes with 4004 at its token's
+   * expiry, and the reconnect asks for a new token (or reports `signed_out`).
+   */
+  private async renewToken(ws: WebSocketLike): Promise<void> {
+    if (this.renewing || !this.ready || this.ws !== ws) return;
+    this.renewing = true;
+    try {
+      const token = await this.o.token({ minValiditySeconds: this.o.tokenMinValiditySeconds ?? 60, forceRefresh: false });
+      if (this.ws !== ws || ws.readyState !== OPEN || token === this.socketToken) return;
+      this.socketToken = token;
+      ws.send(JSON.stringify({ type: 'authenticate', token } satisfies ClientFrame));
+    } catch {
+      // No token now (the session ended, auth unreachable): the socket lives until its token's expiry.
+    } finally {
+      this.renewing = false;
+    }
   }
 
   private stopHeartbeat(): void {

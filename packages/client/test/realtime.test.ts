@@ -2,6 +2,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { closeReason, createClient, PlatformError, RealtimeClient, type LifecycleEvents } from '../src/index.js';
+import { signTestAccessToken } from '@platform/e2e';
 import { gameClientKey, player, startTestPlatform, type TestPlatform } from './support.js';
 
 describe('client: realtime against the real social service', () => {
@@ -13,7 +14,8 @@ describe('client: realtime against the real social service', () => {
     return rt;
   };
   before(async () => {
-    tp = await startTestPlatform();
+    // No grace past a token's exp: a socket holding an expired token is closed (4004) at once.
+    tp = await startTestPlatform({ socialEnv: { SOCIAL_REALTIME_TOKEN_GRACE_SECONDS: '0' } });
   });
   after(async () => {
     for (const s of sockets) s.close();
@@ -117,6 +119,69 @@ describe('client: realtime against the real social service', () => {
     const removed = rt.next('friendRemoved');
     await eve.social.removeFriend(dee.publicId);
     assert.equal((await removed).publicId, eve.publicId);
+  });
+
+  it('re-authenticates the open socket when the session refreshes near its token\'s expiry: one refresh, no reconnect, events keep flowing', async () => {
+    let offsetMs = 0;
+    const fay = await player(tp, 'Fay', { now: () => Date.now() + offsetMs, realtime: { heartbeatSeconds: 0.2 } });
+    const gus = await player(tp, 'Gus');
+    const rt = realtime(fay);
+    const lifecycle: string[] = [];
+    rt.on('open', () => lifecycle.push('open'));
+    rt.on('close', (c) => lifecycle.push(`close ${c.code}`));
+    rt.on('error', (e) => lifecycle.push(`error ${e.code}`));
+    await rt.connect();
+    const first = (await fay.session.get())!;
+    const refreshes = () => tp.fetched.filter((u) => u.endsWith('/refresh')).length;
+    const before = refreshes();
+    await new Promise((r) => setTimeout(r, 600));
+    assert.equal(refreshes(), before, 'no refresh while the token is fresh');
+
+    // By the client's clock the token now has 30 s left (less than the 60 s it wants): the next heartbeat refreshes
+    // it and hands the new token to the open socket.
+    offsetMs = 9.5 * 60_000;
+    const renewed = await rt.next('authenticated');
+    const second = (await fay.session.get())!;
+    assert.notEqual(second.accessToken, first.accessToken);
+    // The server's answer: the new token's exp (server clock), not before the first token's.
+    assert.ok(Date.parse(renewed.expiresAt) >= first.expiresAt - 1000, `${renewed.expiresAt} vs ${new Date(first.expiresAt).toISOString()}`);
+    await new Promise((r) => setTimeout(r, 600));
+    assert.equal(refreshes() - before, 1, 'one refresh, shared by every heartbeat since');
+    assert.deepEqual(lifecycle, ['open'], 'the socket stayed open');
+    assert.equal(rt.connected, true);
+
+    const received = rt.next('friendRequestReceived');
+    await gus.social.sendFriendRequest({ toPublicId: fay.publicId });
+    assert.equal((await received).publicId, gus.publicId);
+    // A refresh made by anyone (here directly) reaches the socket with the next heartbeat too.
+    const again = rt.next('authenticated');
+    await fay.session.refresh();
+    await again;
+    assert.deepEqual(lifecycle, ['open']);
+  });
+
+  it('a socket whose token expired is closed with 4004 token_expired; the client reconnects with a refreshed token', async () => {
+    const hal = await player(tp, 'Hal');
+    const accountId = (await hal.session.get())!.accountId!;
+    const asked: boolean[] = [];
+    // The first socket gets a token that expires in a second (signed by the platform's auth key); the reconnect
+    // asks for a refreshed one, which the session gives.
+    const rt = new RealtimeClient({
+      socialUrl: tp.platform.socialUrl,
+      WebSocket: tp.WebSocket,
+      reconnect: { initialDelayMs: 50, maxDelayMs: 200 },
+      token: async ({ forceRefresh }) => {
+        asked.push(forceRefresh);
+        return asked.length === 1 ? signTestAccessToken(tp.platform, accountId, { expiresInSeconds: 1 }) : (await hal.session.refresh()).accessToken;
+      },
+    });
+    sockets.push(rt);
+    const closed = rt.next('close');
+    await rt.connect();
+    assert.deepEqual(await closed, { code: 4004, reason: 'token_expired', errorCode: 'token_expired', willReconnect: true });
+    assert.deepEqual(await rt.next('open'), { reconnected: true });
+    assert.deepEqual(asked, [false, true]);
+    assert.equal(closeReason(4004), 'token_expired');
   });
 
   it('the socket URL carries the client key; the token travels as a subprotocol, never in the URL; an unknown key ends the client (4401)', async () => {

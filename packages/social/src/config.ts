@@ -55,6 +55,18 @@ const spec = {
     max: 600_000,
     description: 'Social:Realtime:RelationsCacheMilliseconds — how stale a node may hold a chat author\'s mutes and blocks if an invalidation is lost',
   }), 'SOCIAL__REALTIME__RELATIONSCACHEMILLISECONDS'),
+  presenceGraceMs: aliased(vars.int('SOCIAL_PRESENCE_GRACE_MS', {
+    default: 5000,
+    min: 0,
+    max: 600_000,
+    description: 'Social:Presence:GraceMilliseconds — how long a user whose last socket closed stays online (0: offline at once)',
+  }), 'SOCIAL__PRESENCE__GRACEMILLISECONDS'),
+  tokenGraceSeconds: aliased(vars.int('SOCIAL_REALTIME_TOKEN_GRACE_SECONDS', {
+    default: 60,
+    min: 0,
+    max: 86_400,
+    description: 'Social:Realtime:TokenGraceSeconds — how long past its access token\'s exp a socket stays open without re-authenticating (then close 4004)',
+  }), 'SOCIAL__REALTIME__TOKENGRACESECONDS'),
 };
 
 export type SocialConfig = ReturnType<typeof readConfig<typeof spec>> & { ca?: string };

@@ -1,6 +1,7 @@
 /** What a client sends: rate-limited per socket, parsed (frames.ts), handled one at a time in arrival order. */
 import type { RawData } from 'ws';
 import { AppError } from '@platform/kit';
+import type { Authenticator } from '../services/auth.js';
 import type { Ctx } from '../services/context.js';
 import { sendChatMessage } from '../services/chat.js';
 import { groupedReads } from '../services/grouped-reads.js';
@@ -8,12 +9,14 @@ import { readPresence, setPresence, viewPresence } from '../services/presence.js
 import { CLOSE, closeConn, type Connection, type Log, type Sender } from './connection.js';
 import { FrameError, parseClientFrame, type ClientFrame } from './frames.js';
 import type { PresenceTracker } from './presence-tracker.js';
+import { authenticateFrame } from './token-expiry.js';
 
 interface FrameDeps {
   ctx: Ctx;
   log: Log;
   sender: Sender;
   tracker: PresenceTracker;
+  authenticator: Authenticator;
 }
 
 /** Token bucket: `rate` per second, as many in a burst. */
@@ -83,6 +86,8 @@ async function handleFrame(deps: FrameDeps, conn: Connection, data: RawData, isB
         // Delivery (to this socket too) is the chatMessage event of the channel.
         await sendChatMessage(deps.ctx, conn.user, { channel: frame.channel, channelId: frame.channelId, body: frame.body });
         return;
+      case 'authenticate':
+        return await authenticateFrame(deps, conn, frame.token);
     }
   } catch (err) {
     return frameFailed(deps, conn, frame.type, err);

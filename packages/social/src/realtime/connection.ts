@@ -1,6 +1,7 @@
 /** One accepted socket, the close codes, and writing frames to a socket (with the slow-consumer cut). */
 import { WebSocket } from 'ws';
 import type { App } from '@platform/kit';
+import type { Principal } from '../services/auth.js';
 import type { GameContext, UserRow } from '../services/context.js';
 
 export type Log = App['log'];
@@ -12,6 +13,7 @@ export const CLOSE = {
   tooLarge: 1009,
   internal: 1011,
   accountDeleted: 4001,
+  tokenExpired: 4004,
   slowConsumer: 4008,
 } as const;
 
@@ -48,6 +50,10 @@ export interface Connection {
   closing: boolean;
   /** When this socket's registration was last written (0: not yet). */
   registeredAt: number;
+  /** The credential the socket holds: set at the handshake, replaced by an `authenticate` frame (token-expiry.ts). */
+  principal: Principal;
+  /** Closes the socket once its token has been expired longer than the grace (token-expiry.ts). */
+  expiryTimer?: NodeJS.Timeout;
 }
 
 /** Starts the closing handshake once; a closing socket is sent nothing more. */

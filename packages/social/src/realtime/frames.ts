@@ -9,7 +9,7 @@ import { Type } from 'typebox';
 import { PresenceStateSchema, RichPresenceInput } from '../services/input-schemas.js';
 import type { RichPresence } from '../services/presence.js';
 
-export const CLIENT_FRAME_TYPES = ['heartbeat', 'presenceUpdate', 'chatSend'] as const;
+export const CLIENT_FRAME_TYPES = ['heartbeat', 'presenceUpdate', 'chatSend', 'authenticate'] as const;
 export type ClientFrameType = (typeof CLIENT_FRAME_TYPES)[number];
 
 const HeartbeatFrame = Type.Object({ type: Type.Literal('heartbeat') }, { additionalProperties: false });
@@ -33,16 +33,27 @@ const ChatSendFrame = Type.Object(
   { additionalProperties: false },
 );
 
+/** A new access token for the socket's account (re-authentication, token-expiry.ts). */
+const AuthenticateFrame = Type.Object(
+  {
+    type: Type.Literal('authenticate'),
+    token: Type.String({ minLength: 1, maxLength: 8192 }),
+  },
+  { additionalProperties: false },
+);
+
 export type ClientFrame =
   | { type: 'heartbeat' }
   | { type: 'presenceUpdate'; state?: string; richPresence?: RichPresence | null }
-  | { type: 'chatSend'; channel: 'party' | 'dm'; channelId: string; body: string };
+  | { type: 'chatSend'; channel: 'party' | 'dm'; channelId: string; body: string }
+  | { type: 'authenticate'; token: string };
 
 const ajv = new Ajv({ allErrors: false, coerceTypes: false, removeAdditional: false, strict: false });
 const validators = {
   heartbeat: ajv.compile(HeartbeatFrame as object),
   presenceUpdate: ajv.compile(PresenceUpdateFrame as object),
   chatSend: ajv.compile(ChatSendFrame as object),
+  authenticate: ajv.compile(AuthenticateFrame as object),
 };
 
 export class FrameError extends Error {

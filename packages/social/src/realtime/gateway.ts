@@ -50,8 +50,8 @@ export function attachRealtime(app: App, ctx: Ctx, deps: { authenticator: Authen
   const sender = createSender({ sendBufferBytes: config.wsSendBufferBytes, log });
   const relations = createRelationsCache(ctx, log);
   const fanout = createFanout(ctx, log, sender, relations);
-  const onMessage = createFrameHandler({ ctx, log, sender, tracker });
-  const connections = createConnections({ ctx, log, tracker, fanout, onMessage, draining: () => draining });
+  const onMessage = createFrameHandler({ ctx, log, sender, tracker, authenticator: deps.authenticator });
+  const connections = createConnections({ ctx, log, tracker, fanout, sender, onMessage, draining: () => draining });
   // Refused sockets between their error frame and the end of the closing handshake (cut on drain).
   const refusing = new Set<WebSocket>();
   const upgrade = createUpgradeHandler({
@@ -59,10 +59,10 @@ export function attachRealtime(app: App, ctx: Ctx, deps: { authenticator: Authen
     log,
     ...deps,
     draining: () => draining,
-    accept: (req, socket, head, user, game, release) =>
+    accept: (req, socket, head, user, game, release, principal) =>
       wss.handleUpgrade(req, socket, head, (ws) => {
         ws.once('close', release);
-        connections.open(ws, user, game);
+        connections.open(ws, user, game, principal);
       }),
     refuse: (req, socket, head, refusal) =>
       wss.handleUpgrade(req, socket, head, (ws) => {

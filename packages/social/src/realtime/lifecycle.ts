@@ -4,16 +4,18 @@
  * draining) the presence registration.
  */
 import type { WebSocket, RawData } from 'ws';
+import type { Principal } from '../services/auth.js';
 import type { Ctx, GameContext, UserRow } from '../services/context.js';
 import { partyChannel, userChannel } from '../services/events.js';
-import { CLOSE, closeConn, type Connection, type Log } from './connection.js';
+import { CLOSE, closeConn, type Connection, type Log, type Sender } from './connection.js';
 import type { Fanout } from './fanout.js';
 import type { PresenceTracker } from './presence-tracker.js';
+import { armExpiry, disarmExpiry } from './token-expiry.js';
 
 export interface Connections {
   /** Open sockets on this node. */
   readonly all: ReadonlySet<Connection>;
-  open(ws: WebSocket, user: UserRow, game: GameContext): void;
+  open(ws: WebSocket, user: UserRow, game: GameContext, principal: Principal): void;
   /** Resolves once every closed socket's cleanup has finished. */
   settled(): Promise<void>;
 }
@@ -23,11 +25,12 @@ interface ConnectionDeps {
   log: Log;
   tracker: PresenceTracker;
   fanout: Fanout;
+  sender: Sender;
   onMessage(conn: Connection, data: RawData, isBinary: boolean): void;
   draining(): boolean;
 }
 
-function newConnection(deps: ConnectionDeps, id: string, ws: WebSocket, user: UserRow, game: GameContext): Connection {
+function newConnection(deps: ConnectionDeps, id: string, ws: WebSocket, user: UserRow, game: GameContext, principal: Principal): Connection {
   return {
     id,
     ws,
@@ -42,6 +45,7 @@ function newConnection(deps: ConnectionDeps, id: string, ws: WebSocket, user: Us
     strikes: 0,
     closing: false,
     registeredAt: 0,
+    principal,
   };
 }
 
@@ -70,8 +74,8 @@ export function createConnections(deps: ConnectionDeps): Connections {
   let seq = 0;
   return {
     all,
-    open(ws, user, game) {
-      const conn = newConnection(deps, `${deps.tracker.nodeId}.${++seq}`, ws, user, game);
+    open(ws, user, game, principal) {
+      const conn = newConnection(deps, `${deps.tracker.nodeId}.${++seq}`, ws, user, game, principal);
       all.add(conn);
       ws.on('pong', () => {
         conn.alive = true;
@@ -80,6 +84,7 @@ export function createConnections(deps: ConnectionDeps): Connections {
       ws.on('error', (err) => log.info({ err: { message: err.message }, socketId: conn.id }, 'websocket error'));
       ws.on('close', (code) => {
         conn.closing = true;
+        disarmExpiry(conn);
         log.info({ socketId: conn.id, code }, 'websocket closed');
         all.delete(conn);
         const p = cleanUp(deps, conn)
@@ -92,6 +97,7 @@ export function createConnections(deps: ConnectionDeps): Connections {
         log.error({ err, socketId: conn.id }, 'websocket setup failed');
         closeConn(conn, CLOSE.internal, 'setup failed');
       });
+      armExpiry(deps, conn);
       log.info({ socketId: conn.id }, 'websocket connected');
     },
     async settled() {

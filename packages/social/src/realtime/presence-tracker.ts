@@ -9,8 +9,12 @@
  *   (under the per-user lock `rt:user-lock:<user>`) sends friendPresenceChanged
  *   offline.
  *
- * Offline happens when the last socket of the user closes (any node), or when
- * the registration or the presence entry lapses without a heartbeat. A sweeper
+ * Offline happens when the last socket of the user closes (any node) and no
+ * socket of the user registers again within the presence grace
+ * (Social:Presence:GraceMilliseconds: the closing node keeps the user in
+ * `rt:alive` that long and settles them when it ends; a reconnect on any node
+ * within it registers again, and friends hear nothing), or when the
+ * registration or the presence entry lapses without a heartbeat. A sweeper
  * runs on every node; each round, the node that wins `rt:sweep-lock` compares
  * `rt:tracked` with `rt:alive` and settles the difference. No keyspace
  * notifications are needed.
@@ -28,6 +32,8 @@ const SWEEP_LOCK = 'rt:sweep-lock';
 /** How long a tracked user is remembered without any refresh (the sweeper settles them long before). */
 const TRACKED_TTL_MS = 86_400_000;
 const LOCK_MS = 5_000;
+/** The closing node settles a user this long after their grace ends (the `rt:alive` entry has expired by then). */
+const GRACE_SLACK_MS = 50;
 
 type Log = { warn(obj: object, msg: string): void };
 
@@ -52,6 +58,9 @@ interface Node {
   ctx: Ctx;
   state: StateStore;
   nodeId: string;
+  /** Users whose last socket closed on this node, within their grace: the timer that settles each. */
+  graceTimers: Map<string, NodeJS.Timeout>;
+  log: Log;
 }
 
 const ttlMs = (node: Node) => node.ctx.config.presenceTtlSeconds * 1000;
@@ -84,7 +93,9 @@ async function settle(node: Node, userId: string): Promise<boolean> {
     node,
     userId,
     async () => {
-      if (!(await state.setHas(TRACKED, userId))) return false;
+      // Not tracked (announced already), or alive: a registration (heartbeat, reconnect) or a grace is running.
+      const [tracked, alive] = await Promise.all([state.setHas(TRACKED, userId), state.setHas(ALIVE, userId)]);
+      if (!tracked || alive) return false;
       const sockets = await state.setMembers(SOCKETS(userId));
       if (sockets.length && (await readPresence(ctx, userId))) return false;
       await state.setRemove(TRACKED, userId);
@@ -117,6 +128,39 @@ async function connected(node: Node, user: UserRow, socketId: string, game: Game
   }
 }
 
+/** The presence grace in effect: at most the presence TTL, so the presence entry outlives the grace. */
+const graceMs = (node: Node) => Math.min(node.ctx.config.presenceGraceMs, ttlMs(node));
+
+function clearGrace(node: Node, userId: string): void {
+  const timer = node.graceTimers.get(userId);
+  if (timer) clearTimeout(timer);
+  node.graceTimers.delete(userId);
+}
+
+/**
+ * The user's last socket anywhere has closed. Without a grace: offline now. With one: the user stays in
+ * `rt:alive` (and the presence entry is refreshed) for the grace; this node settles them when it ends,
+ * which announces offline unless a socket registered meanwhile (on any node). Should this node die first,
+ * the `rt:alive` entry expires and the sweeper of another node settles them.
+ */
+async function lastSocketClosed(node: Node, userId: string): Promise<void> {
+  const { ctx, state } = node;
+  const grace = graceMs(node);
+  if (grace === 0) {
+    await state.setRemove(ALIVE, userId);
+    await settle(node, userId);
+    return;
+  }
+  await Promise.all([state.setAdd(ALIVE, userId, grace), heartbeat(ctx, userId)]);
+  clearGrace(node, userId);
+  const timer = setTimeout(() => {
+    node.graceTimers.delete(userId);
+    settle(node, userId).catch((err) => node.log.warn({ err }, 'presence grace settle failed'));
+  }, grace + GRACE_SLACK_MS);
+  timer.unref();
+  node.graceTimers.set(userId, timer);
+}
+
 /** One sweep round, when this node wins the lock: settles tracked users without a live registration. */
 async function sweep(node: Node): Promise<number> {
   const { state } = node;
@@ -130,12 +174,15 @@ async function sweep(node: Node): Promise<number> {
 }
 
 export function createPresenceTracker(ctx: Ctx, log: Log): PresenceTracker {
-  const node: Node = { ctx, state: ctx.state, nodeId: randomToken(9) };
+  const node: Node = { ctx, state: ctx.state, nodeId: randomToken(9), graceTimers: new Map(), log };
   const { state } = node;
   let timer: NodeJS.Timeout | undefined;
   const tracker: PresenceTracker = {
     nodeId: node.nodeId,
-    connected: (user, socketId, game) => connected(node, user, socketId, game),
+    connected: (user, socketId, game) => {
+      clearGrace(node, user.id);
+      return connected(node, user, socketId, game);
+    },
     async refresh(userId, socketId) {
       const live = await heartbeat(ctx, userId);
       if (live) await addRegistration(node, userId, socketId);
@@ -147,8 +194,7 @@ export function createPresenceTracker(ctx: Ctx, log: Log): PresenceTracker {
     async disconnected(userId, socketId) {
       await state.setRemove(SOCKETS(userId), socketId);
       if ((await state.setMembers(SOCKETS(userId))).length) return;
-      await state.setRemove(ALIVE, userId);
-      await settle(node, userId);
+      await lastSocketClosed(node, userId);
     },
     sweep: () => sweep(node),
     start() {
@@ -161,6 +207,8 @@ export function createPresenceTracker(ctx: Ctx, log: Log): PresenceTracker {
     stop() {
       if (timer) clearInterval(timer);
       timer = undefined;
+      // Graces running here are left to lapse: the sweeper of another node settles those users.
+      for (const userId of [...node.graceTimers.keys()]) clearGrace(node, userId);
     },
   };
   return tracker;

@@ -10,6 +10,8 @@ import { socialError } from './errors.js';
 export interface Principal {
   accountId: string;
   handleHint?: string;
+  /** When the access token expires (epoch ms, from its `exp`); absent in API-key mode. */
+  expiresAt?: number;
 }
 
 export interface Authenticator {
@@ -39,7 +41,7 @@ export function createAuthenticator(opts: { verifier?: AccessTokenVerifier; apiK
       if (!m || !opts.verifier) throw denied();
       try {
         const claims = await opts.verifier(m[1]);
-        return { accountId: claims.sub };
+        return { accountId: claims.sub, expiresAt: claims.exp * 1000 };
       } catch (err) {
         // key_set_unavailable (503) passes through; every rejection is a plain 401.
         if ((err as { status?: number }).status === 503) throw err;

@@ -1,6 +1,7 @@
 // Two social nodes on the same database and state store (real Redis and PostgreSQL when REDIS_URL and
 // DATABASE_URL are set: separate connections, so events cross Redis pub/sub; otherwise two apps sharing the
-// in-memory stores). Events made on node A reach sockets on node B; the last socket across nodes decides offline.
+// in-memory stores). Events made on node A reach sockets on node B; the last socket across nodes decides offline
+// (no presence grace here; presence-grace.test.ts has it).
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { befriend, startHarness, type Harness } from '../support.js';
@@ -22,9 +23,9 @@ describe(`realtime: two nodes (${process.env.REDIS_URL ? 'Redis pub/sub' : 'shar
   };
 
   before(async () => {
-    h = await startHarness({ SOCIAL__PRESENCE__SWEEPMILLISECONDS: '200' });
+    h = await startHarness({ SOCIAL__PRESENCE__SWEEPMILLISECONDS: '200', SOCIAL__PRESENCE__GRACEMILLISECONDS: '0' });
     nodeA = await listen(h.app);
-    nodeB = await startSecondNode(h, { SOCIAL__PRESENCE__SWEEPMILLISECONDS: '200' });
+    nodeB = await startSecondNode(h, { SOCIAL__PRESENCE__SWEEPMILLISECONDS: '200', SOCIAL__PRESENCE__GRACEMILLISECONDS: '0' });
   });
   after(async () => {
     for (const c of clients) c.ws.terminate();

@@ -1,4 +1,4 @@
-// Presence over sockets with a short TTL (1 s) and a fast sweeper: online on the first socket, offline
+// Presence over sockets with a short TTL (1 s), a fast sweeper and no presence grace (presence-grace.test.ts): online on the first socket, offline
 // exactly once when the last socket closes or when the TTL lapses without heartbeats; heartbeats keep it.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -24,7 +24,7 @@ describe('realtime: presence lifecycle', () => {
   };
 
   before(async () => {
-    h = await startHarness({ SOCIAL__PRESENCE__TTLSECONDS: '1', SOCIAL__PRESENCE__SWEEPMILLISECONDS: '100', SOCIAL__REALTIME__PINGSECONDS: '1' });
+    h = await startHarness({ SOCIAL__PRESENCE__GRACEMILLISECONDS: '0', SOCIAL__PRESENCE__TTLSECONDS: '1', SOCIAL__PRESENCE__SWEEPMILLISECONDS: '100', SOCIAL__REALTIME__PINGSECONDS: '1' });
     url = await listen(h.app);
   });
   after(async () => {
