@@ -39,6 +39,7 @@ export type CloseReason =
   | 'frame_too_large'
   | 'server_error'
   | 'account_deleted'
+  | 'game_credentials_revoked'
   | 'slow_consumer'
   | 'bad_request'
   | 'unauthorized'
@@ -56,6 +57,8 @@ export const CLOSE_REASONS: Readonly<Record<number, CloseReason>> = {
   1009: 'frame_too_large',
   1011: 'server_error',
   4001: 'account_deleted',
+  // The game's client key (or key and secret) this socket opened with was replaced, or the game deleted.
+  4005: 'game_credentials_revoked',
   4008: 'slow_consumer',
   // A refused connection (docs/social-realtime.md, "Refused connections"): 4000 + the HTTP status, after an
   // error frame whose code is the close's errorCode.

@@ -12,6 +12,7 @@ export const CLOSE = {
   tooLarge: 1009,
   internal: 1011,
   accountDeleted: 4001,
+  gameCredentialsRevoked: 4005,
   slowConsumer: 4008,
 } as const;
 
