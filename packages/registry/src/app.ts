@@ -107,7 +107,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<App> {
   if (seeded.demoted) app.log.warn({ demoted: seeded.demoted }, 'the previous super-admin was demoted to developer');
   app.addHook('onClose', async () => cache.stop());
 
-  const notices = gameNotices(cache, deps.bus ?? state);
+  const notices = gameNotices(cache, deps.bus ?? state, app.log);
   const ctx: Context = {
     config,
     state,

@@ -12,7 +12,7 @@ import {
   type GameCredentialsNotice,
   type StateStore,
 } from '@platform/kit';
-import { testStateStore, type TestStateStore } from '@platform/kit/testing';
+import { captureLogs, testStateStore, type TestStateStore } from '@platform/kit/testing';
 import { bearer, createGame, harness, loginAdmin, registerDeveloper, type Dev, type Harness } from './helpers.js';
 
 describe('game credential notices', () => {
@@ -120,6 +120,23 @@ describe('game credential notices', () => {
     const admin = await loginAdmin(h.app);
     assert.equal((await call('POST', `/games/${g.gameId}/regenerate-client-key`, admin.token)).statusCode, 200);
     assert.equal((await next(1))[0].change, 'client_key_replaced');
+  });
+
+  it('a bus that is down does not fail the change: the new secret is shown, the old refused here, the failure logged', async () => {
+    // A store whose publishes fail (Redis unreachable; the memory store cannot fail).
+    const down: StateStore = { ...bus.state, publish: () => Promise.reject(new Error('connection refused')) };
+    const logs = captureLogs();
+    const node = await h.build({ logLevel: 'info' }, { bus: down, logStream: logs.stream });
+    const g = await createGame(node, dev.token);
+    const r = await node.inject({ method: 'POST', url: `/games/${g.gameId}/regenerate-key`, headers: bearer(dev.token) });
+    assert.equal(r.statusCode, 200, r.body);
+    const validate = (secret: string) => node.inject({ method: 'POST', url: '/auth/validate-key', payload: { ApiKey: g.apiKey, ApiSecret: secret } });
+    assert.equal((await validate(g.apiSecret)).statusCode, 401);
+    assert.equal((await validate(r.json().ApiSecret)).statusCode, 200);
+    const line = logs.lines().find((l) => l.msg?.startsWith('game credentials change not announced'));
+    assert.ok(line, logs.text());
+    assert.deepEqual([line.gameId, line.change], [g.gameId, 'secret_replaced']);
+    for (const secret of [g.apiSecret, r.json().ApiSecret]) assert.ok(!logs.text().includes(secret), 'no secret in the log');
   });
 
   it('a subscriber reads only well-formed notices of the known kinds', () => {

@@ -4,7 +4,7 @@
  * and the notice (kit GAME_CREDENTIALS_CHANNEL) is published on the bus shared with the other services, so social
  * refuses a replaced credential at once on every node (docs/registry.md, "Credential notices").
  */
-import { encodeGameCredentialsNotice, GAME_CREDENTIALS_CHANNEL, type GameCredentialsNotice, type StateStore } from '@platform/kit';
+import { encodeGameCredentialsNotice, GAME_CREDENTIALS_CHANNEL, type App, type GameCredentialsNotice, type StateStore } from '@platform/kit';
 import { clientCacheKey, type ApiKeyCache } from './api-key-cache.js';
 
 export interface GameNotices {
@@ -12,7 +12,12 @@ export interface GameNotices {
   announce(notice: Omit<GameCredentialsNotice, 'at'>): Promise<void>;
 }
 
-export function gameNotices(cache: ApiKeyCache, bus: StateStore): GameNotices {
+/**
+ * The change is committed when this runs, so a state store that is down does not fail the request (the developer
+ * would lose the new secret the answer shows): this node's cache is dropped anyway, the failure is logged, and the
+ * other nodes and services refuse the old credential once their cache entries lapse (5 s here, 10 s in social).
+ */
+export function gameNotices(cache: ApiKeyCache, bus: StateStore, log: App['log']): GameNotices {
   return {
     async announce(notice) {
       const stale: string[] = [];
@@ -20,7 +25,11 @@ export function gameNotices(cache: ApiKeyCache, bus: StateStore): GameNotices {
       if (notice.change !== 'client_key_replaced') stale.push(notice.apiKey);
       if (notice.clientKey) stale.push(clientCacheKey(notice.clientKey));
       const message = encodeGameCredentialsNotice({ ...notice, at: new Date().toISOString() });
-      await Promise.all([...stale.map((key) => cache.invalidate(key)), bus.publish(GAME_CREDENTIALS_CHANNEL, message)]);
+      const sent = await Promise.allSettled([...stale.map((key) => cache.invalidate(key)), bus.publish(GAME_CREDENTIALS_CHANNEL, message)]);
+      const failed = sent.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failed) {
+        log.error({ err: failed.reason, gameId: notice.gameId, change: notice.change }, 'game credentials change not announced: other nodes refuse the old credential when their caches lapse');
+      }
     },
   };
 }
