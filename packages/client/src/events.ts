@@ -44,6 +44,7 @@ export type CloseReason =
   | 'server_error'
   | 'account_deleted'
   | 'token_expired'
+  | 'game_credentials_revoked'
   | 'slow_consumer'
   | 'bad_request'
   | 'unauthorized'
@@ -63,6 +64,8 @@ export const CLOSE_REASONS: Readonly<Record<number, CloseReason>> = {
   4001: 'account_deleted',
   // The socket's token expired (past the server's grace) without a new one: reconnect with a refreshed token.
   4004: 'token_expired',
+  // The game's client key (or key and secret) this socket opened with was replaced, or the game deleted.
+  4005: 'game_credentials_revoked',
   4008: 'slow_consumer',
   // A refused connection (docs/social-realtime.md, "Refused connections"): 4000 + the HTTP status, after an
   // error frame whose code is the close's errorCode.

@@ -239,7 +239,7 @@ export class RealtimeClient {
       this.emit('close', { code: ev.code, reason, ...(errorCode ? { errorCode } : {}), willReconnect });
       if (willReconnect) return this.scheduleReconnect();
       if (this.wanted) {
-        const message = reason === 'account_deleted' ? 'The account was erased' : `The socket closed (${ev.code})`;
+        const message = FOR_GOOD_MESSAGES[reason] ?? `The socket closed (${ev.code})`;
         this.endForGood(reason, new PlatformError({ status: 0, code: errorCode ?? reason, message, source: 'realtime' }));
       }
     });
@@ -332,14 +332,20 @@ export class RealtimeClient {
 }
 
 /**
- * Closes a reconnect cannot mend: the account was erased, or the connection was refused for the client's own
+ * Closes a reconnect cannot mend: the account was erased, the game's credentials the socket opened with were
+ * revoked (4005: the same client key would be refused), or the connection was refused for the client's own
  * request (bad or conflicting game credentials, an unknown client key, forbidden). A refused token is retried
  * with a new one; too many sockets, an unavailable service and server errors are retried with backoff.
  */
 function endsForGood(reason: CloseReason, errorCode: string | undefined): boolean {
-  if (reason === 'account_deleted' || reason === 'bad_request' || reason === 'forbidden') return true;
+  if (reason === 'account_deleted' || reason === 'game_credentials_revoked' || reason === 'bad_request' || reason === 'forbidden') return true;
   return reason === 'unauthorized' && errorCode !== undefined && errorCode !== 'unauthorized';
 }
+
+const FOR_GOOD_MESSAGES: Partial<Record<CloseReason, string>> = {
+  account_deleted: 'The account was erased',
+  game_credentials_revoked: "The game's client key was replaced (or the game deleted): a new build or configuration is needed",
+};
 
 function parseFrame(data: unknown): ServerFrame | undefined {
   if (typeof data !== 'string') return undefined;

@@ -223,14 +223,34 @@ describe('client: realtime against the real social service', () => {
     assert.equal((await updated).richPresence?.originGameId, key.gameId);
   });
 
+  it('a replaced client key closes the socket with 4005 game_credentials_revoked, for good (the same key would be refused)', async () => {
+    const key = await gameClientKey(tp);
+    const c = createClient({ authUrl: tp.platform.auth.url, socialUrl: tp.platform.socialUrl, fetch: tp.fetch, WebSocket: tp.WebSocket, clientKey: key.clientKey });
+    await c.auth.signInAsGuest();
+    const rt = realtime(c);
+    await rt.connect();
+    let reconnects = 0;
+    rt.on('reconnecting', () => reconnects++);
+    const closed = rt.next('close');
+    const r = await tp.platform.registry.call('POST', `/games/${key.gameId}/regenerate-client-key`, { token: key.devToken });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.deepEqual(await closed, { code: 4005, reason: 'game_credentials_revoked', errorCode: 'game_credentials_revoked', willReconnect: false });
+    assert.equal(rt.connected, false);
+    assert.equal(reconnects, 0);
+    // Asked to connect again with the same key, the client is refused for good too.
+    await assert.rejects(rt.connect(), (e: unknown) => e instanceof PlatformError && e.code === 'invalid_client_key');
+    assert.equal(reconnects, 0);
+  });
+
   it('close codes map to reasons; backoff grows exponentially with jitter, capped', () => {
-    assert.deepEqual([1001, 1006, 1008, 1009, 1011, 4001, 4008, 4999].map(closeReason), [
+    assert.deepEqual([1001, 1006, 1008, 1009, 1011, 4001, 4005, 4008, 4999].map(closeReason), [
       'server_shutdown',
       'connection_lost',
       'flooding',
       'frame_too_large',
       'server_error',
       'account_deleted',
+      'game_credentials_revoked',
       'slow_consumer',
       'unknown',
     ]);

@@ -82,12 +82,12 @@ export async function player(tp: TestPlatform, name: string, opts: Partial<Clien
 }
 
 /** A new game in the platform's registry (a developer of its own): its id and public client key. */
-export async function gameClientKey(tp: TestPlatform): Promise<{ gameId: string; clientKey: string }> {
+export async function gameClientKey(tp: TestPlatform): Promise<{ gameId: string; clientKey: string; devToken: string }> {
   const dev = await tp.platform.registry.call('POST', '/developers/register', { body: { Email: uniqueEmail('studio'), Password: PASSWORD, DisplayName: 'Studio' } });
   if (dev.status !== 201) throw new Error(`developer not registered: ${JSON.stringify(dev.body)}`);
   const game = await tp.platform.registry.call('POST', '/games', { token: dev.body.Token, body: { DisplayName: 'Client Key Game' } });
   if (game.status !== 201) throw new Error(`game not created: ${JSON.stringify(game.body)}`);
-  return { gameId: game.body.Game.GameId, clientKey: game.body.Game.ClientKey };
+  return { gameId: game.body.Game.GameId, clientKey: game.body.Game.ClientKey, devToken: dev.body.Token };
 }
 
 /** Awaits a call that must fail with a PlatformError of this status and code, and returns the error. */

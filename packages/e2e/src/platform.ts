@@ -4,7 +4,10 @@
  * the registry over HTTP — each on its own database schema (PostgreSQL when
  * DATABASE_URL is set, in-memory PGlite otherwise) and its own state-store
  * prefix (so auth and social share no pub/sub channel, as with the embedded
- * defaults: key_rotation has to travel through the outbox).
+ * defaults: key_rotation has to travel through the outbox). The registry
+ * publishes its game credential notices on social's store, as npm start and a
+ * shared Redis do. `socialNodes` > 1 starts more social nodes on the same
+ * database and state (their own connections on PostgreSQL and Redis).
  *
  * Wiring is the one `npm start` does: registry → auth (REGISTRY_AUTH_URL,
  * CA, internal key), auth outbox → social (/v1/internal/auth-events, CA),
@@ -16,7 +19,19 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadOrCreateTls, migrate, requestJson, tls13Options, type App, type Env, type JsonResponse, type TlsMaterial } from '@platform/kit';
+import {
+  loadOrCreateTls,
+  migrate,
+  openDatabase,
+  openStateStore,
+  requestJson,
+  tls13Options,
+  type App,
+  type Env,
+  type JsonResponse,
+  type StateStore,
+  type TlsMaterial,
+} from '@platform/kit';
 import { testDatabase, testStateStore, type TestDatabase, type TestStateStore } from '@platform/kit/testing';
 import { buildApp as buildAuth, migrateAuth, readAuthConfig, type AuthApp } from '@platform/auth';
 import { buildApp as buildRegistry, FsBlobStore, MIGRATIONS_DIR as REGISTRY_MIGRATIONS, readRegistryConfig } from '@platform/registry';
@@ -62,6 +77,8 @@ export interface Platform {
   registry: Client & { app: App };
   social: Client;
   socialUrl: string;
+  /** Every social node (the first is `social`), with its URL; `socialNodes` of the options. */
+  socialNodes: (Client & { url: string })[];
   /** Stops the social service (its data stays); the auth outbox then fails and retries. */
   stopSocial(): Promise<void>;
   /** Starts the social service again on the same port and data. */
@@ -75,6 +92,8 @@ export interface PlatformOptions {
   socialEnv?: Env;
   /** Leave the social service stopped at first (startSocial() later). */
   socialStopped?: boolean;
+  /** Social nodes (default 1); the others on the same database and state store. */
+  socialNodes?: number;
 }
 
 type Stores = { db: TestDatabase['db']; state: TestStateStore['state'] };
@@ -107,8 +126,8 @@ async function startAuth(o: { dir: string; stores: Stores; tls: Tls; internalKey
 }
 
 /** The registry on a free port, registering players with auth. */
-async function startRegistry(o: { dir: string; stores: Stores; authUrl: string; authTls: Tls; internalKey: string }) {
-  const { dir, stores, authUrl, authTls, internalKey } = o;
+async function startRegistry(o: { dir: string; stores: Stores; bus: StateStore; authUrl: string; authTls: Tls; internalKey: string }) {
+  const { dir, stores, bus, authUrl, authTls, internalKey } = o;
   await migrate(stores.db, REGISTRY_MIGRATIONS);
   const regConfig = readRegistryConfig({
     LOG_LEVEL: 'silent',
@@ -120,7 +139,7 @@ async function startRegistry(o: { dir: string; stores: Stores; authUrl: string; 
   });
   const registryApp = await buildRegistry(
     { ...regConfig, masterKey: randomBytes(32) },
-    { ...stores, blobs: new FsBlobStore(path.join(dir, 'blobs')), announce: () => {} },
+    { ...stores, bus, blobs: new FsBlobStore(path.join(dir, 'blobs')), announce: () => {} },
   );
   await registryApp.listen({ port: 0, host: '127.0.0.1' });
   const registryUrl = `http://127.0.0.1:${(registryApp.server.address() as AddressInfo).port}`;
@@ -136,18 +155,27 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Platfor
   const socialUrl = `https://127.0.0.1:${socialPort}`;
   const dbs: TestDatabase[] = [];
   const states: TestStateStore[] = [];
+  const opened: Record<string, { d: TestDatabase; s: TestStateStore }> = {};
   const stores = async (name: string) => {
     const d = await testDatabase(name);
     const s = await testStateStore();
     dbs.push(d);
     states.push(s);
+    opened[name] = { d, s };
     return { db: d.db, state: s.state };
   };
   // Opened together: an embedded PGlite takes seconds to start.
   const [authStores, regStores, socialStores] = await Promise.all([stores('auth'), stores('registry'), stores('social')]);
 
   const { authApp, authUrl } = await startAuth({ dir, stores: authStores, tls: authTls, internalKey, socialUrl, socialTls, env: opts.authEnv });
-  const { registryApp, registryUrl } = await startRegistry({ dir, stores: regStores, authUrl, authTls, internalKey });
+  // The registry's notices go to social's store: its own connection on Redis, the same object in memory.
+  const socialState = opened.social.s;
+  const sameState = () => (socialState.url ? openStateStore({ url: socialState.url, prefix: socialState.prefix }) : Promise.resolve(socialState.state));
+  const closeIfOwn = async (s: StateStore) => {
+    if (s !== socialState.state) await s.close();
+  };
+  const bus = await sameState();
+  const { registryApp, registryUrl } = await startRegistry({ dir, stores: regStores, bus, authUrl, authTls, internalKey });
 
   // social
   await migrate(socialStores.db, SOCIAL_MIGRATIONS);
@@ -173,6 +201,7 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Platfor
     await app?.close();
   };
   if (!opts.socialStopped) await startSocial();
+  const more = await startMoreSocial(opts.socialNodes ?? 1, socialConfig, socialTls, opened.social.d, sameState, closeIfOwn);
 
   return {
     dir,
@@ -183,15 +212,50 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Platfor
     registry: { ...client(registryUrl), app: registryApp },
     social: client(socialUrl, socialTls.cert),
     socialUrl,
+    socialNodes: [{ ...client(socialUrl, socialTls.cert), url: socialUrl }, ...more.nodes],
     stopSocial,
     startSocial,
     socialRunning: () => socialApp !== undefined,
     async close() {
+      await more.close();
       await stopSocial();
       await registryApp.close();
+      await closeIfOwn(bus);
       await authApp.close();
       for (const s of states) await s.drop();
       for (const d of dbs) await d.drop();
+    },
+  };
+}
+
+/** Social nodes 2…n on the database and state of the first (their own connections on PostgreSQL and Redis). */
+async function startMoreSocial(
+  n: number,
+  config: ReturnType<typeof readSocialConfig>,
+  tls: Tls,
+  db: TestDatabase,
+  sameState: () => Promise<StateStore>,
+  closeIfOwn: (s: StateStore) => Promise<void>,
+) {
+  const apps: { app: App; state: StateStore; db: TestDatabase['db'] }[] = [];
+  const nodes: (Client & { url: string })[] = [];
+  for (let i = 1; i < n; i++) {
+    const state = await sameState();
+    const pool = db.url ? await openDatabase({ url: db.url, schema: db.schema, poolSize: 3 }) : db.db;
+    const app = await buildSocial(config, { db: pool, state, https: tls13Options(tls) });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    apps.push({ app, state, db: pool });
+    const url = `https://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    nodes.push({ ...client(url, tls.cert), url });
+  }
+  return {
+    nodes,
+    async close() {
+      for (const a of apps) {
+        await a.app.close();
+        await closeIfOwn(a.state);
+        if (a.db !== db.db) await a.db.close();
+      }
     },
   };
 }

@@ -10,12 +10,14 @@
  *   - registry → auth: REGISTRY_AUTH_URL, REGISTRY_AUTH_CA_FILE, REGISTRY_AUTH_INTERNAL_KEY;
  *   - auth: AUTH_INTERNAL_KEYS (registry's key), AUTH_OUTBOX_TARGETS → social, AUTH_OUTBOX_CA_FILE;
  *   - social: SOCIAL_AUTH_JWKS_URL, SOCIAL_AUTH_CA_FILE, SOCIAL_REGISTRY_URL (or their SOCIAL__ aliases);
- *   - the internal key is generated once into DATA_DIR/internal-keys.json (mode 0600).
+ *   - the internal key is generated once into DATA_DIR/internal-keys.json (mode 0600);
+ *   - without REDIS_URL, one in-memory store is the bus the services' notices travel on (the registry's game
+ *     credential notices reach social at once, as on a shared Redis); with it, each service's own store is.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { loadOrCreateLocalCa, loadOrCreateTls, openEmbeddedPostgres, type EmbeddedPostgres, type Env } from '@platform/kit';
+import { createMemoryStore, loadOrCreateLocalCa, loadOrCreateTls, openEmbeddedPostgres, type EmbeddedPostgres, type Env } from '@platform/kit';
 import { MIGRATIONS_DIR as AUTH_MIGRATIONS, readAuthConfig, startAuth } from '@platform/auth';
 import { MIGRATIONS_DIR as REGISTRY_MIGRATIONS, readRegistryConfig, REGISTRY_PORT, startRegistry } from '@platform/registry';
 import { MIGRATIONS_DIR as SOCIAL_MIGRATIONS, readSocialConfig, startSocial } from '@platform/social';
@@ -122,17 +124,20 @@ export async function startHost(
     throw err;
   }
   const embedded = env.DATABASE_URL ? undefined : await openSharedDatabase(dataDir, envs, log, opts.opening);
+  // Each service opens its own memory store without REDIS_URL; their notices need one they share.
+  const bus = env.REDIS_URL ? undefined : createMemoryStore();
   const stops: (() => Promise<void>)[] = [];
   const close = async () => {
     for (const stop of stops.reverse()) await stop().catch((err) => log(`stopping: ${(err as Error).message}`));
+    await bus?.close();
     await embedded?.close();
   };
   try {
     const auth = await startAuth(envs.auth, { embedded, handleSignals: false });
     stops.push(() => auth.close());
-    const registry = await startRegistry(envs.registry, { embedded, handleSignals: false, port: opts.registryPort });
+    const registry = await startRegistry(envs.registry, { embedded, bus, handleSignals: false, port: opts.registryPort });
     stops.push(() => registry.close());
-    const social = await startSocial(envs.social, { embedded, handleSignals: false });
+    const social = await startSocial(envs.social, { embedded, bus, handleSignals: false });
     stops.push(() => social.app.close());
   } catch (err) {
     await close();

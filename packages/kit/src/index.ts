@@ -18,4 +18,5 @@ export * from './rate-limit.js';
 export * from './lockout.js';
 export * from './input.js';
 export * from './uuid.js';
+export * from './game-credentials.js';
 export { CHECK_RESPONSES_ENV, responseChecksEnabled } from './response-contract.js';

@@ -21,6 +21,7 @@ import { gameService } from './services/games.js';
 import { gameKeyService, type GameKeyService } from './services/game-keys.js';
 import { registryErrors } from './errors.js';
 import { ApiKeyCache } from './services/api-key-cache.js';
+import { gameNotices } from './services/game-notices.js';
 import { moduleService } from './services/modules.js';
 import { loadSigningKey, tokenService } from './services/tokens.js';
 
@@ -29,6 +30,11 @@ export type AppConfig = Omit<RegistryConfig, 'masterKey'> & { masterKey: Buffer 
 export interface AppDeps {
   db: Database;
   state: StateStore;
+  /**
+   * Where notices to the other services go (kit GAME_CREDENTIALS_CHANNEL): `state` by default, which in
+   * production is the Redis every service shares; npm start on memory passes one store all services share.
+   */
+  bus?: StateStore;
   blobs: BlobStore;
   logStream?: DestinationStream;
   /** Milliseconds since the epoch; tests move it to mint expired tokens. */
@@ -101,13 +107,14 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<App> {
   if (seeded.demoted) app.log.warn({ demoted: seeded.demoted }, 'the previous super-admin was demoted to developer');
   app.addHook('onClose', async () => cache.stop());
 
+  const notices = gameNotices(cache, deps.bus ?? state, app.log);
   const ctx: Context = {
     config,
     state,
     auth: authenticator(db, tokens),
     developers: developerService(db, tokens),
-    games: gameService(db, blobs, cache),
-    gameKeys: gameKeyService(db, cache),
+    games: gameService(db, blobs, notices),
+    gameKeys: gameKeyService(db, cache, notices),
     modules: moduleService(db, blobs, { maxBytes: config.moduleMaxBytes, allowlist: config.importAllowlist }),
     players: playerService(db, { url: config.authUrl, ca: config.authCa, internalKey: config.authInternalKey }),
   };

@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadOrCreateKeyFile, migrate, openDatabase, openStateStore, serve, type App, type EmbeddedPostgres, type Env } from '@platform/kit';
+import { loadOrCreateKeyFile, migrate, openDatabase, openStateStore, serve, type App, type EmbeddedPostgres, type Env, type StateStore } from '@platform/kit';
 import { buildApp } from './app.js';
 import { readRegistryConfig, REGISTRY_PORT } from './config.js';
 import { FsBlobStore } from './services/blobs.js';
@@ -27,10 +27,11 @@ export interface RunningRegistry {
  * migrations, HTTP on port 3004. `port` exists for tests only; signal
  * handling (SIGTERM drain) is installed unless `handleSignals` is false.
  * `embedded`: the process's shared PGlite (npm start), used instead of DATA_DIR/registry/pg.
+ * `bus`: the store the services of one process share for their notices (npm start without REDIS_URL).
  */
 export async function startRegistry(
   env: Env = process.env,
-  options: { port?: number; handleSignals?: boolean; embedded?: EmbeddedPostgres } = {},
+  options: { port?: number; handleSignals?: boolean; embedded?: EmbeddedPostgres; bus?: StateStore } = {},
 ): Promise<RunningRegistry> {
   const config = readRegistryConfig(env);
   let masterKey = config.masterKey;
@@ -61,7 +62,7 @@ export async function startRegistry(
   };
   let app: App;
   try {
-    app = await buildApp({ ...config, masterKey }, { db, state, blobs: new FsBlobStore(path.join(config.dataDir, 'registry', 'blobs')) });
+    app = await buildApp({ ...config, masterKey }, { db, state, bus: options.bus, blobs: new FsBlobStore(path.join(config.dataDir, 'registry', 'blobs')) });
   } catch (err) {
     await closeStores();
     throw err;

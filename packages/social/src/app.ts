@@ -51,6 +51,11 @@ declare module 'fastify' {
 export interface SocialDeps {
   db: Database;
   state: StateStore;
+  /**
+   * Where the registry's notices arrive (kit GAME_CREDENTIALS_CHANNEL): `state` by default, which in production
+   * is the Redis every service shares; npm start on memory passes one store all services share.
+   */
+  bus?: StateStore;
   logStream?: DestinationStream;
   /** Key set for token verification (tests); the JWKS at Social:Auth:JwksUrl otherwise. */
   keys?: KeyResolver;
@@ -178,7 +183,7 @@ export async function buildApp(config: SocialConfig, deps: SocialDeps): Promise<
   probeRoutes(app);
   authenticateRequests(app, ctx, { authenticator, tenancy, verifyServer });
   registerRoutes(app, ctx, { refreshKeys: async () => keys?.refresh(), requireServer: (req) => verifyServer(req.headers) });
-  const realtime = attachRealtime(app, ctx, { authenticator, tenancy });
+  const realtime = attachRealtime(app, ctx, { authenticator, tenancy, bus: deps.bus ?? deps.state });
 
   return Object.assign(app, { ctx, realtime });
 }

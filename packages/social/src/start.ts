@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadOrCreateLocalCa, loadOrCreateTls, migrate, openDatabase, openStateStore, serve, tls13Options, type EmbeddedPostgres, type Env } from '@platform/kit';
+import { loadOrCreateLocalCa, loadOrCreateTls, migrate, openDatabase, openStateStore, serve, tls13Options, type EmbeddedPostgres, type Env, type StateStore } from '@platform/kit';
 import { buildApp } from './app.js';
 import { readSocialConfig } from './config.js';
 import { purgeChat } from './services/chat.js';
@@ -15,9 +15,13 @@ export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.met
 
 /**
  * `embedded`: the process's shared PGlite (npm start), used instead of DATA_DIR/social/pg;
- * `handleSignals: false` (hosted with other services): the caller stops it with app.close().
+ * `handleSignals: false` (hosted with other services): the caller stops it with app.close();
+ * `bus`: the store the services of one process share for their notices (npm start without REDIS_URL).
  */
-export async function startSocial(env: Env = process.env, opts: { listen?: boolean; embedded?: EmbeddedPostgres; handleSignals?: boolean } = {}) {
+export async function startSocial(
+  env: Env = process.env,
+  opts: { listen?: boolean; embedded?: EmbeddedPostgres; handleSignals?: boolean; bus?: StateStore } = {},
+) {
   const config = readSocialConfig(env);
   const db = await openDatabase({
     url: config.databaseUrl,
@@ -40,7 +44,7 @@ export async function startSocial(env: Env = process.env, opts: { listen?: boole
           }),
         )
       : undefined;
-  const app = await buildApp(config, { db, state, https });
+  const app = await buildApp(config, { db, state, https, bus: opts.bus });
   const purge = setInterval(() => {
     purgeChat(app.ctx).catch((err) => app.log.warn({ err }, 'chat purge failed'));
   }, 3_600_000);

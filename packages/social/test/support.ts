@@ -90,10 +90,12 @@ export async function startRegistry() {
   const games: { key: string; secretHash: string; clientKey: string; gameId: string; visibility: string }[] = [];
   let calls = 0;
   let down = false;
+  let delayMs = 0;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
+    req.on('end', () => (delayMs ? setTimeout(answer, delayMs) : answer()));
+    const answer = () => {
       calls++;
       if (down) {
         res.statusCode = 500;
@@ -120,7 +122,7 @@ export async function startRegistry() {
         return res.end(JSON.stringify({ Valid: false }));
       }
       res.end(JSON.stringify({ Valid: true, GameId: g.gameId, CrossGameVisibility: g.visibility }));
-    });
+    };
   });
   const url = await listen(server);
   return {
@@ -130,6 +132,10 @@ export async function startRegistry() {
     },
     setDown(v: boolean) {
       down = v;
+    },
+    /** Every answer waits this long (a slow registry). */
+    setDelay(ms: number) {
+      delayMs = ms;
     },
     addGame(visibility: Game['visibility']): Game {
       const g = { key: `gk_${randomToken(8)}`, secret: randomToken(24), clientKey: `ck_${randomToken(24)}`, gameId: randomUUID(), visibility };

@@ -24,10 +24,41 @@ export interface GamePatch {
 }
 
 const COLUMNS = 'id, developer_id, display_name, launch_command, api_key, client_key, api_secret_hash, settings, cross_game_visibility, created_at, updated_at';
+/** The same columns of `games g`, where another relation of the statement has some of the same names. */
+const QUALIFIED = COLUMNS.split(', ').map((c) => `g.${c}`).join(', ');
+
+/** Credential replacements, each returning the game and the credential it replaced. */
+function credentialWrites(db: Queryable) {
+  return {
+    /** A new secret digest; returns the game and the digest it replaces (the row is locked between the two). */
+    async replaceSecret(id: string, owner: string | null, apiSecretHash: string): Promise<(GameRow & { previous: string }) | undefined> {
+      const r = await db.query<GameRow & { previous: string }>(
+        `UPDATE games g SET api_secret_hash = $3, updated_at = now()
+         FROM (SELECT id, api_secret_hash FROM games WHERE id = $1 AND ($2::uuid IS NULL OR developer_id = $2::uuid) FOR UPDATE) old
+         WHERE g.id = old.id
+         RETURNING ${QUALIFIED}, old.api_secret_hash AS previous`,
+        [id, owner, apiSecretHash],
+      );
+      return r.rows[0];
+    },
+    /** A new client key; the old one stops naming the game at once. Returns the game and the key it replaces. */
+    async replaceClientKey(id: string, owner: string | null, clientKey: string): Promise<(GameRow & { previous: string }) | undefined> {
+      const r = await db.query<GameRow & { previous: string }>(
+        `UPDATE games g SET client_key = $3, updated_at = now()
+         FROM (SELECT id, client_key FROM games WHERE id = $1 AND ($2::uuid IS NULL OR developer_id = $2::uuid) FOR UPDATE) old
+         WHERE g.id = old.id
+         RETURNING ${QUALIFIED}, old.client_key AS previous`,
+        [id, owner, clientKey],
+      );
+      return r.rows[0];
+    },
+  };
+}
 
 /** `owner` null means unrestricted (super-admin); otherwise rows of that developer only. */
 export function gameQueries(db: Queryable) {
   return {
+    ...credentialWrites(db),
     async insert(g: { developerId: string; displayName: string; launchCommand: string | null; apiKey: string; clientKey: string; apiSecretHash: string }): Promise<GameRow> {
       const r = await db.query<GameRow>(
         `INSERT INTO games (developer_id, display_name, launch_command, api_key, client_key, api_secret_hash) VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
@@ -65,21 +96,6 @@ export function gameQueries(db: Queryable) {
           p.settings === undefined ? null : JSON.stringify(p.settings),
           p.crossGameVisibility ?? null,
         ],
-      );
-      return r.rows[0];
-    },
-    async replaceSecret(id: string, owner: string | null, apiSecretHash: string): Promise<GameRow | undefined> {
-      const r = await db.query<GameRow>(
-        `UPDATE games SET api_secret_hash = $3, updated_at = now() WHERE id = $1 AND ($2::uuid IS NULL OR developer_id = $2::uuid) RETURNING ${COLUMNS}`,
-        [id, owner, apiSecretHash],
-      );
-      return r.rows[0];
-    },
-    /** A new client key; the old one stops naming the game at once. */
-    async replaceClientKey(id: string, owner: string | null, clientKey: string): Promise<GameRow | undefined> {
-      const r = await db.query<GameRow>(
-        `UPDATE games SET client_key = $3, updated_at = now() WHERE id = $1 AND ($2::uuid IS NULL OR developer_id = $2::uuid) RETURNING ${COLUMNS}`,
-        [id, owner, clientKey],
       );
       return r.rows[0];
     },

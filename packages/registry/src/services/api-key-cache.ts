@@ -9,6 +9,9 @@ import type { CrossGameVisibility } from '../queries/games.js';
 
 export const INVALIDATION_CHANNEL = 'registry:game-invalidated';
 
+/** The cache entry of a client key (the cache holds both; a client key never has a secret). */
+export const clientCacheKey = (clientKey: string) => `client:${clientKey}`;
+
 export interface CachedKey {
   gameId: string;
   secretHash: string;

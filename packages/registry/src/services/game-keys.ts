@@ -4,14 +4,13 @@
  */
 import { randomToken, safeEqual, sha256Hex, type Database } from '@platform/kit';
 import { gameQueries, type CrossGameVisibility, type GameRow } from '../queries/games.js';
-import type { ApiKeyCache } from './api-key-cache.js';
+import { clientCacheKey, type ApiKeyCache } from './api-key-cache.js';
+import type { GameNotices } from './game-notices.js';
 import type { Caller } from './auth.js';
 import { checkGameId, gameNotFound, gameView, ownerOf, type GameView } from './games.js';
 
 const newApiSecret = () => `gs_${randomToken(32)}`;
 export const newClientKey = () => `ck_${randomToken(24)}`;
-/** The cache entry of a client key (the API-key cache holds both; a client key never has a secret). */
-export const clientCacheKey = (clientKey: string) => `client:${clientKey}`;
 
 /** Makes a secret, stores its digest through `create`, and shows the secret this once. */
 export async function withSecret(view: (row: GameRow) => GameView, create: (secretHash: string) => Promise<GameRow | undefined>) {
@@ -21,27 +20,30 @@ export async function withSecret(view: (row: GameRow) => GameView, create: (secr
   return { Game: view(row), ApiSecret: secret };
 }
 
-export function gameKeyService(db: Database, cache: ApiKeyCache) {
+export function gameKeyService(db: Database, cache: ApiKeyCache, notices: GameNotices) {
   const games = gameQueries(db);
   return {
+    /** A new secret; the previous one is refused at once, here and (through the notice) in the other services. */
     async regenerateSecret(caller: Caller, gameId: string) {
       checkGameId(gameId);
       const owner = ownerOf(caller);
-      const result = await withSecret(gameView, (hash) => games.replaceSecret(gameId, owner, hash));
-      await cache.invalidate(result.Game.ApiKey);
+      let previous = '';
+      const result = await withSecret(gameView, async (hash) => {
+        const row = await games.replaceSecret(gameId, owner, hash);
+        previous = row?.previous ?? '';
+        return row;
+      });
+      await notices.announce({ change: 'secret_replaced', gameId: result.Game.GameId, apiKey: result.Game.ApiKey, revokedSecretDigest: previous });
       return result;
     },
 
     async regenerateClientKey(caller: Caller, gameId: string): Promise<GameView> {
       checkGameId(gameId);
-      const old = await games.get(gameId, ownerOf(caller));
-      if (!old) throw gameNotFound();
       const row = await games.replaceClientKey(gameId, ownerOf(caller), newClientKey());
       if (!row) throw gameNotFound();
-      await cache.invalidate(clientCacheKey(old.client_key));
+      await notices.announce({ change: 'client_key_replaced', gameId: row.id, apiKey: row.api_key, clientKey: row.previous });
       return gameView(row);
     },
-
 
     /** The game a client key names (no secret: a client key is public by design). */
     async validateClientKey(clientKey: string): Promise<{ gameId: string; visibility: CrossGameVisibility } | undefined> {

@@ -2,12 +2,12 @@
  * Games: developer-scoped CRUD, API credentials and key validation.
  */
 import { randomToken, UUID_PATTERN as UUID, type Database } from '@platform/kit';
-import { clientCacheKey, newClientKey, withSecret } from './game-keys.js';
+import { newClientKey, withSecret } from './game-keys.js';
 import { gameQueries, type CrossGameVisibility, type GamePatch, type GameRow } from '../queries/games.js';
 import { moduleQueries } from '../queries/modules.js';
 import { registrationQueries, type RegistrationRow } from '../queries/registrations.js';
 import type { BlobStore } from './blobs.js';
-import type { ApiKeyCache } from './api-key-cache.js';
+import type { GameNotices } from './game-notices.js';
 import type { Caller } from './auth.js';
 import { fail } from '../errors.js';
 
@@ -80,7 +80,7 @@ function nonBlank(name: string, value: string | undefined): string | undefined {
   return t;
 }
 
-export function gameService(db: Database, blobs: BlobStore, cache: ApiKeyCache) {
+export function gameService(db: Database, blobs: BlobStore, notices: GameNotices) {
   const games = gameQueries(db);
 
 
@@ -110,7 +110,9 @@ export function gameService(db: Database, blobs: BlobStore, cache: ApiKeyCache) 
       if (patch.settings !== undefined) checkSettings(patch.settings);
       const g = await games.update(gameId, ownerOf(caller), { ...patch, displayName });
       if (!g) throw gameNotFound();
-      if (patch.crossGameVisibility !== undefined) await Promise.all([cache.invalidate(g.api_key), cache.invalidate(clientCacheKey(g.client_key))]);
+      if (patch.crossGameVisibility !== undefined) {
+        await notices.announce({ change: 'visibility_changed', gameId: g.id, apiKey: g.api_key, clientKey: g.client_key });
+      }
       return gameView(g);
     },
 
@@ -118,7 +120,7 @@ export function gameService(db: Database, blobs: BlobStore, cache: ApiKeyCache) 
       checkGameId(gameId);
       const deleted = await games.delete(gameId, ownerOf(caller));
       if (!deleted) throw gameNotFound();
-      await Promise.all([cache.invalidate(deleted.game.api_key), cache.invalidate(clientCacheKey(deleted.game.client_key))]);
+      await notices.announce({ change: 'game_deleted', gameId: deleted.game.id, apiKey: deleted.game.api_key, clientKey: deleted.game.client_key });
       // Drop blobs no other build references; the lock keeps a concurrent
       // upload of the same bytes from losing its blob.
       for (const sha of deleted.shas) {

@@ -14,6 +14,7 @@ export const CLOSE = {
   internal: 1011,
   accountDeleted: 4001,
   tokenExpired: 4004,
+  gameCredentialsRevoked: 4005,
   slowConsumer: 4008,
 } as const;
 

@@ -9,7 +9,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { App } from '@platform/kit';
+import type { App, StateStore } from '@platform/kit';
 import type { Authenticator } from '../services/auth.js';
 import type { Ctx } from '../services/context.js';
 import type { TenancyResolver } from '../services/tenancy.js';
@@ -17,6 +17,7 @@ import { createFrameHandler } from './client-frames.js';
 import { createSender, refuseSocket } from './connection.js';
 import { createConnections } from './lifecycle.js';
 import { createFanout } from './fanout.js';
+import { followGameCredentials, refusedCredential } from './game-credentials.js';
 import { closeAllSockets, startPinger } from './heartbeat.js';
 import { createPresenceTracker, type PresenceTracker } from './presence-tracker.js';
 import { createRelationsCache } from './relations-cache.js';
@@ -35,7 +36,7 @@ export interface Realtime {
   drain(): Promise<void>;
 }
 
-export function attachRealtime(app: App, ctx: Ctx, deps: { authenticator: Authenticator; tenancy: TenancyResolver }): Realtime {
+export function attachRealtime(app: App, ctx: Ctx, deps: { authenticator: Authenticator; tenancy: TenancyResolver; bus: StateStore }): Realtime {
   const { config } = ctx;
   const log = app.log;
   const tracker = createPresenceTracker(ctx, log);
@@ -62,6 +63,8 @@ export function attachRealtime(app: App, ctx: Ctx, deps: { authenticator: Authen
     accept: (req, socket, head, user, game, release, principal) =>
       wss.handleUpgrade(req, socket, head, (ws) => {
         ws.once('close', release);
+        const revoked = refusedCredential(deps.tenancy, game);
+        if (revoked) return refuseSocket(ws, revoked);
         connections.open(ws, user, game, principal);
       }),
     refuse: (req, socket, head, refusal) =>
@@ -76,6 +79,7 @@ export function attachRealtime(app: App, ctx: Ctx, deps: { authenticator: Authen
     socket.on('error', () => {});
     void upgrade(req, socket, head);
   });
+  const credentials = followGameCredentials({ bus: deps.bus, tenancy: deps.tenancy, log, sender, connections: connections.all });
   const stopPinger = startPinger(connections.all, config.wsPingSeconds * 1000);
   tracker.start();
 
@@ -93,6 +97,7 @@ export function attachRealtime(app: App, ctx: Ctx, deps: { authenticator: Authen
       await connections.settled();
       await relations.close();
       await fanout.close();
+      await (await credentials)?.().catch(() => {});
     },
   };
   app.addHook('preClose', async () => {

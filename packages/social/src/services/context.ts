@@ -1,5 +1,5 @@
 /** What every service function needs: stores, settings, events and a clock. */
-import type { Database, StateStore } from '@platform/kit';
+import type { Database, GameCredentialRef, StateStore } from '@platform/kit';
 import type { SocialConfig } from '../config.js';
 import type { EventPublisher } from './events.js';
 
@@ -17,6 +17,11 @@ export type CrossGameVisibility = 'isolated' | 'summary' | 'full';
 export interface GameContext {
   gameId: string | null;
   visibility: CrossGameVisibility;
+  /**
+   * The credential that gave this context (none without one), and `checkedAt`: the tenancy's count of registry
+   * notices when it was checked, so a socket whose check raced a revocation is caught (services/tenancy.ts).
+   */
+  credential?: GameCredentialRef & { checkedAt: number };
 }
 
 export const NO_GAME: GameContext = { gameId: null, visibility: 'isolated' };

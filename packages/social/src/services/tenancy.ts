@@ -5,12 +5,13 @@
  * socket's `clientKey` query parameter (POST /auth/validate-client-key: game
  * clients; docs/client-key.md). Both give the same game context, nothing more.
  * Results (positive and negative) are cached briefly, keyed by a SHA-256 of the
- * credentials; the secret itself is never kept or logged.
+ * credentials; the secret itself is never kept or logged. The registry's notices
+ * (kit GAME_CREDENTIALS_CHANNEL) drop a game's entries at once (`forget`).
  */
 import http from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
-import { sha256Hex } from '@platform/kit';
+import { gameSecretDigest, revokesCredential, sha256Hex, type GameCredentialRef, type GameCredentialsNotice } from '@platform/kit';
 import { CROSS_GAME_VISIBILITY } from '../config.js';
 import { NO_GAME, type CrossGameVisibility, type GameContext } from './context.js';
 import { socialError } from './errors.js';
@@ -23,7 +24,35 @@ export interface GameCredentials {
 }
 
 export interface TenancyResolver {
+  /** The game context of these credentials (`credential` says which one gave it); NO_GAME without any. */
   resolve(creds: GameCredentials): Promise<GameContext>;
+  /** A registry notice: the game's cached resolutions are dropped, so the next request asks the registry. */
+  forget(notice: GameCredentialsNotice): void;
+  /** True when a notice that revokes the context's credential arrived after it was checked (a race with an upgrade). */
+  revokedSince(game: GameContext): boolean;
+}
+
+/** How long notices are remembered for `revokedSince`: far longer than any upgrade takes. */
+const NOTICE_MEMORY_MS = 60_000;
+
+/** The game cache's bookkeeping of registry notices: a count (each resolution notes it) and the recent ones. */
+function noticeLog(now: () => number) {
+  let count = 0;
+  const recent: { n: number; at: number; notice: GameCredentialsNotice }[] = [];
+  return {
+    get count() {
+      return count;
+    },
+    add(notice: GameCredentialsNotice) {
+      count++;
+      recent.push({ n: count, at: now(), notice });
+      while (recent.length && (recent.length > 10_000 || now() - recent[0].at > NOTICE_MEMORY_MS)) recent.shift();
+    },
+    revokedSince(game: GameContext): boolean {
+      const cred = game.credential;
+      return !!cred && recent.some((r) => r.n > cred.checkedAt && revokesCredential(r.notice, cred));
+    },
+  };
 }
 
 const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
@@ -80,6 +109,7 @@ function postJson(url: string, body: unknown, timeoutMs: number): Promise<{ stat
 export function registryTenancy(opts: { registryUrl: string; cacheMs: number; timeoutMs?: number; now?: () => number }): TenancyResolver {
   const now = opts.now ?? Date.now;
   const cache = new Map<string, { at: number; game: GameContext | null }>();
+  const notices = noticeLog(now);
   const base = opts.registryUrl.endsWith('/') ? opts.registryUrl : opts.registryUrl + '/';
   const pairEndpoint = new URL('auth/validate-key', base).toString();
   const clientKeyEndpoint = new URL('auth/validate-client-key', base).toString();
@@ -87,6 +117,7 @@ export function registryTenancy(opts: { registryUrl: string; cacheMs: number; ti
   const lookup = async (cacheKey: string, endpoint: string, body: unknown): Promise<GameContext | null> => {
     const hit = cache.get(cacheKey);
     if (hit && now() - hit.at < opts.cacheMs) return hit.game;
+    const noticesBefore = notices.count;
     let game: GameContext | null;
     let res: { status: number; body: any };
     try {
@@ -103,12 +134,22 @@ export function registryTenancy(opts: { registryUrl: string; cacheMs: number; ti
     } else {
       throw socialError('registry_unavailable', `The game registry answered HTTP ${res.status}`);
     }
+    // An answer that raced a notice may predate the change: used for this request, never cached.
+    if (noticesBefore !== notices.count) return game;
     if (cache.size > 10_000) cache.clear();
     cache.set(cacheKey, { at: now(), game });
     return game;
   };
+  /** The context with the credential that gave it, checked as of `checkedAt`. */
+  const using = (game: GameContext, ref: GameCredentialRef, checkedAt: number): GameContext => ({ ...game, credential: { ...ref, checkedAt } });
   return {
+    forget(notice) {
+      notices.add(notice);
+      for (const [k, v] of cache) if (v.game?.gameId === notice.gameId) cache.delete(k);
+    },
+    revokedSince: (game) => notices.revokedSince(game),
     async resolve({ key, secret, clientKey }) {
+      const checkedAt = notices.count;
       if (clientKey !== undefined) {
         // One request, one game context: which of two credentials should win would be a guess.
         if (key !== undefined || secret !== undefined) {
@@ -119,13 +160,13 @@ export function registryTenancy(opts: { registryUrl: string; cacheMs: number; ti
             ? await lookup(sha256Hex(`client\u0000${clientKey}`), clientKeyEndpoint, { ClientKey: clientKey })
             : null;
         if (!game) throw socialError('invalid_client_key', 'The client key is not valid (unknown or replaced)');
-        return game;
+        return using(game, { gameId: game.gameId!, kind: 'client', clientKey }, checkedAt);
       }
       if (key === undefined && secret === undefined) return NO_GAME;
       if (!key || !secret) throw socialError('incomplete_game_credentials', 'X-Platform-Game-Key and X-Platform-Game-Secret go together');
       const game = await lookup(sha256Hex(`${key}\u0000${secret}`), pairEndpoint, { ApiKey: key, ApiSecret: secret });
       if (!game) throw socialError('invalid_game_credentials', 'The game key or secret is not valid');
-      return game;
+      return using(game, { gameId: game.gameId!, kind: 'pair', apiKey: key, secretDigest: gameSecretDigest(secret) }, checkedAt);
     },
   };
 }
