@@ -10,6 +10,8 @@ import { socialError } from './errors.js';
 export interface Principal {
   accountId: string;
   handleHint?: string;
+  /** The token's roles claim (`player`, `moderator`, `admin`, `server`); none in API-key mode. */
+  roles?: readonly string[];
 }
 
 export interface Authenticator {
@@ -39,7 +41,7 @@ export function createAuthenticator(opts: { verifier?: AccessTokenVerifier; apiK
       if (!m || !opts.verifier) throw denied();
       try {
         const claims = await opts.verifier(m[1]);
-        return { accountId: claims.sub };
+        return { accountId: claims.sub, roles: claims.roles };
       } catch (err) {
         // key_set_unavailable (503) passes through; every rejection is a plain 401.
         if ((err as { status?: number }).status === 503) throw err;
