@@ -25,6 +25,7 @@ import { ensureUser } from './services/users.js';
 import { meRoutes } from './routes/me.js';
 import { userRoutes } from './routes/users.js';
 import { reportRoutes } from './routes/reports.js';
+import { moderationRoutes } from './routes/moderation.js';
 import { noteRoutes } from './routes/notes.js';
 import { friendRoutes } from './routes/friends.js';
 import { presenceRoutes } from './routes/presence.js';
@@ -105,6 +106,7 @@ function createApp(config: SocialConfig, deps: SocialDeps): Promise<App> {
         { name: 'parties', description: 'Parties, their members and party invites' },
         { name: 'chat', description: 'Direct and party chat' },
         { name: 'realtime', description: 'The WebSocket channel (docs/social-realtime.md)' },
+        { name: 'moderation', description: 'The report queue, for moderators and admins' },
         { name: 'internal', description: 'Server-to-server notices from the auth service' },
       ],
       servers: [{ url: 'https://localhost:9443', description: 'npm start (embedded, self-signed TLS)' }],
@@ -156,6 +158,7 @@ function registerRoutes(app: App, ctx: Ctx, internal: InternalRouteOptions): voi
   meRoutes(app, ctx);
   userRoutes(app, ctx);
   reportRoutes(app, ctx);
+  moderationRoutes(app, ctx);
   noteRoutes(app, ctx);
   friendRoutes(app, ctx);
   presenceRoutes(app, ctx);

@@ -171,7 +171,8 @@ export interface Harness {
   /** Every response body seen, to prove no account id leaks. */
   bodies: string[];
   subs: string[];
-  user(name?: string, opts?: { format?: TokenFormat }): Promise<TestUser>;
+  /** `roles`: the token's roles claim (default `['player']`). */
+  user(name?: string, opts?: { format?: TokenFormat; roles?: string[] }): Promise<TestUser>;
   req(
     u: TestUser | null,
     method: Method,
@@ -218,7 +219,7 @@ export async function startHarness(
     async user(name = 'Player', o = {}) {
       const sub = `acct-${randomUUID()}`;
       subs.push(sub);
-      const token = await keys.sign(sub, { format: o.format });
+      const token = await keys.sign(sub, { format: o.format, roles: o.roles });
       const me = await h.req({ sub, token } as TestUser, 'GET', '/v1/me');
       assert.equal(me.status, 200, JSON.stringify(me.body));
       let u: TestUser = { sub, token, publicId: me.body.publicId, fullHandle: me.body.fullHandle, id: '' };

@@ -378,6 +378,57 @@ export interface paths {
         patch: operations["patchV1MeProfile"];
         trace?: never;
     };
+    "/v1/moderation/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The report queue, newest first (moderators) */
+        get: operations["getV1ModerationReports"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/moderation/reports/{reportId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One report with the snapshot taken when it was filed (moderators) */
+        get: operations["getV1ModerationReportsByReportId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/moderation/reports/{reportId}/state": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Move a report: received → in_review → actioned | dismissed (moderators) */
+        post: operations["postV1ModerationReportsByReportIdState"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/mutes/{publicId}": {
         parameters: {
             query?: never;
@@ -814,7 +865,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); target_required: Not exactly one of handle and publicId; invalid_display_name: displayName is not 2–32 letters, digits, spaces, "_", "-" or "."; invalid_avatar_url: avatarUrl is not an https URL; invalid_max_size: maxSize is outside the allowed party sizes; invalid_state: Not a presence state; rich_presence_too_large: richPresence.extra or its join bag is over 2 KiB; join_bag_too_large: join.bag is over 2 KiB; invalid_body: An empty chat message; body_too_long: A chat message over the length limit; prefix_too_short: A search prefix shorter than the minimum; cannot_friend_self: Acting on yourself; cannot_block_self: Acting on yourself; cannot_mute_self: Acting on yourself; cannot_note_self: Acting on yourself; cannot_report_self: Acting on yourself; cannot_invite_self: Acting on yourself; cannot_kick_self: Acting on yourself; upgrade_required: GET /v1/ws without a WebSocket upgrade */
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); target_required: Not exactly one of handle and publicId; invalid_display_name: displayName is not 2–32 letters, digits, spaces, "_", "-" or "."; invalid_avatar_url: avatarUrl is not an https URL; invalid_max_size: maxSize is outside the allowed party sizes; invalid_state: Not a presence state; rich_presence_too_large: richPresence.extra or its join bag is over 2 KiB; join_bag_too_large: join.bag is over 2 KiB; invalid_body: An empty chat message; body_too_long: A chat message over the length limit; prefix_too_short: A search prefix shorter than the minimum; cannot_friend_self: Acting on yourself; cannot_block_self: Acting on yourself; cannot_mute_self: Acting on yourself; cannot_note_self: Acting on yourself; cannot_report_self: Acting on yourself; cannot_invite_self: Acting on yourself; cannot_kick_self: Acting on yourself; upgrade_required: GET /v1/ws without a WebSocket upgrade; invalid_cursor: A cursor this list did not give (malformed, or naming nothing) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -825,7 +876,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "target_required" | "invalid_display_name" | "invalid_avatar_url" | "invalid_max_size" | "invalid_state" | "rich_presence_too_large" | "join_bag_too_large" | "invalid_body" | "body_too_long" | "prefix_too_short" | "cannot_friend_self" | "cannot_block_self" | "cannot_mute_self" | "cannot_note_self" | "cannot_report_self" | "cannot_invite_self" | "cannot_kick_self" | "upgrade_required";
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "target_required" | "invalid_display_name" | "invalid_avatar_url" | "invalid_max_size" | "invalid_state" | "rich_presence_too_large" | "join_bag_too_large" | "invalid_body" | "body_too_long" | "prefix_too_short" | "cannot_friend_self" | "cannot_block_self" | "cannot_mute_self" | "cannot_note_self" | "cannot_report_self" | "cannot_invite_self" | "cannot_kick_self" | "upgrade_required" | "invalid_cursor";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -983,7 +1034,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); target_required: Not exactly one of handle and publicId; invalid_display_name: displayName is not 2–32 letters, digits, spaces, "_", "-" or "."; invalid_avatar_url: avatarUrl is not an https URL; invalid_max_size: maxSize is outside the allowed party sizes; invalid_state: Not a presence state; rich_presence_too_large: richPresence.extra or its join bag is over 2 KiB; join_bag_too_large: join.bag is over 2 KiB; invalid_body: An empty chat message; body_too_long: A chat message over the length limit; prefix_too_short: A search prefix shorter than the minimum; cannot_friend_self: Acting on yourself; cannot_block_self: Acting on yourself; cannot_mute_self: Acting on yourself; cannot_note_self: Acting on yourself; cannot_report_self: Acting on yourself; cannot_invite_self: Acting on yourself; cannot_kick_self: Acting on yourself; upgrade_required: GET /v1/ws without a WebSocket upgrade */
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); target_required: Not exactly one of handle and publicId; invalid_display_name: displayName is not 2–32 letters, digits, spaces, "_", "-" or "."; invalid_avatar_url: avatarUrl is not an https URL; invalid_max_size: maxSize is outside the allowed party sizes; invalid_state: Not a presence state; rich_presence_too_large: richPresence.extra or its join bag is over 2 KiB; join_bag_too_large: join.bag is over 2 KiB; invalid_body: An empty chat message; body_too_long: A chat message over the length limit; prefix_too_short: A search prefix shorter than the minimum; cannot_friend_self: Acting on yourself; cannot_block_self: Acting on yourself; cannot_mute_self: Acting on yourself; cannot_note_self: Acting on yourself; cannot_report_self: Acting on yourself; cannot_invite_self: Acting on yourself; cannot_kick_self: Acting on yourself; upgrade_required: GET /v1/ws without a WebSocket upgrade; invalid_cursor: A cursor this list did not give (malformed, or naming nothing) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -994,7 +1045,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "target_required" | "invalid_display_name" | "invalid_avatar_url" | "invalid_max_size" | "invalid_state" | "rich_presence_too_large" | "join_bag_too_large" | "invalid_body" | "body_too_long" | "prefix_too_short" | "cannot_friend_self" | "cannot_block_self" | "cannot_mute_self" | "cannot_note_self" | "cannot_report_self" | "cannot_invite_self" | "cannot_kick_self" | "upgrade_required";
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "target_required" | "invalid_display_name" | "invalid_avatar_url" | "invalid_max_size" | "invalid_state" | "rich_presence_too_large" | "join_bag_too_large" | "invalid_body" | "body_too_long" | "prefix_too_short" | "cannot_friend_self" | "cannot_block_self" | "cannot_mute_self" | "cannot_note_self" | "cannot_report_self" | "cannot_invite_self" | "cannot_kick_self" | "upgrade_required" | "invalid_cursor";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -5250,6 +5301,708 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "name_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description payload_too_large: The body exceeds the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description key_set_unavailable: The token key set cannot be fetched; retry later; registry_unavailable: The game registry cannot be reached; database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "key_set_unavailable" | "registry_unavailable" | "database_unavailable" | "state_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    getV1ModerationReports: {
+        parameters: {
+            query: {
+                /** @description nextCursor of the page before */
+                cursor?: string;
+                limit: number;
+                reason?: "spam" | "harassment" | "cheating" | "offensive_name" | "inappropriate_content" | "other";
+                state?: "received" | "in_review" | "actioned" | "dismissed";
+                targetPublicId?: string;
+            };
+            header?: {
+                /** @description The game client’s key (docs/client-key.md) */
+                "X-Platform-Client-Key"?: string;
+                /** @description The game’s API key (tenancy; with X-Platform-Game-Secret) */
+                "X-Platform-Game-Key"?: string;
+                /** @description The game’s API secret (tenancy; with X-Platform-Game-Key) */
+                "X-Platform-Game-Secret"?: string;
+                /** @description API-key mode: the display name of a profile made on first use */
+                "X-User-Handle"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        nextCursor?: string;
+                        reports: {
+                            context: string | null;
+                            createdAt: string;
+                            gameId: string | null;
+                            history: {
+                                at: string;
+                                by: {
+                                    fullHandle: string;
+                                    publicId: string;
+                                } | null;
+                                note?: string;
+                                state: "received" | "in_review" | "actioned" | "dismissed";
+                            }[];
+                            reason: string;
+                            reporter: {
+                                fullHandle: string;
+                                publicId: string;
+                            } | null;
+                            reportId: string;
+                            snapshot: {
+                                channel?: {
+                                    channelId: string;
+                                    kind: "dm" | "party";
+                                    messages: {
+                                        body: string;
+                                        messageId: string;
+                                        sentAt: string;
+                                    }[];
+                                };
+                                takenAt: string;
+                                target: {
+                                    avatarUrl: string | null;
+                                    displayName: string;
+                                    fullHandle: string;
+                                    publicId: string;
+                                    status: string | null;
+                                };
+                            } | null;
+                            state: "received" | "in_review" | "actioned" | "dismissed";
+                            target: {
+                                fullHandle: string;
+                                publicId: string;
+                            } | null;
+                            updatedAt: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named; invalid_cursor: A cursor this list did not give (malformed, or naming nothing) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "validation_failed" | "invalid_cursor";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description moderator_required: A moderation route without the moderator or admin role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "moderator_required";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description name_unavailable: No free discriminator for this display name */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "name_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description key_set_unavailable: The token key set cannot be fetched; retry later; registry_unavailable: The game registry cannot be reached; database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "key_set_unavailable" | "registry_unavailable" | "database_unavailable" | "state_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    getV1ModerationReportsByReportId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The game client’s key (docs/client-key.md) */
+                "X-Platform-Client-Key"?: string;
+                /** @description The game’s API key (tenancy; with X-Platform-Game-Secret) */
+                "X-Platform-Game-Key"?: string;
+                /** @description The game’s API secret (tenancy; with X-Platform-Game-Key) */
+                "X-Platform-Game-Secret"?: string;
+                /** @description API-key mode: the display name of a profile made on first use */
+                "X-User-Handle"?: string;
+            };
+            path: {
+                reportId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        context: string | null;
+                        createdAt: string;
+                        gameId: string | null;
+                        history: {
+                            at: string;
+                            by: {
+                                fullHandle: string;
+                                publicId: string;
+                            } | null;
+                            note?: string;
+                            state: "received" | "in_review" | "actioned" | "dismissed";
+                        }[];
+                        reason: string;
+                        reporter: {
+                            fullHandle: string;
+                            publicId: string;
+                        } | null;
+                        reportId: string;
+                        snapshot: {
+                            channel?: {
+                                channelId: string;
+                                kind: "dm" | "party";
+                                messages: {
+                                    body: string;
+                                    messageId: string;
+                                    sentAt: string;
+                                }[];
+                            };
+                            takenAt: string;
+                            target: {
+                                avatarUrl: string | null;
+                                displayName: string;
+                                fullHandle: string;
+                                publicId: string;
+                                status: string | null;
+                            };
+                        } | null;
+                        state: "received" | "in_review" | "actioned" | "dismissed";
+                        target: {
+                            fullHandle: string;
+                            publicId: string;
+                        } | null;
+                        updatedAt: string | null;
+                    };
+                };
+            };
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "validation_failed";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description moderator_required: A moderation route without the moderator or admin role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "moderator_required";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description report_not_found: No such report */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "report_not_found";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description name_unavailable: No free discriminator for this display name */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "name_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description key_set_unavailable: The token key set cannot be fetched; retry later; registry_unavailable: The game registry cannot be reached; database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "key_set_unavailable" | "registry_unavailable" | "database_unavailable" | "state_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postV1ModerationReportsByReportIdState: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The game client’s key (docs/client-key.md) */
+                "X-Platform-Client-Key"?: string;
+                /** @description The game’s API key (tenancy; with X-Platform-Game-Secret) */
+                "X-Platform-Game-Key"?: string;
+                /** @description The game’s API secret (tenancy; with X-Platform-Game-Key) */
+                "X-Platform-Game-Secret"?: string;
+                /** @description API-key mode: the display name of a profile made on first use */
+                "X-User-Handle"?: string;
+            };
+            path: {
+                reportId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    note?: string;
+                    state: "in_review" | "actioned" | "dismissed";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        context: string | null;
+                        createdAt: string;
+                        gameId: string | null;
+                        history: {
+                            at: string;
+                            by: {
+                                fullHandle: string;
+                                publicId: string;
+                            } | null;
+                            note?: string;
+                            state: "received" | "in_review" | "actioned" | "dismissed";
+                        }[];
+                        reason: string;
+                        reporter: {
+                            fullHandle: string;
+                            publicId: string;
+                        } | null;
+                        reportId: string;
+                        snapshot: {
+                            channel?: {
+                                channelId: string;
+                                kind: "dm" | "party";
+                                messages: {
+                                    body: string;
+                                    messageId: string;
+                                    sentAt: string;
+                                }[];
+                            };
+                            takenAt: string;
+                            target: {
+                                avatarUrl: string | null;
+                                displayName: string;
+                                fullHandle: string;
+                                publicId: string;
+                                status: string | null;
+                            };
+                        } | null;
+                        state: "received" | "in_review" | "actioned" | "dismissed";
+                        target: {
+                            fullHandle: string;
+                            publicId: string;
+                        } | null;
+                        updatedAt: string | null;
+                    };
+                };
+            };
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "validation_failed" | "malformed_json";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description moderator_required: A moderation route without the moderator or admin role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "moderator_required";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description report_not_found: No such report */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "report_not_found";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description name_unavailable: No free discriminator for this display name; invalid_transition: The report is in a state it cannot leave that way (actioned and dismissed are final) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "name_unavailable" | "invalid_transition";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */

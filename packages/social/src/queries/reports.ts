@@ -1,9 +1,123 @@
-/** Reports to moderation (kept after erasure, anonymised by the foreign keys). */
+/**
+ * Reports to moderation and the moderation queue. Reports outlive erasure: the reporter and the target become
+ * NULL (foreign keys), and the target's snapshot is cleared with them (clearTargetSnapshots).
+ */
 import type { Queryable } from '@platform/kit';
+
+export type ReportState = 'received' | 'in_review' | 'actioned' | 'dismissed';
+
+/** One move of a report: the state it moved to, the moderator's user id (null: gone), when, an optional note. */
+export interface ReportMove {
+  state: ReportState;
+  by: string | null;
+  at: string;
+  note?: string;
+}
+
+export interface ReportRow {
+  id: string;
+  reason: string;
+  context: string | null;
+  game_id: string | null;
+  state: ReportState;
+  snapshot: unknown;
+  history: ReportMove[];
+  created_at: Date;
+  updated_at: Date | null;
+  reporter_public_id: string | null;
+  reporter_handle: string | null;
+  reporter_discriminator: string | null;
+  target_public_id: string | null;
+  target_handle: string | null;
+  target_discriminator: string | null;
+}
+
+const SELECT_REPORT = `SELECT r.id, r.reason, r.context, r.game_id, r.state, r.snapshot, r.history, r.created_at, r.updated_at,
+       rep.public_id AS reporter_public_id, rep.display_name AS reporter_handle, rep.discriminator AS reporter_discriminator,
+       tgt.public_id AS target_public_id, tgt.display_name AS target_handle, tgt.discriminator AS target_discriminator
+  FROM reports r LEFT JOIN users rep ON rep.id = r.reporter LEFT JOIN users tgt ON tgt.id = r.target`;
 
 export async function insertReport(
   db: Queryable,
-  r: { reporter: string; target: string; reason: string; context: string | null; gameId: string | null },
+  r: { reporter: string; target: string; reason: string; context: string | null; gameId: string | null; snapshot: unknown },
 ): Promise<void> {
-  await db.query('INSERT INTO reports (reporter, target, reason, context, game_id) VALUES ($1, $2, $3, $4, $5)', [r.reporter, r.target, r.reason, r.context, r.gameId]);
+  await db.query('INSERT INTO reports (reporter, target, reason, context, game_id, snapshot) VALUES ($1, $2, $3, $4, $5, $6)', [
+    r.reporter,
+    r.target,
+    r.reason,
+    r.context,
+    r.gameId,
+    JSON.stringify(r.snapshot),
+  ]);
+}
+
+export interface ReportFilter {
+  state?: ReportState;
+  target?: string;
+  reason?: string;
+  /** Keyset: the reports after this one in the order (older, or as old with a smaller id). */
+  after?: string;
+  limit: number;
+}
+
+/** A page of the queue, newest first (created_at, id descending), filtered. */
+export async function listReports(db: Queryable, f: ReportFilter): Promise<ReportRow[]> {
+  const r = await db.query<ReportRow>(
+    `${SELECT_REPORT}
+      WHERE ($1::text IS NULL OR r.state = $1) AND ($2::uuid IS NULL OR r.target = $2) AND ($3::text IS NULL OR r.reason = $3)
+        AND ($4::uuid IS NULL OR (r.created_at, r.id) < (SELECT c.created_at, c.id FROM reports c WHERE c.id = $4))
+      ORDER BY r.created_at DESC, r.id DESC LIMIT $5`,
+    [f.state ?? null, f.target ?? null, f.reason ?? null, f.after ?? null, f.limit],
+  );
+  return r.rows;
+}
+
+export async function reportExists(db: Queryable, id: string): Promise<boolean> {
+  return (await db.query('SELECT 1 FROM reports WHERE id = $1', [id])).rowCount > 0;
+}
+
+/** Public id and handle parts of these users (the moderators named in report histories). */
+export async function usersByIds(db: Queryable, ids: readonly string[]): Promise<{ id: string; public_id: string; display_name: string; discriminator: string }[]> {
+  if (!ids.length) return [];
+  const r = await db.query<{ id: string; public_id: string; display_name: string; discriminator: string }>(
+    'SELECT id, public_id, display_name, discriminator FROM users WHERE id = ANY($1::uuid[])',
+    [[...ids]],
+  );
+  return r.rows;
+}
+
+export async function reportById(db: Queryable, id: string): Promise<ReportRow | undefined> {
+  return (await db.query<ReportRow>(`${SELECT_REPORT} WHERE r.id = $1`, [id])).rows[0];
+}
+
+/**
+ * Moves a report from one of `from` to `to`, appending the move to its history, in one statement (two
+ * moderators acting at once: one wins, the other finds the state moved). Returns false when the report is
+ * not in one of `from` (any more).
+ */
+export async function moveReport(db: Queryable, m: { id: string; from: readonly ReportState[]; move: ReportMove }): Promise<boolean> {
+  const r = await db.query(
+    `UPDATE reports SET state = $2, updated_at = $3, history = history || jsonb_build_array($4::jsonb)
+      WHERE id = $1 AND state = ANY($5::text[])`,
+    [m.id, m.move.state, m.move.at, JSON.stringify(m.move), [...m.from]],
+  );
+  return r.rowCount > 0;
+}
+
+/** Erasure of a user: the snapshots taken of them go (their profile and messages are personal data). */
+export async function clearTargetSnapshots(db: Queryable, userId: string): Promise<void> {
+  await db.query('UPDATE reports SET snapshot = NULL WHERE target = $1', [userId]);
+}
+
+/** The last messages of `author` in one channel, newest first (a report's snapshot). */
+export async function lastMessagesOf(
+  db: Queryable,
+  q: { kind: 'dm' | 'party'; channelId: string; author: string; limit: number },
+): Promise<{ id: string; body: string; sent_at: Date }[]> {
+  const r = await db.query<{ id: string; body: string; sent_at: Date }>(
+    `SELECT id, body, sent_at FROM chat_messages WHERE channel = $1 AND channel_id = $2 AND from_user = $3
+      ORDER BY sent_at DESC, seq DESC LIMIT $4`,
+    [q.kind, q.channelId, q.author, q.limit],
+  );
+  return r.rows;
 }

@@ -9,6 +9,7 @@ import { friendIds } from '../queries/friends.js';
 import { notesBy } from '../queries/notes.js';
 import { currentPartyId } from '../queries/parties.js';
 import { mutedUsers } from '../queries/relations.js';
+import { clearTargetSnapshots } from '../queries/reports.js';
 import { deleteUser, setProfileColumns, userByAccount, type ProfileColumns } from '../queries/users.js';
 
 export interface ProfilePatch {
@@ -86,7 +87,7 @@ export async function exportData(ctx: Ctx, me: UserRow, game: GameContext) {
  * disbands), tells friends (friendRemoved), then deletes the row: friendships,
  * requests, blocks and mutes both ways, notes by and about the user, invites
  * and the user's chat messages go with it (cascades); reports stay,
- * anonymised. An account without a profile (already erased) answers the same.
+ * anonymised, without the snapshot taken of the user. An account without a profile (already erased) answers the same.
  */
 export async function eraseAccount(ctx: Ctx, accountId: string): Promise<{ state: 'deleted' }> {
   const me = await userByAccount(ctx.db, accountId);
@@ -94,6 +95,8 @@ export async function eraseAccount(ctx: Ctx, accountId: string): Promise<{ state
   const partyId = await currentPartyId(ctx.db, me.id);
   if (partyId) await removeMember(ctx, partyId, me, 'deleted');
   const friends = await friendIds(ctx.db, me.id);
+  // Reports about the user stay (anonymised by the foreign key); the snapshots of their profile and messages go.
+  await clearTargetSnapshots(ctx.db, me.id);
   await deleteUser(ctx.db, me.id);
   await clearPresence(ctx, me.id);
   await ctx.events.toUsers('friendRemoved', friends.map((f) => ({ userId: f, data: { publicId: me.public_id } })));

@@ -12,6 +12,8 @@ export interface Principal {
   handleHint?: string;
   /** When the access token expires (epoch ms, from its `exp`); absent in API-key mode. */
   expiresAt?: number;
+  /** The token's roles claim (`player`, `moderator`, `admin`, `server`); none in API-key mode. */
+  roles?: readonly string[];
 }
 
 export interface Authenticator {
@@ -41,7 +43,7 @@ export function createAuthenticator(opts: { verifier?: AccessTokenVerifier; apiK
       if (!m || !opts.verifier) throw denied();
       try {
         const claims = await opts.verifier(m[1]);
-        return { accountId: claims.sub, expiresAt: claims.exp * 1000 };
+        return { accountId: claims.sub, expiresAt: claims.exp * 1000, roles: claims.roles };
       } catch (err) {
         // key_set_unavailable (503) passes through; every rejection is a plain 401.
         if ((err as { status?: number }).status === 503) throw err;

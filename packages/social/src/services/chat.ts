@@ -31,7 +31,7 @@ const messageDto = (m: MessageRow) => ({
 });
 
 /** The other participant of a dm channel the user belongs to. */
-async function dmPeer(db: Queryable, userId: string, channelId: string): Promise<string | undefined> {
+export async function dmPeer(db: Queryable, userId: string, channelId: string): Promise<string | undefined> {
   const row = await dmChannelOf(db, channelId, userId);
   return row ? (row.user_low === userId ? row.user_high : row.user_low) : undefined;
 }

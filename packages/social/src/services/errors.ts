@@ -26,6 +26,7 @@ export const socialErrors = kitErrorCodes.extend({
   cannot_invite_self: { status: 400, description: 'Acting on yourself' },
   cannot_kick_self: { status: 400, description: 'Acting on yourself' },
   upgrade_required: { status: 400, description: 'GET /v1/ws without a WebSocket upgrade' },
+  invalid_cursor: { status: 400, description: 'A cursor this list did not give (malformed, or naming nothing)' },
   // 401, 403
   unauthorized: { status: 401, description: 'Missing or invalid credentials' },
   invalid_game_credentials: { status: 401, description: 'The game key or secret is not valid' },
@@ -34,6 +35,7 @@ export const socialErrors = kitErrorCodes.extend({
   join_denied: { status: 403, description: 'The party’s gating refuses the caller' },
   not_leader: { status: 403, description: 'A leader-only party action' },
   not_friends: { status: 403, description: 'An invite or a direct message to a non-friend' },
+  moderator_required: { status: 403, description: 'A moderation route without the moderator or admin role' },
   // 404
   user_not_found: { status: 404, description: 'No such user, or one who blocked the caller' },
   not_visible: { status: 404, description: 'The presence is not visible to the caller' },
@@ -45,6 +47,7 @@ export const socialErrors = kitErrorCodes.extend({
   invite_not_found: { status: 404, description: 'No such invite (or not the caller’s)' },
   channel_not_found: { status: 404, description: 'No such chat channel (or not the caller’s)' },
   feature_disabled: { status: 404, description: 'Chat is disabled' },
+  report_not_found: { status: 404, description: 'No such report' },
   // 409, 410
   request_exists: { status: 409, description: 'A friend request to this user is pending already' },
   already_friends: { status: 409, description: 'Already friends' },
@@ -54,6 +57,7 @@ export const socialErrors = kitErrorCodes.extend({
   party_full: { status: 409, description: 'The party is full' },
   invite_not_pending: { status: 409, description: 'The invite was accepted, declined, revoked or has expired' },
   name_unavailable: { status: 409, description: 'No free discriminator for this display name' },
+  invalid_transition: { status: 409, description: 'The report is in a state it cannot leave that way (actioned and dismissed are final)' },
   invite_expired: { status: 410, description: 'The invite is past expiresAt' },
   // 429, 503
   rate_limited: { status: 429, description: 'Chat, outreach or search limit (Retry-After)' },

@@ -1,11 +1,55 @@
-/** Reports to moderation. */
+/** Reports to moderation: filed by players, with a snapshot of the target taken at that moment. */
+import { UUID_PATTERN } from '@platform/kit';
 import type { Ctx, GameContext, UserRow } from './context.js';
+import { dmPeer } from './chat.js';
 import { limitOutreach } from './limits.js';
-import { resolveTarget } from './users.js';
+import { fullHandle, resolveTarget } from './users.js';
 import { socialError } from './errors.js';
-import { insertReport } from '../queries/reports.js';
+import { insertReport, lastMessagesOf } from '../queries/reports.js';
+import { isPartyMember } from '../queries/parties.js';
 
 export const REPORT_REASONS = ['spam', 'harassment', 'cheating', 'offensive_name', 'inappropriate_content', 'other'] as const;
+
+/** How many of the target's last messages a snapshot keeps from the channel the report names. */
+export const SNAPSHOT_MESSAGES = 20;
+
+/** `context` naming a chat channel: `party:<partyId>` or `dm:<channelId>` at its start (free text may follow). */
+const CHANNEL_CONTEXT = /^(dm|party):([0-9a-fA-F-]{36})(?![0-9A-Za-z-])/;
+
+/**
+ * The channel `context` names, when the reporter can read it (a dm they are in, their current party): the
+ * snapshot never copies a channel the reporter could not read themselves.
+ */
+async function reportedChannel(ctx: Ctx, reporter: UserRow, context: string | undefined) {
+  const m = context ? CHANNEL_CONTEXT.exec(context.trim()) : null;
+  if (!m || !UUID_PATTERN.test(m[2])) return undefined;
+  const kind = m[1] as 'dm' | 'party';
+  const channelId = m[2].toLowerCase();
+  const readable = kind === 'dm' ? !!(await dmPeer(ctx.db, reporter.id, channelId)) : await isPartyMember(ctx.db, channelId, reporter.id);
+  return readable ? { kind, channelId } : undefined;
+}
+
+/** What the target looked like when the report was filed, and what they last wrote in the named channel. */
+async function snapshotOf(ctx: Ctx, reporter: UserRow, target: UserRow, context: string | undefined) {
+  const channel = await reportedChannel(ctx, reporter, context);
+  const messages = channel ? await lastMessagesOf(ctx.db, { ...channel, author: target.id, limit: SNAPSHOT_MESSAGES }) : [];
+  return {
+    takenAt: ctx.now().toISOString(),
+    target: {
+      publicId: target.public_id,
+      fullHandle: fullHandle(target),
+      displayName: target.display_name,
+      avatarUrl: target.avatar_url,
+      status: target.status,
+    },
+    ...(channel
+      ? { channel: { ...channel, messages: messages.map((x) => ({ messageId: x.id, body: x.body, sentAt: new Date(x.sent_at).toISOString() })) } }
+      : {}),
+  };
+}
+
+/** The snapshot stored with a report (moderators read it in the queue). */
+export type ReportSnapshot = Awaited<ReturnType<typeof snapshotOf>>;
 
 export async function fileReport(
   ctx: Ctx,
@@ -25,6 +69,7 @@ export async function fileReport(
   if (target?.id === me.id) throw socialError('cannot_report_self', 'You cannot report yourself');
   await limitOutreach(ctx, me.id);
   if (!target) return { status: 'received' as const };
-  await insertReport(ctx.db, { reporter: me.id, target: target.id, reason: body.reason, context: body.context ?? null, gameId: game.gameId });
+  const snapshot = await snapshotOf(ctx, me, target, body.context);
+  await insertReport(ctx.db, { reporter: me.id, target: target.id, reason: body.reason, context: body.context ?? null, gameId: game.gameId, snapshot });
   return { status: 'received' as const };
 }
