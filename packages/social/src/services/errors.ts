@@ -26,6 +26,7 @@ export const socialErrors = kitErrorCodes.extend({
   cannot_invite_self: { status: 400, description: 'Acting on yourself' },
   cannot_kick_self: { status: 400, description: 'Acting on yourself' },
   upgrade_required: { status: 400, description: 'GET /v1/ws without a WebSocket upgrade' },
+  invalid_cursor: { status: 400, description: 'A notifications cursor that is malformed or was given to another user' },
   // 401, 403
   unauthorized: { status: 401, description: 'Missing or invalid credentials' },
   invalid_game_credentials: { status: 401, description: 'The game key or secret is not valid' },
@@ -45,6 +46,7 @@ export const socialErrors = kitErrorCodes.extend({
   invite_not_found: { status: 404, description: 'No such invite (or not the caller’s)' },
   channel_not_found: { status: 404, description: 'No such chat channel (or not the caller’s)' },
   feature_disabled: { status: 404, description: 'Chat is disabled' },
+  notification_not_found: { status: 404, description: 'No such notification (or not the caller’s)' },
   // 409, 410
   request_exists: { status: 409, description: 'A friend request to this user is pending already' },
   already_friends: { status: 409, description: 'Already friends' },

@@ -9,6 +9,7 @@ import { readPresence, viewPresence, type VisibleState } from './presence.js';
 import { limitOutreach } from './limits.js';
 import { assertNotBlocked, fullHandle, resolveTarget, requireAddressableUser, requireUser, userSummary } from './users.js';
 import { socialError } from './errors.js';
+import { notify } from './notifications.js';
 import {
   areFriends,
   deleteFriendship,
@@ -22,6 +23,7 @@ import {
   takeRequest,
 } from '../queries/friends.js';
 import { revokeInvitesBetween } from '../queries/invites.js';
+import { deleteNotificationsBetween } from '../queries/notifications.js';
 import { blockedUsers, deleteBlock, deleteMute, insertBlock, insertMute, isMuted as mutes } from '../queries/relations.js';
 
 /**
@@ -79,10 +81,12 @@ export async function sendRequest(ctx: Ctx, me: UserRow, body: { toHandle?: stri
   });
   if (outcome.accepted) {
     await ctx.events.toUser(target.id, 'friendRequestAccepted', requestSummary(outcome.id, me, 'outgoing', 'accepted'), { actorId: me.id });
+    await notify(ctx, target.id, 'friendRequestAccepted', me, { requestId: outcome.id });
     return requestSummary(outcome.id, target, 'outgoing', 'accepted');
   }
   const id = outcome.id;
   await ctx.events.toUser(target.id, 'friendRequestReceived', requestSummary(id, me, 'incoming', 'pending'), { actorId: me.id, actorPublicId: me.public_id });
+  await notify(ctx, target.id, 'friendRequestReceived', me, { requestId: id });
   return requestSummary(id, target, 'outgoing', 'pending');
 }
 
@@ -101,6 +105,7 @@ export async function acceptRequest(ctx: Ctx, me: UserRow, fromPublicId: string)
   });
   if (!id) throw socialError('request_not_found', 'No pending friend request from this user');
   await ctx.events.toUser(from.id, 'friendRequestAccepted', requestSummary(id, me, 'outgoing', 'accepted'), { actorId: me.id });
+  await notify(ctx, from.id, 'friendRequestAccepted', me, { requestId: id });
   return requestSummary(id, from, 'incoming', 'accepted');
 }
 
@@ -159,7 +164,7 @@ export async function listFriends(ctx: Ctx, me: UserRow, game: GameContext) {
 
 // ------------------------------------------------------------ blocks, mutes
 
-/** Blocks a user: ends the friendship and pending requests both ways. Idempotent. */
+/** Blocks a user: ends the friendship, pending requests and what each caused in the other's inbox, both ways. Idempotent. */
 export async function block(ctx: Ctx, me: UserRow, publicId: string): Promise<void> {
   const other = await requireAddressableUser(ctx.db, me, publicId);
   if (other.id === me.id) throw socialError('cannot_block_self', 'You cannot block yourself');
@@ -167,6 +172,7 @@ export async function block(ctx: Ctx, me: UserRow, publicId: string): Promise<vo
     await insertBlock(tx, me.id, other.id);
     await deleteRequestsBetween(tx, me.id, other.id);
     await revokeInvitesBetween(tx, me.id, other.id);
+    await deleteNotificationsBetween(tx, me.id, other.id);
     return unfriend(tx, me.id, other.id);
   });
   await ctx.events.relationsChanged([me.id, other.id]);

@@ -9,6 +9,7 @@ import { limitOutreach } from './limits.js';
 import { memberParty } from './party-access.js';
 import { assertNotBlocked, resolveTarget } from './users.js';
 import { socialError } from './errors.js';
+import { notify } from './notifications.js';
 import { areFriends } from '../queries/friends.js';
 import { acceptPending, declinePending, expireInvite, insertInvite, inviteById, pendingInvites, revokePending, type InviteRow } from '../queries/invites.js';
 import { currentPartyId } from '../queries/parties.js';
@@ -54,6 +55,8 @@ async function createInvite(
   });
   const dto = inviteDto(row, me, to, ctx.now());
   await ctx.events.toUser(to.id, fields.kind === 'party' ? 'partyInviteReceived' : 'gameInviteReceived', dto, { actorId: me.id, actorPublicId: me.public_id });
+  if (fields.kind === 'party') await notify(ctx, to.id, 'partyInviteReceived', me, { inviteId: dto.inviteId, partyId: fields.partyId!, expiresAt: dto.expiresAt });
+  else await notify(ctx, to.id, 'gameInviteReceived', me, { inviteId: dto.inviteId, ...(dto.targetHandle !== undefined ? { sessionHandle: dto.targetHandle } : {}), expiresAt: dto.expiresAt });
   return dto;
 }
 

@@ -11,6 +11,7 @@ import { checkJoin, joinColumns, joinDto, type JoinMetadata } from './join-metad
 import { leaderParty, memberParty, partyRow } from './party-access.js';
 import { findByHandle, findByPublicId, fullHandle } from './users.js';
 import { socialError } from './errors.js';
+import { notify } from './notifications.js';
 import { markAccepted, revokePartyInvites } from '../queries/invites.js';
 import {
   currentPartyId,
@@ -187,6 +188,7 @@ export async function kick(ctx: Ctx, me: UserRow, partyId: string, body: { handl
   const target = await memberTarget(ctx, p, body);
   if (target.id === me.id) throw socialError('cannot_kick_self', 'Leave the party instead');
   await removeMember(ctx, p.id, target, 'kicked');
+  await notify(ctx, target.id, 'partyKicked', me, { partyId: p.id });
   return partyDto(ctx.db, (await partyRow(ctx.db, p.id))!);
 }
 

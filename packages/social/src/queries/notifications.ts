@@ -1,0 +1,128 @@
+/** The notification inbox (table `notifications`, migration 0003). */
+import type { Queryable } from '@platform/kit';
+
+export interface NotificationRow {
+  id: string;
+  kind: string;
+  data: Record<string, unknown>;
+  created_at: Date;
+  read_at: Date | null;
+  /** bigserial, as text (the driver's int8). */
+  seq: string;
+  /** The actor's publicId and handle (NULL for notices without an actor). */
+  actor_public_id: string | null;
+  actor_display_name: string | null;
+  actor_discriminator: string | null;
+}
+
+const COLUMNS = `n.id, n.kind, n.data, n.created_at, n.read_at, n.seq::text AS seq,
+  a.public_id AS actor_public_id, a.display_name AS actor_display_name, a.discriminator AS actor_discriminator`;
+
+export interface NotificationInsert {
+  userId: string;
+  kind: string;
+  actorId: string | null;
+  data: Record<string, unknown>;
+  createdAt: Date;
+  /** The caller's id of a server notice: a second insert with it stores nothing. */
+  sourceId?: string;
+  /** The most notifications a user keeps: the oldest beyond it are deleted by this statement. */
+  cap: number;
+}
+
+/**
+ * Stores a notification unless the recipient muted the actor or a block stands between them (either way),
+ * and trims the recipient's inbox to `cap` (the oldest go) in the same statement. Returns the row (without
+ * the actor columns, which the caller has), `undefined` when it was filtered out or its source id was
+ * stored already.
+ */
+export async function insertNotification(db: Queryable, n: NotificationInsert): Promise<NotificationRow | undefined> {
+  const r = await db.query<NotificationRow>(
+    `WITH ins AS (
+       INSERT INTO notifications (user_id, kind, actor_id, data, created_at, source_id)
+       SELECT $1::uuid, $2::text, $3::uuid, $4::jsonb, $5::timestamptz, $6::text
+        WHERE $3::uuid IS NULL OR NOT EXISTS (
+                SELECT 1 FROM mutes WHERE muter = $1 AND muted = $3
+                UNION ALL SELECT 1 FROM blocks WHERE (blocker = $1 AND blocked = $3) OR (blocker = $3 AND blocked = $1))
+       ON CONFLICT (user_id, source_id) WHERE source_id IS NOT NULL DO NOTHING
+       RETURNING id, kind, data, created_at, read_at, seq::text AS seq
+     ), trimmed AS (
+       DELETE FROM notifications
+        WHERE EXISTS (SELECT 1 FROM ins) AND user_id = $1
+          AND seq <= (SELECT seq FROM notifications WHERE user_id = $1 ORDER BY seq DESC OFFSET $7::int LIMIT 1)
+     )
+     SELECT * FROM ins`,
+    [n.userId, n.kind, n.actorId, JSON.stringify(n.data), n.createdAt, n.sourceId ?? null, Math.max(0, n.cap - 1)],
+  );
+  const row = r.rows[0];
+  return row ? { ...row, actor_public_id: null, actor_display_name: null, actor_discriminator: null } : undefined;
+}
+
+/** The notification a server notice with this source id stored for the user. */
+export async function notificationBySource(db: Queryable, userId: string, sourceId: string): Promise<NotificationRow | undefined> {
+  const r = await db.query<NotificationRow>(
+    `SELECT ${COLUMNS} FROM notifications n LEFT JOIN users a ON a.id = n.actor_id WHERE n.user_id = $1 AND n.source_id = $2`,
+    [userId, sourceId],
+  );
+  return r.rows[0];
+}
+
+/** One page of a user's inbox, newest first, after position `beforeSeq` (null: from the newest). */
+export async function inboxPage(db: Queryable, q: { userId: string; beforeSeq: string | null; unreadOnly: boolean; limit: number }): Promise<NotificationRow[]> {
+  const r = await db.query<NotificationRow>(
+    `SELECT ${COLUMNS} FROM notifications n LEFT JOIN users a ON a.id = n.actor_id
+      WHERE n.user_id = $1 AND ($2::bigint IS NULL OR n.seq < $2::bigint) AND (NOT $3::boolean OR n.read_at IS NULL)
+      ORDER BY n.seq DESC LIMIT $4`,
+    [q.userId, q.beforeSeq, q.unreadOnly, q.limit],
+  );
+  return r.rows;
+}
+
+/** Every notification of a user, newest first (privacy export). */
+export async function allNotifications(db: Queryable, userId: string): Promise<NotificationRow[]> {
+  const r = await db.query<NotificationRow>(
+    `SELECT ${COLUMNS} FROM notifications n LEFT JOIN users a ON a.id = n.actor_id WHERE n.user_id = $1 ORDER BY n.seq DESC`,
+    [userId],
+  );
+  return r.rows;
+}
+
+export async function unreadCount(db: Queryable, userId: string): Promise<number> {
+  const r = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM notifications WHERE user_id = $1 AND read_at IS NULL', [userId]);
+  return r.rows[0].n;
+}
+
+/** Marks one of the user's notifications read (the first read time is kept); undefined when it is not theirs. */
+export async function markRead(db: Queryable, userId: string, id: string, at: Date): Promise<NotificationRow | undefined> {
+  const r = await db.query<NotificationRow>(
+    `WITH upd AS (
+       UPDATE notifications SET read_at = COALESCE(read_at, $3) WHERE id = $2 AND user_id = $1
+       RETURNING id, kind, data, created_at, read_at, seq, actor_id
+     )
+     SELECT n.id, n.kind, n.data, n.created_at, n.read_at, n.seq::text AS seq,
+            a.public_id AS actor_public_id, a.display_name AS actor_display_name, a.discriminator AS actor_discriminator
+       FROM upd n LEFT JOIN users a ON a.id = n.actor_id`,
+    [userId, id, at],
+  );
+  return r.rows[0];
+}
+
+/** Marks every unread notification of the user read; returns how many. */
+export async function markAllRead(db: Queryable, userId: string, at: Date): Promise<number> {
+  return (await db.query('UPDATE notifications SET read_at = $2 WHERE user_id = $1 AND read_at IS NULL', [userId, at])).rowCount;
+}
+
+/** Deletes one of the user's notifications; false when it is not theirs. */
+export async function deleteNotification(db: Queryable, userId: string, id: string): Promise<boolean> {
+  return (await db.query('DELETE FROM notifications WHERE id = $2 AND user_id = $1', [userId, id])).rowCount > 0;
+}
+
+/** A block between two users removes what either caused in the other's inbox. */
+export async function deleteNotificationsBetween(db: Queryable, a: string, b: string): Promise<void> {
+  await db.query('DELETE FROM notifications WHERE (user_id = $1 AND actor_id = $2) OR (user_id = $2 AND actor_id = $1)', [a, b]);
+}
+
+/** Deletes the notifications created before `cutoff`; returns how many. */
+export async function deleteNotificationsBefore(db: Queryable, cutoff: Date): Promise<number> {
+  return (await db.query('DELETE FROM notifications WHERE created_at < $1', [cutoff])).rowCount;
+}
