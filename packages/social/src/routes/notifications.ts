@@ -30,6 +30,12 @@ const NotificationPage = Type.Object({
 });
 const UnreadCount = Type.Object({ unreadCount: Type.Integer({ minimum: 0 }) });
 
+/** The marking routes take no fields: no body, or `{}` (anything else is refused, not ignored). */
+const NoFields = Type.Object({}, { additionalProperties: false });
+const noBodyIsEmpty = async (req: { body: unknown }) => {
+  req.body ??= {};
+};
+
 export function notificationRoutes(app: App, ctx: Ctx, internal: Pick<InternalRouteOptions, 'requireServer'>): void {
   app.get(
     '/v1/notifications',
@@ -65,8 +71,10 @@ export function notificationRoutes(app: App, ctx: Ctx, internal: Pick<InternalRo
         tags: ['notifications'],
         summary: 'Mark every notification read',
         headers: CallerHeaders,
+        body: NoFields,
         response: { 200: Type.Object({ marked: Type.Integer({ minimum: 0 }), unreadCount: Type.Literal(0) }), ...errorResponses(CALLER, BODY) },
       },
+      preValidation: noBodyIsEmpty,
     },
     async (req) => readAllNotifications(ctx, req.user),
   );
@@ -79,8 +87,10 @@ export function notificationRoutes(app: App, ctx: Ctx, internal: Pick<InternalRo
         summary: 'Mark one notification read (idempotent: the first read time stays)',
         params: Params,
         headers: CallerHeaders,
+        body: NoFields,
         response: { 200: NotificationDto, ...errorResponses(CALLER, BODY, 'notification_not_found') },
       },
+      preValidation: noBodyIsEmpty,
     },
     async (req) => readNotification(ctx, req.user, req.params.notificationId),
   );
