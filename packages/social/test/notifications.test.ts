@@ -366,7 +366,7 @@ describe('notifications', () => {
     expectCode(await h.req(u, 'POST', '/v1/notifications/read-all', { body: { 'a\u0000': 1 } }), 400, 'invalid_character');
     expectCode(await h.req(u, 'POST', '/v1/notifications/read-all', { raw: 'x', headers: { 'content-type': 'application/xml' } }), 415, 'unsupported_media_type');
     // Encoded paths: an encoded letter is the same path; an encoded slash or a dot segment reaches no route.
-    const enc = `/v1/%6Eotifications/${id.replace(/^(.)/, (c) => `%${c.charCodeAt(0).toString(16)}`)}/read`;
+    const enc = `/v1/%6Eotifications/${id.replace(/^(.)/, (c: string) => `%${c.charCodeAt(0).toString(16)}`)}/read`;
     const r = await h.req(u, 'POST', enc);
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.equal(r.body.notificationId, id);
