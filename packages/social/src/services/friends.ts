@@ -9,7 +9,7 @@ import { readPresence, viewPresence, type VisibleState } from './presence.js';
 import { limitOutreach } from './limits.js';
 import { assertNotBlocked, fullHandle, resolveTarget, requireAddressableUser, requireUser, userSummary } from './users.js';
 import { socialError } from './errors.js';
-import { notify } from './notifications.js';
+import { publishNotification, storeNotification } from './notifications.js';
 import {
   areFriends,
   deleteFriendship,
@@ -72,21 +72,21 @@ export async function sendRequest(ctx: Ctx, me: UserRow, body: { toHandle?: stri
     const crossing = await takeRequest(tx, target.id, me.id);
     if (crossing) {
       await makeFriends(tx, me.id, target.id);
-      return { accepted: true, id: crossing };
+      return { accepted: true, id: crossing, note: await storeNotification(ctx, tx, target.id, 'friendRequestAccepted', me, { requestId: crossing }) };
     }
     if (await areFriends(tx, me.id, target.id)) throw socialError('already_friends', 'You are already friends');
     const inserted = await insertRequest(tx, me.id, target.id);
     if (!inserted) throw socialError('request_exists', 'A friend request to this user is already pending');
-    return { accepted: false, id: inserted };
+    return { accepted: false, id: inserted, note: await storeNotification(ctx, tx, target.id, 'friendRequestReceived', me, { requestId: inserted }) };
   });
   if (outcome.accepted) {
     await ctx.events.toUser(target.id, 'friendRequestAccepted', requestSummary(outcome.id, me, 'outgoing', 'accepted'), { actorId: me.id });
-    await notify(ctx, target.id, 'friendRequestAccepted', me, { requestId: outcome.id });
+    await publishNotification(ctx, outcome.note);
     return requestSummary(outcome.id, target, 'outgoing', 'accepted');
   }
   const id = outcome.id;
   await ctx.events.toUser(target.id, 'friendRequestReceived', requestSummary(id, me, 'incoming', 'pending'), { actorId: me.id, actorPublicId: me.public_id });
-  await notify(ctx, target.id, 'friendRequestReceived', me, { requestId: id });
+  await publishNotification(ctx, outcome.note);
   return requestSummary(id, target, 'outgoing', 'pending');
 }
 
@@ -97,15 +97,16 @@ export async function listRequests(ctx: Ctx, me: UserRow, dir: Direction) {
 
 export async function acceptRequest(ctx: Ctx, me: UserRow, fromPublicId: string) {
   const from = await requireRequester(ctx, fromPublicId);
-  const id = await ctx.db.transaction(async (tx) => {
-    const taken = await takeRequest(tx, from.id, me.id);
-    if (!taken) return undefined;
+  const taken = await ctx.db.transaction(async (tx) => {
+    const requestId = await takeRequest(tx, from.id, me.id);
+    if (!requestId) return undefined;
     await makeFriends(tx, me.id, from.id);
-    return taken;
+    return { id: requestId, note: await storeNotification(ctx, tx, from.id, 'friendRequestAccepted', me, { requestId }) };
   });
-  if (!id) throw socialError('request_not_found', 'No pending friend request from this user');
+  if (!taken) throw socialError('request_not_found', 'No pending friend request from this user');
+  const id = taken.id;
   await ctx.events.toUser(from.id, 'friendRequestAccepted', requestSummary(id, me, 'outgoing', 'accepted'), { actorId: me.id });
-  await notify(ctx, from.id, 'friendRequestAccepted', me, { requestId: id });
+  await publishNotification(ctx, taken.note);
   return requestSummary(id, from, 'incoming', 'accepted');
 }
 

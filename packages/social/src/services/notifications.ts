@@ -5,7 +5,7 @@
  * neither stored nor delivered. Pages are newest first behind an opaque cursor bound to the reader.
  */
 import { createHash } from 'node:crypto';
-import { UUID_PATTERN as UUID } from '@platform/kit';
+import { UUID_PATTERN as UUID, type Queryable } from '@platform/kit';
 import type { Ctx, UserRow } from './context.js';
 import { socialError } from './errors.js';
 import { fullHandle } from './users.js';
@@ -75,18 +75,19 @@ function toDto(r: NotificationRow, actor?: UserRow): NotificationDto {
 }
 
 /**
- * Stores a notification for `recipientId` and publishes it (`notification` event, data: the DTO). Nothing
- * happens when the recipient muted the actor or a block stands between them. Like every event, the publish
- * follows the commit and a failed one is logged, not retried: the inbox is the record.
+ * Stores a notification for `recipientId` in `tx` (the transaction of the change it tells of, so both commit or
+ * neither does) and returns what to publish after the commit, or undefined when the recipient muted the actor
+ * or a block stands between them (nothing is stored then).
  */
-export async function notify<K extends Exclude<NotificationKind, 'moderationNotice'>>(
+export async function storeNotification<K extends Exclude<NotificationKind, 'moderationNotice'>>(
   ctx: Ctx,
+  tx: Queryable,
   recipientId: string,
   kind: K,
   actor: UserRow,
   data: NotificationData[K],
-): Promise<void> {
-  const row = await insertNotification(ctx.db, {
+): Promise<StoredNotification | undefined> {
+  const row = await insertNotification(tx, {
     userId: recipientId,
     kind,
     actorId: actor.id,
@@ -94,8 +95,22 @@ export async function notify<K extends Exclude<NotificationKind, 'moderationNoti
     createdAt: ctx.now(),
     cap: ctx.config.notificationsMaxPerUser,
   });
-  if (!row) return;
-  await ctx.events.toUser(recipientId, 'notification', toDto(row, actor), { actorPublicId: actor.public_id });
+  return row ? { recipientId, actorPublicId: actor.public_id, dto: toDto(row, actor) } : undefined;
+}
+
+export interface StoredNotification {
+  recipientId: string;
+  actorPublicId?: string;
+  dto: NotificationDto;
+}
+
+/**
+ * The `notification` event (data: the DTO) of a stored notification, after the commit. Like every event a
+ * failed publish is logged, not retried: the inbox is the record.
+ */
+export async function publishNotification(ctx: Ctx, stored: StoredNotification | undefined): Promise<void> {
+  if (!stored) return;
+  await ctx.events.toUser(stored.recipientId, 'notification', stored.dto, stored.actorPublicId ? { actorPublicId: stored.actorPublicId } : {});
 }
 
 /**
@@ -125,7 +140,7 @@ export async function notifyModeration(
     return { created: false, notification: toDto(stored) };
   }
   const dto = toDto(row);
-  await ctx.events.toUser(recipient.id, 'notification', dto);
+  await publishNotification(ctx, { recipientId: recipient.id, dto });
   return { created: true, notification: dto };
 }
 
