@@ -67,13 +67,20 @@ export async function notificationBySource(db: Queryable, userId: string, source
   return r.rows[0];
 }
 
-/** One page of a user's inbox, newest first, after position `beforeSeq` (null: from the newest). */
+/**
+ * One page of a user's inbox, newest first, after position `beforeSeq` (null: from the newest). Each of the four
+ * shapes is its own statement text, so each prepared statement keeps a plan that walks an index in `seq` order
+ * (a generic plan for `($2 IS NULL OR seq < $2)` sorted the whole inbox instead: bench/notifications.ts).
+ */
 export async function inboxPage(db: Queryable, q: { userId: string; beforeSeq: string | null; unreadOnly: boolean; limit: number }): Promise<NotificationRow[]> {
+  const params: unknown[] = [q.userId, q.limit];
+  const where = ['n.user_id = $1'];
+  if (q.beforeSeq !== null) where.push(`n.seq < $${params.push(q.beforeSeq)}::bigint`);
+  if (q.unreadOnly) where.push('n.read_at IS NULL');
   const r = await db.query<NotificationRow>(
     `SELECT ${COLUMNS} FROM notifications n LEFT JOIN users a ON a.id = n.actor_id
-      WHERE n.user_id = $1 AND ($2::bigint IS NULL OR n.seq < $2::bigint) AND (NOT $3::boolean OR n.read_at IS NULL)
-      ORDER BY n.seq DESC LIMIT $4`,
-    [q.userId, q.beforeSeq, q.unreadOnly, q.limit],
+      WHERE ${where.join(' AND ')} ORDER BY n.seq DESC LIMIT $2`,
+    params,
   );
   return r.rows;
 }

@@ -172,13 +172,16 @@ export async function listNotifications(ctx: Ctx, me: UserRow, q: { limit?: numb
   const limit = q.limit ?? DEFAULT_PAGE;
   const beforeSeq = q.cursor !== undefined ? decodeCursor(me, q.cursor) : null;
   // One more than asked: whether a next page exists without a second query.
-  const rows = await inboxPage(ctx.db, { userId: me.id, beforeSeq, unreadOnly: q.unread === true, limit: limit + 1 });
+  const [rows, unread] = await Promise.all([
+    inboxPage(ctx.db, { userId: me.id, beforeSeq, unreadOnly: q.unread === true, limit: limit + 1 }),
+    unreadCount(ctx.db, me.id),
+  ]);
   const page = rows.slice(0, limit);
   const more = rows.length > limit;
   return {
     notifications: page.map((r) => toDto(r)),
     ...(more ? { nextCursor: encodeCursor(me, page[page.length - 1].seq) } : {}),
-    unreadCount: await unreadCount(ctx.db, me.id),
+    unreadCount: unread,
   };
 }
 
