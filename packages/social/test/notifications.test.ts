@@ -259,13 +259,19 @@ describe('notifications', () => {
     assert.deepEqual((await inbox(b)).notifications.map((x) => x.actor.publicId), [c.publicId]);
   });
 
-  it('keeps the newest per user up to the cap, and purges what is older than the retention', async () => {
+  it('the purge keeps the newest per user up to the cap, and deletes what is older than the retention', async () => {
     const u = await user('Capped');
     const ids: string[] = [];
     for (let i = 0; i < CAP + 3; i++) ids.push((await notice(u, `m${i}`)).body.notificationId);
+    // The cap is applied by the periodic purge: over it until then, then the newest CAP stay.
+    assert.equal((await inbox(u, '?limit=100')).notifications.length, CAP + 3);
+    const other = await user('Uncapped');
+    await notice(other, 'one');
+    assert.equal(await purgeNotifications(h.app.ctx), 3);
     const page = await inbox(u, '?limit=100');
     assert.deepEqual(page.notifications.map((n) => n.notificationId), ids.slice(3).reverse());
     assert.equal(page.unreadCount, CAP);
+    assert.equal((await inbox(other)).notifications.length, 1);
 
     // Retention (90 days by default): nothing younger goes; everything older does.
     assert.equal(h.app.ctx.config.notificationsRetentionDays, 90);

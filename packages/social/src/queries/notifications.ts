@@ -26,36 +26,39 @@ export interface NotificationInsert {
   createdAt: Date;
   /** The caller's id of a server notice: a second insert with it stores nothing. */
   sourceId?: string;
-  /** The most notifications a user keeps: the oldest beyond it are deleted by this statement. */
-  cap: number;
 }
 
 /**
- * Stores a notification unless the recipient muted the actor or a block stands between them (either way),
- * and trims the recipient's inbox to `cap` (the oldest go) in the same statement. Returns the row (without
- * the actor columns, which the caller has), `undefined` when it was filtered out or its source id was
- * stored already.
+ * Stores a notification unless the recipient muted the actor or a block stands between them (either way).
+ * Returns the row (without the actor columns, which the caller has), `undefined` when it was filtered out or
+ * its source id was stored already. (The per-user cap is applied by `trimInboxes`, not here: a trim on every
+ * insert walked the rows deleted before it until a vacuum, and PGlite never vacuums by itself.)
  */
 export async function insertNotification(db: Queryable, n: NotificationInsert): Promise<NotificationRow | undefined> {
   const r = await db.query<NotificationRow>(
-    `WITH ins AS (
-       INSERT INTO notifications (user_id, kind, actor_id, data, created_at, source_id)
-       SELECT $1::uuid, $2::text, $3::uuid, $4::jsonb, $5::timestamptz, $6::text
-        WHERE $3::uuid IS NULL OR NOT EXISTS (
-                SELECT 1 FROM mutes WHERE muter = $1 AND muted = $3
-                UNION ALL SELECT 1 FROM blocks WHERE (blocker = $1 AND blocked = $3) OR (blocker = $3 AND blocked = $1))
-       ON CONFLICT (user_id, source_id) WHERE source_id IS NOT NULL DO NOTHING
-       RETURNING id, kind, data, created_at, read_at, seq::text AS seq
-     ), trimmed AS (
-       DELETE FROM notifications
-        WHERE EXISTS (SELECT 1 FROM ins) AND user_id = $1
-          AND seq <= (SELECT seq FROM notifications WHERE user_id = $1 ORDER BY seq DESC OFFSET $7::int LIMIT 1)
-     )
-     SELECT * FROM ins`,
-    [n.userId, n.kind, n.actorId, JSON.stringify(n.data), n.createdAt, n.sourceId ?? null, Math.max(0, n.cap - 1)],
+    `INSERT INTO notifications (user_id, kind, actor_id, data, created_at, source_id)
+     SELECT $1::uuid, $2::text, $3::uuid, $4::jsonb, $5::timestamptz, $6::text
+      WHERE $3::uuid IS NULL OR NOT EXISTS (
+              SELECT 1 FROM mutes WHERE muter = $1 AND muted = $3
+              UNION ALL SELECT 1 FROM blocks WHERE (blocker = $1 AND blocked = $3) OR (blocker = $3 AND blocked = $1))
+     ON CONFLICT (user_id, source_id) WHERE source_id IS NOT NULL DO NOTHING
+     RETURNING id, kind, data, created_at, read_at, seq::text AS seq`,
+    [n.userId, n.kind, n.actorId, JSON.stringify(n.data), n.createdAt, n.sourceId ?? null],
   );
   const row = r.rows[0];
   return row ? { ...row, actor_public_id: null, actor_display_name: null, actor_discriminator: null } : undefined;
+}
+
+/** Deletes, for every user holding more than `cap` notifications, all but their `cap` newest; returns how many. */
+export async function trimInboxes(db: Queryable, cap: number): Promise<number> {
+  const r = await db.query(
+    `DELETE FROM notifications n
+      USING (SELECT o.user_id, (SELECT x.seq FROM notifications x WHERE x.user_id = o.user_id ORDER BY x.seq DESC OFFSET $1 LIMIT 1) AS edge
+               FROM notifications o GROUP BY o.user_id HAVING count(*) > $1) t
+      WHERE n.user_id = t.user_id AND n.seq <= t.edge`,
+    [cap],
+  );
+  return r.rowCount;
 }
 
 /** The notification a server notice with this source id stored for the user. */

@@ -18,6 +18,7 @@ import {
   markAllRead,
   markRead,
   notificationBySource,
+  trimInboxes,
   unreadCount,
   type NotificationRow,
 } from '../queries/notifications.js';
@@ -93,7 +94,6 @@ export async function storeNotification<K extends Exclude<NotificationKind, 'mod
     actorId: actor.id,
     data: { ...data },
     createdAt: ctx.now(),
-    cap: ctx.config.notificationsMaxPerUser,
   });
   return row ? { recipientId, actorPublicId: actor.public_id, dto: toDto(row, actor) } : undefined;
 }
@@ -131,7 +131,6 @@ export async function notifyModeration(
     data: { ...data },
     createdAt: ctx.now(),
     sourceId: noticeId,
-    cap: ctx.config.notificationsMaxPerUser,
   });
   if (!row) {
     const stored = await notificationBySource(ctx.db, recipient.id, noticeId);
@@ -212,7 +211,11 @@ export async function exportNotifications(ctx: Ctx, me: UserRow): Promise<Notifi
   return (await allNotifications(ctx.db, me.id)).map((r) => toDto(r));
 }
 
-/** Deletes notifications older than the retention period; returns how many. */
+/**
+ * The periodic purge (hourly, start.ts): deletes notifications older than the retention period, then trims
+ * every inbox over the per-user cap to its newest; returns how many went.
+ */
 export async function purgeNotifications(ctx: Ctx, now: Date = ctx.now()): Promise<number> {
-  return deleteNotificationsBefore(ctx.db, new Date(now.getTime() - ctx.config.notificationsRetentionDays * 86_400_000));
+  const old = await deleteNotificationsBefore(ctx.db, new Date(now.getTime() - ctx.config.notificationsRetentionDays * 86_400_000));
+  return old + (await trimInboxes(ctx.db, ctx.config.notificationsMaxPerUser));
 }
