@@ -1,5 +1,5 @@
 /** The frames of social's /v1/ws (docs/social-realtime.md): server events, client frames, close codes. */
-import type { ChatKind, ChatMessage, Invite, PartyMember, Presence, PresenceInput, RequestSummary } from './types.js';
+import type { ChatKind, ChatMessage, Invite, Notification, PartyMember, Presence, PresenceInput, RequestSummary } from './types.js';
 
 /** Payload of each server → client frame `{type, data}`, by type. */
 export interface ServerEvents {
@@ -14,6 +14,8 @@ export interface ServerEvents {
   partyMemberLeft: { partyId: string; publicId: string; reason: 'left' | 'kicked' | 'deleted'; disbanded: boolean };
   partyLeaderChanged: { partyId: string; leaderPublicId: string; previousLeaderPublicId: string | null };
   chatMessage: ChatMessage;
+  /** A notification stored in the inbox (what `social.notifications()` lists), delivered live. */
+  notification: Notification;
   /** The answer to a heartbeat: `lapsed` when the presence had expired (the client then sets it again). */
   heartbeatAck: { presence: 'live' | 'lapsed' };
   /** The answer to a presenceUpdate: the presence as the caller sees it. */

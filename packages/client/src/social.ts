@@ -17,6 +17,9 @@ import type {
   Me,
   MemberTarget,
   Note,
+  Notification,
+  NotificationPage,
+  NotificationQuery,
   Party,
   PartyVisibility,
   Presence,
@@ -24,12 +27,14 @@ import type {
   PrivacyExport,
   Profile,
   ProfilePatch,
+  ReadAllResult,
   ReportInput,
   ReportReceived,
   RequestDirection,
   RequestSummary,
   SearchQuery,
   Target,
+  UnreadCount,
   UserSummary,
 } from './types.js';
 
@@ -188,5 +193,24 @@ export class SocialApi {
   /** Sends over HTTP; `realtime.sendChat` sends over the socket. */
   sendChat(kind: ChatKind, channelId: string, body: string): Promise<ChatMessage> {
     return this.call('POST', `/v1/chat/${kind}/${seg(channelId)}/messages`, { body: { body } });
+  }
+
+  // ---- notification inbox (live: the realtime `notification` event) ----
+  /** Newest first; the next (older) page with `cursor` = the page's `nextCursor`; `unread: true` for unread only. */
+  notifications(query: NotificationQuery = {}): Promise<NotificationPage> {
+    return this.call('GET', '/v1/notifications', { query });
+  }
+  unreadNotificationCount(): Promise<UnreadCount> {
+    return this.call('GET', '/v1/notifications/unread-count');
+  }
+  /** Idempotent: the first read time stays. 404 `notification_not_found` for an id that is not the caller's. */
+  markNotificationRead(notificationId: string): Promise<Notification> {
+    return this.call('POST', `/v1/notifications/${seg(notificationId)}/read`);
+  }
+  markAllNotificationsRead(): Promise<ReadAllResult> {
+    return this.call('POST', '/v1/notifications/read-all');
+  }
+  deleteNotification(notificationId: string): Promise<void> {
+    return this.call('DELETE', `/v1/notifications/${seg(notificationId)}`);
   }
 }

@@ -129,3 +129,11 @@ export type ChatHistory = SocialResult<'/v1/chat/{kind}/{channelId}/messages', '
 export type ChatHistoryQuery = QueryOf<SocialOp<'/v1/chat/{kind}/{channelId}/messages', 'get'>>;
 export type ReportReceived = SocialResult<'/v1/reports', 'post'>;
 export type Erased = SocialResult<'/v1/me', 'delete'>;
+/** One page of the notification inbox: newest first, `nextCursor` while older ones remain, the unread count. */
+export type NotificationPage = SocialResult<'/v1/notifications', 'get'>;
+export type NotificationQuery = QueryOf<SocialOp<'/v1/notifications', 'get'>>;
+/** One notification; `kind` says which `data` it carries (every kind but `moderationNotice` has an `actor`). */
+export type Notification = NotificationPage['notifications'][number];
+export type NotificationKind = Notification['kind'];
+export type UnreadCount = SocialResult<'/v1/notifications/unread-count', 'get'>;
+export type ReadAllResult = SocialResult<'/v1/notifications/read-all', 'post'>;

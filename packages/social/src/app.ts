@@ -33,6 +33,7 @@ import { inviteRoutes } from './routes/invites.js';
 import { partyRoutes } from './routes/parties.js';
 import { chatRoutes } from './routes/chat.js';
 import { internalRoutes, type InternalRouteOptions } from './routes/internal.js';
+import { notificationRoutes } from './routes/notifications.js';
 import { probeRoutes } from './routes/probes.js';
 import { realtimeRoutes } from './routes/realtime.js';
 import { attachRealtime, type Realtime } from './realtime/gateway.js';
@@ -105,9 +106,10 @@ function createApp(config: SocialConfig, deps: SocialDeps): Promise<App> {
         { name: 'invites', description: 'Game invites and the invite inbox' },
         { name: 'parties', description: 'Parties, their members and party invites' },
         { name: 'chat', description: 'Direct and party chat' },
+        { name: 'notifications', description: 'The notification inbox: what was addressed to the caller, online or not' },
         { name: 'realtime', description: 'The WebSocket channel (docs/social-realtime.md)' },
         { name: 'moderation', description: 'The report queue, for moderators and admins' },
-        { name: 'internal', description: 'Server-to-server notices from the auth service' },
+        { name: 'internal', description: 'Server-to-server: notices from the auth service, moderation notices to users' },
       ],
       servers: [{ url: 'https://localhost:9443', description: 'npm start (embedded, self-signed TLS)' }],
       // A caller's route: an access token, or the API key with the acting account.
@@ -166,6 +168,7 @@ function registerRoutes(app: App, ctx: Ctx, internal: InternalRouteOptions): voi
   partyRoutes(app, ctx);
   chatRoutes(app, ctx);
   internalRoutes(app, ctx, internal);
+  notificationRoutes(app, ctx, internal);
   realtimeRoutes(app);
 }
 

@@ -24,6 +24,8 @@ const spec = {
   inviteTtlSeconds: aliased(vars.int('SOCIAL_INVITES_TTL_SECONDS', { default: 300, min: 10, max: 7 * 86_400 }), 'SOCIAL__INVITES__TTLSECONDS'),
   chatEnabled: aliased(vars.bool('SOCIAL_CHAT_ENABLED', { default: true }), 'SOCIAL__CHAT__ENABLED'),
   chatRetentionDays: aliased(vars.int('SOCIAL_CHAT_RETENTION_DAYS', { default: 30, min: 1, max: 3650 }), 'SOCIAL__CHAT__RETENTIONDAYS'),
+  notificationsRetentionDays: aliased(vars.int('SOCIAL_NOTIFICATIONS_RETENTION_DAYS', { default: 90, min: 1, max: 3650, description: 'Social:Notifications:RetentionDays — how long a notification is kept' }), 'SOCIAL__NOTIFICATIONS__RETENTIONDAYS'),
+  notificationsMaxPerUser: aliased(vars.int('SOCIAL_NOTIFICATIONS_MAX_PER_USER', { default: 500, min: 10, max: 100_000, description: 'Social:Notifications:MaxPerUser — the newest a user keeps; older ones are deleted' }), 'SOCIAL__NOTIFICATIONS__MAXPERUSER'),
   chatMaxLength: aliased(vars.int('SOCIAL_CHAT_MAX_LENGTH', { default: 2000, min: 1, max: 10_000 }), 'SOCIAL__CHAT__MAXLENGTH'),
   partyDefaultMaxSize: aliased(vars.int('SOCIAL_PARTIES_DEFAULT_MAX_SIZE', { default: 4, min: 2, max: 100 }), 'SOCIAL__PARTIES__DEFAULTMAXSIZE'),
   partyMaxSizeLimit: aliased(vars.int('SOCIAL_PARTIES_MAX_SIZE_LIMIT', { default: 16, min: 2, max: 100 }), 'SOCIAL__PARTIES__MAXSIZELIMIT'),

@@ -2,7 +2,7 @@
  * Starts the social service: config (file + environment), PostgreSQL or
  * embedded PGlite under DATA_DIR/social/pg, Redis or memory state, migrations,
  * TLS (self-signed into DATA_DIR/social/tls unless configured, or plain HTTP
- * behind a TLS-terminating load balancer), and an hourly chat purge.
+ * behind a TLS-terminating load balancer), and an hourly purge of chat and notifications.
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +10,7 @@ import { loadOrCreateLocalCa, loadOrCreateTls, migrate, openDatabase, openStateS
 import { buildApp } from './app.js';
 import { readSocialConfig } from './config.js';
 import { purgeChat } from './services/chat.js';
+import { purgeNotifications } from './services/notifications.js';
 
 export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../migrations');
 
@@ -47,6 +48,7 @@ export async function startSocial(
   const app = await buildApp(config, { db, state, https, bus: opts.bus });
   const purge = setInterval(() => {
     purgeChat(app.ctx).catch((err) => app.log.warn({ err }, 'chat purge failed'));
+    purgeNotifications(app.ctx).catch((err) => app.log.warn({ err }, 'notification purge failed'));
   }, 3_600_000);
   purge.unref();
   const close = async () => {

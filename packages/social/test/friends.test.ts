@@ -45,8 +45,9 @@ describe('friends, blocks, mutes', () => {
     assert.equal(f.sameGame, false);
     assert.match(f.dmChannelId, /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     assert.equal((await h.req(b, 'GET', '/v1/friends')).body[0].dmChannelId, f.dmChannelId);
-    await recA.expectTypes(['friendRequestAccepted']);
-    await recB.expectTypes(['friendRequestReceived']);
+    // Each also stored in the inbox, delivered live as `notification` (notifications.test.ts).
+    await recA.expectTypes(['friendRequestAccepted', 'notification']);
+    await recB.expectTypes(['friendRequestReceived', 'notification']);
     await recA.stop();
     await recB.stop();
   });
@@ -88,7 +89,7 @@ describe('friends, blocks, mutes', () => {
     assert.equal(r.status, 201);
     assert.equal(r.body.state, 'accepted');
     await recB.next('friendRequestAccepted');
-    await recB.expectTypes(['friendRequestAccepted']);
+    await recB.expectTypes(['friendRequestAccepted', 'notification']);
     await recB.stop();
     assert.equal((await h.req(b, 'GET', '/v1/friends')).body[0].publicId, a.publicId);
   });

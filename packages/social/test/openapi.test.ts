@@ -95,6 +95,12 @@ describe('social OpenAPI document and error codes', () => {
     assert.deepEqual(codesOf(join['403']), ['join_denied']);
     assert.deepEqual(codesOf(join['404']), ['party_not_found', 'invite_not_found']);
     assert.deepEqual(codesOf(join['410']), ['invite_expired']);
+    // The notification inbox and the moderation notice route.
+    assert.deepEqual(success('/v1/notifications/{notificationId}', 'delete'), ['204']);
+    assert.deepEqual(success('/v1/internal/notifications', 'post'), ['200', '201']);
+    assert.deepEqual(codesOf(doc.paths['/v1/notifications'].get.responses['400']), ['bad_request', 'invalid_character', 'too_deep', 'incomplete_game_credentials', 'ambiguous_game_credentials', 'validation_failed', 'invalid_cursor']);
+    assert.deepEqual(codesOf(doc.paths['/v1/notifications/{notificationId}/read'].post.responses['404']), ['notification_not_found']);
+    assert.deepEqual(doc.paths['/v1/internal/notifications'].post.security, [{ serverToken: [] }]);
     const internal = doc.paths['/v1/internal/auth-events'].post.responses;
     assert.deepEqual(codesOf(internal['401']), ['unauthorized']);
     assert.deepEqual(codesOf(internal['403']), ['forbidden']);

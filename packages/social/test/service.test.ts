@@ -200,6 +200,12 @@ describe('identity privacy', () => {
     const g3 = (await call(a, 'POST', '/v1/invites/game', { toPublicId: b.publicId })).body;
     await call(a, 'DELETE', `/v1/invites/${g3.inviteId}`);
     await call(a, 'GET', '/v1/invites?dir=outgoing');
+    const inbox = (await call(b, 'GET', '/v1/notifications?limit=1')).body;
+    await call(b, 'GET', `/v1/notifications?cursor=${inbox.nextCursor}`);
+    await call(b, 'GET', '/v1/notifications/unread-count');
+    await call(b, 'POST', `/v1/notifications/${inbox.notifications[0].notificationId}/read`);
+    await call(b, 'POST', '/v1/notifications/read-all');
+    await call(b, 'DELETE', `/v1/notifications/${inbox.notifications[0].notificationId}`);
     await call(a, 'POST', `/v1/blocks/${c.publicId}`);
     await call(a, 'GET', '/v1/me/export');
     await call(a, 'DELETE', `/v1/blocks/${c.publicId}`);

@@ -224,6 +224,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/internal/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Address a moderation notice to a user (201 stored and delivered; 200 a repeat of a stored noticeId) */
+        post: operations["postV1InternalNotifications"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/invites": {
         parameters: {
             query?: never;
@@ -461,6 +478,91 @@ export interface paths {
         post?: never;
         /** Delete a note (idempotent) */
         delete: operations["deleteV1NotesByPublicId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The inbox, newest first, a page at a time */
+        get: operations["getV1Notifications"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/notifications/{notificationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete one notification */
+        delete: operations["deleteV1NotificationsByNotificationId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/notifications/{notificationId}/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark one notification read (idempotent: the first read time stays) */
+        post: operations["postV1NotificationsByNotificationIdRead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/notifications/read-all": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark every notification read */
+        post: operations["postV1NotificationsReadAll"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/notifications/unread-count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How many notifications are unread (a badge) */
+        get: operations["getV1NotificationsUnreadCount"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -865,7 +967,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); target_required: Not exactly one of handle and publicId; invalid_display_name: displayName is not 2–32 letters, digits, spaces, "_", "-" or "."; invalid_avatar_url: avatarUrl is not an https URL; invalid_max_size: maxSize is outside the allowed party sizes; invalid_state: Not a presence state; rich_presence_too_large: richPresence.extra or its join bag is over 2 KiB; join_bag_too_large: join.bag is over 2 KiB; invalid_body: An empty chat message; body_too_long: A chat message over the length limit; prefix_too_short: A search prefix shorter than the minimum; cannot_friend_self: Acting on yourself; cannot_block_self: Acting on yourself; cannot_mute_self: Acting on yourself; cannot_note_self: Acting on yourself; cannot_report_self: Acting on yourself; cannot_invite_self: Acting on yourself; cannot_kick_self: Acting on yourself; upgrade_required: GET /v1/ws without a WebSocket upgrade; invalid_cursor: A cursor this list did not give (malformed, or naming nothing) */
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); target_required: Not exactly one of handle and publicId; invalid_display_name: displayName is not 2–32 letters, digits, spaces, "_", "-" or "."; invalid_avatar_url: avatarUrl is not an https URL; invalid_max_size: maxSize is outside the allowed party sizes; invalid_state: Not a presence state; rich_presence_too_large: richPresence.extra or its join bag is over 2 KiB; join_bag_too_large: join.bag is over 2 KiB; invalid_body: An empty chat message; body_too_long: A chat message over the length limit; prefix_too_short: A search prefix shorter than the minimum; cannot_friend_self: Acting on yourself; cannot_block_self: Acting on yourself; cannot_mute_self: Acting on yourself; cannot_note_self: Acting on yourself; cannot_report_self: Acting on yourself; cannot_invite_self: Acting on yourself; cannot_kick_self: Acting on yourself; upgrade_required: GET /v1/ws without a WebSocket upgrade; invalid_cursor: A cursor the list did not give (malformed, tampered, another user’s, or naming nothing) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1034,7 +1136,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); target_required: Not exactly one of handle and publicId; invalid_display_name: displayName is not 2–32 letters, digits, spaces, "_", "-" or "."; invalid_avatar_url: avatarUrl is not an https URL; invalid_max_size: maxSize is outside the allowed party sizes; invalid_state: Not a presence state; rich_presence_too_large: richPresence.extra or its join bag is over 2 KiB; join_bag_too_large: join.bag is over 2 KiB; invalid_body: An empty chat message; body_too_long: A chat message over the length limit; prefix_too_short: A search prefix shorter than the minimum; cannot_friend_self: Acting on yourself; cannot_block_self: Acting on yourself; cannot_mute_self: Acting on yourself; cannot_note_self: Acting on yourself; cannot_report_self: Acting on yourself; cannot_invite_self: Acting on yourself; cannot_kick_self: Acting on yourself; upgrade_required: GET /v1/ws without a WebSocket upgrade; invalid_cursor: A cursor this list did not give (malformed, or naming nothing) */
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); target_required: Not exactly one of handle and publicId; invalid_display_name: displayName is not 2–32 letters, digits, spaces, "_", "-" or "."; invalid_avatar_url: avatarUrl is not an https URL; invalid_max_size: maxSize is outside the allowed party sizes; invalid_state: Not a presence state; rich_presence_too_large: richPresence.extra or its join bag is over 2 KiB; join_bag_too_large: join.bag is over 2 KiB; invalid_body: An empty chat message; body_too_long: A chat message over the length limit; prefix_too_short: A search prefix shorter than the minimum; cannot_friend_self: Acting on yourself; cannot_block_self: Acting on yourself; cannot_mute_self: Acting on yourself; cannot_note_self: Acting on yourself; cannot_report_self: Acting on yourself; cannot_invite_self: Acting on yourself; cannot_kick_self: Acting on yourself; upgrade_required: GET /v1/ws without a WebSocket upgrade; invalid_cursor: A cursor the list did not give (malformed, tampered, another user’s, or naming nothing) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3439,6 +3541,440 @@ export interface operations {
             };
         };
     };
+    postV1InternalNotifications: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The recipient’s account id (auth’s); exactly one of accountId and publicId */
+                    accountId?: string;
+                    message: string;
+                    /**
+                     * Format: uuid
+                     * @description The caller’s id of this notice: a repeat with it stores nothing new
+                     */
+                    noticeId: string;
+                    /** @description The recipient’s publicId */
+                    publicId?: string;
+                    /** @description The caller’s reference (a sanction id, an appeal URL …), shown to the client as is */
+                    reference?: string;
+                    title?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Who caused it (their handle as it is now) */
+                        actor: {
+                            fullHandle: string;
+                            publicId: string;
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                        data: {
+                            requestId: string;
+                        };
+                        /** @enum {string} */
+                        kind: "friendRequestReceived";
+                        /** Format: uuid */
+                        notificationId: string;
+                        readAt: string | null;
+                    } | {
+                        /** @description Who caused it (their handle as it is now) */
+                        actor: {
+                            fullHandle: string;
+                            publicId: string;
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                        data: {
+                            requestId: string;
+                        };
+                        /** @enum {string} */
+                        kind: "friendRequestAccepted";
+                        /** Format: uuid */
+                        notificationId: string;
+                        readAt: string | null;
+                    } | {
+                        /** @description Who caused it (their handle as it is now) */
+                        actor: {
+                            fullHandle: string;
+                            publicId: string;
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                        data: {
+                            /** Format: date-time */
+                            expiresAt: string;
+                            inviteId: string;
+                            partyId: string;
+                        };
+                        /** @enum {string} */
+                        kind: "partyInviteReceived";
+                        /** Format: uuid */
+                        notificationId: string;
+                        readAt: string | null;
+                    } | {
+                        /** @description Who caused it (their handle as it is now) */
+                        actor: {
+                            fullHandle: string;
+                            publicId: string;
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                        data: {
+                            /** Format: date-time */
+                            expiresAt: string;
+                            inviteId: string;
+                            sessionHandle?: string;
+                        };
+                        /** @enum {string} */
+                        kind: "gameInviteReceived";
+                        /** Format: uuid */
+                        notificationId: string;
+                        readAt: string | null;
+                    } | {
+                        /** @description Who caused it (their handle as it is now) */
+                        actor: {
+                            fullHandle: string;
+                            publicId: string;
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                        data: {
+                            partyId: string;
+                        };
+                        /** @enum {string} */
+                        kind: "partyKicked";
+                        /** Format: uuid */
+                        notificationId: string;
+                        readAt: string | null;
+                    } | {
+                        /** Format: date-time */
+                        createdAt: string;
+                        data: {
+                            message: string;
+                            reference?: string;
+                            title?: string;
+                        };
+                        /** @enum {string} */
+                        kind: "moderationNotice";
+                        /** Format: uuid */
+                        notificationId: string;
+                        readAt: string | null;
+                    };
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Who caused it (their handle as it is now) */
+                        actor: {
+                            fullHandle: string;
+                            publicId: string;
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                        data: {
+                            requestId: string;
+                        };
+                        /** @enum {string} */
+                        kind: "friendRequestReceived";
+                        /** Format: uuid */
+                        notificationId: string;
+                        readAt: string | null;
+                    } | {
+                        /** @description Who caused it (their handle as it is now) */
+                        actor: {
+                            fullHandle: string;
+                            publicId: string;
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                        data: {
+                            requestId: string;
+                        };
+                        /** @enum {string} */
+                        kind: "friendRequestAccepted";
+                        /** Format: uuid */
+                        notificationId: string;
+                        readAt: string | null;
+                    } | {
+                        /** @description Who caused it (their handle as it is now) */
+                        actor: {
+                            fullHandle: string;
+                            publicId: string;
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                        data: {
+                            /** Format: date-time */
+                            expiresAt: string;
+                            inviteId: string;
+                            partyId: string;
+                        };
+                        /** @enum {string} */
+                        kind: "partyInviteReceived";
+                        /** Format: uuid */
+                        notificationId: string;
+                        readAt: string | null;
+                    } | {
+                        /** @description Who caused it (their handle as it is now) */
+                        actor: {
+                            fullHandle: string;
+                            publicId: string;
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                        data: {
+                            /** Format: date-time */
+                            expiresAt: string;
+                            inviteId: string;
+                            sessionHandle?: string;
+                        };
+                        /** @enum {string} */
+                        kind: "gameInviteReceived";
+                        /** Format: uuid */
+                        notificationId: string;
+                        readAt: string | null;
+                    } | {
+                        /** @description Who caused it (their handle as it is now) */
+                        actor: {
+                            fullHandle: string;
+                            publicId: string;
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                        data: {
+                            partyId: string;
+                        };
+                        /** @enum {string} */
+                        kind: "partyKicked";
+                        /** Format: uuid */
+                        notificationId: string;
+                        readAt: string | null;
+                    } | {
+                        /** Format: date-time */
+                        createdAt: string;
+                        data: {
+                            message: string;
+                            reference?: string;
+                            title?: string;
+                        };
+                        /** @enum {string} */
+                        kind: "moderationNotice";
+                        /** Format: uuid */
+                        notificationId: string;
+                        readAt: string | null;
+                    };
+                };
+            };
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; target_required: Not exactly one of handle and publicId */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "bad_request" | "invalid_character" | "too_deep" | "validation_failed" | "malformed_json" | "target_required";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unauthorized: Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unauthorized";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description forbidden: The internal route needs a token with the server role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description user_not_found: No such user, or one who blocked the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "user_not_found";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description name_unavailable: No free discriminator for this display name */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "name_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description payload_too_large: The body exceeds the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description key_set_unavailable: The token key set cannot be fetched; retry later; database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "key_set_unavailable" | "database_unavailable" | "state_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
     getV1Invites: {
         parameters: {
             query?: {
@@ -4884,6 +5420,106 @@ export interface operations {
                             /** Format: date-time */
                             updatedAt: string;
                         }[];
+                        notifications: ({
+                            /** @description Who caused it (their handle as it is now) */
+                            actor: {
+                                fullHandle: string;
+                                publicId: string;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            data: {
+                                requestId: string;
+                            };
+                            /** @enum {string} */
+                            kind: "friendRequestReceived";
+                            /** Format: uuid */
+                            notificationId: string;
+                            readAt: string | null;
+                        } | {
+                            /** @description Who caused it (their handle as it is now) */
+                            actor: {
+                                fullHandle: string;
+                                publicId: string;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            data: {
+                                requestId: string;
+                            };
+                            /** @enum {string} */
+                            kind: "friendRequestAccepted";
+                            /** Format: uuid */
+                            notificationId: string;
+                            readAt: string | null;
+                        } | {
+                            /** @description Who caused it (their handle as it is now) */
+                            actor: {
+                                fullHandle: string;
+                                publicId: string;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            data: {
+                                /** Format: date-time */
+                                expiresAt: string;
+                                inviteId: string;
+                                partyId: string;
+                            };
+                            /** @enum {string} */
+                            kind: "partyInviteReceived";
+                            /** Format: uuid */
+                            notificationId: string;
+                            readAt: string | null;
+                        } | {
+                            /** @description Who caused it (their handle as it is now) */
+                            actor: {
+                                fullHandle: string;
+                                publicId: string;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            data: {
+                                /** Format: date-time */
+                                expiresAt: string;
+                                inviteId: string;
+                                sessionHandle?: string;
+                            };
+                            /** @enum {string} */
+                            kind: "gameInviteReceived";
+                            /** Format: uuid */
+                            notificationId: string;
+                            readAt: string | null;
+                        } | {
+                            /** @description Who caused it (their handle as it is now) */
+                            actor: {
+                                fullHandle: string;
+                                publicId: string;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            data: {
+                                partyId: string;
+                            };
+                            /** @enum {string} */
+                            kind: "partyKicked";
+                            /** Format: uuid */
+                            notificationId: string;
+                            readAt: string | null;
+                        } | {
+                            /** Format: date-time */
+                            createdAt: string;
+                            data: {
+                                message: string;
+                                reference?: string;
+                                title?: string;
+                            };
+                            /** @enum {string} */
+                            kind: "moderationNotice";
+                            /** Format: uuid */
+                            notificationId: string;
+                            readAt: string | null;
+                        })[];
                         partyId?: string;
                         profile: {
                             avatarUrl: string | null;
@@ -5477,7 +6113,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named; invalid_cursor: A cursor this list did not give (malformed, or naming nothing) */
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named; invalid_cursor: A cursor the list did not give (malformed, tampered, another user’s, or naming nothing) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7017,6 +7653,1071 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "unsupported_media_type";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description key_set_unavailable: The token key set cannot be fetched; retry later; registry_unavailable: The game registry cannot be reached; database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "key_set_unavailable" | "registry_unavailable" | "database_unavailable" | "state_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    getV1Notifications: {
+        parameters: {
+            query?: {
+                /** @description The nextCursor of the page before (opaque) */
+                cursor?: string;
+                /** @description Page size (default 20) */
+                limit?: number;
+                /** @description true: unread notifications only */
+                unread?: boolean;
+            };
+            header?: {
+                /** @description The game client’s key (docs/client-key.md) */
+                "X-Platform-Client-Key"?: string;
+                /** @description The game’s API key (tenancy; with X-Platform-Game-Secret) */
+                "X-Platform-Game-Key"?: string;
+                /** @description The game’s API secret (tenancy; with X-Platform-Game-Key) */
+                "X-Platform-Game-Secret"?: string;
+                /** @description API-key mode: the display name of a profile made on first use */
+                "X-User-Handle"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Absent on the last page; pass it as `cursor` for the next (older) page */
+                        nextCursor?: string;
+                        notifications: ({
+                            /** @description Who caused it (their handle as it is now) */
+                            actor: {
+                                fullHandle: string;
+                                publicId: string;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            data: {
+                                requestId: string;
+                            };
+                            /** @enum {string} */
+                            kind: "friendRequestReceived";
+                            /** Format: uuid */
+                            notificationId: string;
+                            readAt: string | null;
+                        } | {
+                            /** @description Who caused it (their handle as it is now) */
+                            actor: {
+                                fullHandle: string;
+                                publicId: string;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            data: {
+                                requestId: string;
+                            };
+                            /** @enum {string} */
+                            kind: "friendRequestAccepted";
+                            /** Format: uuid */
+                            notificationId: string;
+                            readAt: string | null;
+                        } | {
+                            /** @description Who caused it (their handle as it is now) */
+                            actor: {
+                                fullHandle: string;
+                                publicId: string;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            data: {
+                                /** Format: date-time */
+                                expiresAt: string;
+                                inviteId: string;
+                                partyId: string;
+                            };
+                            /** @enum {string} */
+                            kind: "partyInviteReceived";
+                            /** Format: uuid */
+                            notificationId: string;
+                            readAt: string | null;
+                        } | {
+                            /** @description Who caused it (their handle as it is now) */
+                            actor: {
+                                fullHandle: string;
+                                publicId: string;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            data: {
+                                /** Format: date-time */
+                                expiresAt: string;
+                                inviteId: string;
+                                sessionHandle?: string;
+                            };
+                            /** @enum {string} */
+                            kind: "gameInviteReceived";
+                            /** Format: uuid */
+                            notificationId: string;
+                            readAt: string | null;
+                        } | {
+                            /** @description Who caused it (their handle as it is now) */
+                            actor: {
+                                fullHandle: string;
+                                publicId: string;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            data: {
+                                partyId: string;
+                            };
+                            /** @enum {string} */
+                            kind: "partyKicked";
+                            /** Format: uuid */
+                            notificationId: string;
+                            readAt: string | null;
+                        } | {
+                            /** Format: date-time */
+                            createdAt: string;
+                            data: {
+                                message: string;
+                                reference?: string;
+                                title?: string;
+                            };
+                            /** @enum {string} */
+                            kind: "moderationNotice";
+                            /** Format: uuid */
+                            notificationId: string;
+                            readAt: string | null;
+                        })[];
+                        /** @description Unread notifications of the caller in all (whatever the filter) */
+                        unreadCount: number;
+                    };
+                };
+            };
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named; invalid_cursor: A cursor the list did not give (malformed, tampered, another user’s, or naming nothing) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "validation_failed" | "invalid_cursor";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description name_unavailable: No free discriminator for this display name */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "name_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description key_set_unavailable: The token key set cannot be fetched; retry later; registry_unavailable: The game registry cannot be reached; database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "key_set_unavailable" | "registry_unavailable" | "database_unavailable" | "state_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    deleteV1NotificationsByNotificationId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The game client’s key (docs/client-key.md) */
+                "X-Platform-Client-Key"?: string;
+                /** @description The game’s API key (tenancy; with X-Platform-Game-Secret) */
+                "X-Platform-Game-Key"?: string;
+                /** @description The game’s API secret (tenancy; with X-Platform-Game-Key) */
+                "X-Platform-Game-Secret"?: string;
+                /** @description API-key mode: the display name of a profile made on first use */
+                "X-User-Handle"?: string;
+            };
+            path: {
+                notificationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "validation_failed" | "malformed_json";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description notification_not_found: No such notification (or not the caller’s) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "notification_not_found";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description name_unavailable: No free discriminator for this display name */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "name_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description payload_too_large: The body exceeds the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description key_set_unavailable: The token key set cannot be fetched; retry later; registry_unavailable: The game registry cannot be reached; database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "key_set_unavailable" | "registry_unavailable" | "database_unavailable" | "state_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postV1NotificationsByNotificationIdRead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The game client’s key (docs/client-key.md) */
+                "X-Platform-Client-Key"?: string;
+                /** @description The game’s API key (tenancy; with X-Platform-Game-Secret) */
+                "X-Platform-Game-Key"?: string;
+                /** @description The game’s API secret (tenancy; with X-Platform-Game-Key) */
+                "X-Platform-Game-Secret"?: string;
+                /** @description API-key mode: the display name of a profile made on first use */
+                "X-User-Handle"?: string;
+            };
+            path: {
+                notificationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Who caused it (their handle as it is now) */
+                        actor: {
+                            fullHandle: string;
+                            publicId: string;
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                        data: {
+                            requestId: string;
+                        };
+                        /** @enum {string} */
+                        kind: "friendRequestReceived";
+                        /** Format: uuid */
+                        notificationId: string;
+                        readAt: string | null;
+                    } | {
+                        /** @description Who caused it (their handle as it is now) */
+                        actor: {
+                            fullHandle: string;
+                            publicId: string;
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                        data: {
+                            requestId: string;
+                        };
+                        /** @enum {string} */
+                        kind: "friendRequestAccepted";
+                        /** Format: uuid */
+                        notificationId: string;
+                        readAt: string | null;
+                    } | {
+                        /** @description Who caused it (their handle as it is now) */
+                        actor: {
+                            fullHandle: string;
+                            publicId: string;
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                        data: {
+                            /** Format: date-time */
+                            expiresAt: string;
+                            inviteId: string;
+                            partyId: string;
+                        };
+                        /** @enum {string} */
+                        kind: "partyInviteReceived";
+                        /** Format: uuid */
+                        notificationId: string;
+                        readAt: string | null;
+                    } | {
+                        /** @description Who caused it (their handle as it is now) */
+                        actor: {
+                            fullHandle: string;
+                            publicId: string;
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                        data: {
+                            /** Format: date-time */
+                            expiresAt: string;
+                            inviteId: string;
+                            sessionHandle?: string;
+                        };
+                        /** @enum {string} */
+                        kind: "gameInviteReceived";
+                        /** Format: uuid */
+                        notificationId: string;
+                        readAt: string | null;
+                    } | {
+                        /** @description Who caused it (their handle as it is now) */
+                        actor: {
+                            fullHandle: string;
+                            publicId: string;
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                        data: {
+                            partyId: string;
+                        };
+                        /** @enum {string} */
+                        kind: "partyKicked";
+                        /** Format: uuid */
+                        notificationId: string;
+                        readAt: string | null;
+                    } | {
+                        /** Format: date-time */
+                        createdAt: string;
+                        data: {
+                            message: string;
+                            reference?: string;
+                            title?: string;
+                        };
+                        /** @enum {string} */
+                        kind: "moderationNotice";
+                        /** Format: uuid */
+                        notificationId: string;
+                        readAt: string | null;
+                    };
+                };
+            };
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "validation_failed" | "malformed_json";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description notification_not_found: No such notification (or not the caller’s) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "notification_not_found";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description name_unavailable: No free discriminator for this display name */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "name_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description payload_too_large: The body exceeds the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description key_set_unavailable: The token key set cannot be fetched; retry later; registry_unavailable: The game registry cannot be reached; database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "key_set_unavailable" | "registry_unavailable" | "database_unavailable" | "state_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postV1NotificationsReadAll: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The game client’s key (docs/client-key.md) */
+                "X-Platform-Client-Key"?: string;
+                /** @description The game’s API key (tenancy; with X-Platform-Game-Secret) */
+                "X-Platform-Game-Key"?: string;
+                /** @description The game’s API secret (tenancy; with X-Platform-Game-Key) */
+                "X-Platform-Game-Secret"?: string;
+                /** @description API-key mode: the display name of a profile made on first use */
+                "X-User-Handle"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        marked: number;
+                        /** @enum {number} */
+                        unreadCount: 0;
+                    };
+                };
+            };
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "validation_failed" | "malformed_json";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description name_unavailable: No free discriminator for this display name */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "name_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description payload_too_large: The body exceeds the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description key_set_unavailable: The token key set cannot be fetched; retry later; registry_unavailable: The game registry cannot be reached; database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "key_set_unavailable" | "registry_unavailable" | "database_unavailable" | "state_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    getV1NotificationsUnreadCount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The game client’s key (docs/client-key.md) */
+                "X-Platform-Client-Key"?: string;
+                /** @description The game’s API key (tenancy; with X-Platform-Game-Secret) */
+                "X-Platform-Game-Key"?: string;
+                /** @description The game’s API secret (tenancy; with X-Platform-Game-Key) */
+                "X-Platform-Game-Secret"?: string;
+                /** @description API-key mode: the display name of a profile made on first use */
+                "X-User-Handle"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        unreadCount: number;
+                    };
+                };
+            };
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description name_unavailable: No free discriminator for this display name */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "name_unavailable";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */

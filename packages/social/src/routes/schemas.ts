@@ -126,6 +126,31 @@ export const ChatMessageDto = Type.Object({
 
 export const ChatHistory = Type.Object({ messages: Type.Array(ChatMessageDto) });
 
+// ------------------------------------------------------------ notifications (services/notifications.ts)
+
+const DateTime = Type.String({ format: 'date-time' });
+const NotificationActor = Type.Object({ publicId: Str, fullHandle: Str }, { description: 'Who caused it (their handle as it is now)' });
+const notificationFields = { notificationId: Type.String({ format: 'uuid' }), createdAt: DateTime, readAt: Type.Union([DateTime, Type.Null()]) };
+const notification = <K extends string, D extends ReturnType<typeof Type.Object>>(kind: K, description: string, data: D) =>
+  Type.Object({ ...notificationFields, kind: Type.Literal(kind), actor: NotificationActor, data }, { description });
+
+/** One notification of the inbox; `kind` says which `data` it carries (docs/social.md, "Notifications"). */
+export const NotificationDto = Type.Union([
+  notification('friendRequestReceived', 'A friend request (accept or decline it with the actor’s publicId)', Type.Object({ requestId: Str })),
+  notification('friendRequestAccepted', 'The actor accepted the reader’s friend request', Type.Object({ requestId: Str })),
+  notification('partyInviteReceived', 'A party invite (join the party with the inviteId)', Type.Object({ inviteId: Str, partyId: Str, expiresAt: DateTime })),
+  notification('gameInviteReceived', 'A game invite (accept it with the inviteId)', Type.Object({ inviteId: Str, sessionHandle: Type.Optional(Str), expiresAt: DateTime })),
+  notification('partyKicked', 'The actor (the leader) removed the reader from the party', Type.Object({ partyId: Str })),
+  Type.Object(
+    {
+      ...notificationFields,
+      kind: Type.Literal('moderationNotice'),
+      data: Type.Object({ message: Str, title: Type.Optional(Str), reference: Type.Optional(Str) }),
+    },
+    { description: 'A notice of the platform’s moderation (no actor)' },
+  ),
+]);
+
 export const PrivacyExport = Type.Object({
   user: Type.Object({ publicId: Str, handle: Str, discriminator: Str, fullHandle: Str, createdAt: Type.String({ format: 'date-time' }) }),
   profile: ProfileDto,
@@ -133,6 +158,7 @@ export const PrivacyExport = Type.Object({
   blocked: Type.Array(UserSummary),
   muted: Type.Array(UserSummary),
   notes: Type.Array(NoteResponse),
+  notifications: Type.Array(NotificationDto),
   partyId: Type.Optional(Str),
 });
 

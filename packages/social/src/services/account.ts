@@ -1,6 +1,7 @@
 /** Self-service: profile edits, privacy export and erasure. */
 import type { Ctx, GameContext, ProfileVisibility, UserRow } from './context.js';
 import { listBlocked, listFriends } from './friends.js';
+import { exportNotifications } from './notifications.js';
 import { removeMember } from './parties.js';
 import { clearPresence, notifyPresence } from './presence.js';
 import { fullHandle, rename, userSummary } from './users.js';
@@ -78,6 +79,7 @@ export async function exportData(ctx: Ctx, me: UserRow, game: GameContext) {
     blocked: await listBlocked(ctx, me),
     muted: mutes.map((u) => userSummary(u)),
     notes: notes.map((n) => ({ subjectPublicId: n.public_id, subjectFullHandle: fullHandle(n), text: n.text, updatedAt: new Date(n.updated_at).toISOString() })),
+    notifications: await exportNotifications(ctx, me),
     ...(partyId ? { partyId } : {}),
   };
 }
@@ -85,8 +87,9 @@ export async function exportData(ctx: Ctx, me: UserRow, game: GameContext) {
 /**
  * Erasure. Leaves the party first (leadership passes on, an emptied party
  * disbands), tells friends (friendRemoved), then deletes the row: friendships,
- * requests, blocks and mutes both ways, notes by and about the user, invites
- * and the user's chat messages go with it (cascades); reports stay,
+ * requests, blocks and mutes both ways, notes by and about the user, invites,
+ * the user's notifications and those the user caused in others' inboxes, and
+ * the user's chat messages go with it (cascades); reports stay,
  * anonymised, without the snapshot taken of the user. An account without a profile (already erased) answers the same.
  */
 export async function eraseAccount(ctx: Ctx, accountId: string): Promise<{ state: 'deleted' }> {

@@ -26,7 +26,7 @@ export const socialErrors = kitErrorCodes.extend({
   cannot_invite_self: { status: 400, description: 'Acting on yourself' },
   cannot_kick_self: { status: 400, description: 'Acting on yourself' },
   upgrade_required: { status: 400, description: 'GET /v1/ws without a WebSocket upgrade' },
-  invalid_cursor: { status: 400, description: 'A cursor this list did not give (malformed, or naming nothing)' },
+  invalid_cursor: { status: 400, description: 'A cursor the list did not give (malformed, tampered, another user’s, or naming nothing)' },
   // 401, 403
   unauthorized: { status: 401, description: 'Missing or invalid credentials' },
   invalid_game_credentials: { status: 401, description: 'The game key or secret is not valid' },
@@ -48,6 +48,7 @@ export const socialErrors = kitErrorCodes.extend({
   channel_not_found: { status: 404, description: 'No such chat channel (or not the caller’s)' },
   feature_disabled: { status: 404, description: 'Chat is disabled' },
   report_not_found: { status: 404, description: 'No such report' },
+  notification_not_found: { status: 404, description: 'No such notification (or not the caller’s)' },
   // 409, 410
   request_exists: { status: 409, description: 'A friend request to this user is pending already' },
   already_friends: { status: 409, description: 'Already friends' },

@@ -22,7 +22,9 @@ export type EventType =
   | 'partyMemberLeft'
   | 'partyLeaderChanged'
   | 'gameInviteReceived'
-  | 'chatMessage';
+  | 'chatMessage'
+  /** A notification stored in the recipient's inbox (services/notifications.ts); data: the NotificationDto. */
+  | 'notification';
 
 export interface EventEnvelope {
   type: EventType;

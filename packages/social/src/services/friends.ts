@@ -9,6 +9,7 @@ import { readPresence, viewPresence, type VisibleState } from './presence.js';
 import { limitOutreach } from './limits.js';
 import { assertNotBlocked, fullHandle, resolveTarget, requireAddressableUser, requireUser, userSummary } from './users.js';
 import { socialError } from './errors.js';
+import { publishNotification, storeNotification } from './notifications.js';
 import {
   areFriends,
   deleteFriendship,
@@ -22,6 +23,7 @@ import {
   takeRequest,
 } from '../queries/friends.js';
 import { revokeInvitesBetween } from '../queries/invites.js';
+import { deleteNotificationsBetween } from '../queries/notifications.js';
 import { blockedUsers, deleteBlock, deleteMute, insertBlock, insertMute, isMuted as mutes } from '../queries/relations.js';
 
 /**
@@ -70,19 +72,21 @@ export async function sendRequest(ctx: Ctx, me: UserRow, body: { toHandle?: stri
     const crossing = await takeRequest(tx, target.id, me.id);
     if (crossing) {
       await makeFriends(tx, me.id, target.id);
-      return { accepted: true, id: crossing };
+      return { accepted: true, id: crossing, note: await storeNotification(ctx, tx, target.id, 'friendRequestAccepted', me, { requestId: crossing }) };
     }
     if (await areFriends(tx, me.id, target.id)) throw socialError('already_friends', 'You are already friends');
     const inserted = await insertRequest(tx, me.id, target.id);
     if (!inserted) throw socialError('request_exists', 'A friend request to this user is already pending');
-    return { accepted: false, id: inserted };
+    return { accepted: false, id: inserted, note: await storeNotification(ctx, tx, target.id, 'friendRequestReceived', me, { requestId: inserted }) };
   });
   if (outcome.accepted) {
     await ctx.events.toUser(target.id, 'friendRequestAccepted', requestSummary(outcome.id, me, 'outgoing', 'accepted'), { actorId: me.id });
+    await publishNotification(ctx, outcome.note);
     return requestSummary(outcome.id, target, 'outgoing', 'accepted');
   }
   const id = outcome.id;
   await ctx.events.toUser(target.id, 'friendRequestReceived', requestSummary(id, me, 'incoming', 'pending'), { actorId: me.id, actorPublicId: me.public_id });
+  await publishNotification(ctx, outcome.note);
   return requestSummary(id, target, 'outgoing', 'pending');
 }
 
@@ -93,14 +97,16 @@ export async function listRequests(ctx: Ctx, me: UserRow, dir: Direction) {
 
 export async function acceptRequest(ctx: Ctx, me: UserRow, fromPublicId: string) {
   const from = await requireRequester(ctx, fromPublicId);
-  const id = await ctx.db.transaction(async (tx) => {
-    const taken = await takeRequest(tx, from.id, me.id);
-    if (!taken) return undefined;
+  const taken = await ctx.db.transaction(async (tx) => {
+    const requestId = await takeRequest(tx, from.id, me.id);
+    if (!requestId) return undefined;
     await makeFriends(tx, me.id, from.id);
-    return taken;
+    return { id: requestId, note: await storeNotification(ctx, tx, from.id, 'friendRequestAccepted', me, { requestId }) };
   });
-  if (!id) throw socialError('request_not_found', 'No pending friend request from this user');
+  if (!taken) throw socialError('request_not_found', 'No pending friend request from this user');
+  const id = taken.id;
   await ctx.events.toUser(from.id, 'friendRequestAccepted', requestSummary(id, me, 'outgoing', 'accepted'), { actorId: me.id });
+  await publishNotification(ctx, taken.note);
   return requestSummary(id, from, 'incoming', 'accepted');
 }
 
@@ -159,7 +165,7 @@ export async function listFriends(ctx: Ctx, me: UserRow, game: GameContext) {
 
 // ------------------------------------------------------------ blocks, mutes
 
-/** Blocks a user: ends the friendship and pending requests both ways. Idempotent. */
+/** Blocks a user: ends the friendship, pending requests and what each caused in the other's inbox, both ways. Idempotent. */
 export async function block(ctx: Ctx, me: UserRow, publicId: string): Promise<void> {
   const other = await requireAddressableUser(ctx.db, me, publicId);
   if (other.id === me.id) throw socialError('cannot_block_self', 'You cannot block yourself');
@@ -167,6 +173,7 @@ export async function block(ctx: Ctx, me: UserRow, publicId: string): Promise<vo
     await insertBlock(tx, me.id, other.id);
     await deleteRequestsBetween(tx, me.id, other.id);
     await revokeInvitesBetween(tx, me.id, other.id);
+    await deleteNotificationsBetween(tx, me.id, other.id);
     return unfriend(tx, me.id, other.id);
   });
   await ctx.events.relationsChanged([me.id, other.id]);

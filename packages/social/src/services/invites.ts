@@ -9,6 +9,7 @@ import { limitOutreach } from './limits.js';
 import { memberParty } from './party-access.js';
 import { assertNotBlocked, resolveTarget } from './users.js';
 import { socialError } from './errors.js';
+import { publishNotification, storeNotification } from './notifications.js';
 import { areFriends } from '../queries/friends.js';
 import { acceptPending, declinePending, expireInvite, insertInvite, inviteById, pendingInvites, revokePending, type InviteRow } from '../queries/invites.js';
 import { currentPartyId } from '../queries/parties.js';
@@ -42,18 +43,28 @@ async function createInvite(
   to: UserRow,
   fields: { kind: 'party' | 'game'; partyId?: string; sessionHandle?: string | null; join?: JoinMetadata },
 ) {
-  const row = await insertInvite(ctx.db, {
-    kind: fields.kind,
-    from: me.id,
-    to: to.id,
-    partyId: fields.partyId ?? null,
-    sessionHandle: fields.sessionHandle ?? null,
-    join: joinColumns(fields.join),
-    hasJoin: fields.join !== undefined,
-    expiresAt: new Date(ctx.now().getTime() + ctx.config.inviteTtlSeconds * 1000),
+  // The invite and the invitee's notification commit together.
+  const { dto, note } = await ctx.db.transaction(async (tx) => {
+    const row = await insertInvite(tx, {
+      kind: fields.kind,
+      from: me.id,
+      to: to.id,
+      partyId: fields.partyId ?? null,
+      sessionHandle: fields.sessionHandle ?? null,
+      join: joinColumns(fields.join),
+      hasJoin: fields.join !== undefined,
+      expiresAt: new Date(ctx.now().getTime() + ctx.config.inviteTtlSeconds * 1000),
+    });
+    const made = inviteDto(row, me, to, ctx.now());
+    const { inviteId, expiresAt } = made;
+    const stored =
+      fields.kind === 'party'
+        ? await storeNotification(ctx, tx, to.id, 'partyInviteReceived', me, { inviteId, partyId: fields.partyId!, expiresAt })
+        : await storeNotification(ctx, tx, to.id, 'gameInviteReceived', me, { inviteId, ...(made.targetHandle !== undefined ? { sessionHandle: made.targetHandle } : {}), expiresAt });
+    return { dto: made, note: stored };
   });
-  const dto = inviteDto(row, me, to, ctx.now());
   await ctx.events.toUser(to.id, fields.kind === 'party' ? 'partyInviteReceived' : 'gameInviteReceived', dto, { actorId: me.id, actorPublicId: me.public_id });
+  await publishNotification(ctx, note);
   return dto;
 }
 

@@ -11,6 +11,7 @@ import { checkJoin, joinColumns, joinDto, type JoinMetadata } from './join-metad
 import { leaderParty, memberParty, partyRow } from './party-access.js';
 import { findByHandle, findByPublicId, fullHandle } from './users.js';
 import { socialError } from './errors.js';
+import { publishNotification, storeNotification, type StoredNotification } from './notifications.js';
 import { markAccepted, revokePartyInvites } from '../queries/invites.js';
 import {
   currentPartyId,
@@ -138,11 +139,19 @@ export async function joinParty(ctx: Ctx, me: UserRow, partyId: string, body: { 
  * member; the last member leaving disbands the party (pending invites to it
  * become `revoked`).
  */
-export async function removeMember(ctx: Ctx, partyId: string, user: UserRow, reason: 'left' | 'kicked' | 'deleted') {
+export async function removeMember(
+  ctx: Ctx,
+  partyId: string,
+  user: UserRow,
+  reason: 'left' | 'kicked' | 'deleted',
+  /** Runs in the removal's transaction once the member is removed (the kicked member's notification). */
+  within?: (tx: Queryable) => Promise<void>,
+) {
   const result = await ctx.db.transaction(async (tx) => {
     const p = await lockParty(tx, partyId);
     if (!p) return undefined;
     await deleteMember(tx, partyId, user.id);
+    await within?.(tx);
     const next = await firstMember(tx, partyId);
     if (!next) {
       await revokePartyInvites(tx, partyId);
@@ -186,7 +195,11 @@ export async function kick(ctx: Ctx, me: UserRow, partyId: string, body: { handl
   const p = await leaderParty(ctx.db, me, partyId);
   const target = await memberTarget(ctx, p, body);
   if (target.id === me.id) throw socialError('cannot_kick_self', 'Leave the party instead');
-  await removeMember(ctx, p.id, target, 'kicked');
+  let note: StoredNotification | undefined;
+  await removeMember(ctx, p.id, target, 'kicked', async (tx) => {
+    note = await storeNotification(ctx, tx, target.id, 'partyKicked', me, { partyId: p.id });
+  });
+  await publishNotification(ctx, note);
   return partyDto(ctx.db, (await partyRow(ctx.db, p.id))!);
 }
 
