@@ -48,6 +48,8 @@ export interface Connection {
   closing: boolean;
   /** When this socket's registration was last written (0: not yet). */
   registeredAt: number;
+  /** While set (the socket's replay is running), event frames wait here with their ids (replay.ts). */
+  gate?: { frame: string | Buffer; id?: string }[];
 }
 
 /** Starts the closing handshake once; a closing socket is sent nothing more. */
@@ -58,14 +60,19 @@ export function closeConn(conn: Connection, code: number, reason: string): void 
 }
 
 export interface Sender {
-  /** A string, or a Buffer: a text frame encoded once for all its recipients (ws would re-encode a string per socket). */
-  send(conn: Connection, frame: string | Buffer): void;
+  /**
+   * A string, or a Buffer: a text frame encoded once for all its recipients (ws would re-encode a string per
+   * socket). `id`: the event's replay-log id; held back while the socket's replay runs (`gate`).
+   */
+  send(conn: Connection, frame: string | Buffer, id?: string): void;
+  /** Writes now, past the gate (the replay's own frames). */
+  write(conn: Connection, frame: string | Buffer): void;
   sendFrame(conn: Connection, type: string, data: unknown): void;
   sendError(conn: Connection, code: string, message: string, extra?: Record<string, unknown>): void;
 }
 
 export function createSender(opts: { sendBufferBytes: number; log: Log }): Sender {
-  const send = (conn: Connection, frame: string | Buffer) => {
+  const write = (conn: Connection, frame: string | Buffer) => {
     if (conn.closing || conn.ws.readyState !== WebSocket.OPEN) return;
     // A client that does not read must not make the node buffer without bound.
     if (conn.ws.bufferedAmount > opts.sendBufferBytes) {
@@ -77,9 +84,14 @@ export function createSender(opts: { sendBufferBytes: number; log: Log }): Sende
     if (typeof frame === 'string') conn.ws.send(frame);
     else conn.ws.send(frame, { binary: false });
   };
+  const send = (conn: Connection, frame: string | Buffer, id?: string) => {
+    if (conn.gate) conn.gate.push(id === undefined ? { frame } : { frame, id });
+    else write(conn, frame);
+  };
   const sendFrame = (conn: Connection, type: string, data: unknown) => send(conn, JSON.stringify({ type, data }));
   return {
     send,
+    write,
     sendFrame,
     sendError: (conn, code, message, extra = {}) => sendFrame(conn, 'error', { code, message, ...extra }),
   };
