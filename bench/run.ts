@@ -13,7 +13,8 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 import { BENCH, freePort, request, runLoad, startProcess, type Proc } from './lib.js';
-import { socketFigures } from './sockets.js';
+import { realtimePresent, socketFigures } from './sockets.js';
+import { replayFigures } from './replay.js';
 
 export interface Figure {
   id: string;
@@ -308,6 +309,10 @@ try {
   // ---------------------------------------------------------------- sockets
   if (['ws-idle', 'ws-fanout', 'ws-presence', 'ws-cross'].some(want)) {
     for (const f of await socketFigures({ want, common, authEnv, dataDir, procs, log })) figure(f, () => f.pass ?? false);
+  }
+  // The replay log (docs/social-realtime.md, "Resume and replay"): on against off in the same run, and replay latency.
+  if (['ws-replay-fanout', 'ws-replay-presence', 'ws-replay'].some(want) && realtimePresent()) {
+    for (const f of await replayFigures({ want, common, authEnv, dataDir, procs, log })) figure(f, () => f.pass ?? false);
   }
 } finally {
   await cleanup();

@@ -27,7 +27,9 @@ export function realtimeRoutes(app: App): void {
         description:
           'A WebSocket upgrade (`Upgrade: websocket`), authenticated like any route, or with the access token in the ' +
           '`bearer` subprotocol or the `access_token` query parameter. Frames, close codes and limits: docs/social-realtime.md. ' +
-          'Without an upgrade the answer is 400 `upgrade_required`, whatever the credentials.',
+          'Without an upgrade the answer is 400 `upgrade_required`, whatever the credentials. ' +
+          'A reconnecting client sends the last event id it saw in the `lastEventId` query parameter: what it missed is replayed ' +
+          'before new events, or one `resync` frame tells it to reload (docs/social-realtime.md, "Resume and replay").',
         headers: UpgradeHeaders,
         security: [{ bearer: [] }, { accessToken: [] }, { apiKey: [], userId: [] }],
         response: {
