@@ -48,8 +48,12 @@ export interface Connection {
   closing: boolean;
   /** When this socket's registration was last written (0: not yet). */
   registeredAt: number;
-  /** While set (the socket's replay is running), event frames wait here with their ids (replay.ts). */
+  /** While set (the socket's replay runs, or an earlier event is pending: ordering.ts), frames wait here with their ids. */
   gate?: { frame: string | Buffer; id?: string }[];
+  /** The replay has not finished (replay.ts). */
+  replaying?: boolean;
+  /** Messages pending for this socket that hold its other frames (ordering.ts). */
+  holds?: number;
 }
 
 /** Starts the closing handshake once; a closing socket is sent nothing more. */

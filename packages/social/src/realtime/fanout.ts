@@ -3,11 +3,12 @@
  * event), party-channel membership of each socket, and the fan-out channel of many-recipient events.
  */
 import type { Ctx, GameContext } from '../services/context.js';
-import { FANOUT_CHANNEL, partyChannel, userChannel, type EventEnvelope, type FanoutMessage } from '../services/events.js';
+import { FANOUT_CHANNEL, partyChannel, replayRetention, userChannel, type EventEnvelope, type FanoutMessage } from '../services/events.js';
 import { currentPartyId } from '../services/parties.js';
 import { friendPresenceData, presenceViewLevel, type PresenceSource, type ViewLevel } from '../services/presence.js';
 import { CLOSE, closeConn, type Connection, type Log, type Sender } from './connection.js';
-import { Hub, type Dispatch } from './hub.js';
+import { Hub, type Dispatch, type HoldHooks } from './hub.js';
+import { holdFrames, releaseFrames } from './ordering.js';
 import type { RelationsCache } from './relations-cache.js';
 
 const USER_PREFIX = 'social:user:';
@@ -169,7 +170,11 @@ export function createFanout(ctx: Ctx, log: Log, sender: Sender, relations: Rela
       .catch((err) => log.warn({ err, socketId: conn.id }, 'party channel sync failed'));
     return conn.partySync;
   };
-  const hub = new Hub<Connection>(ctx.state, createDispatch({ sender, relations, syncParty }), log, ctx.events.origin);
+  // With event ids (the replay log on), a socket gets its events in id order across channels (ordering.ts).
+  const holds: HoldHooks<Connection> | undefined = replayRetention(ctx.config)
+    ? { hold: (rs) => rs.forEach(holdFrames), release: (rs) => rs.forEach((c) => releaseFrames(c, sender.write)) }
+    : undefined;
+  const hub = new Hub<Connection>(ctx.state, createDispatch({ sender, relations, syncParty }), log, ctx.events.origin, holds);
   ctx.events.deliverLocally((channel, env) => hub.deliverLocal(channel, env));
   const subscription = subscribeFanout(ctx, hub, log);
   const direct: Sender = { ...sender, send: (c, frame) => sender.write(c, frame) };

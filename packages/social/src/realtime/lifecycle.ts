@@ -47,7 +47,7 @@ function newConnection(deps: ConnectionDeps, id: string, ws: WebSocket, user: Us
     closing: false,
     registeredAt: 0,
     // Event frames wait until the replay has run (replay.ts).
-    ...(deps.replayer ? { gate: [] } : {}),
+    ...(deps.replayer ? { gate: [], replaying: true } : {}),
   };
 }
 

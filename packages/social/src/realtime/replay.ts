@@ -13,6 +13,7 @@ import type { Ctx } from '../services/context.js';
 import { partyChannel, replayLog, userChannel, type EventEnvelope } from '../services/events.js';
 import type { Connection, Sender } from './connection.js';
 import { eventFrame } from './fanout.js';
+import { inIdOrder } from './ordering.js';
 import type { Dispatch } from './hub.js';
 
 /** The query parameter of `/v1/ws` that carries the last event id the client saw. */
@@ -75,12 +76,15 @@ export function createReplayer(deps: { ctx: Ctx; sender: Sender; dispatch: Dispa
 
   /** Ends the replay: the closing frame, then the held frames the replay did not cover (ids after `head`). */
   const finish = (conn: Connection, head: string, closing: string, fresh: boolean) => {
-    const held = conn.gate ?? [];
-    conn.gate = undefined;
+    const held = inIdOrder(conn.gate ?? []);
+    conn.replaying = false;
     const later = held.filter((h) => h.id === undefined || compareLogIds(h.id, head) > 0);
     // A fresh socket read nothing: what it got while opening is new to it, sent before the closing frame.
     if (fresh) for (const h of held) if (h.id !== undefined && compareLogIds(h.id, head) <= 0) sender.write(conn, h.frame);
     sender.write(conn, closing);
+    // An event still pending for the socket (ordering.ts) keeps the later frames waiting until it is sent.
+    if (conn.holds) return void (conn.gate = later);
+    conn.gate = undefined;
     for (const h of later) sender.write(conn, h.frame);
   };
   const resync = (conn: Connection, head: string, reason: ResyncReason) => finish(conn, head, eventFrame('resync', { reason }, head), false);
@@ -103,7 +107,9 @@ export function createReplayer(deps: { ctx: Ctx; sender: Sender; dispatch: Dispa
       if (type === '_partyChanged' && event) sender.write(conn, eventFrame(event.type, event.data, e.id));
       return;
     }
-    await dispatch(e.channel, { ...e.env, id: e.id }, [conn]);
+    // Most dispatches finish at once; only a chat author's relations read makes one wait.
+    const pending = dispatch(e.channel, { ...e.env, id: e.id }, [conn]);
+    if (pending) await pending;
   };
 
   return {
@@ -121,8 +127,15 @@ export function createReplayer(deps: { ctx: Ctx; sender: Sender; dispatch: Dispa
       const theirs = await partyEntries(after, head, partyWindows(after, mine, conn.partyId));
       if (!theirs) return resync(conn, head, 'expired');
       const all = [...mine, ...theirs].sort((a, b) => compareLogIds(a.id, b.id));
-      for (const e of all) await replayOne(conn, e);
-      finish(conn, head, eventFrame('caughtUp', { resumed: true }, head), false);
+      // The replayed frames leave in as few writes as the socket buffer allows (not one system call each).
+      const socket = (conn.ws as unknown as { _socket?: { cork(): void; uncork(): void } })._socket;
+      socket?.cork();
+      try {
+        for (const e of all) await replayOne(conn, e);
+        finish(conn, head, eventFrame('caughtUp', { resumed: true }, head), false);
+      } finally {
+        socket?.uncork();
+      }
     },
   };
 }

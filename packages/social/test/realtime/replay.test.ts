@@ -172,6 +172,36 @@ describe(`realtime: resume with replay, two nodes (${backend})`, () => {
     assert.equal(back.frames.filter((f) => f.type === 'partyMemberLeft' && f.data.publicId === a.publicId).length, 1);
   });
 
+  it('a socket gets its events in id order across channels, also while one waits for a read', { skip: !process.env.DATABASE_URL && 'needs PostgreSQL (a table lock holds the read)' }, async () => {
+    const a = await h.user('Ordered');
+    const c = await h.user('Cold');
+    await befriend(h, a, c);
+    const party = (await h.req(c, 'POST', '/v1/parties', { body: { visibility: 'FriendsOnly' } })).body;
+    assert.equal((await h.req(a, 'POST', `/v1/parties/${party.partyId}/join`, { body: {} })).status, 200);
+    const s = await open(nodeA.ws, a);
+    // The node reads a chat author's mutes before delivering their first message: a lock on the table holds it.
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    let locked!: () => void;
+    const isLocked = new Promise<void>((r) => (locked = r));
+    const tx = h.db.db.transaction(async (q) => {
+      await q.query('LOCK TABLE mutes IN ACCESS EXCLUSIVE MODE');
+      locked();
+      await released;
+    });
+    await isLocked;
+    assert.equal((await h.req(c, 'POST', `/v1/chat/party/${party.partyId}/messages`, { body: { body: 'held' } })).status, 201);
+    // A later event on a's user channel, delivered at once were it not for the order.
+    await h.app.ctx.events.toUser(a.id, 'gameInviteReceived', { inviteId: 'later' });
+    await sleep(300);
+    release();
+    await tx;
+    await s.next('gameInviteReceived');
+    await s.next('chatMessage');
+    assert.deepEqual(s.frames.filter((f) => f.type === 'chatMessage' || f.type === 'gameInviteReceived').map((f) => f.type), ['chatMessage', 'gameInviteReceived']);
+    assertIdsGrow(s);
+  });
+
   it('a bad resume id gets one resync (invalid), then live events; the socket works', async () => {
     const a = await h.user('Odd');
     for (const bad of ['garbage', '', '1-2-3', '99999999999999-0', '%00', '\u0000', '1-0\u0000']) {
