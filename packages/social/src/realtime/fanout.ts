@@ -112,6 +112,9 @@ function createDispatch(deps: DispatchDeps): Dispatch<Connection> {
       if (type === 'partyMemberLeft' && data.reason === 'kicked') targets = targets.filter((c) => c.user.public_id !== data.publicId);
       if (type === 'chatMessage' && msg.actorPublicId) {
         const members = targets;
+        // Cached and read already (the usual case): delivered now, no promise (and nothing held: ordering.ts).
+        const known = deps.relations.excludedNow(msg.actorPublicId);
+        if (known) return deliver(type, msg.data, msg.id, known.size ? members.filter((c) => !known.has(c.user.id)) : members);
         return deps.relations
           .excludedFor(msg.actorPublicId)
           .then((excluded) => deliver(type, msg.data, msg.id, excluded.size ? members.filter((c) => !excluded.has(c.user.id)) : members));
