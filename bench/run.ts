@@ -13,8 +13,9 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 import { BENCH, freePort, request, runLoad, startProcess, type Proc } from './lib.js';
-import { socketFigures } from './sockets.js';
+import { realtimePresent, socketFigures } from './sockets.js';
 import { credentialFigures } from './credentials.js';
+import { replayFigures } from './replay.js';
 
 export interface Figure {
   id: string;
@@ -314,6 +315,11 @@ try {
   // ---------------------------------------------------------------- game credential revocation across two social nodes
   if (['cred-revoke', 'cred-revoke-socket'].some(want)) {
     for (const f of await credentialFigures({ common, dataDir, procs, log })) figure(f, () => f.pass ?? false);
+  }
+
+  // The replay log (docs/social-realtime.md, "Resume and replay"): on against off in the same run, and replay latency.
+  if (['ws-replay-fanout', 'ws-replay-presence', 'ws-replay'].some(want) && realtimePresent()) {
+    for (const f of await replayFigures({ want, common, authEnv, dataDir, procs, log })) figure(f, () => f.pass ?? false);
   }
 } finally {
   await cleanup();

@@ -19,13 +19,13 @@ export interface SocketContext {
   log(m: string): void;
 }
 
-type Out = Omit<Figure, 'ratio'> & { ratio?: number | null };
+export type Out = Omit<Figure, 'ratio'> & { ratio?: number | null };
 
 const IDLE_SOCKETS = Number(process.env.BENCH_IDLE_SOCKETS ?? 19_000);
 const IDLE_USERS = Number(process.env.BENCH_IDLE_USERS ?? 1000);
 const CLIENT_PROCS = Number(process.env.BENCH_WS_CLIENT_PROCESSES ?? 4);
-const FANOUT_GROUPS = Number(process.env.BENCH_FANOUT_GROUPS ?? 40);
-const FANOUT_SEC = Number(process.env.BENCH_FANOUT_SEC ?? 10);
+export const FANOUT_GROUPS = Number(process.env.BENCH_FANOUT_GROUPS ?? 40);
+export const FANOUT_SEC = Number(process.env.BENCH_FANOUT_SEC ?? 10);
 /** deliveries/s at which the fan-out latency goal is checked (open loop, senders spread over the period). */
 const FANOUT_GOAL_RATE = 50_000;
 const CROSS_GROUPS = Number(process.env.BENCH_CROSS_GROUPS ?? 10);
@@ -34,7 +34,7 @@ const CROSS_RATE = Number(process.env.BENCH_CROSS_RATE_PER_SENDER ?? 5);
 const RECEIVERS = 50;
 /** 127.0.0.2 … : several source addresses so no (source, destination) pair runs out of ephemeral ports. */
 const sources = (k: number) => Array.from({ length: 4 }, (_, i) => `127.0.0.${2 + k * 4 + i}`);
-const API_KEY = randomBytes(24).toString('hex');
+export const API_KEY = randomBytes(24).toString('hex');
 
 export function realtimePresent(): boolean {
   return existsSync(path.join(ROOT, 'packages/social/src/realtime'));
@@ -176,9 +176,9 @@ export async function fanout(opts: FanoutOptions & { url: string; senderUrl?: st
   };
 }
 
-const ms = (v: number | null) => (v === null ? '—' : `${v.toFixed(1)} ms`);
+export const ms = (v: number | null) => (v === null ? '—' : `${v.toFixed(1)} ms`);
 
-async function startSocialNode(ctx: SocketContext, name: string): Promise<{ proc: Proc; http: string; ws: string }> {
+export async function startSocialNode(ctx: SocketContext, name: string, env: Record<string, string> = {}): Promise<{ proc: Proc; http: string; ws: string }> {
   const port = await freePort();
   const proc = await startProcess(
     name,
@@ -197,6 +197,7 @@ async function startSocialNode(ctx: SocketContext, name: string): Promise<{ proc
       SOCIAL__LIMITS__CHATPERMINUTE: '100000',
       SOCIAL__LIMITS__ACTIONSPERMINUTE: '100000',
       SOCIAL__PARTIES__MAXSIZELIMIT: '100',
+      ...env,
     },
     `http://127.0.0.1:${port}/readyz`,
     process.env.BENCH_SERVICE_NODE_ARGS ? process.env.BENCH_SERVICE_NODE_ARGS.split(' ') : [],
@@ -206,7 +207,7 @@ async function startSocialNode(ctx: SocketContext, name: string): Promise<{ proc
 }
 
 /** One public party of 1 + RECEIVERS members per group (users fan-<g>-0 … fan-<g>-50); returns the chatSend frame per group. */
-async function parties(httpUrl: string, groups: number): Promise<Record<string, string>> {
+export async function parties(httpUrl: string, groups: number): Promise<Record<string, string>> {
   const as = (user: string) => ({ 'x-api-key': API_KEY, 'x-user-id': user });
   const frames: Record<string, string> = {};
   const ids: string[] = [];
@@ -239,7 +240,7 @@ async function forEachReceiver(groups: number, fn: (g: number, i: number) => Pro
 }
 
 /** Friendships sender ↔ each receiver of every group (fan-<g>-0 ↔ fan-<g>-1 … fan-<g>-50), over HTTP. */
-async function friendships(httpUrl: string, groups: number): Promise<void> {
+export async function friendships(httpUrl: string, groups: number): Promise<void> {
   const as = (user: string) => ({ 'x-api-key': API_KEY, 'x-user-id': user });
   await forEachReceiver(groups, async (g, i) => {
     const sender = `fan-${g}-0`;

@@ -35,8 +35,11 @@ export interface PlatformClient {
   readonly session: Session;
   readonly auth: AuthApi;
   readonly social: SocialApi;
-  /** A new realtime client (one socket, reconnecting); call connect() on it. */
-  realtime(): RealtimeClient;
+  /**
+   * A new realtime client (one socket, reconnecting, resuming from the last event id it saw); call connect() on
+   * it. `lastEventId`: resume from there on the first connect too (an id kept from an earlier page or process).
+   */
+  realtime(o?: { lastEventId?: string }): RealtimeClient;
 }
 
 /** 401 codes that mean "this access token was refused" (auth: invalid_token; social: unauthorized). */
@@ -71,7 +74,7 @@ export function createClient(opts: ClientOptions): PlatformClient {
     session,
     auth,
     social,
-    realtime() {
+    realtime(o = {}) {
       const WebSocketImpl = opts.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
       if (!WebSocketImpl) throw new Error('createClient: no WebSocket here (Node 20); pass the `WebSocket` option, e.g. from the ws package');
       return new RealtimeClient({
@@ -79,6 +82,7 @@ export function createClient(opts: ClientOptions): PlatformClient {
         clientKey: opts.clientKey,
         WebSocket: WebSocketImpl,
         heartbeatSeconds: opts.realtime?.heartbeatSeconds,
+        ...(o.lastEventId !== undefined ? { lastEventId: o.lastEventId } : {}),
         reconnect: opts.realtime?.reconnect,
         token: async ({ minValiditySeconds, forceRefresh }) => (forceRefresh ? (await session.refresh()).accessToken : session.accessToken(minValiditySeconds)),
       });

@@ -24,9 +24,24 @@ export interface ServerEvents {
   error: { code: string; message: string; retryAfterSeconds?: number };
   /** The answer to an `authenticate` frame: the socket now holds the new token, which expires at `expiresAt` (ISO 8601). */
   authenticated: { expiresAt: string };
+  /**
+   * Once per socket, after what it missed was replayed (`resumed: true`) or at once on a first connection: live
+   * events from here on. Its `id` is the position to resume from.
+   */
+  caughtUp: { resumed: boolean };
+  /**
+   * Instead of `caughtUp`, once per socket: what the client missed is no longer kept (`expired`: older or more than
+   * the server keeps) or its last id is not one of this server's (`invalid`). Reload the state over HTTP (friends,
+   * requests, invites, party, chat history); live events follow.
+   */
+  resync: { reason: 'expired' | 'invalid' };
 }
 export type ServerEventType = keyof ServerEvents;
-export type ServerFrame = { [K in ServerEventType]: { type: K; data: ServerEvents[K] } }[ServerEventType];
+/**
+ * A server frame. `id`: the event's id (docs/social-realtime.md, "Resume and replay"), on every event frame and
+ * on caughtUp / resync; ids only grow; the client resumes from the last it saw.
+ */
+export type ServerFrame = { [K in ServerEventType]: { type: K; data: ServerEvents[K]; id?: string } }[ServerEventType];
 
 /** Client → server frames: flat objects with a `type`. */
 export type ClientFrame =

@@ -50,6 +50,11 @@ export interface RealtimeOptions {
   /** A token handed to a new socket, or renewed on an open one, is valid at least this long. Default 60. */
   tokenMinValiditySeconds?: number;
   reconnect?: ReconnectOptions | false;
+  /**
+   * Where to resume from on the first connect (e.g. `lastEventId` kept from an earlier page): the server replays
+   * what came after it, or sends `resync`. Later reconnects always resume from the last id seen.
+   */
+  lastEventId?: string;
 }
 
 type Handler<K extends keyof RealtimeEvents> = (data: RealtimeEvents[K]) => void;
@@ -79,11 +84,19 @@ export class RealtimeClient {
   private reconnectTimer: ReturnType<typeof setTimeout> | undefined;
   private heartbeatTimer: ReturnType<typeof setInterval> | undefined;
   private lastPresence: PresenceInput | undefined;
+  private lastId: string | undefined;
   private waiters: Waiter[] = [];
   private readonly handlers = new Map<string, Set<(data: never) => void>>();
-  private readonly frameHandlers = new Set<(type: string, data: unknown) => void>();
+  private readonly frameHandlers = new Set<(type: string, data: unknown, id?: string) => void>();
 
-  constructor(private readonly o: RealtimeOptions) {}
+  constructor(private readonly o: RealtimeOptions) {
+    this.lastId = o.lastEventId;
+  }
+
+  /** The id of the last event (or caughtUp / resync) received: every reconnect resumes from it. */
+  get lastEventId(): string | undefined {
+    return this.lastId;
+  }
 
   /** True while a socket is open and subscribed. */
   get connected(): boolean {
@@ -121,8 +134,8 @@ export class RealtimeClient {
     return () => set.delete(fn as (data: never) => void);
   }
 
-  /** Calls `fn` for every server frame, including types this version does not know. */
-  onFrame(fn: (type: string, data: unknown) => void): () => void {
+  /** Calls `fn` for every server frame, including types this version does not know (`id`: the event's id). */
+  onFrame(fn: (type: string, data: unknown, id?: string) => void): () => void {
     this.frameHandlers.add(fn);
     return () => this.frameHandlers.delete(fn);
   }
@@ -173,7 +186,12 @@ export class RealtimeClient {
 
   private socketUrl(): string {
     const base = this.o.socialUrl.replace(/\/+$/, '').replace(/^http/i, 'ws');
-    return `${base}/v1/ws${this.o.clientKey ? `?clientKey=${encodeURIComponent(this.o.clientKey)}` : ''}`;
+    const query = [
+      ...(this.o.clientKey ? [`clientKey=${encodeURIComponent(this.o.clientKey)}`] : []),
+      // Resume: the server replays what came after the last id seen, before any new event (or sends resync).
+      ...(this.lastId !== undefined ? [`lastEventId=${encodeURIComponent(this.lastId)}`] : []),
+    ];
+    return `${base}/v1/ws${query.length ? `?${query.join('&')}` : ''}`;
   }
 
   private async open(): Promise<void> {
@@ -214,12 +232,13 @@ export class RealtimeClient {
     ws.addEventListener('message', (ev: { data: unknown }) => {
       const frame = parseFrame(ev.data);
       if (!frame || this.ws !== ws) return;
+      if (typeof frame.id === 'string' && (this.lastId === undefined || laterId(frame.id, this.lastId))) this.lastId = frame.id;
       // The error frame that preceded a close explains it (e.g. rate_limited before 1008); acks say nothing.
       if (frame.type === 'error') errorCode = frame.data.code;
       else if (frame.type !== 'heartbeatAck') errorCode = undefined;
       if (frame.type === 'heartbeatAck' && !this.ready) this.markOpen();
       else if (frame.type === 'heartbeatAck' && frame.data.presence === 'lapsed' && this.ready) this.revivePresence();
-      for (const fn of this.frameHandlers) fn(frame.type, frame.data);
+      for (const fn of this.frameHandlers) fn(frame.type, frame.data, frame.id);
       this.emit(frame.type, frame.data as never);
     });
     ws.addEventListener('error', () => {
@@ -346,6 +365,16 @@ const FOR_GOOD_MESSAGES: Partial<Record<CloseReason, string>> = {
   account_deleted: 'The account was erased',
   game_credentials_revoked: "The game's client key was replaced (or the game deleted): a new build or configuration is needed",
 };
+/**
+ * True when event id `a` (`<ms>-<n>`) comes after `b`; an id of another form (a server that no longer knows it
+ * answers resync) is replaced by any id the server sends.
+ */
+function laterId(a: string, b: string): boolean {
+  const x = /^(\d+)-(\d+)$/.exec(a);
+  const y = /^(\d+)-(\d+)$/.exec(b);
+  if (!x || !y) return true;
+  return Number(x[1]) > Number(y[1]) || (Number(x[1]) === Number(y[1]) && Number(x[2]) > Number(y[2]));
+}
 
 function parseFrame(data: unknown): ServerFrame | undefined {
   if (typeof data !== 'string') return undefined;

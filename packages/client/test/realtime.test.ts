@@ -184,6 +184,51 @@ describe('client: realtime against the real social service', () => {
     assert.equal(closeReason(4004), 'token_expired');
   });
 
+  it('a reconnect resumes from the last event id: what was missed arrives, in order, before open; an unknown id gives resync', async () => {
+    // Reconnects after a fixed 1 s (no jitter): the events below are sent while the socket is down.
+    const fay = await player(tp, 'Fay', { realtime: { reconnect: { initialDelayMs: 2000, maxDelayMs: 2000, random: () => 0 } } });
+    const gus = await player(tp, 'Gus');
+    await gus.social.sendFriendRequest({ toPublicId: fay.publicId });
+    await fay.social.acceptFriendRequest(gus.publicId);
+    const party = await fay.social.createParty({ visibility: 'FriendsOnly' });
+    await gus.social.joinParty(party.partyId);
+    const rt = realtime(fay);
+    const caught = rt.next('caughtUp');
+    await rt.connect();
+    assert.deepEqual(await caught, { resumed: false });
+    const since = rt.lastEventId;
+    assert.match(since ?? '', /^\d+-\d+$/);
+    const seen: string[] = [];
+    rt.onFrame((type, data, id) => {
+      if (type === 'chatMessage' || type === 'friendPresenceChanged' || type === 'caughtUp') seen.push(`${type}:${(data as { body?: string }).body ?? ''}`);
+      if (id) assert.ok(id >= since!, 'ids only grow');
+    });
+    rt.on('open', (o) => seen.push(`open:${o.reconnected}`));
+    let resyncs = 0;
+    rt.on('resync', () => resyncs++);
+
+    // The server cuts the socket (flooding: 1008), the client reconnects after 1 s; meanwhile Gus writes.
+    const closed = rt.next('close');
+    for (let i = 0; i < 60; i++) rt.heartbeat();
+    assert.equal((await closed).code, 1008);
+    await gus.social.sendChat('party', party.partyId, 'while you were away');
+    await gus.social.sendChat('party', party.partyId, 'still away');
+    await rt.next('open', (o) => o.reconnected);
+    assert.deepEqual(seen, ['chatMessage:while you were away', 'chatMessage:still away', 'caughtUp:', 'open:true']);
+    assert.equal(resyncs, 0);
+    assert.ok(rt.lastEventId! > since!);
+
+    // A client started with an id this server never gave: one resync, then live events.
+    const fresh = fay.realtime({ lastEventId: '1-0' });
+    sockets.push(fresh);
+    const resync = fresh.next('resync');
+    await fresh.connect();
+    assert.deepEqual(await resync, { reason: 'expired' });
+    const live = fresh.next('chatMessage', (m) => m.body === 'live');
+    await gus.social.sendChat('party', party.partyId, 'live');
+    await live;
+  });
+
   it('the socket URL carries the client key; the token travels as a subprotocol, never in the URL; an unknown key ends the client (4401)', async () => {
     const seen: { url: string; protocols: string | string[] | undefined }[] = [];
     const Base = tp.WebSocket;

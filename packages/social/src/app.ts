@@ -19,7 +19,7 @@ import type { SocialConfig } from './config.js';
 import { createAuthenticator, createServerVerifier, type Authenticator, type Principal, type ServerVerifier } from './services/auth.js';
 import type { Ctx, GameContext, UserRow } from './services/context.js';
 import { socialErrors } from './services/errors.js';
-import { createEventPublisher } from './services/events.js';
+import { createEventPublisher, replayRetention } from './services/events.js';
 import { gameCredentials, registryTenancy, type TenancyResolver } from './services/tenancy.js';
 import { ensureUser } from './services/users.js';
 import { meRoutes } from './routes/me.js';
@@ -174,7 +174,7 @@ function registerRoutes(app: App, ctx: Ctx, internal: InternalRouteOptions): voi
 
 export async function buildApp(config: SocialConfig, deps: SocialDeps): Promise<SocialApp> {
   const app = await createApp(config, deps);
-  const events = createEventPublisher(deps.state, deps.db, app.log);
+  const events = createEventPublisher(deps.state, deps.db, app.log, { replay: replayRetention(config) });
   const ctx: Ctx = { db: deps.db, state: deps.state, config, events, now: deps.now ?? (() => new Date()) };
 
   const keys =

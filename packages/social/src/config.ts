@@ -51,6 +51,18 @@ const spec = {
     max: 1_000_000,
     description: 'Open sockets per remote address and node (a NAT or a proxy shares one address)',
   }), 'SOCIAL__REALTIME__MAXSOCKETSPERADDRESS'),
+  replayEntries: aliased(vars.int('SOCIAL_REALTIME_REPLAY_ENTRIES', {
+    default: 1000,
+    min: 0,
+    max: 100_000,
+    description: 'Social:Realtime:ReplayEntries — events kept per user and per party for a reconnecting socket (0: no replay log, no event ids)',
+  }), 'SOCIAL__REALTIME__REPLAYENTRIES'),
+  replaySeconds: aliased(vars.int('SOCIAL_REALTIME_REPLAY_SECONDS', {
+    default: 600,
+    min: 1,
+    max: 86_400,
+    description: 'Social:Realtime:ReplaySeconds — how long an event stays replayable',
+  }), 'SOCIAL__REALTIME__REPLAYSECONDS'),
   relationsCacheMs: aliased(vars.int('SOCIAL_REALTIME_RELATIONS_CACHE_MS', {
     default: 5000,
     min: 100,

@@ -2,3 +2,5 @@
 export { openStateStore, groupedHits } from './store.js';
 export type { RateDecision, WindowHit, Unsubscribe, StateStore, StateStoreOptions } from './store.js';
 export { createMemoryStore } from './memory.js';
+export { isLogId, compareLogIds } from './event-log.js';
+export type { LogAppend, LogRead, LogEntry, LogReadResult, LogReadOutcome, LogRetention } from './event-log.js';

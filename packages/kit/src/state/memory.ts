@@ -5,6 +5,7 @@
 import { EventEmitter } from 'node:events';
 import { kitError } from '../error-codes.js';
 import type { RateDecision, StateStore } from './store.js';
+import { createMemoryLogs } from './event-log-memory.js';
 
 interface Entry {
   value: string;
@@ -46,6 +47,8 @@ export function createMemoryStore(prefix = ''): StateStore {
   let closed = false;
   const sweeper = sweepExpired(m);
   const hitWindow = windowHitter(m);
+  const bus = busOps(m);
+  const logs = createMemoryLogs(m.k, bus.publish);
   return {
     kind: 'memory',
     ...valueOps(m),
@@ -56,13 +59,16 @@ export function createMemoryStore(prefix = ''): StateStore {
       return list.map((w) => hitWindow(w.key, w.limit, w.windowMs));
     },
     ...setOps(m),
-    ...busOps(m),
+    ...bus,
+    logAppend: logs.logAppend,
+    logRead: logs.logRead,
     async ping() {
       if (closed) throw kitError('state_unavailable', 'The state store is closed');
     },
     async close() {
       closed = true;
       clearInterval(sweeper);
+      logs.close();
       m.bus.removeAllListeners();
     },
   };

@@ -8,6 +8,8 @@ import { AppError } from '../errors.js';
 import { kitError } from '../error-codes.js';
 import { HIT_ALL_SCRIPT, INCR_SCRIPT, SET_ADD_SCRIPT, SET_HAS_SCRIPT } from './lua.js';
 import type { RateDecision, StateStore, WindowHit } from './store.js';
+import { LOG_APPEND_SCRIPT, LOG_READ_SCRIPT } from './event-log-lua.js';
+import { checkAppends, type LogReadResult } from './event-log.js';
 
 function wrapRedisError(err: unknown): never {
   if (err instanceof AppError) throw err;
@@ -19,6 +21,8 @@ interface ScriptCommands {
   incrExpire(key: string, ttlMs: number): Promise<number>;
   setAddExpire(key: string, member: string, ttlMs: number): Promise<number>;
   setHasLive(key: string, member: string): Promise<number>;
+  logAppend(numKeys: number, ...args: (string | number)[]): Promise<string[]>;
+  logRead(numKeys: number, ...args: (string | number)[]): Promise<(string | number)[]>;
 }
 
 /**
@@ -59,6 +63,7 @@ export async function openRedisStore(url: string, prefix: string): Promise<State
     ...windowOps(c),
     ...setOps(c),
     ...pubSubOps(c),
+    ...logOps(c),
     ping: () =>
       run(async () => {
         await client.ping();
@@ -99,6 +104,8 @@ async function connect(url: string): Promise<Pick<Connection, 'client' | 'subscr
   client.defineCommand('incrExpire', { numberOfKeys: 1, lua: INCR_SCRIPT });
   client.defineCommand('setAddExpire', { numberOfKeys: 1, lua: SET_ADD_SCRIPT });
   client.defineCommand('setHasLive', { numberOfKeys: 1, lua: SET_HAS_SCRIPT });
+  client.defineCommand('logAppend', { lua: LOG_APPEND_SCRIPT });
+  client.defineCommand('logRead', { lua: LOG_READ_SCRIPT });
   const subscriber = new Redis(url, { ...common, commandTimeout: undefined, enableOfflineQueue: true, maxRetriesPerRequest: null });
   client.on('error', () => {});
   subscriber.on('error', () => {});
@@ -209,6 +216,41 @@ function pubSubOps({ client, subscriber, handlers, k }: Connection): Pick<StateS
             await subscriber.unsubscribe(ch).catch(() => {});
           }
         };
+      }),
+  };
+}
+
+/** The event logs (event-log.ts, scripts in event-log-lua.ts): one script call per append batch and per read. */
+function logOps({ client, k }: Connection): Pick<StateStore, 'logAppend' | 'logRead'> {
+  const fixed = [k('log:seq'), k('log:bodies')];
+  return {
+    logAppend: (items, r) =>
+      run(async () => {
+        checkAppends(items);
+        if (!items.length) return [];
+        const keys = [...fixed];
+        const args: (string | number)[] = [r.maxEntries, r.maxAgeMs, items.length];
+        for (const i of items) {
+          for (const log of i.logs) keys.push(k(log));
+          args.push(i.logs.length, i.entry, i.publish?.message ?? '', i.publish ? k(i.publish.channel) : '');
+        }
+        return client.logAppend(keys.length, ...keys, ...args);
+      }),
+    logRead: (reads, r, limit) =>
+      run(async () => {
+        const keys = [...fixed, ...reads.map((x) => k(x.log))];
+        const flat = await client.logRead(keys.length, ...keys, r.maxAgeMs, limit, ...reads.map((x) => x.after));
+        const results: LogReadResult[] = [];
+        let at = 1;
+        for (let i = 0; i < reads.length; i++) {
+          const complete = Number(flat[at]) === 1;
+          const n = Number(flat[at + 1]);
+          at += 2;
+          const entries = [];
+          for (let j = 0; j < n; j++, at += 2) entries.push({ id: String(flat[at]), entry: String(flat[at + 1]) });
+          results.push({ complete, entries });
+        }
+        return { head: String(flat[0]), results };
       }),
   };
 }

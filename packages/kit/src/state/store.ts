@@ -5,6 +5,7 @@
  */
 import { createBatcher, onePer } from '../batch.js';
 import { createMemoryStore } from './memory.js';
+import type { LogAppend, LogRead, LogReadOutcome, LogRetention } from './event-log.js';
 
 export interface RateDecision {
   allowed: boolean;
@@ -52,6 +53,13 @@ export interface StateStore {
   /** Several publishes in one write (a Redis pipeline), delivered in order. */
   publishAll(messages: readonly { channel: string; message: string }[]): Promise<void>;
   subscribe(channel: string, handler: (message: string) => void): Promise<Unsubscribe>;
+  /**
+   * Appends entries to event logs (event-log.ts), each under the next id of the store's one sequence, and
+   * publishes each on its channel with the id put in; one round trip for all of them. Returns the ids.
+   */
+  logAppend(items: readonly LogAppend[], retention: LogRetention): Promise<string[]>;
+  /** Reads logs after the given ids (at most `limit` entries each), with the sequence's last id; one round trip. */
+  logRead(reads: readonly LogRead[], retention: LogRetention, limit: number): Promise<LogReadOutcome>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -55,6 +55,12 @@ export interface Connection {
   principal: Principal;
   /** Closes the socket once its token has been expired longer than the grace (token-expiry.ts). */
   expiryTimer?: NodeJS.Timeout;
+  /** While set (the socket's replay runs, or an earlier event is pending: ordering.ts), frames wait here with their ids. */
+  gate?: { frame: string | Buffer; id?: string }[];
+  /** The replay has not finished (replay.ts). */
+  replaying?: boolean;
+  /** Messages pending for this socket that hold its other frames (ordering.ts). */
+  holds?: number;
 }
 
 /** Starts the closing handshake once; a closing socket is sent nothing more. */
@@ -65,14 +71,19 @@ export function closeConn(conn: Connection, code: number, reason: string): void 
 }
 
 export interface Sender {
-  /** A string, or a Buffer: a text frame encoded once for all its recipients (ws would re-encode a string per socket). */
-  send(conn: Connection, frame: string | Buffer): void;
+  /**
+   * A string, or a Buffer: a text frame encoded once for all its recipients (ws would re-encode a string per
+   * socket). `id`: the event's replay-log id; held back while the socket's replay runs (`gate`).
+   */
+  send(conn: Connection, frame: string | Buffer, id?: string): void;
+  /** Writes now, past the gate (the replay's own frames). */
+  write(conn: Connection, frame: string | Buffer): void;
   sendFrame(conn: Connection, type: string, data: unknown): void;
   sendError(conn: Connection, code: string, message: string, extra?: Record<string, unknown>): void;
 }
 
 export function createSender(opts: { sendBufferBytes: number; log: Log }): Sender {
-  const send = (conn: Connection, frame: string | Buffer) => {
+  const write = (conn: Connection, frame: string | Buffer) => {
     if (conn.closing || conn.ws.readyState !== WebSocket.OPEN) return;
     // A client that does not read must not make the node buffer without bound.
     if (conn.ws.bufferedAmount > opts.sendBufferBytes) {
@@ -84,9 +95,14 @@ export function createSender(opts: { sendBufferBytes: number; log: Log }): Sende
     if (typeof frame === 'string') conn.ws.send(frame);
     else conn.ws.send(frame, { binary: false });
   };
+  const send = (conn: Connection, frame: string | Buffer, id?: string) => {
+    if (conn.gate) conn.gate.push(id === undefined ? { frame } : { frame, id });
+    else write(conn, frame);
+  };
   const sendFrame = (conn: Connection, type: string, data: unknown) => send(conn, JSON.stringify({ type, data }));
   return {
     send,
+    write,
     sendFrame,
     sendError: (conn, code, message, extra = {}) => sendFrame(conn, 'error', { code, message, ...extra }),
   };

@@ -22,6 +22,8 @@ import { closeAllSockets, startPinger } from './heartbeat.js';
 import { createPresenceTracker, type PresenceTracker } from './presence-tracker.js';
 import { createRelationsCache } from './relations-cache.js';
 import { createUpgradeHandler } from './upgrade.js';
+import { createReplayer, resumeFrom } from './replay.js';
+import { replayRetention } from '../services/events.js';
 
 export { CLOSE } from './connection.js';
 export { socketToken, WS_PATH } from './upgrade.js';
@@ -52,7 +54,9 @@ export function attachRealtime(app: App, ctx: Ctx, deps: { authenticator: Authen
   const relations = createRelationsCache(ctx, log);
   const fanout = createFanout(ctx, log, sender, relations);
   const onMessage = createFrameHandler({ ctx, log, sender, tracker, authenticator: deps.authenticator });
-  const connections = createConnections({ ctx, log, tracker, fanout, sender, onMessage, draining: () => draining });
+  const retention = replayRetention(config);
+  const replayer = retention && createReplayer({ ctx, sender, dispatch: fanout.replayDispatch, retention });
+  const connections = createConnections({ ctx, log, tracker, fanout, sender, ...(replayer ? { replayer } : {}), onMessage, draining: () => draining });
   // Refused sockets between their error frame and the end of the closing handshake (cut on drain).
   const refusing = new Set<WebSocket>();
   const upgrade = createUpgradeHandler({
@@ -65,7 +69,7 @@ export function attachRealtime(app: App, ctx: Ctx, deps: { authenticator: Authen
         ws.once('close', release);
         const revoked = refusedCredential(deps.tenancy, game);
         if (revoked) return refuseSocket(ws, revoked);
-        connections.open(ws, user, game, principal);
+        connections.open(ws, user, game, principal, resumeFrom(req));
       }),
     refuse: (req, socket, head, refusal) =>
       wss.handleUpgrade(req, socket, head, (ws) => {

@@ -31,6 +31,16 @@ export type Dispatch<S extends Subscriber> = (channel: string, message: EventEnv
 
 type Log = { warn(obj: object, msg: string): void };
 
+/**
+ * Called around a message whose dispatch does not finish at once (it waits for a read, or for an earlier
+ * message of its channel): `hold` when it is enqueued, `release` when its dispatch has ended. The realtime
+ * layer holds the recipients' other frames meanwhile, so a socket gets its events in id order across channels.
+ */
+export interface HoldHooks<S> {
+  hold(recipients: S[]): void;
+  release(recipients: S[]): void;
+}
+
 export class Hub<S extends Subscriber> {
   private readonly channels = new Map<string, ChannelEntry<S>>();
 
@@ -40,6 +50,7 @@ export class Hub<S extends Subscriber> {
     private readonly log: Log,
     /** This node's publisher id: messages carrying it were delivered by deliverLocal already. */
     origin?: string,
+    private readonly holds?: HoldHooks<S>,
   ) {
     this.originSuffix = origin === undefined ? undefined : `,"origin":${JSON.stringify(origin)}}`;
   }
@@ -127,10 +138,12 @@ export class Hub<S extends Subscriber> {
       running = entry.queue.then(() => this.dispatch(channel, message, recipients));
     }
     entry.pending++;
+    this.holds?.hold(recipients);
     entry.queue = running
       .catch((err) => this.failed(err, channel, message))
       .finally(() => {
         entry.pending--;
+        this.holds?.release(recipients);
       });
   }
 

@@ -11,11 +11,13 @@ import { CLOSE, closeConn, type Connection, type Log, type Sender } from './conn
 import type { Fanout } from './fanout.js';
 import type { PresenceTracker } from './presence-tracker.js';
 import { armExpiry, disarmExpiry } from './token-expiry.js';
+import type { Replayer } from './replay.js';
 
 export interface Connections {
   /** Open sockets on this node. */
   readonly all: ReadonlySet<Connection>;
-  open(ws: WebSocket, user: UserRow, game: GameContext, principal: Principal): void;
+  /** `resumeFrom`: the last event id the client saw (`?lastEventId=`), when it sent one. */
+  open(ws: WebSocket, user: UserRow, game: GameContext, principal: Principal, resumeFrom?: string): void;
   /** Resolves once every closed socket's cleanup has finished. */
   settled(): Promise<void>;
 }
@@ -26,6 +28,8 @@ interface ConnectionDeps {
   tracker: PresenceTracker;
   fanout: Fanout;
   sender: Sender;
+  /** With the replay log on: replays what a reconnecting socket missed (replay.ts). */
+  replayer?: Replayer;
   onMessage(conn: Connection, data: RawData, isBinary: boolean): void;
   draining(): boolean;
 }
@@ -46,15 +50,18 @@ function newConnection(deps: ConnectionDeps, id: string, ws: WebSocket, user: Us
     closing: false,
     registeredAt: 0,
     principal,
+    // Event frames wait until the replay has run (replay.ts).
+    ...(deps.replayer ? { gate: [], replaying: true } : {}),
   };
 }
 
 /** The user channel first, then the party read: a party change in between still arrives as a control message. */
-async function setUp(deps: ConnectionDeps, conn: Connection): Promise<void> {
+async function setUp(deps: ConnectionDeps, conn: Connection, resumeFrom: string | undefined): Promise<void> {
   await deps.fanout.hub.join(userChannel(conn.user.id), conn);
   await deps.fanout.syncParty(conn);
   const at = Date.now();
-  await deps.tracker.connected(conn.user, conn.id, conn.game);
+  // The replay needs the channels live (what it does not read arrives at the gate), not the presence.
+  await Promise.all([deps.replayer?.resume(conn, resumeFrom), deps.tracker.connected(conn.user, conn.id, conn.game)]);
   conn.registeredAt = at;
 }
 
@@ -74,7 +81,7 @@ export function createConnections(deps: ConnectionDeps): Connections {
   let seq = 0;
   return {
     all,
-    open(ws, user, game, principal) {
+    open(ws, user, game, principal, resumeFrom) {
       const conn = newConnection(deps, `${deps.tracker.nodeId}.${++seq}`, ws, user, game, principal);
       all.add(conn);
       ws.on('pong', () => {
@@ -92,7 +99,7 @@ export function createConnections(deps: ConnectionDeps): Connections {
           .finally(() => cleanups.delete(p));
         cleanups.add(p);
       });
-      conn.setup = setUp(deps, conn);
+      conn.setup = setUp(deps, conn, resumeFrom);
       conn.setup.catch((err) => {
         log.error({ err, socketId: conn.id }, 'websocket setup failed');
         closeConn(conn, CLOSE.internal, 'setup failed');

@@ -24,11 +24,15 @@ interface ExcludedEntry {
   readAt: number;
   set: Promise<Set<string>>;
   refreshing: boolean;
+  /** The set once the read has landed (served without a promise). */
+  ready?: Set<string>;
 }
 
 export interface RelationsCache {
   /** The internal ids who must not receive the author's party chat. */
   excludedFor(actorPublicId: string): Promise<Set<string>>;
+  /** The same when it is cached and read already, without a promise (the dispatch then stays synchronous); else undefined. */
+  excludedNow(actorPublicId: string): Set<string> | undefined;
   /** Stops using the cache and leaves RELATIONS_CHANNEL. */
   close(): Promise<void>;
 }
@@ -56,7 +60,7 @@ export function createRelationsCache(ctx: Ctx, log: Log): RelationsCache {
     const started = generation;
     load(actorPublicId).then(
       (set) => {
-        if (started === generation && byAuthor.get(actorPublicId) === stale) byAuthor.set(actorPublicId, { readAt: now, set: Promise.resolve(set), refreshing: false });
+        if (started === generation && byAuthor.get(actorPublicId) === stale) byAuthor.set(actorPublicId, { readAt: now, set: Promise.resolve(set), refreshing: false, ready: set });
       },
       (err) => {
         // The entry still serves until it lapses; the next message tries again.
@@ -70,7 +74,8 @@ export function createRelationsCache(ctx: Ctx, log: Log): RelationsCache {
     const entry: ExcludedEntry = { readAt: now, set: load(actorPublicId), refreshing: false };
     // A read that raced an invalidation (or failed) is not kept.
     entry.set.then(
-      () => {
+      (set) => {
+        entry.ready = set;
         if (started !== generation && byAuthor.get(actorPublicId) === entry) byAuthor.delete(actorPublicId);
       },
       () => {
@@ -107,6 +112,14 @@ export function createRelationsCache(ctx: Ctx, log: Log): RelationsCache {
       }
       if (hit) byAuthor.delete(actorPublicId);
       return read(actorPublicId, now);
+    },
+    excludedNow(actorPublicId) {
+      const hit = live ? byAuthor.get(actorPublicId) : undefined;
+      if (!hit?.ready) return undefined;
+      const now = Date.now();
+      if (now - hit.readAt >= ttlMs) return undefined;
+      if (!hit.refreshing && now - hit.readAt >= ttlMs / 2) refresh(actorPublicId, hit, now);
+      return hit.ready;
     },
     async close() {
       live = false;

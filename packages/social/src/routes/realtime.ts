@@ -49,7 +49,9 @@ export function realtimeRoutes(app: App): void {
         description:
           'A WebSocket upgrade (`Upgrade: websocket`), authenticated like any route, or with the access token in the ' +
           '`bearer` subprotocol or the `access_token` query parameter. Frames, close codes and limits: docs/social-realtime.md. ' +
-          'Without an upgrade the answer is 400 `upgrade_required`, whatever the credentials.\n\n' +
+          'Without an upgrade the answer is 400 `upgrade_required`, whatever the credentials. ' +
+          'A reconnecting client sends the last event id it saw in the `lastEventId` query parameter: what it missed is replayed ' +
+          'before new events, or one `resync` frame tells it to reload (docs/social-realtime.md, "Resume and replay").\n\n' +
           'A refused handshake is told in band, never as an HTTP status (a browser could not read it): the socket ' +
           'opens, receives one frame `{type: "error", data: {code, message, retryAfterSeconds?}}` and is closed ' +
           'with 4000 + the code’s HTTP status, the code as the close reason:\n\n' +

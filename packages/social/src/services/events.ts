@@ -7,7 +7,7 @@
  * channels the realtime layer filters with `actorPublicId`).
  */
 import { randomUUID } from 'node:crypto';
-import { createBatcher, type Database, type StateStore } from '@platform/kit';
+import { createBatcher, type Database, type LogAppend, type LogRetention, type StateStore } from '@platform/kit';
 import { mutersAmong as mutersAmongRows } from '../queries/relations.js';
 import type { PresenceSource } from './presence.js';
 
@@ -33,6 +33,8 @@ export interface EventEnvelope {
   actorPublicId?: string;
   /** The publishing node (its realtime layer delivered it locally already); never sent to clients. */
   origin?: string;
+  /** The event's id in the replay log (docs/social-realtime.md, "Resume and replay"); absent with the log off. */
+  id?: string;
 }
 
 export interface PublishOptions {
@@ -65,8 +67,20 @@ export const RELATIONS_CHANNEL = 'social:relations';
 export const FANOUT_CHANNEL = 'social:fanout';
 
 export type FanoutMessage =
-  | { type: EventType; groups: { data: unknown; userIds: string[] }[]; actorPublicId?: string; origin?: string }
-  | { type: 'friendPresenceChanged'; presence: PresenceSource; userIds: string[]; actorPublicId?: string; origin?: string };
+  | { type: EventType; groups: { data: unknown; userIds: string[] }[]; actorPublicId?: string; origin?: string; id?: string }
+  | { type: 'friendPresenceChanged'; presence: PresenceSource; userIds: string[]; actorPublicId?: string; origin?: string; id?: string };
+
+/**
+ * The replay log of a channel (a user's or a party's): every event published on it, and every many-recipient
+ * event in each recipient's user log, with the control messages (they tell a replay which parties the user
+ * was in). Keys under the store's prefix.
+ */
+export const replayLog = (channel: string) => `rt:log:${channel}`;
+
+/** What the replay log keeps (Social:Realtime:ReplayEntries / ReplaySeconds); undefined: the log is off. */
+export function replayRetention(config: { replayEntries: number; replaySeconds: number }): LogRetention | undefined {
+  return config.replayEntries > 0 ? { maxEntries: config.replayEntries, maxAgeMs: config.replaySeconds * 1000 } : undefined;
+}
 
 /** Events whose payload the realtime layer builds per socket (from the published source). */
 export type PerSocketEvent = 'friendPresenceChanged';
@@ -128,12 +142,48 @@ function groupByData(recipients: readonly { userId: string; data: unknown }[]): 
   return [...groups].map(([data, userIds]) => ({ data, userIds }));
 }
 
-export function createEventPublisher(
-  state: StateStore,
-  db: Database,
-  log: { warn(obj: object, msg: string): void } = { warn() {} },
-): EventPublisher {
+type Warn = { warn(obj: object, msg: string): void };
+
+/**
+ * With the replay log on, every event goes out as a log append that also publishes it (one script call per
+ * batch: each event gets its id and is logged and published in one step). Nothing is delivered locally
+ * first: this node hears its own events from the store like the others, in the order of their ids.
+ */
+function loggedPublisher(state: StateStore, retention: LogRetention, log: Warn) {
+  const append = createBatcher<LogAppend, void>(async (items) => {
+    await state.logAppend(items, retention);
+    return items.map(() => undefined);
+  });
+  const appendOrLog = async (item: LogAppend, type: string) => {
+    try {
+      await append(item);
+    } catch (err) {
+      log.warn({ err, type }, 'event not published');
+    }
+  };
+  const logsOf = (userIds: readonly string[]) => userIds.map((id) => replayLog(userChannel(id)));
+  return {
+    /** An event on one channel, in that channel's log. */
+    one: (channel: string, env: EventEnvelope) => appendOrLog({ logs: [replayLog(channel)], entry: JSON.stringify(env), publish: { channel } }, env.type),
+    /** One append per distinct payload: each recipient's log holds its own event (usually there is one group). */
+    async groups(type: EventType, groups: { data: unknown; userIds: string[] }[], actor: { actorPublicId?: string }) {
+      for (const g of groups) {
+        const message: FanoutMessage = { type, groups: [g], ...actor };
+        await appendOrLog({ logs: logsOf(g.userIds), entry: JSON.stringify({ type, data: g.data, ...actor }), publish: { channel: FANOUT_CHANNEL, message: JSON.stringify(message) } }, type);
+      }
+    },
+    /** The source once in every recipient's log (the realtime layer builds each socket's payload on replay too). */
+    presence(userIds: readonly string[], source: PresenceSource, actor: { actorPublicId?: string }) {
+      const type = 'friendPresenceChanged';
+      const message: FanoutMessage = { type, presence: source, userIds: [...userIds], ...actor };
+      return appendOrLog({ logs: logsOf(userIds), entry: JSON.stringify({ type, data: source, ...actor }), publish: { channel: FANOUT_CHANNEL, message: JSON.stringify(message) } }, type);
+    },
+  };
+}
+
+export function createEventPublisher(state: StateStore, db: Database, log: Warn = { warn() {} }, opts: { replay?: LogRetention } = {}): EventPublisher {
   const origin = randomUUID();
+  const logged = opts.replay ? loggedPublisher(state, opts.replay, log) : undefined;
   // Events published together leave in one pipeline (group commit); order is kept on the one connection.
   const publish = createBatcher<{ channel: string; message: string }, void>(async (ms) => {
     await state.publishAll(ms);
@@ -167,6 +217,7 @@ export function createEventPublisher(
     return muters.size ? recipients.filter((r) => !muters.has(idOf(r))) : recipients;
   };
   const send = async (channel: string, env: EventEnvelope) => {
+    if (logged) return logged.one(channel, env);
     if (local) {
       // origin last: the hub recognises its own echo by the message's end without parsing it.
       env = { type: env.type, data: env.data, ...(env.actorPublicId ? { actorPublicId: env.actorPublicId } : {}), origin };
@@ -187,6 +238,7 @@ export function createEventPublisher(
       const targets = await unmuted(type, recipients, (r) => r.userId, opts);
       if (!targets.length) return;
       const actor = opts.actorPublicId ? { actorPublicId: opts.actorPublicId } : {};
+      if (logged) return logged.groups(type, groupByData(targets), actor);
       for (const r of targets) deliverHere(userChannel(r.userId), { type, data: r.data, ...actor });
       // One message for every node (origin last, so this node skips its echo unparsed).
       const message: FanoutMessage = { type, groups: groupByData(targets), ...actor, ...(local ? { origin } : {}) };
@@ -197,6 +249,7 @@ export function createEventPublisher(
       const targets = await unmuted(type, userIds, (id) => id, opts);
       if (!targets.length) return;
       const actor = opts.actorPublicId ? { actorPublicId: opts.actorPublicId } : {};
+      if (logged) return logged.presence(targets, source, actor);
       for (const id of targets) deliverHere(userChannel(id), { type, data: source, ...actor });
       const message: FanoutMessage = { type, presence: source, userIds: [...targets], ...actor, ...(local ? { origin } : {}) };
       await publishOrLog(FANOUT_CHANNEL, JSON.stringify(message), type);

@@ -169,7 +169,7 @@ export async function removeMember(
   await ctx.events.toParty(partyId, 'partyMemberLeft', left, { actorPublicId: user.public_id });
   if (reason === 'kicked') await ctx.events.toUser(user.id, 'partyMemberLeft', left);
   // After the party-channel events, so the removed member's sockets still receive them before leaving the channel.
-  await ctx.events.control(user.id, '_partyChanged', { partyId: null });
+  await ctx.events.control(user.id, '_partyChanged', { partyId: null, leftPartyId: partyId });
   if (result.newLeader) {
     const leader = (await userById(ctx.db, result.newLeader))!;
     await ctx.events.toParty(partyId, 'partyLeaderChanged', { partyId, leaderPublicId: leader.public_id, previousLeaderPublicId: user.public_id });

@@ -1,0 +1,281 @@
+// Resume with replay (docs/social-realtime.md, "Resume and replay"): two social nodes on the same database and
+// state store (real Redis and PostgreSQL when REDIS_URL and DATABASE_URL are set, else the shared memory
+// stores). A client drops, events are sent to it through the other node, it reconnects there with the last
+// id it saw and gets every missed event once, in order, before new ones; a gap past retention gives resync.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { compareLogIds } from '@platform/kit';
+import { befriend, startHarness, type Harness, type TestUser } from '../support.js';
+import { connect, listen, startSecondNode, type Client, type Frame } from './support.js';
+
+type IdFrame = Frame & { id?: string };
+
+/** Event ids only grow; caughtUp and resync carry the position reached (the last event's id, or later). */
+function assertIdsGrow(c: Client): void {
+  const framed = (c.frames as IdFrame[]).filter((f) => f.id !== undefined);
+  for (let i = 1; i < framed.length; i++) {
+    const [x, y] = [framed[i - 1], framed[i]];
+    const position = y.type === 'caughtUp' || y.type === 'resync';
+    assert.ok(compareLogIds(x.id!, y.id!) < (position ? 1 : 0), `ids go back: ${x.type} ${x.id} then ${y.type} ${y.id}`);
+  }
+}
+
+const backend = process.env.REDIS_URL ? 'Redis and PostgreSQL' : 'the embedded memory store';
+
+describe(`realtime: resume with replay, two nodes (${backend})`, () => {
+  let h: Harness;
+  let nodeA: { ws: string; http: string };
+  let nodeB: Awaited<ReturnType<typeof startSecondNode>>;
+  const clients: Client[] = [];
+  /** A socket of `u` set up (its caughtUp or resync frame and a heartbeat answer arrived). */
+  const open = async (url: string, u: TestUser, opts: { lastEventId?: string; headers?: Record<string, string> } = {}) => {
+    const q = opts.lastEventId === undefined ? '' : `?lastEventId=${encodeURIComponent(opts.lastEventId)}`;
+    const c = await connect(`${url}${q}`, u.token, { headers: opts.headers ?? {} });
+    clients.push(c);
+    c.send({ type: 'heartbeat' });
+    await c.next('heartbeatAck');
+    return c;
+  };
+  /** Where a socket stands: the id of its last frame that has one. */
+  const lastId = (c: Client) => (c.frames as IdFrame[]).filter((f) => f.id !== undefined).at(-1)!.id!;
+  const post = (u: TestUser, path: string, body: unknown = {}) =>
+    fetch(`${nodeB.urls.http}${path}`, { method: 'POST', headers: { authorization: `Bearer ${u.token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+  before(async () => {
+    h = await startHarness();
+    nodeA = await listen(h.app);
+    nodeB = await startSecondNode(h);
+  });
+  after(async () => {
+    for (const c of clients) c.ws.terminate();
+    await nodeB.close();
+    await h.close();
+  });
+
+  it('a fresh socket gets caughtUp with the position to resume from, before any event; every event frame has an id', async () => {
+    const a = await h.user('Fresh');
+    const c = await open(nodeA.ws, a);
+    const first = c.frames[0] as IdFrame;
+    assert.deepEqual({ type: first.type, data: first.data }, { type: 'caughtUp', data: { resumed: false } });
+    assert.match(first.id!, /^\d+-\d+$/);
+    await h.req(a, 'POST', '/v1/presence', { body: { state: 'away' } });
+    const b = await h.user('Friendly');
+    await h.req(b, 'POST', '/v1/friends/requests', { body: { toPublicId: a.publicId } });
+    const ev = (await c.next('friendRequestReceived')) as IdFrame;
+    assert.ok(compareLogIds(ev.id!, first.id!) > 0);
+  });
+
+  it('user, fan-out and party events sent through the other node while away come once, in order, before new ones', async () => {
+    const a = await h.user('Away');
+    const b = await h.user('Bolt');
+    const c = await h.user('Cleo');
+    const d = await h.user('Dax');
+    const e = await h.user('Eve');
+    await befriend(h, a, b);
+    await befriend(h, a, c);
+    await befriend(h, c, e);
+    const party = (await h.req(c, 'POST', '/v1/parties', { body: { visibility: 'FriendsOnly' } })).body;
+    assert.equal((await h.req(a, 'POST', `/v1/parties/${party.partyId}/join`, { body: {} })).status, 200);
+    const onA = await open(nodeA.ws, a);
+    const since = lastId(onA);
+    await onA.close();
+
+    // While a is away, everything goes through node B.
+    assert.equal((await post(d, '/v1/friends/requests', { toPublicId: a.publicId })).status, 201); // user channel
+    assert.equal((await post(b, '/v1/presence', { state: 'busy' })).status, 200); // fan-out (presence)
+    assert.equal((await post(c, `/v1/chat/party/${party.partyId}/messages`, { body: 'missed 1' })).status, 201); // party chat
+    assert.equal((await post(e, `/v1/parties/${party.partyId}/join`)).status, 200); // party member event
+    assert.equal((await post(c, `/v1/chat/party/${party.partyId}/messages`, { body: 'missed 2' })).status, 201);
+    assert.equal((await post(b, '/v1/me/name', { displayName: 'Bolton' })).status, 200); // fan-out (profile)
+
+    const back = await open(nodeB.urls.ws, a, { lastEventId: since });
+    const caught = await back.next('caughtUp');
+    assert.deepEqual(caught.data, { resumed: true });
+    const replayed = back.frames.slice(0, back.frames.indexOf(caught)).map((f) => (f.type === 'chatMessage' ? `chat:${f.data.body}` : f.type));
+    assert.deepEqual(replayed, ['friendRequestReceived', 'friendPresenceChanged', 'chat:missed 1', 'partyMemberJoined', 'chat:missed 2', 'friendProfileChanged']);
+    const presence = back.frames.find((f) => f.type === 'friendPresenceChanged')!;
+    assert.deepEqual(presence.data, { publicId: b.publicId, state: 'busy', sameGame: false }, 'built for the socket, not the stored source');
+
+    // New events come after the replay, once.
+    assert.equal((await h.req(c, 'POST', `/v1/chat/party/${party.partyId}/messages`, { body: { body: 'live' } })).status, 201);
+    await back.next('chatMessage', (x) => x.body === 'live');
+    assertIdsGrow(back);
+    const bodies = back.frames.filter((f) => f.type === 'chatMessage').map((f) => f.data.body);
+    assert.deepEqual(bodies, ['missed 1', 'missed 2', 'live']);
+  });
+
+  it('events published while the socket reconnects come exactly once, ids growing (no gap, no duplicate)', async () => {
+    const a = await h.user('Racer');
+    const c = await h.user('Chatty');
+    await befriend(h, a, c);
+    const party = (await h.req(c, 'POST', '/v1/parties', { body: { visibility: 'FriendsOnly' } })).body;
+    assert.equal((await h.req(a, 'POST', `/v1/parties/${party.partyId}/join`, { body: {} })).status, 200);
+    const first = await open(nodeA.ws, a);
+    const since = lastId(first);
+    await first.close();
+    const bodies = Array.from({ length: 40 }, (_, i) => `m${i}`);
+    // Half before the reconnect, half while it runs (through both nodes' HTTP, one at a time so their order is known).
+    const sendAll = async (list: string[]) => {
+      for (const [i, body] of list.entries()) {
+        const r = i % 2 ? await post(c, `/v1/chat/party/${party.partyId}/messages`, { body }) : await h.req(c, 'POST', `/v1/chat/party/${party.partyId}/messages`, { body: { body } });
+        assert.equal(r.status, 201);
+      }
+    };
+    await sendAll(bodies.slice(0, 20));
+    const [back] = await Promise.all([open(nodeB.urls.ws, a, { lastEventId: since }), sendAll(bodies.slice(20))]);
+    await back.next('chatMessage', (x) => x.body === 'm39');
+    await back.sync(h, a.id);
+    assert.deepEqual(back.frames.filter((f) => f.type === 'chatMessage').map((f) => f.data.body), bodies);
+    assert.equal(back.frames.filter((f) => f.type === 'caughtUp').length, 1);
+    assertIdsGrow(back);
+  });
+
+  it('replayed presence is built for each resuming socket’s game context', async () => {
+    const a = await h.user('Gamer');
+    const b = await h.user('Buddy');
+    await befriend(h, a, b);
+    const g = h.registry.addGame('isolated');
+    const inG = { 'x-platform-game-key': g.key, 'x-platform-game-secret': g.secret };
+    const s1 = await open(nodeA.ws, a, { headers: inG });
+    const since = lastId(s1);
+    await s1.close();
+    const r = await h.req(b, 'POST', '/v1/presence', { body: { state: 'busy', richPresence: { activity: 'Racing', joinable: true } }, game: g });
+    assert.equal(r.status, 200);
+    const fromG = await open(nodeB.urls.ws, a, { lastEventId: since, headers: inG });
+    const fromNone = await open(nodeB.urls.ws, a, { lastEventId: since });
+    const seen = async (c: Client) => (await c.next('friendPresenceChanged', (x) => x.publicId === b.publicId && x.state === 'busy')).data;
+    assert.deepEqual(await seen(fromG), { publicId: b.publicId, state: 'busy', richPresence: { activity: 'Racing', joinable: true, originGameId: g.gameId }, sameGame: true });
+    assert.deepEqual(await seen(fromNone), { publicId: b.publicId, state: 'busy', sameGame: false });
+  });
+
+  it('party chat from a user the resuming member muted is not replayed; a member who left gets nothing after leaving', async () => {
+    const a = await h.user('Muter');
+    const c = await h.user('Loud');
+    const q = await h.user('Quiet');
+    await befriend(h, a, c);
+    await befriend(h, c, q);
+    const party = (await h.req(c, 'POST', '/v1/parties', { body: { visibility: 'FriendsOnly' } })).body;
+    for (const u of [a, q]) assert.equal((await h.req(u, 'POST', `/v1/parties/${party.partyId}/join`, { body: {} })).status, 200);
+    assert.equal((await h.req(a, 'POST', `/v1/mutes/${q.publicId}`)).status, 204);
+    const s = await open(nodeA.ws, a);
+    const since = lastId(s);
+    await s.close();
+    for (const [u, body] of [[q, 'muted'], [c, 'kept'], [c, 'bye']] as const) {
+      assert.equal((await post(u, `/v1/chat/party/${party.partyId}/messages`, { body })).status, 201);
+    }
+    assert.equal((await post(a, `/v1/parties/${party.partyId}/leave`)).status, 200);
+    assert.equal((await post(c, `/v1/chat/party/${party.partyId}/messages`, { body: 'after you left' })).status, 201);
+    const back = await open(nodeB.urls.ws, a, { lastEventId: since });
+    await back.next('caughtUp');
+    assert.deepEqual(back.frames.filter((f) => f.type === 'chatMessage').map((f) => f.data.body), ['kept', 'bye']);
+    assert.equal(back.frames.filter((f) => f.type === 'partyMemberLeft' && f.data.publicId === a.publicId).length, 1);
+  });
+
+  it('a socket gets its events in id order across channels, also while one waits for a read', { skip: !process.env.DATABASE_URL && 'needs PostgreSQL (a table lock holds the read)' }, async () => {
+    const a = await h.user('Ordered');
+    const c = await h.user('Cold');
+    await befriend(h, a, c);
+    const party = (await h.req(c, 'POST', '/v1/parties', { body: { visibility: 'FriendsOnly' } })).body;
+    assert.equal((await h.req(a, 'POST', `/v1/parties/${party.partyId}/join`, { body: {} })).status, 200);
+    const s = await open(nodeA.ws, a);
+    // The node reads a chat author's mutes before delivering their first message: a lock on the table holds it.
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    let locked!: () => void;
+    const isLocked = new Promise<void>((r) => (locked = r));
+    const tx = h.db.db.transaction(async (q) => {
+      await q.query('LOCK TABLE mutes IN ACCESS EXCLUSIVE MODE');
+      locked();
+      await released;
+    });
+    await isLocked;
+    assert.equal((await h.req(c, 'POST', `/v1/chat/party/${party.partyId}/messages`, { body: { body: 'held' } })).status, 201);
+    // A later event on a's user channel, delivered at once were it not for the order.
+    await h.app.ctx.events.toUser(a.id, 'gameInviteReceived', { inviteId: 'later' });
+    await sleep(300);
+    release();
+    await tx;
+    await s.next('gameInviteReceived');
+    await s.next('chatMessage');
+    assert.deepEqual(s.frames.filter((f) => f.type === 'chatMessage' || f.type === 'gameInviteReceived').map((f) => f.type), ['chatMessage', 'gameInviteReceived']);
+    assertIdsGrow(s);
+  });
+
+  it('a bad resume id gets one resync (invalid), then live events; the socket works', async () => {
+    const a = await h.user('Odd');
+    for (const bad of ['garbage', '', '1-2-3', '99999999999999-0', '%00', '\u0000', '1-0\u0000']) {
+      const c = await open(nodeA.ws, a, { lastEventId: bad });
+      const r = (await c.next('resync')) as IdFrame;
+      assert.deepEqual(r.data, { reason: 'invalid' }, bad);
+      assert.equal(c.frames.filter((f) => f.type === 'resync' || f.type === 'caughtUp').length, 1);
+      await c.close();
+    }
+  });
+});
+
+describe(`realtime: resume past retention (${backend})`, () => {
+  let h: Harness;
+  let url: string;
+  const clients: Client[] = [];
+  before(async () => {
+    h = await startHarness({ SOCIAL_REALTIME_REPLAY_ENTRIES: '3', SOCIAL_REALTIME_REPLAY_SECONDS: '2' });
+    url = (await listen(h.app)).ws;
+  });
+  after(async () => {
+    for (const c of clients) c.ws.terminate();
+    await h.close();
+  });
+  const open = async (u: TestUser, lastEventId: string) => {
+    const c = await connect(`${url}?lastEventId=${encodeURIComponent(lastEventId)}`, u.token);
+    clients.push(c);
+    return c;
+  };
+  const away = async (u: TestUser) => {
+    const c = await connect(url, u.token);
+    clients.push(c);
+    const id = ((await c.next('caughtUp')) as IdFrame).id!;
+    await c.close();
+    return id;
+  };
+  const expectResync = async (c: Client, friend: TestUser, u: TestUser) => {
+    const r = await c.next('resync');
+    assert.deepEqual(r.data, { reason: 'expired' });
+    // Exactly one resync and nothing replayed; then live events.
+    await h.req(friend, 'POST', '/v1/presence', { body: { state: 'dnd' } });
+    await c.next('friendPresenceChanged', (x) => x.state === 'dnd');
+    await c.sync(h, u.id);
+    assert.deepEqual(c.frames.map((f) => f.type).filter((t) => t !== 'marker'), ['resync', 'friendPresenceChanged']);
+    assertIdsGrow(c);
+  };
+
+  it('more missed events than kept (count): one resync, nothing replayed', async () => {
+    const a = await h.user('Counted');
+    const b = await h.user('Busy');
+    await befriend(h, a, b);
+    const since = await away(a);
+    for (const state of ['away', 'busy', 'online', 'away']) assert.equal((await h.req(b, 'POST', '/v1/presence', { body: { state } })).status, 200);
+    await expectResync(await open(a, since), b, a);
+  });
+
+  it('as many as kept: replayed', async () => {
+    const a = await h.user('Few');
+    const b = await h.user('Fewer');
+    await befriend(h, a, b);
+    const since = await away(a);
+    for (const state of ['away', 'busy', 'online']) assert.equal((await h.req(b, 'POST', '/v1/presence', { body: { state } })).status, 200);
+    const c = await open(a, since);
+    await c.next('caughtUp');
+    assert.deepEqual(c.frames.map((f) => `${f.type}:${f.data.state ?? ''}`), ['friendPresenceChanged:away', 'friendPresenceChanged:busy', 'friendPresenceChanged:online', 'caughtUp:']);
+  });
+
+  it('missed events older than kept (age): one resync', async () => {
+    const a = await h.user('Aged');
+    const b = await h.user('Elder');
+    await befriend(h, a, b);
+    const since = await away(a);
+    assert.equal((await h.req(b, 'POST', '/v1/presence', { body: { state: 'away' } })).status, 200);
+    await sleep(2300);
+    await expectResync(await open(a, since), b, a);
+  });
+});
