@@ -1,6 +1,7 @@
 /** One accepted socket, the close codes, and writing frames to a socket (with the slow-consumer cut). */
 import { WebSocket } from 'ws';
 import type { App } from '@platform/kit';
+import type { Principal } from '../services/auth.js';
 import type { GameContext, UserRow } from '../services/context.js';
 
 export type Log = App['log'];
@@ -12,6 +13,8 @@ export const CLOSE = {
   tooLarge: 1009,
   internal: 1011,
   accountDeleted: 4001,
+  sessionRevoked: 4002,
+  accountDisabled: 4003,
   slowConsumer: 4008,
 } as const;
 
@@ -37,6 +40,8 @@ export interface Connection {
   readonly ws: WebSocket;
   readonly user: UserRow;
   readonly game: GameContext;
+  /** Who authenticated the socket (its session and token issue time: revocations close it). */
+  readonly principal: Principal;
   partyId?: string;
   partySync: Promise<void>;
   setup: Promise<void>;

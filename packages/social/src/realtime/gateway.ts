@@ -12,15 +12,17 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { App } from '@platform/kit';
 import type { Authenticator } from '../services/auth.js';
 import type { Ctx } from '../services/context.js';
+import type { Revocations } from '../services/revocations.js';
 import type { TenancyResolver } from '../services/tenancy.js';
 import { createFrameHandler } from './client-frames.js';
-import { createSender, refuseSocket } from './connection.js';
+import { CLOSE, closeConn, createSender, refuseSocket } from './connection.js';
 import { createConnections } from './lifecycle.js';
 import { createFanout } from './fanout.js';
 import { closeAllSockets, startPinger } from './heartbeat.js';
 import { createPresenceTracker, type PresenceTracker } from './presence-tracker.js';
 import { createRelationsCache } from './relations-cache.js';
 import { createUpgradeHandler } from './upgrade.js';
+import { closeRevokedSockets } from './revoked-sockets.js';
 
 export { CLOSE } from './connection.js';
 export { socketToken, WS_PATH } from './upgrade.js';
@@ -35,7 +37,7 @@ export interface Realtime {
   drain(): Promise<void>;
 }
 
-export function attachRealtime(app: App, ctx: Ctx, deps: { authenticator: Authenticator; tenancy: TenancyResolver }): Realtime {
+export function attachRealtime(app: App, ctx: Ctx, deps: { authenticator: Authenticator; tenancy: TenancyResolver; revocations?: Revocations }): Realtime {
   const { config } = ctx;
   const log = app.log;
   const tracker = createPresenceTracker(ctx, log);
@@ -59,10 +61,12 @@ export function attachRealtime(app: App, ctx: Ctx, deps: { authenticator: Authen
     log,
     ...deps,
     draining: () => draining,
-    accept: (req, socket, head, user, game, release) =>
+    accept: (req, socket, head, user, game, release, principal) =>
       wss.handleUpgrade(req, socket, head, (ws) => {
         ws.once('close', release);
-        connections.open(ws, user, game);
+        const conn = connections.open(ws, user, game, principal);
+        // A revocation that arrived while this upgrade was being authenticated.
+        if (deps.revocations?.revokedHere(principal)) closeConn(conn, CLOSE.sessionRevoked, 'session_revoked');
       }),
     refuse: (req, socket, head, refusal) =>
       wss.handleUpgrade(req, socket, head, (ws) => {
@@ -75,6 +79,10 @@ export function attachRealtime(app: App, ctx: Ctx, deps: { authenticator: Authen
   app.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => {});
     void upgrade(req, socket, head);
+  });
+  deps.revocations?.onRevoked((r) => {
+    const closed = closeRevokedSockets(connections.all, r);
+    if (closed) log.info({ closed, reason: r.reason }, 'sockets closed on a revocation');
   });
   const stopPinger = startPinger(connections.all, config.wsPingSeconds * 1000);
   tracker.start();

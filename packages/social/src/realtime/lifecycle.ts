@@ -4,6 +4,7 @@
  * draining) the presence registration.
  */
 import type { WebSocket, RawData } from 'ws';
+import type { Principal } from '../services/auth.js';
 import type { Ctx, GameContext, UserRow } from '../services/context.js';
 import { partyChannel, userChannel } from '../services/events.js';
 import { CLOSE, closeConn, type Connection, type Log } from './connection.js';
@@ -13,7 +14,7 @@ import type { PresenceTracker } from './presence-tracker.js';
 export interface Connections {
   /** Open sockets on this node. */
   readonly all: ReadonlySet<Connection>;
-  open(ws: WebSocket, user: UserRow, game: GameContext): void;
+  open(ws: WebSocket, user: UserRow, game: GameContext, principal: Principal): Connection;
   /** Resolves once every closed socket's cleanup has finished. */
   settled(): Promise<void>;
 }
@@ -27,12 +28,13 @@ interface ConnectionDeps {
   draining(): boolean;
 }
 
-function newConnection(deps: ConnectionDeps, id: string, ws: WebSocket, user: UserRow, game: GameContext): Connection {
+function newConnection(deps: ConnectionDeps, id: string, ws: WebSocket, user: UserRow, game: GameContext, principal: Principal): Connection {
   return {
     id,
     ws,
     user,
     game,
+    principal,
     partySync: Promise.resolve(),
     setup: Promise.resolve(),
     chain: Promise.resolve(),
@@ -70,8 +72,8 @@ export function createConnections(deps: ConnectionDeps): Connections {
   let seq = 0;
   return {
     all,
-    open(ws, user, game) {
-      const conn = newConnection(deps, `${deps.tracker.nodeId}.${++seq}`, ws, user, game);
+    open(ws, user, game, principal) {
+      const conn = newConnection(deps, `${deps.tracker.nodeId}.${++seq}`, ws, user, game, principal);
       all.add(conn);
       ws.on('pong', () => {
         conn.alive = true;
@@ -93,6 +95,7 @@ export function createConnections(deps: ConnectionDeps): Connections {
         closeConn(conn, CLOSE.internal, 'setup failed');
       });
       log.info({ socketId: conn.id }, 'websocket connected');
+      return conn;
     },
     async settled() {
       while (cleanups.size) await Promise.allSettled([...cleanups]);

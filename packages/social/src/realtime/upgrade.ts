@@ -10,7 +10,7 @@ import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { AppError } from '@platform/kit';
-import type { Authenticator } from '../services/auth.js';
+import type { Authenticator, Principal } from '../services/auth.js';
 import type { Ctx, GameContext, UserRow } from '../services/context.js';
 import { socialErrors, type SocialErrorCode } from '../services/errors.js';
 import { gameCredentials, type TenancyResolver } from '../services/tenancy.js';
@@ -66,13 +66,13 @@ export interface UpgradeDeps {
   tenancy: TenancyResolver;
   draining(): boolean;
   /** Completes the handshake; `release` uncounts the socket (call it once the socket closes). */
-  accept(req: IncomingMessage, socket: Duplex, head: Buffer, user: UserRow, game: GameContext, release: () => void): void;
+  accept(req: IncomingMessage, socket: Duplex, head: Buffer, user: UserRow, game: GameContext, release: () => void, principal: Principal): void;
   /** Completes the handshake only to send the refusal (an error frame) and close. */
   refuse(req: IncomingMessage, socket: Duplex, head: Buffer, refusal: Refusal): void;
 }
 
 /** The profile and game of the caller, as for an HTTP request (an AppError otherwise). */
-async function authenticate(deps: UpgradeDeps, req: IncomingMessage): Promise<{ user: UserRow; game: GameContext }> {
+async function authenticate(deps: UpgradeDeps, req: IncomingMessage): Promise<{ user: UserRow; game: GameContext; principal: Principal }> {
   const headers: Record<string, string | string[] | undefined> = { ...req.headers };
   const token = socketToken(req);
   if (token && headers.authorization === undefined && headers['x-api-key'] === undefined) headers.authorization = `Bearer ${token}`;
@@ -80,7 +80,7 @@ async function authenticate(deps: UpgradeDeps, req: IncomingMessage): Promise<{ 
   const clientKey = new URL(req.url ?? '/', 'http://localhost').searchParams.get('clientKey');
   const game = await deps.tenancy.resolve(gameCredentials(req.headers, clientKey));
   const user = await ensureUser(deps.ctx, principal.accountId, principal.handleHint);
-  return { user, game };
+  return { user, game, principal };
 }
 
 /** Open sockets (counted from the accepted upgrade to the close) per user and per remote address. */
@@ -137,7 +137,7 @@ export function createUpgradeHandler(deps: UpgradeDeps): (req: IncomingMessage, 
     if (counts.addressFull(address, config.wsMaxSocketsPerAddress)) {
       return refuse(refusal('too_many_sockets', 'Too many open sockets from this address', 5));
     }
-    let caller: { user: UserRow; game: GameContext };
+    let caller: { user: UserRow; game: GameContext; principal: Principal };
     try {
       caller = await authenticate(deps, req);
     } catch (err) {
@@ -154,6 +154,6 @@ export function createUpgradeHandler(deps: UpgradeDeps): (req: IncomingMessage, 
     }
     const release = counts.add(caller.user.id, address);
     socket.once('close', release);
-    deps.accept(req, socket, head, caller.user, caller.game, release);
+    deps.accept(req, socket, head, caller.user, caller.game, release, caller.principal);
   };
 }

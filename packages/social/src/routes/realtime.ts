@@ -41,6 +41,7 @@ export function realtimeRoutes(app: App): void {
             'incomplete_game_credentials',
             'ambiguous_game_credentials',
             'unauthorized',
+            'token_revoked',
             'invalid_game_credentials',
             'invalid_client_key',
             'name_unavailable',

@@ -28,6 +28,7 @@ export const socialErrors = kitErrorCodes.extend({
   upgrade_required: { status: 400, description: 'GET /v1/ws without a WebSocket upgrade' },
   // 401, 403
   unauthorized: { status: 401, description: 'Missing or invalid credentials' },
+  token_revoked: { status: 401, description: 'The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted' },
   invalid_game_credentials: { status: 401, description: 'The game key or secret is not valid' },
   invalid_client_key: { status: 401, description: 'The client key is unknown or was replaced' },
   forbidden: { status: 403, description: 'The internal route needs a token with the server role' },
