@@ -16,11 +16,22 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadOrCreateTls, migrate, requestJson, tls13Options, type App, type Env, type JsonResponse, type TlsMaterial } from '@platform/kit';
+import {
+  loadOrCreateTls,
+  migrate,
+  openDatabase,
+  openStateStore,
+  requestJson,
+  tls13Options,
+  type App,
+  type Env,
+  type JsonResponse,
+  type TlsMaterial,
+} from '@platform/kit';
 import { testDatabase, testStateStore, type TestDatabase, type TestStateStore } from '@platform/kit/testing';
 import { buildApp as buildAuth, migrateAuth, readAuthConfig, type AuthApp } from '@platform/auth';
 import { buildApp as buildRegistry, FsBlobStore, MIGRATIONS_DIR as REGISTRY_MIGRATIONS, readRegistryConfig } from '@platform/registry';
-import { buildApp as buildSocial, readSocialConfig } from '@platform/social';
+import { buildApp as buildSocial, readSocialConfig, type SocialApp } from '@platform/social';
 
 const SOCIAL_MIGRATIONS = fileURLToPath(new URL('../../social/migrations', import.meta.url));
 
@@ -67,6 +78,16 @@ export interface Platform {
   /** Starts the social service again on the same port and data. */
   startSocial(): Promise<void>;
   socialRunning(): boolean;
+  /**
+   * Another social node on the same database and state store (its own connections on PostgreSQL and Redis,
+   * the same stores in memory), on a free port; closed with the platform.
+   */
+  addSocialNode(): Promise<SocialNode>;
+  close(): Promise<void>;
+}
+
+export interface SocialNode extends Client {
+  app: SocialApp;
   close(): Promise<void>;
 }
 
@@ -75,6 +96,11 @@ export interface PlatformOptions {
   socialEnv?: Env;
   /** Leave the social service stopped at first (startSocial() later). */
   socialStopped?: boolean;
+  /**
+   * Social on auth's state store (the same Redis prefix, or the same memory store): auth's channels
+   * (auth:key_rotation, auth:revocation) reach social, as with one shared Redis in production.
+   */
+  sharedBus?: boolean;
 }
 
 type Stores = { db: TestDatabase['db']; state: TestStateStore['state'] };
@@ -127,6 +153,23 @@ async function startRegistry(o: { dir: string; stores: Stores; authUrl: string; 
   return { registryApp, registryUrl };
 }
 
+/** Another social node on the same stores: its own connections on PostgreSQL and Redis, the same objects in memory. */
+async function startSocialNode(d: TestDatabase, s: TestStateStore, config: ReturnType<typeof readSocialConfig>, tls: Tls): Promise<SocialNode> {
+  const db = d.url ? await openDatabase({ url: d.url, schema: d.schema, poolSize: 3 }) : d.db;
+  const state = s.url ? await openStateStore({ url: s.url, prefix: s.prefix }) : s.state;
+  const app = await buildSocial(config, { db, state, https: tls13Options(tls) });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  return {
+    ...client(`https://127.0.0.1:${(app.server.address() as AddressInfo).port}`, tls.cert),
+    app,
+    async close() {
+      await app.close();
+      if (state !== s.state) await state.close();
+      if (db !== d.db) await db.close();
+    },
+  };
+}
+
 export async function startPlatform(opts: PlatformOptions = {}): Promise<Platform> {
   const dir = mkdtempSync(path.join(tmpdir(), 'platform-e2e-'));
   const authTls = await loadOrCreateTls({ dir: path.join(dir, 'auth-tls') });
@@ -136,11 +179,13 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Platfor
   const socialUrl = `https://127.0.0.1:${socialPort}`;
   const dbs: TestDatabase[] = [];
   const states: TestStateStore[] = [];
+  const handles: Record<string, { d: TestDatabase; s: TestStateStore }> = {};
   const stores = async (name: string) => {
     const d = await testDatabase(name);
     const s = await testStateStore();
     dbs.push(d);
     states.push(s);
+    handles[name] = { d, s };
     return { db: d.db, state: s.state };
   };
   // Opened together: an embedded PGlite takes seconds to start.
@@ -151,6 +196,10 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Platfor
 
   // social
   await migrate(socialStores.db, SOCIAL_MIGRATIONS);
+  if (opts.sharedBus) {
+    const auth = handles.auth.s;
+    socialStores.state = auth.url ? await openStateStore({ url: auth.url, prefix: auth.prefix }) : auth.state;
+  }
   const socialConfig = readSocialConfig({
     LOG_LEVEL: 'silent',
     SOCIAL__AUTH__JWKSURL: `${authUrl}/.well-known/jwks.json`,
@@ -173,6 +222,12 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Platfor
     await app?.close();
   };
   if (!opts.socialStopped) await startSocial();
+  const extraNodes: SocialNode[] = [];
+  const addSocialNode = async () => {
+    const node = await startSocialNode(handles.social.d, opts.sharedBus ? handles.auth.s : handles.social.s, socialConfig, socialTls);
+    extraNodes.push(node);
+    return node;
+  };
 
   return {
     dir,
@@ -186,8 +241,11 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Platfor
     stopSocial,
     startSocial,
     socialRunning: () => socialApp !== undefined,
+    addSocialNode,
     async close() {
+      for (const n of extraNodes) await n.close();
       await stopSocial();
+      if (opts.sharedBus && socialStores.state !== handles.auth.s.state) await socialStores.state.close();
       await registryApp.close();
       await authApp.close();
       for (const s of states) await s.drop();
