@@ -39,6 +39,8 @@ export type CloseReason =
   | 'frame_too_large'
   | 'server_error'
   | 'account_deleted'
+  | 'session_revoked'
+  | 'account_disabled'
   | 'slow_consumer'
   | 'bad_request'
   | 'unauthorized'
@@ -56,6 +58,10 @@ export const CLOSE_REASONS: Readonly<Record<number, CloseReason>> = {
   1009: 'frame_too_large',
   1011: 'server_error',
   4001: 'account_deleted',
+  // The session was ended (sign-out elsewhere, refresh-token reuse) or the account locked or banned: the SDK
+  // signs the session out locally and does not reconnect.
+  4002: 'session_revoked',
+  4003: 'account_disabled',
   4008: 'slow_consumer',
   // A refused connection (docs/social-realtime.md, "Refused connections"): 4000 + the HTTP status, after an
   // error frame whose code is the close's errorCode.

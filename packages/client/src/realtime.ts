@@ -43,7 +43,17 @@ export interface RealtimeOptions {
   /** A token handed to a new socket is valid at least this long. Default 60. */
   tokenMinValiditySeconds?: number;
   reconnect?: ReconnectOptions | false;
+  /**
+   * The server ended the session under the socket (close 4002 session_revoked, 4003 account_disabled, or a
+   * refusal with token_revoked): called once, before the `close` event; createClient signs the session out
+   * locally (Session `signedOut`). Not for 4001 account_deleted: social's own erasure (DELETE /v1/me) closes
+   * with it too and leaves the auth session alive (a deleted auth account's token is refused at the next call).
+   */
+  onSessionEnded?(reason: SessionEndReason): void;
 }
+
+/** Why the server ended the session under a socket. */
+export type SessionEndReason = 'session_revoked' | 'account_disabled';
 
 type Handler<K extends keyof RealtimeEvents> = (data: RealtimeEvents[K]) => void;
 type Waiter = { resolve: () => void; reject: (e: unknown) => void };
@@ -223,11 +233,14 @@ export class RealtimeClient {
       if (!wasReady) this.failuresBeforeOpen++;
       const reason = closeReason(ev.code);
       if (reason === 'unauthorized') this.tokenRefused = errorCode === undefined || errorCode === 'unauthorized';
+      const ended = sessionEnd(reason, errorCode);
+      if (ended) this.o.onSessionEnded?.(ended);
+      const forGood = reason === 'account_deleted' ? 'account_deleted' : ended;
       const willReconnect = this.wanted && !endsForGood(reason, errorCode) && this.o.reconnect !== false;
       this.emit('close', { code: ev.code, reason, ...(errorCode ? { errorCode } : {}), willReconnect });
       if (willReconnect) return this.scheduleReconnect();
       if (this.wanted) {
-        const message = reason === 'account_deleted' ? 'The account was erased' : `The socket closed (${ev.code})`;
+        const message = forGood ? SESSION_END_MESSAGES[forGood] : `The socket closed (${ev.code})`;
         this.endForGood(reason, new PlatformError({ status: 0, code: errorCode ?? reason, message, source: 'realtime' }));
       }
     });
@@ -302,9 +315,22 @@ export class RealtimeClient {
  * with a new one; too many sockets, an unavailable service and server errors are retried with backoff.
  */
 function endsForGood(reason: CloseReason, errorCode: string | undefined): boolean {
-  if (reason === 'account_deleted' || reason === 'bad_request' || reason === 'forbidden') return true;
+  if (reason === 'account_deleted' || sessionEnd(reason, errorCode) || reason === 'bad_request' || reason === 'forbidden') return true;
   return reason === 'unauthorized' && errorCode !== undefined && errorCode !== 'unauthorized';
 }
+
+/** A close that ends the session itself: no reconnect, and the session is signed out locally. */
+function sessionEnd(reason: CloseReason, errorCode: string | undefined): SessionEndReason | undefined {
+  if (reason === 'session_revoked' || reason === 'account_disabled') return reason;
+  // A connection refused because the token's session had ended already (4401 token_revoked).
+  return reason === 'unauthorized' && errorCode === 'token_revoked' ? 'session_revoked' : undefined;
+}
+
+const SESSION_END_MESSAGES: Record<SessionEndReason | 'account_deleted', string> = {
+  account_deleted: 'The account was erased',
+  session_revoked: 'The session was ended (signed out elsewhere, or its refresh token was reused)',
+  account_disabled: 'The account was locked or banned',
+};
 
 function parseFrame(data: unknown): ServerFrame | undefined {
   if (typeof data !== 'string') return undefined;
