@@ -216,7 +216,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Auth service notices: account.deleted erases the user, key_rotation refreshes the key set */
+        /** Auth service notices: account.deleted erases the user, key_rotation refreshes the key set, revocation ends sessions */
         post: operations["postV1InternalAuthEvents"];
         delete?: never;
         options?: never;
@@ -1071,7 +1071,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1082,7 +1082,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1268,7 +1268,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1279,7 +1279,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1482,7 +1482,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1493,7 +1493,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1654,7 +1654,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1665,7 +1665,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1922,7 +1922,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1933,7 +1933,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2056,7 +2056,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2067,7 +2067,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2261,7 +2261,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2272,7 +2272,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2408,7 +2408,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2419,7 +2419,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2626,7 +2626,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2637,7 +2637,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2831,7 +2831,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2842,7 +2842,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3036,7 +3036,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3047,7 +3047,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3203,9 +3203,25 @@ export interface operations {
                      */
                     id: string;
                     kid?: string;
+                    /** @description revocation: logout, token_reused, account_locked, account_banned, account_deleted, or a later one */
+                    reason?: string;
                     retire_previous?: boolean;
-                    /** @description account.deleted | key_rotation; others are acknowledged and ignored */
+                    /**
+                     * Format: date-time
+                     * @description revocation: when the sessions ended
+                     */
+                    revoked_at?: string;
+                    /** @description revocation: the listed sessions, or the whole account */
+                    scope?: "session" | "account";
+                    /** @description revocation: the sessions ended */
+                    sids?: string[];
+                    /** @description account.deleted | key_rotation | revocation; others are acknowledged and ignored */
                     type: string;
+                    /**
+                     * Format: date-time
+                     * @description revocation: until when their tokens may still be presented
+                     */
+                    until?: string;
                 };
             };
         };
@@ -3437,7 +3453,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3448,7 +3464,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3571,7 +3587,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3582,7 +3598,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3787,7 +3803,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3798,7 +3814,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -4015,7 +4031,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4026,7 +4042,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -4267,7 +4283,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4278,7 +4294,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -4497,7 +4513,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4508,7 +4524,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -4634,7 +4650,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4645,7 +4661,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -4855,7 +4871,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4866,7 +4882,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -5007,7 +5023,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5018,7 +5034,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -5199,7 +5215,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5210,7 +5226,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -5375,7 +5391,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5386,7 +5402,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -5572,7 +5588,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5583,7 +5599,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -5777,7 +5793,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5788,7 +5804,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -5953,7 +5969,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5964,7 +5980,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -6150,7 +6166,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6161,7 +6177,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -6380,7 +6396,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6391,7 +6407,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -6578,7 +6594,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6589,7 +6605,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -6759,7 +6775,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6770,7 +6786,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -7017,7 +7033,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7028,7 +7044,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -7287,7 +7303,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7298,7 +7314,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -7534,7 +7550,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7545,7 +7561,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -7781,7 +7797,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7792,7 +7808,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -8006,7 +8022,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8017,7 +8033,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -8231,7 +8247,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8242,7 +8258,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -8477,7 +8493,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8488,7 +8504,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -8738,7 +8754,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8749,7 +8765,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -8937,7 +8953,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8948,7 +8964,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -9105,7 +9121,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9116,7 +9132,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -9311,7 +9327,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9322,7 +9338,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -9466,7 +9482,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9477,7 +9493,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
