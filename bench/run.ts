@@ -14,6 +14,7 @@ import pg from 'pg';
 import { Redis } from 'ioredis';
 import { BENCH, freePort, request, runLoad, startProcess, type Proc } from './lib.js';
 import { socketFigures } from './sockets.js';
+import { revocationFigures } from './revocation.js';
 
 export interface Figure {
   id: string;
@@ -308,6 +309,11 @@ try {
   // ---------------------------------------------------------------- sockets
   if (['ws-idle', 'ws-fanout', 'ws-presence', 'ws-cross'].some(want)) {
     for (const f of await socketFigures({ want, common, authEnv, dataDir, procs, log })) figure(f, () => f.pass ?? false);
+  }
+
+  // ---------------------------------------------------------------- revocation (bench/revocation.ts)
+  if (['revoke-close', 'deny-check'].some(want)) {
+    for (const f of await revocationFigures({ want, common, authEnv, dataDir, procs, log, alternating })) figure(f, () => f.pass ?? false);
   }
 } finally {
   await cleanup();

@@ -102,3 +102,73 @@ describe('realtime: revocation notices (high-security node A, default node B)', 
     await s.next('heartbeatAck');
   });
 });
+
+describe('revocation notices to POST /v1/internal/auth-events', () => {
+  let h: Harness;
+  let server: string;
+  before(async () => {
+    h = await startHarness();
+    server = await h.keys.sign('service:auth', { roles: ['server'] });
+  });
+  after(() => h.close());
+
+  const full = (over: Record<string, unknown> = {}) => notice({ account_id: randomUUID(), sids: [randomUUID()], ...over });
+  const post = (body: unknown, token: string | null = server, raw?: string) =>
+    h.app.inject({
+      method: 'POST',
+      url: '/v1/internal/auth-events',
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      payload: raw ?? JSON.stringify(body),
+    });
+
+  it('a well-formed notice is processed (again on redelivery) and refuses the session’s token', async () => {
+    const sub = `acct-${randomUUID()}`;
+    const sid = randomUUID();
+    const token = await h.keys.sign(sub, { sid });
+    assert.equal((await h.req({ sub, token } as never, 'GET', '/v1/me')).status, 200);
+    const n = full({ account_id: sub, sids: [sid] });
+    for (let i = 0; i < 2; i++) assert.deepEqual((await post(n)).json(), { status: 'processed' });
+    const r = await h.req({ sub, token } as never, 'GET', '/v1/me');
+    assert.deepEqual([r.status, r.body.code], [401, 'token_revoked']);
+  });
+
+  it('bad notices are 4xx with a stable code', async () => {
+    const cases: [unknown, number, string][] = [
+      [full({ sids: undefined }), 400, 'validation_failed'],
+      [full({ scope: undefined }), 400, 'validation_failed'],
+      [full({ until: undefined }), 400, 'validation_failed'],
+      [full({ reason: undefined }), 400, 'validation_failed'],
+      [full({ revoked_at: undefined }), 400, 'validation_failed'],
+      [full({ account_id: undefined }), 400, 'validation_failed'],
+      [full({ scope: 'everything' }), 400, 'validation_failed'],
+      [full({ sids: 'x' }), 400, 'validation_failed'],
+      [full({ sids: [1] }), 400, 'validation_failed'],
+      [full({ sids: ['not-a-uuid'] }), 400, 'validation_failed'],
+      [full({ sids: Array.from({ length: 501 }, () => randomUUID()) }), 400, 'validation_failed'],
+      [full({ revoked_at: 'yesterday' }), 400, 'validation_failed'],
+      [full({ until: new Date(Date.now() - 3_600_000).toISOString() }), 400, 'validation_failed'],
+      [full({ extra: 1 }), 400, 'validation_failed'],
+      [full({ reason: 'lo\u0000gout' }), 400, 'invalid_character'],
+      [full({ account_id: 'x'.repeat(201) }), 400, 'validation_failed'],
+    ];
+    for (const [body, status, code] of cases) {
+      const r = await post(body);
+      assert.deepEqual([r.statusCode, r.json().code], [status, code], JSON.stringify(body).slice(0, 200));
+    }
+    const malformed = await post(undefined, server, '{"type":"revocation",');
+    assert.deepEqual([malformed.statusCode, malformed.json().code], [400, 'malformed_json']);
+    assert.equal((await post(full({ reason: 'x'.repeat(70_000) }))).statusCode, 413);
+  });
+
+  it('wrong credentials: none 401, a player token 403; an encoded path is the same route', async () => {
+    assert.equal((await post(full(), null)).statusCode, 401);
+    assert.equal((await post(full(), await h.keys.sign(`acct-${randomUUID()}`))).json().code, 'forbidden');
+    const encoded = await h.app.inject({
+      method: 'POST',
+      url: '/v1/%69nternal/auth-events',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${await h.keys.sign(`acct-${randomUUID()}`)}` },
+      payload: JSON.stringify(full()),
+    });
+    assert.equal(encoded.json().code, 'forbidden');
+  });
+});
