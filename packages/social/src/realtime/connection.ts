@@ -40,8 +40,11 @@ export interface Connection {
   readonly ws: WebSocket;
   readonly user: UserRow;
   readonly game: GameContext;
-  /** Who authenticated the socket (its session and token issue time: revocations close it). */
-  readonly principal: Principal;
+  /**
+   * Who authenticated the socket (its session and token issue time: revocations close it). Replaced when the
+   * socket re-authenticates with a newer token.
+   */
+  principal: Principal;
   partyId?: string;
   partySync: Promise<void>;
   setup: Promise<void>;

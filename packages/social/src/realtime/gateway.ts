@@ -65,8 +65,8 @@ export function attachRealtime(app: App, ctx: Ctx, deps: { authenticator: Authen
       wss.handleUpgrade(req, socket, head, (ws) => {
         ws.once('close', release);
         const conn = connections.open(ws, user, game, principal);
-        // A revocation that arrived while this upgrade was being authenticated.
-        if (deps.revocations?.revokedHere(principal)) closeConn(conn, CLOSE.sessionRevoked, 'session_revoked');
+        // A revocation that arrived while this upgrade's token was being checked (API-key callers carry no token).
+        if (principal.sid && deps.revocations?.revokedHere(principal)) closeConn(conn, CLOSE.sessionRevoked, 'session_revoked');
       }),
     refuse: (req, socket, head, refusal) =>
       wss.handleUpgrade(req, socket, head, (ws) => {
