@@ -69,18 +69,25 @@ async function guestToken(authUrl: string): Promise<string> {
   return g.body.access_token;
 }
 
-/** A socket set up on a node (its heartbeat answered); resolves with a promise of its close time and code. */
-function openSocket(host: string, token: string): Promise<Promise<{ at: number; code: number }>> {
+type Closed = Promise<{ at: number; code: number }>;
+
+/** A socket set up on a node (its heartbeat answered), with its close time and code to come. */
+function openSocket(host: string, token: string): Promise<{ closed: Closed }> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(`ws://${host}/v1/ws`, { headers: { authorization: `Bearer ${token}` } });
-    const closed = new Promise<{ at: number; code: number }>((r) => ws.on('close', (code) => r({ at: Date.now(), code })));
+    const closed: Closed = new Promise((r) => ws.on('close', (code) => r({ at: Date.now(), code })));
     ws.once('open', () => ws.send(JSON.stringify({ type: 'heartbeat' })));
     ws.on('message', (raw) => {
-      if (JSON.parse(raw.toString()).type === 'heartbeatAck') resolve(closed);
+      if (JSON.parse(raw.toString()).type === 'heartbeatAck') resolve({ closed });
     });
     ws.once('error', reject);
+    void closed.then((c) => reject(new Error(`socket closed before set up: ${c.code}`)));
   });
 }
+
+/** The close, or a failure after 10 s (a revocation that never reached the socket). */
+const closeOf = (closed: Closed) =>
+  Promise.race([closed, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('socket not closed 10 s after the logout')), 10_000).unref())]);
 
 async function closeLatency(authUrl: string, nodes: string[]): Promise<number[]> {
   const samples: number[] = [];
@@ -90,7 +97,7 @@ async function closeLatency(authUrl: string, nodes: string[]): Promise<number[]>
     const t0 = Date.now();
     const out = await request(`${authUrl}/logout`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
     if (out.status !== 204) throw new Error(`logout: ${out.status}`);
-    for (const c of await Promise.all(closes)) {
+    for (const c of await Promise.all(closes.map((s) => closeOf(s.closed)))) {
       if (c.code !== 4002) throw new Error(`closed with ${c.code}, not 4002`);
       samples.push(c.at - t0);
     }
