@@ -16,6 +16,7 @@ import { BENCH, freePort, request, runLoad, startProcess, type Proc } from './li
 import { realtimePresent, socketFigures } from './sockets.js';
 import { credentialFigures } from './credentials.js';
 import { replayFigures } from './replay.js';
+import { revocationFigures } from './revocation.js';
 
 export interface Figure {
   id: string;
@@ -320,6 +321,11 @@ try {
   // The replay log (docs/social-realtime.md, "Resume and replay"): on against off in the same run, and replay latency.
   if (['ws-replay-fanout', 'ws-replay-presence', 'ws-replay'].some(want) && realtimePresent()) {
     for (const f of await replayFigures({ want, common, authEnv, dataDir, procs, log })) figure(f, () => f.pass ?? false);
+  }
+
+  // ---------------------------------------------------------------- revocation (bench/revocation.ts)
+  if (['revoke-close', 'deny-check'].some(want)) {
+    for (const f of await revocationFigures({ want, common, authEnv, dataDir, procs, log, alternating })) figure(f, () => f.pass ?? false);
   }
 } finally {
   await cleanup();

@@ -15,6 +15,8 @@ interface Args {
   scenario: 'constant' | 'guest' | 'refresh';
   method?: string;
   body?: unknown;
+  /** Extra request headers (constant scenario), e.g. an Authorization header. */
+  headers?: Record<string, string>;
   tokens?: string[];
 }
 
@@ -23,7 +25,7 @@ const headers = { 'content-type': 'application/json' };
 let requests: autocannon.Request[];
 
 if (a.scenario === 'constant') {
-  requests = [{ method: (a.method ?? 'POST') as 'POST', body: a.body === undefined ? undefined : JSON.stringify(a.body), headers }];
+  requests = [{ method: (a.method ?? 'POST') as 'POST', body: a.body === undefined ? undefined : JSON.stringify(a.body), headers: { ...headers, ...a.headers } }];
 } else if (a.scenario === 'guest') {
   const prefix = randomBytes(6).toString('hex');
   let n = 0;

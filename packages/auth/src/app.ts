@@ -29,7 +29,8 @@ import { createPlatformVerifiers } from './providers/index.js';
 import { createRateLimiter, type RateLimiter } from './services/rate-limit.js';
 import { purgeDeletedAccounts, pruneIdleGuests } from './services/retention.js';
 import { createSignInService } from './services/sign-in.js';
-import { createTokenService, DENY_JTI, DENY_SID } from './services/tokens.js';
+import { createTokenService } from './services/tokens.js';
+import { createRevoker, DENY_JTI, DENY_SID } from './services/revocation.js';
 import { createOutboxWorker } from './services/outbox.js';
 import { createInternalAuth, type InternalAuth } from './services/internal.js';
 import { internalRoutes } from './routes/internal.js';
@@ -201,9 +202,12 @@ export async function buildApp(config: AuthConfig, deps: AuthDeps): Promise<Auth
   await ensureActiveKey(db, config.masterKey, nodeCtx);
   await keys.reload();
 
-  const tokens = createTokenService(config, db, state, keys);
   const verifiers = deps.platformVerifiers ?? createPlatformVerifiers(config);
   const app = (await createService(serviceOptions(config, deps, keys))) as AuthApp;
+  const outbox = createOutboxWorker(config, db, keys, app.log);
+  // Every revocation (logout, reuse, status, deletion) goes through it: DB, deny set, bus, outbox.
+  const revoker = createRevoker({ config, db, state, outbox, log: app.log });
+  const tokens = createTokenService(config, db, keys, revoker);
   const limiter = createRateLimiter(state, config.rateWindowSeconds);
   const internal = createInternalAuth(config.internalKeys, config.internalMtlsCallers);
   installRateLimits(app, config, limiter, internal);
@@ -215,10 +219,11 @@ export async function buildApp(config: AuthConfig, deps: AuthDeps): Promise<Auth
     state,
     keys,
     tokens,
+    revoker,
     signIn: createSignInService(config, db, tokens, verifiers, state),
-    accounts: createAccountService(config, db, verifiers),
+    accounts: createAccountService(config, db, verifiers, revoker),
     limiter,
-    outbox: createOutboxWorker(config, db, keys, app.log),
+    outbox,
     requireInternalCaller: (req) => internal.require(req),
     authenticate,
     optionalAuth: async (req) => (req.headers.authorization === undefined ? undefined : authenticate(req)),

@@ -75,6 +75,12 @@ export const authVars = {
   outboxCaFile: vars.optionalString('AUTH_OUTBOX_CA_FILE', 'PEM trusted for the outbox targets (e.g. the social service self-signed certificate)'),
   outboxPollMs: vars.int('AUTH_OUTBOX_POLL_MS', { default: 1000, min: 50, max: 60_000, description: 'How often each node looks for due notices' }),
   outboxMaxBackoffSeconds: vars.int('AUTH_OUTBOX_MAX_BACKOFF_SECONDS', { default: 300, min: 1, max: 86_400, description: 'Cap of the exponential retry delay' }),
+  revocationWaitMs: vars.int('AUTH_OUTBOX_REVOCATION_WAIT_MS', {
+    default: 2000,
+    min: 0,
+    max: 30_000,
+    description: 'How long logout, deletion and status changes wait for the revocation notice to be acknowledged by the outbox targets before answering (0: do not wait)',
+  }),
   // External platforms (store_a, store_b, idp_a, idp_b): docs/auth-providers.md.
   ...platformProviderVars,
 };

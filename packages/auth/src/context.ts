@@ -7,6 +7,7 @@ import type { AuditContext } from './services/audit.js';
 import type { KeyCache } from './services/keys.js';
 import type { OutboxWorker } from './services/outbox.js';
 import type { RateLimiter } from './services/rate-limit.js';
+import type { Revoker } from './services/revocation.js';
 import type { SignInService } from './services/sign-in.js';
 import type { TokenService } from './services/tokens.js';
 
@@ -16,6 +17,8 @@ export interface AuthContext {
   state: StateStore;
   keys: KeyCache;
   tokens: TokenService;
+  /** Every revocation of sessions goes through it (services/revocation.ts). */
+  revoker: Revoker;
   /** Guest, email and password, and platform-ticket sign-in. */
   signIn: SignInService;
   /** The signed-in account's own operations (and its summary for internal callers). */

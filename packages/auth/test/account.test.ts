@@ -169,8 +169,14 @@ describe('account', () => {
     assert.equal((await h.app.inject({ method: 'GET', url: '/account', headers: bearer(u.access_token) })).statusCode, 401);
     assert.equal((await h.app.inject({ method: 'POST', url: '/refresh', payload: { refresh_token: u.refresh_token } })).statusCode, 401);
     assert.equal((await h.app.inject({ method: 'POST', url: '/login', payload: { email: u.email, password: u.password } })).statusCode, 401);
-    const outbox = await h.tdb.db.query(`SELECT topic, payload FROM outbox WHERE payload->>'account_id' = $1`, [u.account_id]);
+    const outbox = await h.tdb.db.query(`SELECT topic, payload FROM outbox WHERE topic = 'account.deleted' AND payload->>'account_id' = $1`, [u.account_id]);
     assert.equal(outbox.rows.length, 1);
+    // The revocation notice (docs/auth.md, "Revocation") went with it, naming the session of the token.
+    const revocation = await h.tdb.db.query(`SELECT payload FROM outbox WHERE topic = 'revocation' AND payload->>'account_id' = $1 ORDER BY created_at LIMIT 1`, [u.account_id]);
+    assert.deepEqual(
+      (({ type, reason, scope, sids }) => ({ type, reason, scope, sids: sids.length }))(revocation.rows[0].payload),
+      { type: 'revocation', reason: 'account_deleted', scope: 'account', sids: 1 },
+    );
     assert.equal(outbox.rows[0].topic, 'account.deleted');
     assert.equal(outbox.rows[0].payload.type, 'account.deleted');
     assert.equal(outbox.rows[0].payload.deleted_at, del.json().deleted_at);
@@ -205,7 +211,7 @@ describe('account', () => {
     assert.equal(rs[0].json().deleted_at, rs[1].json().deleted_at);
     // Every session's sid is denied afterwards.
     assert.equal((await h.app.inject({ method: 'GET', url: '/account', headers: bearer(second.access_token) })).statusCode, 401);
-    const n = await h.tdb.db.query(`SELECT count(*)::int AS n FROM outbox WHERE payload->>'account_id' = $1`, [u.account_id]);
+    const n = await h.tdb.db.query(`SELECT count(*)::int AS n FROM outbox WHERE topic = 'account.deleted' AND payload->>'account_id' = $1`, [u.account_id]);
     assert.equal(n.rows[0].n, 1);
     const v = await register(h.app);
     await h.app.inject({ method: 'POST', url: '/logout', headers: bearer(v.access_token) });

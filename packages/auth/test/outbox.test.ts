@@ -77,7 +77,7 @@ describe('outbox delivery', () => {
     const accountId = await deleteAccount(h);
     await h.app.auth.outbox.runOnce();
     for (const t of [a, b]) {
-      const got = t.received.find((r) => r.body.account_id === accountId);
+      const got = t.received.find((r) => r.body.account_id === accountId && r.body.type === 'account.deleted');
       assert.ok(got, 'delivered');
       assert.equal(got.body.type, 'account.deleted');
       assert.equal(got.idempotencyKey, got.body.id);
@@ -87,22 +87,23 @@ describe('outbox delivery', () => {
       assert.deepEqual(claims.roles, ['server']);
       assert.equal(claims.sub, 'service:auth');
       assert.ok(claims.exp - claims.iat <= 60);
-      const rows = (await deliveries(h, t.url)).filter((r) => r.account_id === accountId);
+      const rows = (await deliveries(h, t.url)).filter((r) => r.account_id === accountId && r.topic === 'account.deleted');
       assert.equal(rows.length, 1);
       assert.ok(rows[0].delivered_at);
     }
-    const o = await h.tdb.db.query<{ delivered_at: Date | null }>(`SELECT delivered_at FROM outbox WHERE payload->>'account_id' = $1`, [accountId]);
+    const o = await h.tdb.db.query<{ delivered_at: Date | null }>(`SELECT delivered_at FROM outbox WHERE topic = 'account.deleted' AND payload->>'account_id' = $1`, [accountId]);
     assert.ok(o.rows[0].delivered_at, 'the notice is closed once every target acknowledged');
   });
 
   it('retries a failing target with backoff until it acknowledges; the other target is not resent', async () => {
-    a.answer(503, 500);
+    // Two notices per deletion (revocation and account.deleted), delivered together: each fails twice.
+    a.answer(503, 503, 500, 500);
     const accountId = await deleteAccount(h);
     await h.app.auth.outbox.runOnce();
-    let rowA = (await deliveries(h, a.url)).find((r) => r.account_id === accountId)!;
+    let rowA = (await deliveries(h, a.url)).find((r) => r.account_id === accountId && r.topic === 'account.deleted')!;
     assert.equal(rowA.delivered_at, null);
     assert.match(rowA.last_error!, /HTTP 503/);
-    const rowB = (await deliveries(h, b.url)).find((r) => r.account_id === accountId)!;
+    const rowB = (await deliveries(h, b.url)).find((r) => r.account_id === accountId && r.topic === 'account.deleted')!;
     assert.ok(rowB.delivered_at);
     // Not due yet: a pass right now sends nothing.
     const before = a.received.length;
@@ -113,11 +114,11 @@ describe('outbox delivery', () => {
       await h.tdb.db.query(`UPDATE outbox_deliveries SET next_attempt_at = now() - interval '1 second' WHERE target = $1 AND delivered_at IS NULL`, [a.url]);
       await h.app.auth.outbox.runOnce();
     }
-    rowA = (await deliveries(h, a.url)).find((r) => r.account_id === accountId)!;
+    rowA = (await deliveries(h, a.url)).find((r) => r.account_id === accountId && r.topic === 'account.deleted')!;
     assert.ok(rowA.delivered_at);
     assert.equal(rowA.attempts, 3);
     assert.equal(rowA.last_error, null);
-    assert.equal(b.received.filter((r) => r.body.account_id === accountId).length, 1);
+    assert.equal(b.received.filter((r) => r.body.account_id === accountId && r.body.type === 'account.deleted').length, 1);
   });
 
   it('acknowledged notices are purged after a week; pending ones stay', async () => {
@@ -127,7 +128,7 @@ describe('outbox delivery', () => {
     await h.tdb.db.query(`UPDATE outbox SET delivered_at = now() - interval '8 days' WHERE payload->>'account_id' = $1`, [done]);
     await h.tdb.db.query(`UPDATE outbox SET delivered_at = NULL WHERE payload->>'account_id' = $1`, [pending]);
     assert.ok((await h.app.auth.outbox.purgeDelivered()) >= 1);
-    const left = await h.tdb.db.query<{ id: string }>(`SELECT payload->>'account_id' AS id FROM outbox WHERE payload->>'account_id' = ANY($1::text[])`, [[pending, done]]);
+    const left = await h.tdb.db.query<{ id: string }>(`SELECT payload->>'account_id' AS id FROM outbox WHERE topic = 'account.deleted' AND payload->>'account_id' = ANY($1::text[])`, [[pending, done]]);
     assert.deepEqual(left.rows.map((r) => r.id), [pending]);
   });
 
@@ -160,7 +161,7 @@ describe('outbox durability', () => {
       await h.app.close(); // "crash"
       const next = await h.node({ AUTH_OUTBOX_TARGETS: t.url, AUTH_OUTBOX_POLL_MS: '60000' });
       await next.auth.outbox.runOnce();
-      assert.equal(t.received.filter((r) => r.body.account_id === accountId).length, 1);
+      assert.equal(t.received.filter((r) => r.body.account_id === accountId && r.body.type === 'account.deleted').length, 1);
     } finally {
       await h.close().catch(() => {});
       await t.close();
@@ -175,7 +176,7 @@ describe('outbox durability', () => {
       const n1 = await h.node({ AUTH_OUTBOX_TARGETS: t.url, AUTH_OUTBOX_POLL_MS: '60000' });
       const n2 = await h.node({ AUTH_OUTBOX_TARGETS: t.url, AUTH_OUTBOX_POLL_MS: '60000' });
       await Promise.all([n1.auth.outbox.runOnce(), n2.auth.outbox.runOnce()]);
-      for (const id of ids) assert.equal(t.received.filter((r) => r.body.account_id === id).length, 1, id);
+      for (const id of ids) assert.equal(t.received.filter((r) => r.body.account_id === id && r.body.type === 'account.deleted').length, 1, id);
     } finally {
       await h.close();
       await t.close();

@@ -2,7 +2,7 @@
 import { AuthApi } from './auth.js';
 import { PlatformError } from './errors.js';
 import { httpService, type FetchLike } from './http.js';
-import { RealtimeClient, type ReconnectOptions, type WebSocketConstructor } from './realtime.js';
+import { RealtimeClient, type ReconnectOptions, type SessionEndReason, type WebSocketConstructor } from './realtime.js';
 import { Session } from './session.js';
 import { SocialApi } from './social.js';
 import { memoryStorage, type TokenStorage } from './storage.js';
@@ -45,6 +45,8 @@ export interface PlatformClient {
 /** 401 codes that mean "this access token was refused" (auth: invalid_token; social: unauthorized). */
 const TOKEN_REFUSED = new Set(['invalid_token', 'unauthorized', 'unauthenticated']);
 
+const SIGN_OUT_REASONS = { session_revoked: 'revoked', account_disabled: 'disabled' } as const;
+
 export function createClient(opts: ClientOptions): PlatformClient {
   const fetchImpl: FetchLike | undefined = opts.fetch ?? (globalThis.fetch ? (url, init) => globalThis.fetch(url, init) : undefined);
   if (!fetchImpl) throw new Error('createClient: no fetch here; pass the `fetch` option');
@@ -62,6 +64,11 @@ export function createClient(opts: ClientOptions): PlatformClient {
     try {
       return await call(token);
     } catch (e) {
+      // The token's session was ended (signed out elsewhere, reuse, account disabled or deleted): signed out here.
+      if (e instanceof PlatformError && e.status === 401 && e.code === 'token_revoked') {
+        await session.clear('revoked');
+        throw e;
+      }
       if (!(e instanceof PlatformError && e.status === 401 && TOKEN_REFUSED.has(e.code))) throw e;
       return call(await session.tokenAfterRejection(token));
     }
@@ -84,6 +91,7 @@ export function createClient(opts: ClientOptions): PlatformClient {
         heartbeatSeconds: opts.realtime?.heartbeatSeconds,
         ...(o.lastEventId !== undefined ? { lastEventId: o.lastEventId } : {}),
         reconnect: opts.realtime?.reconnect,
+        onSessionEnded: (reason: SessionEndReason) => void session.clear(SIGN_OUT_REASONS[reason]).catch(() => {}),
         token: async ({ minValiditySeconds, forceRefresh }) => (forceRefresh ? (await session.refresh()).accessToken : session.accessToken(minValiditySeconds)),
       });
     },

@@ -60,6 +60,8 @@ export type CloseReason =
   | 'frame_too_large'
   | 'server_error'
   | 'account_deleted'
+  | 'session_revoked'
+  | 'account_disabled'
   | 'token_expired'
   | 'game_credentials_revoked'
   | 'slow_consumer'
@@ -79,6 +81,10 @@ export const CLOSE_REASONS: Readonly<Record<number, CloseReason>> = {
   1009: 'frame_too_large',
   1011: 'server_error',
   4001: 'account_deleted',
+  // The session was ended (sign-out elsewhere, refresh-token reuse) or the account locked or banned: the SDK
+  // signs the session out locally and does not reconnect.
+  4002: 'session_revoked',
+  4003: 'account_disabled',
   // The socket's token expired (past the server's grace) without a new one: reconnect with a refreshed token.
   4004: 'token_expired',
   // The game's client key (or key and secret) this socket opened with was replaced, or the game deleted.

@@ -3,8 +3,8 @@ export { createClient, type ClientOptions, type PlatformClient } from './client.
 export { PlatformError, type ErrorSource } from './errors.js';
 export { AuthApi, type GuestCredentials, type GuestSignIn } from './auth.js';
 export { SocialApi } from './social.js';
-export { Session, type SessionEvent, type StoredSession } from './session.js';
-export { RealtimeClient, type RealtimeOptions, type ReconnectOptions, type WebSocketConstructor, type WebSocketLike } from './realtime.js';
+export { Session, type SessionEvent, type SignOutReason, type StoredSession } from './session.js';
+export { RealtimeClient, type RealtimeOptions, type ReconnectOptions, type SessionEndReason, type WebSocketConstructor, type WebSocketLike } from './realtime.js';
 export { memoryStorage, webStorage, localStorageStorage, type TokenStorage, type WebStorageLike } from './storage.js';
 export type { FetchLike, FetchInit, FetchResponse } from './http.js';
 export { CLOSE_REASONS, closeReason, type ClientFrame, type CloseReason, type LifecycleEvents, type RealtimeEvents, type ServerEvents, type ServerEventType, type ServerFrame } from './events.js';

@@ -55,7 +55,17 @@ export interface RealtimeOptions {
    * what came after it, or sends `resync`. Later reconnects always resume from the last id seen.
    */
   lastEventId?: string;
+  /**
+   * The server ended the session under the socket (close 4002 session_revoked, 4003 account_disabled, or a
+   * refusal with token_revoked): called once, before the `close` event; createClient signs the session out
+   * locally (Session `signedOut`). Not for 4001 account_deleted: social's own erasure (DELETE /v1/me) closes
+   * with it too and leaves the auth session alive (a deleted auth account's token is refused at the next call).
+   */
+  onSessionEnded?(reason: SessionEndReason): void;
 }
+
+/** Why the server ended the session under a socket. */
+export type SessionEndReason = 'session_revoked' | 'account_disabled';
 
 type Handler<K extends keyof RealtimeEvents> = (data: RealtimeEvents[K]) => void;
 type Waiter = { resolve: () => void; reject: (e: unknown) => void };
@@ -254,11 +264,14 @@ export class RealtimeClient {
       const reason = closeReason(ev.code);
       if (reason === 'unauthorized') this.tokenRefused = errorCode === undefined || errorCode === 'unauthorized';
       if (reason === 'token_expired') this.tokenRefused = true;
+      const ended = sessionEnd(reason, errorCode);
+      if (ended) this.o.onSessionEnded?.(ended);
+      const forGood = reason === 'account_deleted' ? 'account_deleted' : ended;
       const willReconnect = this.wanted && !endsForGood(reason, errorCode) && this.o.reconnect !== false;
       this.emit('close', { code: ev.code, reason, ...(errorCode ? { errorCode } : {}), willReconnect });
       if (willReconnect) return this.scheduleReconnect();
       if (this.wanted) {
-        const message = FOR_GOOD_MESSAGES[reason] ?? `The socket closed (${ev.code})`;
+        const message = (forGood ? SESSION_END_MESSAGES[forGood] : FOR_GOOD_MESSAGES[reason]) ?? `The socket closed (${ev.code})`;
         this.endForGood(reason, new PlatformError({ status: 0, code: errorCode ?? reason, message, source: 'realtime' }));
       }
     });
@@ -357,14 +370,28 @@ export class RealtimeClient {
  * with a new one; too many sockets, an unavailable service and server errors are retried with backoff.
  */
 function endsForGood(reason: CloseReason, errorCode: string | undefined): boolean {
-  if (reason === 'account_deleted' || reason === 'game_credentials_revoked' || reason === 'bad_request' || reason === 'forbidden') return true;
+  if (reason === 'account_deleted' || reason === 'game_credentials_revoked' || sessionEnd(reason, errorCode) || reason === 'bad_request' || reason === 'forbidden') return true;
   return reason === 'unauthorized' && errorCode !== undefined && errorCode !== 'unauthorized';
 }
+
+/** A close that ends the session itself: no reconnect, and the session is signed out locally. */
+function sessionEnd(reason: CloseReason, errorCode: string | undefined): SessionEndReason | undefined {
+  if (reason === 'session_revoked' || reason === 'account_disabled') return reason;
+  // A connection refused because the token's session had ended already (4401 token_revoked).
+  return reason === 'unauthorized' && errorCode === 'token_revoked' ? 'session_revoked' : undefined;
+}
+
+const SESSION_END_MESSAGES: Record<SessionEndReason | 'account_deleted', string> = {
+  account_deleted: 'The account was erased',
+  session_revoked: 'The session was ended (signed out elsewhere, or its refresh token was reused)',
+  account_disabled: 'The account was locked or banned',
+};
 
 const FOR_GOOD_MESSAGES: Partial<Record<CloseReason, string>> = {
   account_deleted: 'The account was erased',
   game_credentials_revoked: "The game's client key was replaced (or the game deleted): a new build or configuration is needed",
 };
+
 /**
  * True when event id `a` (`<ms>-<n>`) comes after `b`; an id of another form (a server that no longer knows it
  * answers resync) is replaced by any id the server sends.

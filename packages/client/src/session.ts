@@ -20,7 +20,14 @@ export interface StoredSession {
   accountId?: string;
 }
 
-export type SessionEvent = { type: 'signedIn' | 'refreshed'; session: StoredSession } | { type: 'signedOut'; reason: 'signOut' | 'expired' | 'revoked' | 'deleted' };
+/**
+ * `signedOut` reasons: `signOut` (this client), `expired` (the refresh token was refused), `revoked` (the session
+ * was ended elsewhere: sign-out on another device, refresh-token reuse; or a token refused as `token_revoked`),
+ * `disabled` (the account was locked or banned), `deleted` (the account was deleted or erased).
+ */
+export type SignOutReason = 'signOut' | 'expired' | 'revoked' | 'disabled' | 'deleted';
+
+export type SessionEvent = { type: 'signedIn' | 'refreshed'; session: StoredSession } | { type: 'signedOut'; reason: SignOutReason };
 
 export interface SessionOptions {
   auth: HttpService;
@@ -84,7 +91,7 @@ export class Session {
     return s;
   }
 
-  async clear(reason: 'signOut' | 'expired' | 'revoked' | 'deleted'): Promise<void> {
+  async clear(reason: SignOutReason): Promise<void> {
     const had = this.current !== null;
     this.current = null;
     this.loaded = Promise.resolve();

@@ -35,7 +35,7 @@ import {
 import { testDatabase, testStateStore, type TestDatabase, type TestStateStore } from '@platform/kit/testing';
 import { buildApp as buildAuth, migrateAuth, readAuthConfig, type AuthApp } from '@platform/auth';
 import { buildApp as buildRegistry, FsBlobStore, MIGRATIONS_DIR as REGISTRY_MIGRATIONS, readRegistryConfig } from '@platform/registry';
-import { buildApp as buildSocial, readSocialConfig } from '@platform/social';
+import { buildApp as buildSocial, readSocialConfig, type SocialApp } from '@platform/social';
 
 const SOCIAL_MIGRATIONS = fileURLToPath(new URL('../../social/migrations', import.meta.url));
 
@@ -84,6 +84,16 @@ export interface Platform {
   /** Starts the social service again on the same port and data. */
   startSocial(): Promise<void>;
   socialRunning(): boolean;
+  /**
+   * Another social node on the same database and state store (its own connections on PostgreSQL and Redis,
+   * the same stores in memory), on a free port; closed with the platform.
+   */
+  addSocialNode(): Promise<SocialNode>;
+  close(): Promise<void>;
+}
+
+export interface SocialNode extends Client {
+  app: SocialApp;
   close(): Promise<void>;
 }
 
@@ -94,6 +104,11 @@ export interface PlatformOptions {
   socialStopped?: boolean;
   /** Social nodes (default 1); the others on the same database and state store. */
   socialNodes?: number;
+  /**
+   * Social on auth's state store (the same Redis prefix, or the same memory store): auth's channels
+   * (auth:key_rotation, auth:revocation) reach social, as with one shared Redis in production.
+   */
+  sharedBus?: boolean;
 }
 
 type Stores = { db: TestDatabase['db']; state: TestStateStore['state'] };
@@ -146,13 +161,25 @@ async function startRegistry(o: { dir: string; stores: Stores; bus: StateStore; 
   return { registryApp, registryUrl };
 }
 
-export async function startPlatform(opts: PlatformOptions = {}): Promise<Platform> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'platform-e2e-'));
-  const authTls = await loadOrCreateTls({ dir: path.join(dir, 'auth-tls') });
-  const socialTls = await loadOrCreateTls({ dir: path.join(dir, 'social-tls') });
-  const internalKey = randomBytes(24).toString('base64url');
-  const socialPort = await freePort();
-  const socialUrl = `https://127.0.0.1:${socialPort}`;
+/** Another social node on the same stores: its own connections on PostgreSQL and Redis, the same objects in memory. */
+async function startSocialNode(d: TestDatabase, s: TestStateStore, config: ReturnType<typeof readSocialConfig>, tls: Tls): Promise<SocialNode> {
+  const db = d.url ? await openDatabase({ url: d.url, schema: d.schema, poolSize: 3 }) : d.db;
+  const state = s.url ? await openStateStore({ url: s.url, prefix: s.prefix }) : s.state;
+  const app = await buildSocial(config, { db, state, https: tls13Options(tls) });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  return {
+    ...client(`https://127.0.0.1:${(app.server.address() as AddressInfo).port}`, tls.cert),
+    app,
+    async close() {
+      await app.close();
+      if (state !== s.state) await state.close();
+      if (db !== d.db) await db.close();
+    },
+  };
+}
+
+/** A database and a state store for each service, opened together (an embedded PGlite takes seconds to start). */
+async function openStores() {
   const dbs: TestDatabase[] = [];
   const states: TestStateStore[] = [];
   const opened: Record<string, { d: TestDatabase; s: TestStateStore }> = {};
@@ -164,12 +191,23 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Platfor
     opened[name] = { d, s };
     return { db: d.db, state: s.state };
   };
-  // Opened together: an embedded PGlite takes seconds to start.
   const [authStores, regStores, socialStores] = await Promise.all([stores('auth'), stores('registry'), stores('social')]);
+  return { dbs, states, opened, authStores, regStores, socialStores };
+}
+
+export async function startPlatform(opts: PlatformOptions = {}): Promise<Platform> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'platform-e2e-'));
+  const authTls = await loadOrCreateTls({ dir: path.join(dir, 'auth-tls') });
+  const socialTls = await loadOrCreateTls({ dir: path.join(dir, 'social-tls') });
+  const internalKey = randomBytes(24).toString('base64url');
+  const socialPort = await freePort();
+  const socialUrl = `https://127.0.0.1:${socialPort}`;
+  const { dbs, states, opened, authStores, regStores, socialStores } = await openStores();
 
   const { authApp, authUrl } = await startAuth({ dir, stores: authStores, tls: authTls, internalKey, socialUrl, socialTls, env: opts.authEnv });
-  // The registry's notices go to social's store: its own connection on Redis, the same object in memory.
-  const socialState = opened.social.s;
+  // The registry's notices go to social's store: its own connection on Redis, the same object in memory. With
+  // `sharedBus` social's store is auth's (auth's channels reach social too).
+  const socialState = opts.sharedBus ? opened.auth.s : opened.social.s;
   const sameState = () => (socialState.url ? openStateStore({ url: socialState.url, prefix: socialState.prefix }) : Promise.resolve(socialState.state));
   const closeIfOwn = async (s: StateStore) => {
     if (s !== socialState.state) await s.close();
@@ -179,6 +217,7 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Platfor
 
   // social
   await migrate(socialStores.db, SOCIAL_MIGRATIONS);
+  if (opts.sharedBus) socialStores.state = await sameState();
   const socialConfig = readSocialConfig({
     LOG_LEVEL: 'silent',
     SOCIAL__AUTH__JWKSURL: `${authUrl}/.well-known/jwks.json`,
@@ -202,6 +241,12 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Platfor
   };
   if (!opts.socialStopped) await startSocial();
   const more = await startMoreSocial(opts.socialNodes ?? 1, socialConfig, socialTls, opened.social.d, sameState, closeIfOwn);
+  const extraNodes: SocialNode[] = [];
+  const addSocialNode = async () => {
+    const node = await startSocialNode(opened.social.d, socialState, socialConfig, socialTls);
+    extraNodes.push(node);
+    return node;
+  };
 
   return {
     dir,
@@ -216,9 +261,12 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Platfor
     stopSocial,
     startSocial,
     socialRunning: () => socialApp !== undefined,
+    addSocialNode,
     async close() {
+      for (const n of extraNodes) await n.close();
       await more.close();
       await stopSocial();
+      if (opts.sharedBus) await closeIfOwn(socialStores.state);
       await registryApp.close();
       await closeIfOwn(bus);
       await authApp.close();

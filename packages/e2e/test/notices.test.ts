@@ -27,7 +27,7 @@ const deliveryOf = async (p: Platform, accountId: string) =>
   (
     await p.auth.app.auth.db.query<{ attempts: number; delivered_at: Date | null; last_error: string | null }>(
       `SELECT d.attempts, d.delivered_at, d.last_error FROM outbox_deliveries d JOIN outbox o ON o.id = d.outbox_id
-        WHERE o.payload->>'account_id' = $1`,
+        WHERE o.topic = 'account.deleted' AND o.payload->>'account_id' = $1`,
       [accountId],
     )
   ).rows[0];

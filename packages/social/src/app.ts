@@ -20,6 +20,7 @@ import { createAuthenticator, createServerVerifier, type Authenticator, type Pri
 import type { Ctx, GameContext, UserRow } from './services/context.js';
 import { socialErrors } from './services/errors.js';
 import { createEventPublisher, replayRetention } from './services/events.js';
+import { createRevocations } from './services/revocations.js';
 import { gameCredentials, registryTenancy, type TenancyResolver } from './services/tenancy.js';
 import { ensureUser } from './services/users.js';
 import { meRoutes } from './routes/me.js';
@@ -181,15 +182,18 @@ export async function buildApp(config: SocialConfig, deps: SocialDeps): Promise<
     deps.keys ??
     (config.jwksUrl ? remoteKeyResolver({ url: config.jwksUrl, ca: config.ca, cooldownMs: config.keyCooldownSeconds * 1000 }) : undefined);
   const verifier = keys ? createAccessTokenVerifier({ issuer: config.issuer, audience: config.audience, keys }) : undefined;
-  const authenticator = createAuthenticator({ verifier, apiKey: config.apiKey });
+  // Revocations announced by auth (bus and outbox): tokens refused, sockets closed (docs/social.md, "Revocation").
+  const revocations = await createRevocations({ state: deps.state, highSecurity: config.highSecurity, origin: events.origin, log: app.log });
+  app.addHook('onClose', () => revocations.close());
+  const authenticator = createAuthenticator({ verifier, apiKey: config.apiKey, revocations });
   const tenancy = deps.tenancy ?? registryTenancy({ registryUrl: config.registryUrl, cacheMs: config.registryCacheSeconds * 1000 });
   const verifyServer = createServerVerifier({ verifier, keys });
 
   await followKeyRotations(app, deps.state, keys);
   probeRoutes(app);
   authenticateRequests(app, ctx, { authenticator, tenancy, verifyServer });
-  registerRoutes(app, ctx, { refreshKeys: async () => keys?.refresh(), requireServer: (req) => verifyServer(req.headers) });
-  const realtime = attachRealtime(app, ctx, { authenticator, tenancy, bus: deps.bus ?? deps.state });
+  registerRoutes(app, ctx, { refreshKeys: async () => keys?.refresh(), requireServer: (req) => verifyServer(req.headers), revocations });
+  const realtime = attachRealtime(app, ctx, { authenticator, tenancy, bus: deps.bus ?? deps.state, revocations });
 
   return Object.assign(app, { ctx, realtime });
 }

@@ -17,6 +17,10 @@ const spec = {
   audience: aliased(vars.string('SOCIAL_AUTH_AUDIENCE', { default: 'game-platform' }), 'SOCIAL__AUTH__AUDIENCE'),
   caFile: aliased(vars.optionalString('SOCIAL_AUTH_CA_FILE', 'PEM trusted for the JWKS fetch'), 'SOCIAL__AUTH__CAFILE'),
   apiKey: aliased(vars.optionalString('SOCIAL_AUTH_API_KEY', 'Enables server-to-server API-key mode'), 'SOCIAL__AUTH__APIKEY'),
+  highSecurity: aliased(vars.bool('SOCIAL_AUTH_HIGH_SECURITY', {
+    default: false,
+    description: 'Social:Auth:HighSecurity — every request and upgrade also reads the revoked sessions from the state store (docs/social.md, "Revocation")',
+  }), 'SOCIAL__AUTH__HIGHSECURITY'),
   keyCooldownSeconds: aliased(vars.int('SOCIAL_AUTH_KEY_COOLDOWN_SECONDS', { default: 30, min: 0, max: 3600 }), 'SOCIAL__AUTH__KEYCOOLDOWNSECONDS'),
   registryUrl: aliased(vars.url('SOCIAL_REGISTRY_URL', { default: 'http://127.0.0.1:3004', protocols: ['http', 'https'] }), 'SOCIAL__REGISTRY__URL'),
   registryCacheSeconds: aliased(vars.int('SOCIAL_REGISTRY_CACHE_SECONDS', { default: 10, min: 0, max: 300 }), 'SOCIAL__REGISTRY__CACHESECONDS'),

@@ -28,7 +28,10 @@ async function listen(server: http.Server): Promise<string> {
 
 export interface KeySet {
   url: string;
-  sign(sub: string, opts?: { format?: TokenFormat; expOffsetSec?: number; iss?: string; aud?: string; key?: 'current' | 'other'; roles?: string[] }): Promise<string>;
+  sign(
+    sub: string,
+    opts?: { format?: TokenFormat; expOffsetSec?: number; iss?: string; aud?: string; key?: 'current' | 'other'; roles?: string[]; sid?: string; iatOffsetSec?: number },
+  ): Promise<string>;
   /** Replaces the served key with a new one (what a rotation does). */
   rotate(): void;
   fetches: number;
@@ -51,12 +54,12 @@ export async function startKeySet(): Promise<KeySet> {
       const now = Math.floor(Date.now() / 1000);
       return signAccessToken(opts.format ?? 'paseto', { kid: k.jwk.kid, privateKey: k.privateKey as KeyObject }, opts.iss ?? ISSUER, opts.aud ?? AUDIENCE, {
         sub,
-        sid: randomUUID(),
+        sid: opts.sid ?? randomUUID(),
         platform: 'pc',
         roles: opts.roles ?? ['player'],
         region: 'eu',
         jti: randomUUID(),
-        iat: now - 5,
+        iat: now - (opts.iatOffsetSec ?? 5),
         exp: now + (opts.expOffsetSec ?? 600),
       });
     },

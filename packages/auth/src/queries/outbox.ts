@@ -21,6 +21,11 @@ export async function insertKeyRotationNotice(tx: Queryable, payload: { type: 'k
   await tx.query(`INSERT INTO outbox (topic, payload) VALUES ('key_rotation', $1)`, [JSON.stringify(payload)]);
 }
 
+/** A revocation notice (services/revocation.ts), inside the transaction that ends the sessions; its id is the bus message's. */
+export async function insertRevocationNotice(tx: Queryable, id: string, payload: Record<string, unknown>): Promise<void> {
+  await tx.query(`INSERT INTO outbox (id, topic, payload) VALUES ($1, 'revocation', $2)`, [id, JSON.stringify(payload)]);
+}
+
 /** Every pending notice gets a delivery row per target (a target added later catches up). */
 export async function fanOutNotices(db: Queryable, targets: string[]): Promise<void> {
   await db.query(

@@ -107,9 +107,9 @@ function dataRoutes(app: App, c: AuthContext) {
     if (claims.revoked && !(await c.accounts.isDeleted(claims.sub))) {
       throw fail('invalid_token', 'Access token rejected');
     }
-    const r = await c.accounts.delete(claims.sub, c.auditCtx(req));
-    for (const sid of new Set([...r.sessions, claims.sid])) await c.tokens.deny(sid);
-    c.outbox.kick(); // the account.deleted notice goes out now rather than at the next poll
+    // Sessions end and are announced through the revoker (deny set, bus, outbox: delivered before this answers).
+    const r = await c.accounts.delete(claims.sub, claims.sid, c.auditCtx(req));
+    c.outbox.kick(); // the account.deleted notice (erasure) goes out now rather than at the next poll
     reply.status(202);
     return { status: r.status, deleted_at: r.deleted_at, purge_after: r.purge_after };
   });

@@ -44,6 +44,7 @@ export async function adminRoutes(app: App, c: AuthContext) {
       schema: {
         tags: ['admin'],
         summary: 'Set an account status (active, locked, banned); locking or banning revokes every session',
+        description: 'Locking or banning ends every session of the account and announces it (`revocation` notice on `auth:revocation` and in the outbox): verifiers close its open sockets and refuse its tokens.',
         security: [{ bearer: [] }],
         params: Type.Object({ id: Type.String({ format: 'uuid' }) }),
         body: Type.Object(
@@ -56,8 +57,7 @@ export async function adminRoutes(app: App, c: AuthContext) {
     async (req) => {
       const claims = await c.authenticate(req);
       if (!claims.roles.includes('admin')) throw adminRequired();
-      const r = await changeAccountStatus(c.db, req.params.id, req.body.status, c.auditCtx(req));
-      for (const sid of r.sessions) await c.tokens.deny(sid);
+      const r = await changeAccountStatus(c.db, c.revoker, req.params.id, req.body.status, c.auditCtx(req));
       return { id: r.id, status: r.status, sessions_revoked: r.sessions.length };
     },
   );

@@ -34,7 +34,8 @@ export async function tokenRoutes(app: App, c: AuthContext) {
       schema: {
         tags: ['tokens'],
         summary: 'Revoke the session of the Bearer token or of the refresh token in the body',
-        description: 'The session id and the token id go on the deny set (deny:sid / deny:jti) until every access token of the session has expired.',
+        description:
+          'The session id and the token id go on the deny set (deny:sid / deny:jti) until every access token of the session has expired, and the revocation is announced (`revocation` notice on `auth:revocation` and in the outbox): verifiers close the session\'s sockets and refuse its tokens.',
         response: { 204: Type.Null({ description: 'Signed out' }), ...errorResponses(BEARER_ERRORS, BODY_ERRORS, COMMON_ERRORS, 'invalid_refresh_token') },
       },
     },
@@ -55,8 +56,7 @@ export async function tokenRoutes(app: App, c: AuthContext) {
       } else {
         throw fail('unauthenticated', 'A Bearer access token or a refresh_token is required');
       }
-      const revoked = await c.tokens.logout(sessionId, accountId, c.auditCtx(req));
-      await c.tokens.deny(sessionId, jti);
+      const revoked = await c.tokens.logout(sessionId, accountId, c.auditCtx(req), jti);
       req.log.debug({ revoked }, 'logout');
       reply.status(204).send(null);
     },

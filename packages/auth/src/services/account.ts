@@ -18,9 +18,9 @@ import { credentialsOf, insertPasswordCredential } from '../queries/credentials.
 import { devicesOf } from '../queries/devices.js';
 import { deleteIdentities, identitiesOf, identityProvidersOf, insertEmailIdentity } from '../queries/identities.js';
 import { insertAccountDeletedNotice } from '../queries/outbox.js';
-import { spendAccountTokens } from '../queries/refresh-tokens.js';
-import { revokeAccountSessions, sessionsOf } from '../queries/sessions.js';
+import { sessionsOf } from '../queries/sessions.js';
 import { audit, type AuditContext } from './audit.js';
+import type { Revoker } from './revocation.js';
 import { hashNewPassword } from './passwords.js';
 import { linkPlatformIdentity, verifyTicket, type PlatformVerifiers } from './platform.js';
 import { normaliseEmail } from './sign-in-common.js';
@@ -29,6 +29,7 @@ interface AccountDeps {
   config: AuthConfig;
   db: Database;
   verifiers: PlatformVerifiers;
+  revoker: Revoker;
 }
 
 export interface AccountDeletion {
@@ -133,23 +134,31 @@ async function exportAccount(db: Database, accountId: string) {
   };
 }
 
-/** Soft delete; the deletion notice goes to the outbox in the same transaction. Repeatable. */
-async function deleteAccount({ config, db }: AccountDeps, accountId: string, ctx: AuditContext): Promise<AccountDeletion> {
-  return db.transaction(async (tx) => {
-    const a = await lockAccount(tx, accountId);
-    if (!a) throw fail('invalid_token', 'The account no longer exists');
-    let deletedAt = a.deleted_at ? new Date(a.deleted_at) : undefined;
-    let sessions: string[] = [];
-    if (a.status !== 'deleted' || !deletedAt) {
-      deletedAt = new Date(await markAccountDeleted(tx, accountId));
-      sessions = await revokeAccountSessions(tx, accountId);
-      await spendAccountTokens(tx, accountId);
-      await insertAccountDeletedNotice(tx, { type: 'account.deleted', account_id: accountId, deleted_at: deletedAt.toISOString() });
-      await audit(tx, ctx, 'delete', accountId, { grace_hours: config.deletionGraceHours });
-    }
-    const purgeAfter = new Date(deletedAt.getTime() + config.deletionGraceHours * 3_600_000);
-    return { status: 'deleted', deleted_at: deletedAt.toISOString(), purge_after: purgeAfter.toISOString(), sessions };
-  });
+/**
+ * Soft delete, through the revoker: every session ends and is announced (`account_deleted`, so open sockets
+ * close and tokens are refused at once); the account.deleted notice (erasure) goes to the outbox in the same
+ * transaction. Repeatable: a retry ends nothing new and writes no second account.deleted notice.
+ * `presentedSid`: the session of the token that asked, denied again on a retry.
+ */
+async function deleteAccount({ config, revoker }: AccountDeps, accountId: string, presentedSid: string, ctx: AuditContext): Promise<AccountDeletion> {
+  const { sessions, value: deletedAt } = await revoker.revoke(
+    { reason: 'account_deleted', accountId, alsoSids: [presentedSid] },
+    {
+      before: async (tx) => {
+        const a = await lockAccount(tx, accountId);
+        if (!a) throw fail('invalid_token', 'The account no longer exists');
+        if (a.status === 'deleted' && a.deleted_at) return { at: new Date(a.deleted_at), now: false };
+        return { at: new Date(await markAccountDeleted(tx, accountId)), now: true };
+      },
+      after: async (tx, _ended, d) => {
+        if (!d.now) return;
+        await insertAccountDeletedNotice(tx, { type: 'account.deleted', account_id: accountId, deleted_at: d.at.toISOString() });
+        await audit(tx, ctx, 'delete', accountId, { grace_hours: config.deletionGraceHours });
+      },
+    },
+  );
+  const purgeAfter = new Date(deletedAt.at.getTime() + config.deletionGraceHours * 3_600_000);
+  return { status: 'deleted', deleted_at: deletedAt.at.toISOString(), purge_after: purgeAfter.toISOString(), sessions };
 }
 
 /** What another platform service may learn: unknown, malformed and deleted ids are 404 account_not_found. */
@@ -160,8 +169,8 @@ async function summary(db: Database, accountId: string) {
   return { id: a.id, status: a.status, is_guest: a.is_guest, display_name: a.display_name, created_at: iso(a.created_at) };
 }
 
-export function createAccountService(config: AuthConfig, db: Database, verifiers: PlatformVerifiers) {
-  const d: AccountDeps = { config, db, verifiers };
+export function createAccountService(config: AuthConfig, db: Database, verifiers: PlatformVerifiers, revoker: Revoker) {
+  const d: AccountDeps = { config, db, verifiers, revoker };
   return {
     view: (accountId: string) => view(db, accountId),
     async update(accountId: string, patch: { displayName?: string; homeRegion?: string }) {
@@ -173,7 +182,7 @@ export function createAccountService(config: AuthConfig, db: Database, verifiers
     unlink: (accountId: string, which: { provider?: string; identityId?: string }, ctx: AuditContext) => unlink(db, accountId, which, ctx),
     export: (accountId: string) => exportAccount(db, accountId),
     isDeleted: async (accountId: string): Promise<boolean> => (await accountStatus(db, accountId)) === 'deleted',
-    delete: (accountId: string, ctx: AuditContext) => deleteAccount(d, accountId, ctx),
+    delete: (accountId: string, presentedSid: string, ctx: AuditContext) => deleteAccount(d, accountId, presentedSid, ctx),
     summary: (accountId: string) => summary(db, accountId),
   };
 }

@@ -38,6 +38,12 @@ export interface OutboxWorker {
   runOnce(): Promise<number>;
   /** Runs a pass soon (after a write that produced a notice). */
   kick(): void;
+  /**
+   * Runs a pass that starts after this call (so it carries the caller's committed notice) and waits for it,
+   * at most `timeoutMs`: a revocation is acknowledged by the targets before its request answers, when they
+   * answer in time. Never throws; a notice not acknowledged stays pending and is retried as usual.
+   */
+  deliverNow(timeoutMs: number): Promise<void>;
   start(): void;
   stop(): Promise<void>;
   /** Deletes notices every target acknowledged more than `days` ago (their delivery rows cascade). */
@@ -144,6 +150,17 @@ export function createOutboxWorker(config: AuthConfig, db: Database, keys: KeyCa
     kick() {
       if (stopped || !targets.length) return;
       setImmediate(() => void worker.runOnce().catch((err) => log.warn({ err: (err as Error).message }, 'outbox pass failed')));
+    },
+    async deliverNow(timeoutMs) {
+      if (stopped || !targets.length) return;
+      if (timeoutMs <= 0) return worker.kick();
+      const pass = (async () => {
+        await running?.catch(() => {});
+        await worker.runOnce();
+      })().catch((err) => log.warn({ err: (err as Error).message }, 'outbox pass failed'));
+      let wait: NodeJS.Timeout | undefined;
+      await Promise.race([pass, new Promise<void>((r) => (wait = setTimeout(r, timeoutMs)))]);
+      clearTimeout(wait);
     },
     start() {
       if (!targets.length || timer) return;

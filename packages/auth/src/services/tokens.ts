@@ -7,7 +7,7 @@
  * token is treated as theft: the session and its whole chain are revoked.
  */
 import { randomUUID } from 'node:crypto';
-import { createBatcher, randomToken, sha256Hex, signAccessToken, type Database, type Queryable, type StateStore } from '@platform/kit';
+import { createBatcher, randomToken, sha256Hex, signAccessToken, type Database, type Queryable } from '@platform/kit';
 import type { AuthConfig } from '../config.js';
 import { fail } from '../errors.js';
 import {
@@ -15,17 +15,15 @@ import {
   refreshTokenByHash,
   rotateRefreshTokens,
   sessionOfRefreshHash,
-  spendSessionTokens,
-  spendUnusedSessionTokens,
   type RotatedRow,
   type Rotation,
 } from '../queries/refresh-tokens.js';
-import { insertSession, revokeSession } from '../queries/sessions.js';
+import { insertSession } from '../queries/sessions.js';
 import type { KeyCache } from './keys.js';
 import { audit, type AuditContext } from './audit.js';
+import type { Revoker } from './revocation.js';
 
-export const DENY_SID = 'deny:sid';
-export const DENY_JTI = 'deny:jti';
+export { DENY_JTI, DENY_SID } from './revocation.js';
 
 export interface TokenPair {
   access_token: string;
@@ -111,19 +109,21 @@ export type SessionRows = ReturnType<typeof newSessionRows>;
 
 /**
  * A spent token presented again: the token was stolen or the client is broken; either way the session
- * ends (revoked, every token spent, its sid denied) and the caller answers token_reused.
+ * ends (revoked, every token spent, its sid denied and announced) and the caller answers token_reused.
  */
-async function endReusedSession(db: Database, state: StateStore, maxAccessTtlMs: number, f: { session_id: string; account_id: string }, ctx: AuditContext) {
-  await db.transaction(async (tx) => {
-    const revoked = await revokeSession(tx, f.session_id);
-    await spendSessionTokens(tx, f.session_id);
-    if (revoked) await audit(tx, ctx, 'refresh', f.account_id, { session_id: f.session_id, outcome: 'token_reused', session_revoked: true });
-  });
-  await state.setAdd(DENY_SID, f.session_id, maxAccessTtlMs);
+async function endReusedSession(revoker: Revoker, f: { session_id: string; account_id: string }, ctx: AuditContext) {
+  await revoker.revoke(
+    { reason: 'token_reused', accountId: f.account_id, sessionId: f.session_id },
+    {
+      after: async (tx, ended) => {
+        if (ended.length) await audit(tx, ctx, 'refresh', f.account_id, { session_id: f.session_id, outcome: 'token_reused', session_revoked: true });
+      },
+    },
+  );
 }
 
-export function createTokenService(config: AuthConfig, db: Database, state: StateStore, keys: KeyCache) {
-  const maxAccessTtlMs = config.accessTtlSeconds * 1000 + 60_000;
+export function createTokenService(config: AuthConfig, db: Database, keys: KeyCache, revoker: Revoker) {
+  const { maxAccessTtlMs } = revoker;
   const rotate = createRotator(db, config.refreshTtlDays * 86_400_000);
 
   const service = {
@@ -162,26 +162,26 @@ export function createTokenService(config: AuthConfig, db: Database, state: Stat
       }
       const f = await refreshTokenByHash(db, hash);
       if (f?.used) {
-        if (!f.revoked_at) await endReusedSession(db, state, maxAccessTtlMs, f, ctx);
+        if (!f.revoked_at) await endReusedSession(revoker, f, ctx);
         throw fail('token_reused', 'This refresh token was already used; the session has been terminated');
       }
       throw fail('invalid_refresh_token', 'The refresh token is unknown, expired or its session was revoked');
     },
 
-    /** Revokes the session (every refresh token spent) and audits the logout; false when it had already ended. */
-    async logout(sessionId: string, accountId: string, ctx: AuditContext): Promise<boolean> {
-      return db.transaction(async (tx) => {
-        const done = await revokeSession(tx, sessionId);
-        await spendUnusedSessionTokens(tx, sessionId);
-        if (done) await audit(tx, ctx, 'logout', accountId, { session_id: sessionId });
-        return done;
-      });
-    },
-
-    /** Puts the sid (and the presented jti) on the deny set. */
-    async deny(sid: string, jti?: string): Promise<void> {
-      await state.setAdd(DENY_SID, sid, maxAccessTtlMs);
-      if (jti) await state.setAdd(DENY_JTI, jti, maxAccessTtlMs);
+    /**
+     * Revokes the session (every refresh token spent, the sid and the presented jti denied, the revocation
+     * announced) and audits the logout; false when it had already ended (denied again, not announced again).
+     */
+    async logout(sessionId: string, accountId: string, ctx: AuditContext, jti?: string): Promise<boolean> {
+      const { sessions } = await revoker.revoke(
+        { reason: 'logout', accountId, sessionId, jti, alsoSids: [sessionId] },
+        {
+          after: async (tx, ended) => {
+            if (ended.length) await audit(tx, ctx, 'logout', accountId, { session_id: sessionId });
+          },
+        },
+      );
+      return sessions.length > 0;
     },
 
     async sessionOfRefreshToken(refreshToken: string): Promise<{ session_id: string; account_id: string; revoked_at: Date | null } | undefined> {

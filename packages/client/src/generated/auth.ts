@@ -96,7 +96,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Set an account status (active, locked, banned); locking or banning revokes every session */
+        /**
+         * Set an account status (active, locked, banned); locking or banning revokes every session
+         * @description Locking or banning ends every session of the account and announces it (`revocation` notice on `auth:revocation` and in the outbox): verifiers close its open sockets and refuse its tokens.
+         */
         post: operations["postAdminAccountsByIdStatus"];
         delete?: never;
         options?: never;
@@ -243,7 +246,7 @@ export interface paths {
         put?: never;
         /**
          * Revoke the session of the Bearer token or of the refresh token in the body
-         * @description The session id and the token id go on the deny set (deny:sid / deny:jti) until every access token of the session has expired.
+         * @description The session id and the token id go on the deny set (deny:sid / deny:jti) until every access token of the session has expired, and the revocation is announced (`revocation` notice on `auth:revocation` and in the outbox): verifiers close the session's sockets and refuse its tokens.
          */
         post: operations["postLogout"];
         delete?: never;

@@ -216,7 +216,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Auth service notices: account.deleted erases the user, key_rotation refreshes the key set */
+        /** Auth service notices: account.deleted erases the user, key_rotation refreshes the key set, revocation ends sessions */
         post: operations["postV1InternalAuthEvents"];
         delete?: never;
         options?: never;
@@ -824,6 +824,7 @@ export interface paths {
          *     | 4400 | `incomplete_game_credentials` |
          *     | 4400 | `ambiguous_game_credentials` |
          *     | 4401 | `unauthorized` |
+         *     | 4401 | `token_revoked` |
          *     | 4401 | `invalid_game_credentials` |
          *     | 4401 | `invalid_client_key` |
          *     | 4409 | `name_unavailable` |
@@ -1242,7 +1243,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1253,7 +1254,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1439,7 +1440,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1450,7 +1451,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1653,7 +1654,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1664,7 +1665,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1825,7 +1826,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1836,7 +1837,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2093,7 +2094,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2104,7 +2105,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2227,7 +2228,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2238,7 +2239,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2432,7 +2433,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2443,7 +2444,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2579,7 +2580,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2590,7 +2591,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2797,7 +2798,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2808,7 +2809,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3002,7 +3003,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3013,7 +3014,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3207,7 +3208,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3218,7 +3219,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3374,9 +3375,25 @@ export interface operations {
                      */
                     id: string;
                     kid?: string;
+                    /** @description revocation: logout, token_reused, account_locked, account_banned, account_deleted, or a later one */
+                    reason?: string;
                     retire_previous?: boolean;
-                    /** @description account.deleted | key_rotation; others are acknowledged and ignored */
+                    /**
+                     * Format: date-time
+                     * @description revocation: when the sessions ended
+                     */
+                    revoked_at?: string;
+                    /** @description revocation: the listed sessions, or the whole account */
+                    scope?: "session" | "account";
+                    /** @description revocation: the sessions ended */
+                    sids?: string[];
+                    /** @description account.deleted | key_rotation | revocation; others are acknowledged and ignored */
                     type: string;
+                    /**
+                     * Format: date-time
+                     * @description revocation: until when their tokens may still be presented
+                     */
+                    until?: string;
                 };
             };
         };
@@ -4042,7 +4059,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4053,7 +4070,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -4176,7 +4193,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4187,7 +4204,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -4392,7 +4409,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4403,7 +4420,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -4620,7 +4637,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4631,7 +4648,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -4872,7 +4889,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4883,7 +4900,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -5102,7 +5119,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5113,7 +5130,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -5239,7 +5256,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5250,7 +5267,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -5560,7 +5577,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5571,7 +5588,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -5712,7 +5729,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5723,7 +5740,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -5904,7 +5921,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5915,7 +5932,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -6134,7 +6151,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6145,7 +6162,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -6335,7 +6352,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6346,7 +6363,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -6564,7 +6581,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6575,7 +6592,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -6782,7 +6799,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6793,7 +6810,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -6979,7 +6996,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6990,7 +7007,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -7184,7 +7201,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7195,7 +7212,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -7360,7 +7377,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7371,7 +7388,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -7557,7 +7574,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7568,7 +7585,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -7866,7 +7883,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7877,7 +7894,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -8000,7 +8017,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8011,7 +8028,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -8302,7 +8319,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8313,7 +8330,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -8507,7 +8524,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8518,7 +8535,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -8685,7 +8702,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8696,7 +8713,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -8852,7 +8869,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8863,7 +8880,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -9050,7 +9067,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9061,7 +9078,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -9231,7 +9248,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9242,7 +9259,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -9489,7 +9506,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9500,7 +9517,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -9759,7 +9776,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9770,7 +9787,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -10006,7 +10023,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10017,7 +10034,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -10253,7 +10270,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10264,7 +10281,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -10478,7 +10495,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10489,7 +10506,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -10703,7 +10720,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10714,7 +10731,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -10949,7 +10966,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10960,7 +10977,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -11210,7 +11227,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11221,7 +11238,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -11409,7 +11426,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11420,7 +11437,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -11577,7 +11594,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11588,7 +11605,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -11783,7 +11800,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: Missing or invalid credentials; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11794,7 +11811,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "unauthorized" | "invalid_game_credentials" | "invalid_client_key";
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */

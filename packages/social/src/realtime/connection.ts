@@ -13,6 +13,8 @@ export const CLOSE = {
   tooLarge: 1009,
   internal: 1011,
   accountDeleted: 4001,
+  sessionRevoked: 4002,
+  accountDisabled: 4003,
   tokenExpired: 4004,
   gameCredentialsRevoked: 4005,
   slowConsumer: 4008,
@@ -51,7 +53,10 @@ export interface Connection {
   closing: boolean;
   /** When this socket's registration was last written (0: not yet). */
   registeredAt: number;
-  /** The credential the socket holds: set at the handshake, replaced by an `authenticate` frame (token-expiry.ts). */
+  /**
+   * The credential the socket holds (its session and token issue time: revocations close it; its expiry:
+   * token-expiry.ts): set at the handshake, replaced by an `authenticate` frame.
+   */
   principal: Principal;
   /** Closes the socket once its token has been expired longer than the grace (token-expiry.ts). */
   expiryTimer?: NodeJS.Timeout;

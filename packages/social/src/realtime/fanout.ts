@@ -83,7 +83,7 @@ async function dispatchControl(deps: DispatchDeps, channel: string, msg: EventEn
       for (const c of recipients) deps.sender.send(c, frame, msg.id);
     }
   } else if (type === '_accountDeleted') {
-    for (const c of recipients) closeConn(c, CLOSE.accountDeleted, 'account deleted');
+    for (const c of recipients) closeConn(c, CLOSE.accountDeleted, 'account_deleted');
   }
 }
 

@@ -12,9 +12,10 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { App, StateStore } from '@platform/kit';
 import type { Authenticator } from '../services/auth.js';
 import type { Ctx } from '../services/context.js';
+import type { Revocations } from '../services/revocations.js';
 import type { TenancyResolver } from '../services/tenancy.js';
 import { createFrameHandler } from './client-frames.js';
-import { createSender, refuseSocket } from './connection.js';
+import { CLOSE, closeConn, createSender, refuseSocket } from './connection.js';
 import { createConnections } from './lifecycle.js';
 import { createFanout } from './fanout.js';
 import { followGameCredentials, refusedCredential } from './game-credentials.js';
@@ -24,6 +25,7 @@ import { createRelationsCache } from './relations-cache.js';
 import { createUpgradeHandler } from './upgrade.js';
 import { createReplayer, resumeFrom } from './replay.js';
 import { replayRetention } from '../services/events.js';
+import { closeRevokedSockets } from './revoked-sockets.js';
 
 export { CLOSE } from './connection.js';
 export { socketToken, WS_PATH } from './upgrade.js';
@@ -38,7 +40,7 @@ export interface Realtime {
   drain(): Promise<void>;
 }
 
-export function attachRealtime(app: App, ctx: Ctx, deps: { authenticator: Authenticator; tenancy: TenancyResolver; bus: StateStore }): Realtime {
+export function attachRealtime(app: App, ctx: Ctx, deps: { authenticator: Authenticator; tenancy: TenancyResolver; bus: StateStore; revocations?: Revocations }): Realtime {
   const { config } = ctx;
   const log = app.log;
   const tracker = createPresenceTracker(ctx, log);
@@ -69,7 +71,9 @@ export function attachRealtime(app: App, ctx: Ctx, deps: { authenticator: Authen
         ws.once('close', release);
         const revoked = refusedCredential(deps.tenancy, game);
         if (revoked) return refuseSocket(ws, revoked);
-        connections.open(ws, user, game, principal, resumeFrom(req));
+        const conn = connections.open(ws, user, game, principal, resumeFrom(req));
+        // A revocation that arrived while this upgrade's token was being checked (API-key callers carry no token).
+        if (principal.sid && deps.revocations?.revokedHere(principal)) closeConn(conn, CLOSE.sessionRevoked, 'session_revoked');
       }),
     refuse: (req, socket, head, refusal) =>
       wss.handleUpgrade(req, socket, head, (ws) => {
@@ -84,6 +88,10 @@ export function attachRealtime(app: App, ctx: Ctx, deps: { authenticator: Authen
     void upgrade(req, socket, head);
   });
   const credentials = followGameCredentials({ bus: deps.bus, tenancy: deps.tenancy, log, sender, connections: connections.all });
+  deps.revocations?.onRevoked((r) => {
+    const closed = closeRevokedSockets(connections.all, r);
+    if (closed) log.info({ closed, reason: r.reason }, 'sockets closed on a revocation');
+  });
   const stopPinger = startPinger(connections.all, config.wsPingSeconds * 1000);
   tracker.start();
 

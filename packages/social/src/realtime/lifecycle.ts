@@ -17,7 +17,7 @@ export interface Connections {
   /** Open sockets on this node. */
   readonly all: ReadonlySet<Connection>;
   /** `resumeFrom`: the last event id the client saw (`?lastEventId=`), when it sent one. */
-  open(ws: WebSocket, user: UserRow, game: GameContext, principal: Principal, resumeFrom?: string): void;
+  open(ws: WebSocket, user: UserRow, game: GameContext, principal: Principal, resumeFrom?: string): Connection;
   /** Resolves once every closed socket's cleanup has finished. */
   settled(): Promise<void>;
 }
@@ -40,6 +40,7 @@ function newConnection(deps: ConnectionDeps, id: string, ws: WebSocket, user: Us
     ws,
     user,
     game,
+    principal,
     partySync: Promise.resolve(),
     setup: Promise.resolve(),
     chain: Promise.resolve(),
@@ -49,7 +50,6 @@ function newConnection(deps: ConnectionDeps, id: string, ws: WebSocket, user: Us
     strikes: 0,
     closing: false,
     registeredAt: 0,
-    principal,
     // Event frames wait until the replay has run (replay.ts).
     ...(deps.replayer ? { gate: [], replaying: true } : {}),
   };
@@ -106,6 +106,7 @@ export function createConnections(deps: ConnectionDeps): Connections {
       });
       armExpiry(deps, conn);
       log.info({ socketId: conn.id }, 'websocket connected');
+      return conn;
     },
     async settled() {
       while (cleanups.size) await Promise.allSettled([...cleanups]);

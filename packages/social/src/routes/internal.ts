@@ -10,16 +10,23 @@ import type { FastifyRequest } from 'fastify';
 import type { Ctx } from '../services/context.js';
 import { eraseAccount } from '../services/account.js';
 import { socialError } from '../services/errors.js';
+import { parseAuthNotice, type Revocations } from '../services/revocations.js';
 import { ANY_ROUTE, BODY, errorResponses } from './responses.js';
 
 const Notice = Type.Object(
   {
     id: Type.String({ format: 'uuid', description: 'Outbox notice id (the same on every redelivery)' }),
-    type: Type.String({ minLength: 1, maxLength: 64, description: 'account.deleted | key_rotation; others are acknowledged and ignored' }),
+    type: Type.String({ minLength: 1, maxLength: 64, description: 'account.deleted | key_rotation | revocation; others are acknowledged and ignored' }),
     account_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     deleted_at: Type.Optional(Type.String({ maxLength: 64 })),
     kid: Type.Optional(Type.String({ maxLength: 200 })),
     retire_previous: Type.Optional(Type.Boolean()),
+    // revocation (docs/auth.md, "Revocation"): every field below is required with that type.
+    reason: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'revocation: logout, token_reused, account_locked, account_banned, account_deleted, or a later one' })),
+    scope: Type.Optional(Type.Union([Type.Literal('session'), Type.Literal('account')], { description: 'revocation: the listed sessions, or the whole account' })),
+    sids: Type.Optional(Type.Array(Type.String({ format: 'uuid' }), { maxItems: 500, description: 'revocation: the sessions ended' })),
+    revoked_at: Type.Optional(Type.String({ format: 'date-time', description: 'revocation: when the sessions ended' })),
+    until: Type.Optional(Type.String({ format: 'date-time', description: 'revocation: until when their tokens may still be presented' })),
   },
   { additionalProperties: false },
 );
@@ -28,6 +35,19 @@ export interface InternalRouteOptions {
   refreshKeys(): Promise<void>;
   /** Verifies the caller holds a server-role token; throws 401/403 otherwise. */
   requireServer(req: FastifyRequest): Promise<AccessClaims>;
+  revocations: Revocations;
+}
+
+type NoticeBody = Record<string, unknown> & { id: string; type: string };
+
+/** A revocation notice: applied on this node, recorded, and told to the other nodes before the acknowledgement. */
+async function revocationNotice(opts: InternalRouteOptions, n: NoticeBody): Promise<void> {
+  for (const field of ['reason', 'scope', 'account_id', 'sids', 'revoked_at', 'until']) {
+    if (n[field] === undefined) throw socialError('validation_failed', `revocation needs ${field}`, { field });
+  }
+  const r = parseAuthNotice(n);
+  if (!r) throw socialError('validation_failed', 'until must not be before revoked_at', { field: 'until' });
+  await opts.revocations.apply(r, { broadcast: true });
 }
 
 export function internalRoutes(app: App, ctx: Ctx, opts: InternalRouteOptions): void {
@@ -36,7 +56,7 @@ export function internalRoutes(app: App, ctx: Ctx, opts: InternalRouteOptions): 
     {
       schema: {
         tags: ['internal'],
-        summary: 'Auth service notices: account.deleted erases the user, key_rotation refreshes the key set',
+        summary: 'Auth service notices: account.deleted erases the user, key_rotation refreshes the key set, revocation ends sessions',
         // A server-role access token only: neither the API-key mode nor the tenancy headers apply here.
         security: [{ serverToken: [] }],
         body: Notice,
@@ -55,6 +75,11 @@ export function internalRoutes(app: App, ctx: Ctx, opts: InternalRouteOptions): 
         if (!n.account_id) throw socialError('validation_failed', 'account.deleted needs account_id', { field: 'account_id' });
         await eraseAccount(ctx, n.account_id);
         req.log.info({ notice: n.id }, 'account erased on the auth service notice');
+        return { status: 'processed' as const };
+      }
+      if (n.type === 'revocation') {
+        await revocationNotice(opts, n);
+        req.log.info({ notice: n.id, reason: n.reason }, 'revocation applied on the auth service notice');
         return { status: 'processed' as const };
       }
       if (n.type === 'key_rotation') {

@@ -24,6 +24,7 @@ export const CALLER = [
   'incomplete_game_credentials',
   'ambiguous_game_credentials',
   'unauthorized',
+  'token_revoked',
   'invalid_game_credentials',
   'invalid_client_key',
   'name_unavailable',

@@ -6,6 +6,7 @@
  */
 import { safeEqual, tokenRejectionReason, type AccessClaims, type AccessTokenVerifier, type KeyResolver } from '@platform/kit';
 import { socialError } from './errors.js';
+import type { Revocations } from './revocations.js';
 
 export interface Principal {
   accountId: string;
@@ -14,6 +15,10 @@ export interface Principal {
   expiresAt?: number;
   /** The token's roles claim (`player`, `moderator`, `admin`, `server`); none in API-key mode. */
   roles?: readonly string[];
+  /** The token's session (`sid`); none in API-key mode. */
+  sid?: string;
+  /** The token's `iat` (unix seconds); none in API-key mode. */
+  issuedAt?: number;
 }
 
 export interface Authenticator {
@@ -27,7 +32,8 @@ const header = (h: Record<string, string | string[] | undefined>, name: string) 
 
 const denied = () => socialError('unauthorized', 'Valid credentials are required');
 
-export function createAuthenticator(opts: { verifier?: AccessTokenVerifier; apiKey?: string }): Authenticator {
+/** `revocations`: a verified token is refused (401 token_revoked) when its session or account was revoked. */
+export function createAuthenticator(opts: { verifier?: AccessTokenVerifier; apiKey?: string; revocations?: Revocations }): Authenticator {
   return {
     async authenticate(h) {
       const apiKey = header(h, 'x-api-key');
@@ -41,14 +47,17 @@ export function createAuthenticator(opts: { verifier?: AccessTokenVerifier; apiK
       const auth = header(h, 'authorization');
       const m = auth ? /^Bearer\s+(\S+)$/i.exec(auth) : null;
       if (!m || !opts.verifier) throw denied();
+      let principal: Principal;
       try {
         const claims = await opts.verifier(m[1]);
-        return { accountId: claims.sub, expiresAt: claims.exp * 1000, roles: claims.roles };
+        principal = { accountId: claims.sub, sid: claims.sid, issuedAt: claims.iat, expiresAt: claims.exp * 1000, roles: claims.roles };
       } catch (err) {
         // key_set_unavailable (503) passes through; every rejection is a plain 401.
         if ((err as { status?: number }).status === 503) throw err;
         throw denied();
       }
+      await opts.revocations?.check(principal);
+      return principal;
     },
   };
 }

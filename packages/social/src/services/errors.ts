@@ -29,6 +29,7 @@ export const socialErrors = kitErrorCodes.extend({
   invalid_cursor: { status: 400, description: 'A cursor the list did not give (malformed, tampered, another user’s, or naming nothing)' },
   // 401, 403
   unauthorized: { status: 401, description: 'Missing or invalid credentials' },
+  token_revoked: { status: 401, description: 'The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted' },
   invalid_game_credentials: { status: 401, description: 'The game key or secret is not valid' },
   invalid_client_key: { status: 401, description: 'The client key is unknown or was replaced' },
   forbidden: { status: 403, description: 'The internal route needs a token with the server role' },

@@ -1,0 +1,195 @@
+// Revocation reaches every node and every socket (docs/auth.md and docs/social.md, "Revocation"): real auth,
+// two social nodes on the same database and state store (real PostgreSQL and Redis when DATABASE_URL and
+// REDIS_URL are set). The scenarios run once with the outbox alone (revocation-outbox.test.ts: separate state
+// stores, as `npm start` and separate deployments) and once with the shared bus alone
+// (revocation-bus.test.ts: social on auth's state store, no outbox target).
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import WebSocket from 'ws';
+import { startPlatform, type Client, type Platform, type SocialNode } from '../src/index.js';
+
+/** The bound the issue sets (1 s), as a generous test bound; the figure itself is measured in the bench. */
+const WITHIN_MS = 1000;
+
+interface Player {
+  token: string;
+  refresh: string;
+  accountId: string;
+  secret: string;
+  fingerprint: string;
+}
+
+export async function guest(p: Platform): Promise<Player> {
+  const fingerprint = `device-${randomBytes(6).toString('hex')}`;
+  const g = await p.auth.call('POST', '/guest', { body: { device_fingerprint: fingerprint } });
+  assert.equal(g.status, 200, JSON.stringify(g.body));
+  return { token: g.body.access_token, refresh: g.body.refresh_token, accountId: g.body.account_id, secret: g.body.guest_secret, fingerprint };
+}
+
+/** A second session of the same guest account. */
+async function secondSession(p: Platform, g: Player): Promise<Player> {
+  const r = await p.auth.call('POST', '/guest/restore', { body: { account_id: g.accountId, guest_secret: g.secret, device_fingerprint: g.fingerprint } });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  return { ...g, token: r.body.access_token, refresh: r.body.refresh_token };
+}
+
+interface Sock {
+  ws: WebSocket;
+  closed: Promise<{ code: number; reason: string; at: number }>;
+  frames: { type: string; data: any }[];
+}
+
+/** A socket on a social node, set up (its first heartbeat answered). */
+function open(node: Client, token: string, ca: string): Promise<Sock> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(`${node.url.replace(/^https/, 'wss')}/v1/ws`, { headers: { authorization: `Bearer ${token}` }, ca });
+    const frames: Sock['frames'] = [];
+    const closed = new Promise<{ code: number; reason: string; at: number }>((r) => ws.on('close', (code, reason) => r({ code, reason: reason.toString(), at: Date.now() })));
+    ws.on('message', (raw) => {
+      const f = JSON.parse(raw.toString());
+      frames.push(f);
+      if (f.type === 'heartbeatAck') resolve({ ws, closed, frames });
+    });
+    ws.once('open', () => ws.send(JSON.stringify({ type: 'heartbeat' })));
+    ws.once('error', reject);
+    void closed.then((c) => reject(new Error(`closed before set up: ${c.code} ${c.reason} ${JSON.stringify(frames)}`)));
+  });
+}
+
+/** The close of a socket the test expects closed (fails after 5 s). */
+async function closeOf(s: Sock) {
+  const c = await Promise.race([s.closed, new Promise<undefined>((r) => setTimeout(r, 5000))]);
+  assert.ok(c, 'the socket was still open 5 s after the revocation');
+  return c;
+}
+
+/**
+ * The sockets closed within WITHIN_MS of the revocation: of its `revoked_at` (auth's clock, taken in the
+ * transaction that ended the sessions, before the commit), so what is measured is the way from auth to the
+ * sockets, not how long the auth request took on a loaded machine.
+ */
+async function closedWithin(p: Platform, accountId: string, socks: Sock[]) {
+  const closes = await Promise.all(socks.map(closeOf));
+  const r = await p.auth.app.auth.db.query<{ at: string }>(
+    `SELECT payload->>'revoked_at' AS at FROM outbox WHERE topic = 'revocation' AND payload->>'account_id' = $1 ORDER BY created_at DESC LIMIT 1`,
+    [accountId],
+  );
+  const revokedAt = Date.parse(r.rows[0].at);
+  for (const c of closes) assert.ok(c.at - revokedAt <= WITHIN_MS, `closed ${c.at - revokedAt} ms after the revocation`);
+  return closes.map(({ code, reason }) => ({ code, reason }));
+}
+
+/** The socket is still open and set up: it answers a heartbeat. */
+async function stillOpen(s: Sock) {
+  const before = s.frames.length;
+  s.ws.send(JSON.stringify({ type: 'heartbeat' }));
+  for (let i = 0; i < 100 && !s.frames.slice(before).some((f) => f.type === 'heartbeatAck'); i++) await new Promise((r) => setTimeout(r, 20));
+  assert.equal(s.ws.readyState, WebSocket.OPEN);
+}
+
+/** The token is refused by a node: 401 token_revoked over HTTP, and the upgrade refused in band (4401). */
+async function refusedBy(node: Client, token: string, ca: string) {
+  const me = await node.call('GET', '/v1/me', { token });
+  assert.deepEqual([me.status, me.body.code], [401, 'token_revoked'], JSON.stringify(me.body));
+  const s = await open(node, token, ca).then(
+    () => assert.fail('the socket opened with a revoked token'),
+    (err: Error) => err.message,
+  );
+  assert.match(s, /closed before set up: 4401 token_revoked/);
+}
+
+/** A player's admin: a guest given the admin role, its token refreshed to carry it. */
+async function admin(p: Platform): Promise<string> {
+  const a = await guest(p);
+  await p.auth.app.auth.db.query(`UPDATE accounts SET roles = ARRAY['player', 'admin'] WHERE id = $1`, [a.accountId]);
+  const r = await p.auth.call('POST', '/refresh', { body: { refresh_token: a.refresh } });
+  assert.equal(r.status, 200);
+  return r.body.access_token;
+}
+
+/** The scenarios on a platform with a second social node; `more` adds tests sharing it. */
+export function scenarios(label: string, platformOptions: Parameters<typeof startPlatform>[0], more?: (p: () => Platform) => void) {
+  describe(label, () => {
+    let p: Platform;
+    let nodeB: SocialNode;
+    let ca: string;
+    let adminToken: string;
+    const nodes = () => [p.social, nodeB];
+    before(async () => {
+      p = await startPlatform(platformOptions);
+      nodeB = await p.addSocialNode();
+      ca = p.socialTls.cert;
+      adminToken = await admin(p);
+    });
+    after(() => p?.close());
+
+    it('logout closes the session’s sockets on both nodes (4002) and only them; its token is refused by both', async () => {
+      const a = await guest(p);
+      const other = await secondSession(p, a);
+      const [onA, onB] = [await open(p.social, a.token, ca), await open(nodeB, a.token, ca)];
+      const [otherA, otherB] = [await open(p.social, other.token, ca), await open(nodeB, other.token, ca)];
+      assert.equal((await p.auth.call('POST', '/logout', { token: a.token })).status, 204);
+      for (const c of await closedWithin(p, a.accountId, [onA, onB])) assert.deepEqual(c, { code: 4002, reason: 'session_revoked' });
+      for (const node of nodes()) await refusedBy(node, a.token, ca);
+      // The other session of the same account goes on, over HTTP and on its sockets.
+      for (const s of [otherA, otherB]) await stillOpen(s);
+      for (const node of nodes()) assert.equal((await node.call('GET', '/v1/me', { token: other.token })).status, 200);
+      for (const s of [otherA, otherB]) s.ws.close();
+    });
+
+    it('refresh-token reuse closes the session’s sockets on both nodes (4002)', async () => {
+      const a = await guest(p);
+      const [onA, onB] = [await open(p.social, a.token, ca), await open(nodeB, a.token, ca)];
+      assert.equal((await p.auth.call('POST', '/refresh', { body: { refresh_token: a.refresh } })).status, 200);
+      const reuse = await p.auth.call('POST', '/refresh', { body: { refresh_token: a.refresh } });
+      assert.deepEqual([reuse.status, reuse.body.code], [401, 'token_reused']);
+      for (const c of await closedWithin(p, a.accountId, [onA, onB])) assert.deepEqual(c, { code: 4002, reason: 'session_revoked' });
+      for (const node of nodes()) await refusedBy(node, a.token, ca);
+    });
+
+    it('a ban closes every socket of the account on both nodes (4003); after reactivation a new sign-in works', async () => {
+      const a = await guest(p);
+      const other = await secondSession(p, a);
+      const socks = [await open(p.social, a.token, ca), await open(nodeB, a.token, ca), await open(nodeB, other.token, ca)];
+      const bystander = await guest(p);
+      const theirs = await open(nodeB, bystander.token, ca);
+      const ban = await p.auth.call('POST', `/admin/accounts/${a.accountId}/status`, { token: adminToken, body: { status: 'banned' } });
+      assert.equal(ban.status, 200, JSON.stringify(ban.body));
+      for (const c of await closedWithin(p, a.accountId, socks)) assert.deepEqual(c, { code: 4003, reason: 'account_disabled' });
+      for (const node of nodes()) for (const t of [a.token, other.token]) await refusedBy(node, t, ca);
+      await stillOpen(theirs);
+      theirs.ws.close();
+      // Reactivated: the old sessions stay ended; a new one (issued after the ban's second) works everywhere.
+      assert.equal((await p.auth.call('POST', `/admin/accounts/${a.accountId}/status`, { token: adminToken, body: { status: 'active' } })).status, 200);
+      await new Promise((r) => setTimeout(r, 1100 - (Date.now() % 1000)));
+      const again = await secondSession(p, a);
+      for (const node of nodes()) assert.equal((await node.call('GET', '/v1/me', { token: again.token })).status, 200);
+      (await open(nodeB, again.token, ca)).ws.close();
+      for (const node of nodes()) await refusedBy(node, a.token, ca);
+    });
+
+    it('account deletion closes the sockets on both nodes (4001); the same token gets 401 at once, not a profile', async () => {
+      const a = await guest(p);
+      const [onA, onB] = [await open(p.social, a.token, ca), await open(nodeB, a.token, ca)];
+      assert.equal((await p.auth.call('DELETE', '/account', { token: a.token })).status, 202);
+      // At once: the 202 comes after the notice was delivered (or published on the shared bus).
+      for (const node of nodes()) {
+        const me = await node.call('GET', '/v1/me', { token: a.token });
+        assert.deepEqual([me.status, me.body.code], [401, 'token_revoked'], JSON.stringify(me.body));
+      }
+      for (const c of await closedWithin(p, a.accountId, [onA, onB])) assert.deepEqual(c, { code: 4001, reason: 'account_deleted' });
+      for (const node of nodes()) await refusedBy(node, a.token, ca);
+    });
+
+    it('a social node started after the revocation refuses the token too (the record in the state store)', async () => {
+      const a = await guest(p);
+      assert.equal((await p.auth.call('POST', '/logout', { token: a.token })).status, 204);
+      const late = await p.addSocialNode();
+      await refusedBy(late, a.token, ca);
+    });
+
+    more?.(() => p);
+  });
+}
+

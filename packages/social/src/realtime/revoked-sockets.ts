@@ -1,0 +1,36 @@
+/**
+ * Revocations reach open sockets (docs/social-realtime.md, "Limits and close codes"): a notice closes, on this
+ * node, the sockets it names — a session's sockets for a session revocation (4002 `session_revoked`), every
+ * socket of the account for an account revocation whose tokens were issued up to it (4003 `account_disabled`
+ * for a lock or ban, 4001 `account_deleted` for a deletion; another account reason closes with 4002).
+ */
+import type { Revocation } from '../services/revocations.js';
+import { CLOSE, closeConn, type Connection } from './connection.js';
+
+/** The close code and reason of a revocation. */
+export function revocationClose(r: Pick<Revocation, 'scope' | 'reason'>): { code: number; reason: string } {
+  if (r.scope === 'account' && r.reason === 'account_deleted') return { code: CLOSE.accountDeleted, reason: 'account_deleted' };
+  if (r.scope === 'account' && (r.reason === 'account_locked' || r.reason === 'account_banned')) return { code: CLOSE.accountDisabled, reason: 'account_disabled' };
+  return { code: CLOSE.sessionRevoked, reason: 'session_revoked' };
+}
+
+/** True when the revocation ends this socket's token. */
+function affects(r: Revocation, conn: Connection): boolean {
+  const p = conn.principal;
+  if (p.sid && r.sids.includes(p.sid)) return true;
+  if (r.scope !== 'account' || p.accountId !== r.accountId) return false;
+  // Tokens issued after the revocation (a new sign-in once an account is active again) stay.
+  return p.issuedAt === undefined || p.issuedAt <= Math.floor(r.revokedAt / 1000);
+}
+
+/** Closes this node's sockets the revocation names; returns how many. */
+export function closeRevokedSockets(all: Iterable<Connection>, r: Revocation): number {
+  const { code, reason } = revocationClose(r);
+  let closed = 0;
+  for (const conn of all) {
+    if (conn.closing || !affects(r, conn)) continue;
+    closeConn(conn, code, reason);
+    closed++;
+  }
+  return closed;
+}

@@ -1,0 +1,183 @@
+/**
+ * Revoked sessions and accounts (docs/social.md, "Revocation"). The auth service announces every revocation
+ * (logout, refresh-token reuse, an account locked, banned or deleted) as a `revocation` notice, on the bus
+ * `auth:revocation` when social shares its state store, and through its outbox (POST
+ * /v1/internal/auth-events) otherwise. Each node keeps what it heard in memory and refuses the tokens from
+ * then on (401 `token_revoked`, over HTTP and at the upgrade); its listeners (the socket layer) close the
+ * affected sockets. The record is also kept in the state store, each entry expiring with the tokens it
+ * refuses: a node starting later loads it, and a node that received a notice by webhook tells the others on
+ * `social:revocations`. With `Social:Auth:HighSecurity` every request and upgrade also reads the record
+ * from the state store (one command), so a node that missed a message still refuses the token.
+ */
+import type { StateStore, Unsubscribe } from '@platform/kit';
+import { socialError } from './errors.js';
+
+/** The auth service's channel (its payload is the outbox notice, snake_case). */
+export const AUTH_REVOCATION_CHANNEL = 'auth:revocation';
+/** Social's own channel: a notice one node received by webhook, for the others. */
+export const REVOCATIONS_CHANNEL = 'social:revocations';
+/** State store: revoked session ids, each expiring when the last token of its session has. */
+export const REVOKED_SIDS = 'social:revoked:sids';
+/** State store: `<account id> <unix seconds>` — the account's tokens issued up to that second are refused. */
+export const REVOKED_ACCOUNTS = 'social:revoked:accounts';
+
+/** The longest an access token lives (the spec's 15 minutes plus a minute of clock skew). */
+const MAX_TOKEN_LIFE_MS = 16 * 60_000;
+
+export interface Revocation {
+  reason: string;
+  scope: 'session' | 'account';
+  accountId: string;
+  sids: string[];
+  /** Epoch ms. */
+  revokedAt: number;
+  /** Epoch ms: until when a token of it may be presented. */
+  until: number;
+}
+
+/** Who presents a token: its account, session and issue time (API-key callers have neither). */
+export interface TokenHolder {
+  accountId: string;
+  sid?: string;
+  /** The token's `iat`, unix seconds. */
+  issuedAt?: number;
+}
+
+export interface Revocations {
+  /** Throws 401 `token_revoked` when the holder's session or account was revoked. */
+  check(holder: TokenHolder): Promise<void>;
+  /** What this node heard (no store read): true when revoked. */
+  revokedHere(holder: TokenHolder): boolean;
+  /** A notice: applied here at once, then recorded in the state store and (`broadcast`) told to the other nodes. */
+  apply(r: Revocation, opts: { broadcast: boolean }): Promise<void>;
+  /** Called with each notice applied here (the socket layer closes the sockets it names). */
+  onRevoked(listener: (r: Revocation) => void): void;
+  close(): Promise<void>;
+}
+
+type Log = { warn(obj: object, msg: string): void };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The auth notice (bus or webhook body), or undefined when it is not one. */
+export function parseAuthNotice(n: Record<string, unknown>): Revocation | undefined {
+  const { reason, scope, account_id: accountId, sids, revoked_at: revokedAt, until } = n;
+  if (typeof reason !== 'string' || (scope !== 'session' && scope !== 'account') || typeof accountId !== 'string' || !accountId) return undefined;
+  if (!Array.isArray(sids) || !sids.every((s) => typeof s === 'string' && UUID.test(s))) return undefined;
+  const at = typeof revokedAt === 'string' ? Date.parse(revokedAt) : NaN;
+  const end = typeof until === 'string' ? Date.parse(until) : NaN;
+  if (!Number.isFinite(at) || !Number.isFinite(end) || end < at) return undefined;
+  return { reason, scope, accountId, sids: sids as string[], revokedAt: at, until: Math.min(end, Date.now() + MAX_TOKEN_LIFE_MS) };
+}
+
+const cutoffOf = (r: Revocation) => Math.floor(r.revokedAt / 1000);
+
+/** The record every node reads: each sid, and the account's cutoff, expiring with the tokens. */
+async function recordInStore(state: StateStore, r: Revocation): Promise<void> {
+  const ttl = Math.max(1000, r.until - Date.now());
+  await Promise.all([
+    ...r.sids.map((sid) => state.setAdd(REVOKED_SIDS, sid, ttl)),
+    ...(r.scope === 'account' ? [state.setAdd(REVOKED_ACCOUNTS, `${r.accountId} ${cutoffOf(r)}`, ttl)] : []),
+  ]);
+}
+
+/** The live record, as revocations lasting the longest token life from now (the store keeps no end per entry we read back). */
+async function loadFromStore(state: StateStore): Promise<Revocation[]> {
+  const until = Date.now() + MAX_TOKEN_LIFE_MS;
+  const out: Revocation[] = [{ reason: 'loaded', scope: 'session', accountId: '', sids: await state.setMembers(REVOKED_SIDS), revokedAt: 0, until }];
+  for (const m of await state.setMembers(REVOKED_ACCOUNTS)) {
+    const [accountId, cutoff] = m.split(' ');
+    const revokedAt = Number(cutoff) * 1000;
+    if (accountId && Number.isFinite(revokedAt)) out.push({ reason: 'loaded', scope: 'account', accountId, sids: [], revokedAt, until });
+  }
+  return out;
+}
+
+export async function createRevocations(deps: { state: StateStore; highSecurity: boolean; origin: string; log: Log }): Promise<Revocations> {
+  const { state, log } = deps;
+  const sids = new Map<string, number>();
+  const accounts = new Map<string, { cutoff: number; until: number }>();
+  const listeners: ((r: Revocation) => void)[] = [];
+
+  const remember = (r: Revocation) => {
+    for (const sid of r.sids) sids.set(sid, Math.max(sids.get(sid) ?? 0, r.until));
+    if (r.scope !== 'account') return;
+    const had = accounts.get(r.accountId);
+    accounts.set(r.accountId, { cutoff: Math.max(had?.cutoff ?? 0, cutoffOf(r)), until: Math.max(had?.until ?? 0, r.until) });
+  };
+
+  const revokedHere = (h: TokenHolder) => {
+    const now = Date.now();
+    if (h.sid && (sids.get(h.sid) ?? 0) > now) return true;
+    const a = accounts.get(h.accountId);
+    return !!a && a.until > now && (h.issuedAt === undefined || h.issuedAt <= a.cutoff);
+  };
+
+  const applyHere = (r: Revocation) => {
+    remember(r);
+    for (const fn of listeners) {
+      try {
+        fn(r);
+      } catch (err) {
+        log.warn({ err }, 'revocation listener failed');
+      }
+    }
+  };
+
+  const record = (r: Revocation) => recordInStore(state, r);
+
+  const onMessage = (raw: string, fromAuth: boolean) => {
+    let r: Revocation | undefined;
+    try {
+      const m = JSON.parse(raw) as Record<string, unknown>;
+      if (!fromAuth && m.origin === deps.origin) return;
+      r = fromAuth ? parseAuthNotice(m) : parseAuthNotice((m.notice ?? {}) as Record<string, unknown>);
+    } catch {
+      r = undefined;
+    }
+    if (!r) return log.warn({ channel: fromAuth ? AUTH_REVOCATION_CHANNEL : REVOCATIONS_CHANNEL }, 'unreadable revocation notice dropped');
+    applyHere(r);
+    // Every node records what it hears from auth (no node is sure another did); the social channel carries
+    // notices a node has recorded already.
+    if (fromAuth) record(r).catch((err) => log.warn({ err }, 'revocation not recorded in the state store'));
+  };
+
+  const stops: Unsubscribe[] = [];
+  stops.push(await state.subscribe(AUTH_REVOCATION_CHANNEL, (raw) => onMessage(raw, true)));
+  stops.push(await state.subscribe(REVOCATIONS_CHANNEL, (raw) => onMessage(raw, false)));
+  // What was revoked before this node started (subscribed first: nothing falls between).
+  for (const r of await loadFromStore(state)) remember(r);
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const [sid, end] of sids) if (end <= now) sids.delete(sid);
+    for (const [id, a] of accounts) if (a.until <= now) accounts.delete(id);
+  }, 60_000);
+  sweep.unref();
+
+  return {
+    revokedHere,
+    async check(h) {
+      if (revokedHere(h)) throw socialError('token_revoked', 'This token’s session has ended; sign in again');
+      if (!deps.highSecurity || !h.sid) return;
+      if (await state.setHas(REVOKED_SIDS, h.sid)) {
+        sids.set(h.sid, Date.now() + MAX_TOKEN_LIFE_MS);
+        throw socialError('token_revoked', 'This token’s session has ended; sign in again');
+      }
+    },
+    async apply(r, opts) {
+      applyHere(r);
+      await record(r);
+      if (opts.broadcast) {
+        const notice = { reason: r.reason, scope: r.scope, account_id: r.accountId, sids: r.sids, revoked_at: new Date(r.revokedAt).toISOString(), until: new Date(r.until).toISOString() };
+        await state.publish(REVOCATIONS_CHANNEL, JSON.stringify({ origin: deps.origin, notice }));
+      }
+    },
+    onRevoked(listener) {
+      listeners.push(listener);
+    },
+    async close() {
+      clearInterval(sweep);
+      for (const stop of stops) await stop().catch(() => {});
+    },
+  };
+}
