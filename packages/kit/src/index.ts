@@ -18,4 +18,6 @@ export * from './rate-limit.js';
 export * from './lockout.js';
 export * from './input.js';
 export * from './uuid.js';
+export * from './metrics.js';
+export * from './metrics-listener.js';
 export { CHECK_RESPONSES_ENV, responseChecksEnabled } from './response-contract.js';
