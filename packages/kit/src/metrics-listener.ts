@@ -6,7 +6,8 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { vars, type Variable } from './config.js';
-import type { MetricsEndpoint, ServiceMetrics } from './metrics.js';
+import { metricsOf, type MetricsEndpoint, type ServiceMetrics } from './metrics.js';
+import type { App } from './http.js';
 
 export const METRICS_PATH = '/metrics';
 
@@ -80,5 +81,17 @@ export async function listenMetrics(metrics: ServiceMetrics, opts: { port: numbe
     },
   };
   metrics.endpoint = endpoint;
+  return endpoint;
+}
+
+/**
+ * A started service's metrics listener, when its config asks for one (`<SERVICE>_METRICS_PORT` set); logs
+ * where. The start functions call it once the service listens; the app closes it when it closes.
+ */
+export async function serveMetrics(app: App, config: { metricsPort?: number; metricsHost: string }): Promise<MetricsEndpoint | undefined> {
+  const metrics = metricsOf(app);
+  if (config.metricsPort === undefined || !metrics) return undefined;
+  const endpoint = await listenMetrics(metrics, { port: config.metricsPort, host: config.metricsHost });
+  app.log.info({ url: endpoint.url }, `metrics on ${endpoint.url}`);
   return endpoint;
 }

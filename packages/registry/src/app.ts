@@ -23,6 +23,7 @@ import { registryErrors } from './errors.js';
 import { ApiKeyCache } from './services/api-key-cache.js';
 import { moduleService } from './services/modules.js';
 import { loadSigningKey, tokenService } from './services/tokens.js';
+import { createRegistryMetrics, type RegistryMetrics } from './services/metrics.js';
 
 export type AppConfig = Omit<RegistryConfig, 'masterKey'> & { masterKey: Buffer };
 
@@ -47,6 +48,7 @@ export interface Context {
   gameKeys: GameKeyService;
   modules: ReturnType<typeof moduleService>;
   players: ReturnType<typeof playerService>;
+  metrics: RegistryMetrics;
 }
 
 const announceToStderr = (text: string) => process.stderr.write(text);
@@ -71,8 +73,10 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<App> {
   const cache = new ApiKeyCache(state, config.keyCacheTtlMs);
   await cache.start();
 
+  const metrics = createRegistryMetrics(db);
   const app = await createService({
     name: 'registry',
+    metrics: metrics.metrics,
     description: 'Developer accounts, games and their API credentials, server-module admission',
     fieldCase: 'pascal',
     errorCodes: registryErrors,
@@ -107,9 +111,10 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<App> {
     auth: authenticator(db, tokens),
     developers: developerService(db, tokens),
     games: gameService(db, blobs, cache),
-    gameKeys: gameKeyService(db, cache),
-    modules: moduleService(db, blobs, { maxBytes: config.moduleMaxBytes, allowlist: config.importAllowlist }),
+    gameKeys: metrics.countKeyValidations(gameKeyService(db, cache)),
+    modules: metrics.countModuleUploads(moduleService(db, blobs, { maxBytes: config.moduleMaxBytes, allowlist: config.importAllowlist })),
     players: playerService(db, { url: config.authUrl, ca: config.authCa, internalKey: config.authInternalKey }),
+    metrics,
   };
   developerRoutes(app, ctx);
   gameRoutes(app, ctx);
