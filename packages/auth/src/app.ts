@@ -31,6 +31,7 @@ import { purgeDeletedAccounts, pruneIdleGuests } from './services/retention.js';
 import { createSignInService } from './services/sign-in.js';
 import { createTokenService, DENY_JTI, DENY_SID } from './services/tokens.js';
 import { createOutboxWorker } from './services/outbox.js';
+import { createAuthMetrics, type AuthMetrics } from './services/metrics.js';
 import { createInternalAuth, type InternalAuth } from './services/internal.js';
 import { internalRoutes } from './routes/internal.js';
 import { signInRoutes } from './routes/sign-in.js';
@@ -81,10 +82,11 @@ function ownKeyResolver(keys: KeyCache): KeyResolver {
   };
 }
 
-function serviceOptions(config: AuthConfig, deps: AuthDeps, keys: KeyCache): ServiceOptions {
+function serviceOptions(config: AuthConfig, deps: AuthDeps, keys: KeyCache, metrics: AuthMetrics): ServiceOptions {
   const { db, state } = deps;
   return {
     name: 'auth',
+    metrics: metrics.metrics,
     description: 'Identities, accounts, sessions, access and refresh tokens, key set',
     fieldCase: 'snake',
     errorCodes: authErrors,
@@ -203,8 +205,9 @@ export async function buildApp(config: AuthConfig, deps: AuthDeps): Promise<Auth
 
   const tokens = createTokenService(config, db, state, keys);
   const verifiers = deps.platformVerifiers ?? createPlatformVerifiers(config);
-  const app = (await createService(serviceOptions(config, deps, keys))) as AuthApp;
-  const limiter = createRateLimiter(state, config.rateWindowSeconds);
+  const metrics = createAuthMetrics(db, keys);
+  const app = (await createService(serviceOptions(config, deps, keys, metrics))) as AuthApp;
+  const limiter = createRateLimiter(state, config.rateWindowSeconds, { onLimited: metrics.rateLimited });
   const internal = createInternalAuth(config.internalKeys, config.internalMtlsCallers);
   installRateLimits(app, config, limiter, internal);
 
@@ -215,10 +218,10 @@ export async function buildApp(config: AuthConfig, deps: AuthDeps): Promise<Auth
     state,
     keys,
     tokens,
-    signIn: createSignInService(config, db, tokens, verifiers, state),
+    signIn: createSignInService(config, db, tokens, verifiers, state, metrics.lockoutHooks),
     accounts: createAccountService(config, db, verifiers),
     limiter,
-    outbox: createOutboxWorker(config, db, keys, app.log),
+    outbox: createOutboxWorker(config, db, keys, app.log, metrics.outboxAttempt),
     requireInternalCaller: (req) => internal.require(req),
     authenticate,
     optionalAuth: async (req) => (req.headers.authorization === undefined ? undefined : authenticate(req)),

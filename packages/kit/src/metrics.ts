@@ -11,7 +11,7 @@
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Database } from './db.js';
-import type { App } from './http.js';
+import { withTimeout, type App } from './http.js';
 
 export { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
@@ -137,4 +137,29 @@ export function databaseMetrics(metrics: ServiceMetrics, db: Database): void {
   metrics.gauge('db_pool_connections', 'Database connections open', ['backend'], read((s) => s.total));
   metrics.gauge('db_pool_idle_connections', 'Database connections open and idle', ['backend'], read((s) => s.idle));
   metrics.gauge('db_pool_waiting', 'Callers waiting for a database connection (PGlite: statements queued behind the running one)', ['backend'], read((s) => s.waiting));
+}
+
+/**
+ * Sets a gauge without labels, or leaves it out of the scrape when the value is unknown (null, undefined):
+ * prom-client would print 0 for an unset gauge without labels, which reads as a value.
+ */
+export function setOrAbsent(g: Gauge<never>, value: number | null | undefined): void {
+  g.reset();
+  if (value === undefined || value === null) g.remove();
+  else g.set(value);
+}
+
+/**
+ * A read at scrape time shared by the gauges of one scrape (the first gauge collected starts it, the others
+ * await the same promise), bounded by `timeoutMs`: undefined when it fails or is late, so a slow or absent
+ * database leaves those gauges out of the scrape instead of making the whole scrape time out.
+ */
+export function perScrape<T>(read: () => Promise<T>, timeoutMs = 1000): () => Promise<T | undefined> {
+  let current: Promise<T | undefined> | undefined;
+  return () =>
+    (current ??= withTimeout(read(), timeoutMs)
+      .catch(() => undefined)
+      .finally(() => {
+        current = undefined;
+      }));
 }

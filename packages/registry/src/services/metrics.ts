@@ -4,7 +4,7 @@
  * validations by kind and result, module uploads by packaging and outcome (the refusal's error code), sign-in
  * limits that refused; read at each scrape: developers, games and module builds.
  */
-import { AppError, createMetrics, databaseMetrics, withTimeout, type Database, type ServiceMetrics } from '@platform/kit';
+import { AppError, createMetrics, databaseMetrics, perScrape, setOrAbsent, type Database, type ServiceMetrics } from '@platform/kit';
 import { registryCounts } from '../queries/stats.js';
 import type { GameKeyService } from './game-keys.js';
 import type { moduleService } from './modules.js';
@@ -21,9 +21,6 @@ export interface RegistryMetrics {
   countModuleUploads(modules: ModuleService): ModuleService;
 }
 
-/** Scrape-time reads give up after this (the scrape answers without them rather than time out). */
-const SCRAPE_QUERY_MS = 1000;
-
 export function createRegistryMetrics(db: Database): RegistryMetrics {
   const metrics = createMetrics('registry');
   databaseMetrics(metrics, db);
@@ -35,14 +32,11 @@ export function createRegistryMetrics(db: Database): RegistryMetrics {
   );
   const limited = metrics.counter('rate_limited_total', 'Requests refused by a rate limit, by limit', ['limit']);
   const counts = { developers: 'Developer accounts', games: 'Games', module_builds: 'Module builds stored (admitted wasm and native)' } as const;
-  let reading: Promise<Awaited<ReturnType<typeof registryCounts>> | undefined> | undefined;
-  // One query per scrape for the three gauges (the first gauge collected starts it, the others share it).
-  const read = () => (reading ??= withTimeout(registryCounts(db), SCRAPE_QUERY_MS).catch(() => undefined).finally(() => setTimeout(() => (reading = undefined), 0)));
+  // One query per scrape for the three gauges.
+  const read = perScrape(() => registryCounts(db));
   for (const [key, help] of Object.entries(counts) as [keyof typeof counts, string][]) {
     metrics.gauge(key, `${help} (absent when the database did not answer within a second)`, [], async (g) => {
-      const c = await read();
-      g.reset();
-      if (c) g.set(c[key]);
+      setOrAbsent(g, (await read())?.[key]);
     });
   }
   return {
