@@ -2,6 +2,7 @@
 import { WebSocket } from 'ws';
 import type { App } from '@platform/kit';
 import type { GameContext, UserRow } from '../services/context.js';
+import type { DropReason, SocialMetrics } from '../services/metrics.js';
 
 export type Log = App['log'];
 
@@ -64,20 +65,29 @@ export interface Sender {
   sendError(conn: Connection, code: string, message: string, extra?: Record<string, unknown>): void;
 }
 
-export function createSender(opts: { sendBufferBytes: number; log: Log }): Sender {
-  const send = (conn: Connection, frame: string | Buffer) => {
-    if (conn.closing || conn.ws.readyState !== WebSocket.OPEN) return;
+/** `metrics`: event frames (`send`) delivered and dropped; replies (`sendFrame`, `sendError`) are not events. */
+export function createSender(opts: { sendBufferBytes: number; log: Log; metrics?: SocialMetrics }): Sender {
+  const { metrics } = opts;
+  /** Writes a frame; why not when the socket is closing or is cut now as a slow consumer. */
+  const write = (conn: Connection, frame: string | Buffer): DropReason | undefined => {
+    if (conn.closing || conn.ws.readyState !== WebSocket.OPEN) return 'socket_closing';
     // A client that does not read must not make the node buffer without bound.
     if (conn.ws.bufferedAmount > opts.sendBufferBytes) {
       opts.log.warn({ socketId: conn.id, buffered: conn.ws.bufferedAmount }, 'websocket slow consumer closed');
       closeConn(conn, CLOSE.slowConsumer, 'slow consumer');
       setTimeout(() => conn.ws.terminate(), 10_000).unref();
-      return;
+      return 'slow_consumer';
     }
     if (typeof frame === 'string') conn.ws.send(frame);
     else conn.ws.send(frame, { binary: false });
+    return undefined;
   };
-  const sendFrame = (conn: Connection, type: string, data: unknown) => send(conn, JSON.stringify({ type, data }));
+  const send = (conn: Connection, frame: string | Buffer) => {
+    const dropped = write(conn, frame);
+    if (dropped) metrics?.dropped(dropped);
+    else metrics?.delivered();
+  };
+  const sendFrame = (conn: Connection, type: string, data: unknown) => void write(conn, JSON.stringify({ type, data }));
   return {
     send,
     sendFrame,

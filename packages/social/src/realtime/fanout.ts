@@ -130,6 +130,7 @@ function subscribeFanout(ctx: Ctx, hub: Hub<Connection>, log: Log) {
         if (m.type === 'friendPresenceChanged' && !('presence' in m)) throw new Error('presence fan-out of an older version');
       } catch (err) {
         log.warn({ err }, 'unreadable fan-out event dropped');
+        ctx.metrics.dropped('unreadable');
         return;
       }
       const actor = m.actorPublicId ? { actorPublicId: m.actorPublicId } : {};
@@ -162,7 +163,7 @@ export function createFanout(ctx: Ctx, log: Log, sender: Sender, relations: Rela
       .catch((err) => log.warn({ err, socketId: conn.id }, 'party channel sync failed'));
     return conn.partySync;
   };
-  const hub = new Hub<Connection>(ctx.state, createDispatch({ sender, relations, syncParty }), log, ctx.events.origin);
+  const hub = new Hub<Connection>(ctx.state, createDispatch({ sender, relations, syncParty }), log, ctx.events.origin, ctx.metrics.dropped);
   ctx.events.deliverLocally((channel, env) => hub.deliverLocal(channel, env));
   const subscription = subscribeFanout(ctx, hub, log);
   return {

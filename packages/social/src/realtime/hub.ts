@@ -40,6 +40,8 @@ export class Hub<S extends Subscriber> {
     private readonly log: Log,
     /** This node's publisher id: messages carrying it were delivered by deliverLocal already. */
     origin?: string,
+    /** Told of each event that reached no socket here (metrics). */
+    private readonly onDrop: (reason: 'no_recipient' | 'dispatch_failed' | 'unreadable') => void = () => {},
   ) {
     this.originSuffix = origin === undefined ? undefined : `,"origin":${JSON.stringify(origin)}}`;
   }
@@ -102,6 +104,7 @@ export class Hub<S extends Subscriber> {
       if (!message || typeof message.type !== 'string') throw new Error('no type');
     } catch (err) {
       this.log.warn({ err, channel }, 'unreadable event dropped');
+      this.onDrop('unreadable');
       return;
     }
     this.enqueue(channel, entry, message);
@@ -110,6 +113,7 @@ export class Hub<S extends Subscriber> {
   private enqueue(channel: string, entry: ChannelEntry<S>, message: EventEnvelope): void {
     // Recipients are fixed now: a socket that leaves the channel right after still gets what arrived before.
     const recipients = [...entry.sockets];
+    if (!recipients.length) this.onDrop('no_recipient');
     let running: Promise<void>;
     if (entry.pending === 0) {
       // Nothing of this channel is waiting: dispatch now. Most dispatches finish synchronously (a frame
@@ -136,5 +140,6 @@ export class Hub<S extends Subscriber> {
 
   private failed(err: unknown, channel: string, message: EventEnvelope): void {
     this.log.warn({ err, channel, type: message.type }, 'event not delivered');
+    this.onDrop('dispatch_failed');
   }
 }

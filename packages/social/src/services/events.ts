@@ -130,6 +130,8 @@ export function createEventPublisher(
   state: StateStore,
   db: Database,
   log: { warn(obj: object, msg: string): void } = { warn() {} },
+  /** Told of each publish the state store refused (metrics). */
+  onPublishFailed: () => void = () => {},
 ): EventPublisher {
   const origin = randomUUID();
   // Events published together leave in one pipeline (group commit); order is kept on the one connection.
@@ -152,6 +154,7 @@ export function createEventPublisher(
       await publish({ channel, message });
     } catch (err) {
       log.warn({ err, type }, 'event not published');
+      onPublishFailed();
     }
   };
   /** Those of `userIds` who muted `actorId`, in one query. */
