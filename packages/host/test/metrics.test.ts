@@ -3,7 +3,7 @@
 // storage and free ports throughout: the services' fixed ones may be held by other tests.
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -49,6 +49,7 @@ describe('host metrics', () => {
       SOCIAL_METRICS_PORT: '0',
     };
     const host = await startHost(env, { registryPort, log: () => {} });
+    const declared = new Set<string>();
     try {
       const urls = [host.metrics.auth, host.metrics.registry, host.metrics.social];
       for (const url of urls) assert.match(url ?? '', /^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
@@ -60,10 +61,17 @@ describe('host metrics', () => {
         assert.deepEqual([...new Set(m.families.map((f) => f.name.split('_')[0]))], [service]);
         assert.ok(m.value(`${service}_process_cpu_user_seconds_total`)! > 0);
         assert.equal(m.value(`${service}_db_pool_max_connections`, { backend: 'pglite' }), 1);
+        for (const [, name] of m.text.matchAll(/^# TYPE (\S+) /gm)) declared.add(name);
       }
     } finally {
       await host.close();
     }
     for (const url of Object.values(host.metrics)) await assert.rejects(fetch(url!));
+
+    // Every metric the sample Grafana dashboard queries is one the services declare.
+    const dashboard = readFileSync(new URL('../../../deploy/grafana/platform-dashboard.json', import.meta.url), 'utf8');
+    const queried = new Set([...dashboard.matchAll(/\b((?:auth|registry|social)_[a-z0-9_]+)/g)].map(([, n]) => n.replace(/_bucket$/, '')));
+    assert.ok(queried.size > 30, `${queried.size} metric names in the dashboard`);
+    assert.deepEqual([...queried].filter((n) => !declared.has(n)), []);
   });
 });

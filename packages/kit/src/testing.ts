@@ -270,6 +270,8 @@ export async function lintOpenApi(doc: unknown): Promise<{ errors: string[]; war
 export interface ScrapedMetrics {
   status: number;
   contentType: string | null;
+  /** The exposition as received. */
+  text: string;
   /** The families as parse-prometheus-text-format reads the text (it throws on a line Prometheus would refuse). */
   families: PrometheusFamily[];
   /**
@@ -294,6 +296,7 @@ export async function scrapeMetrics(url: string): Promise<ScrapedMetrics> {
   return {
     status: res.status,
     contentType: res.headers.get('content-type'),
+    text,
     families,
     value(name, labels = {}) {
       const samples = matching(name, labels);
