@@ -87,7 +87,14 @@ async function main(): Promise<void> {
   // Started in parallel: neither process is systematically the older one.
   const [plain, withMetrics] = await Promise.all([start('plain'), start('metrics')]);
   // Scraped every second, as a Prometheus with a short interval would.
-  const scraper = setInterval(() => void fetch(withMetrics.metrics!).then((r) => r.text()), 1000);
+  let failedScrapes = 0;
+  const scraper = setInterval(
+    () =>
+      void fetch(withMetrics.metrics!)
+        .then((r) => r.text())
+        .catch(() => failedScrapes++),
+    1000,
+  );
   const runs: Record<'plain' | 'metrics', Awaited<ReturnType<typeof slice>>[]> = { plain: [], metrics: [] };
   try {
     // Warm-up: both compiled and their route serializers built.
@@ -112,7 +119,7 @@ async function main(): Promise<void> {
   });
   const a = summary('plain');
   const b = summary('metrics');
-  console.log(`slices: ${slices} × ${seconds} s each, ${connections} connections, GET /things/:id`);
+  console.log(`slices: ${slices} × ${seconds} s each, ${connections} connections, GET /things/:id; failed scrapes: ${failedScrapes}`);
   console.log('| | req/s (median) | server CPU µs / request (median) | p50 ms | p99 ms | errors |');
   console.log('|---|---|---|---|---|---|');
   console.log(`| without metrics | ${a.rps.toFixed(0)} | ${a.cpu.toFixed(1)} | ${a.p50} | ${a.p99} | ${a.errors} |`);

@@ -90,7 +90,7 @@ async function wiring(env: Env, dataDir: string, registryPort: number) {
 export function metricsPortClashes(env: Env): string[] {
   const byPort = new Map<string, string[]>();
   for (const name of ['AUTH_METRICS_PORT', 'REGISTRY_METRICS_PORT', 'SOCIAL_METRICS_PORT']) {
-    const port = env[name]?.trim();
+    const port = (env[name] || (name === 'SOCIAL_METRICS_PORT' ? env.SOCIAL__METRICS__PORT : undefined))?.trim();
     if (port && port !== '0') byPort.set(port, [...(byPort.get(port) ?? []), name]);
   }
   return [...byPort].filter(([, names]) => names.length > 1).map(([port, names]) => `${names.join(' and ')} are both ${port}: each service needs its own metrics port`);

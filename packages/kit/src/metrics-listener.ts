@@ -51,10 +51,12 @@ async function handle(metrics: ServiceMetrics, req: IncomingMessage, res: Server
 export async function listenMetrics(metrics: ServiceMetrics, opts: { port: number; host: string }): Promise<MetricsEndpoint> {
   if (metrics.endpoint) throw new Error(`${metrics.service}: the metrics listener is already open`);
   metrics.collectDefaults();
-  const server = createServer({ headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 65_000 }, (req, res) => {
+  const server = createServer({ headersTimeout: 10_000, requestTimeout: 30_000 }, (req, res) => {
     void handle(metrics, req, res);
   });
-  server.setTimeout(60_000, (socket) => socket.destroy());
+  // Prometheus keeps its connection between scrapes (15 s apart by default): kept 65 s, like the services'.
+  server.keepAliveTimeout = 65_000;
+  server.setTimeout(70_000, (socket) => socket.destroy());
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, opts.host, () => {

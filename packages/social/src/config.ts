@@ -12,7 +12,8 @@ export const CROSS_GAME_VISIBILITY = ['isolated', 'summary', 'full'] as const;
 
 const spec = {
   ...commonVars,
-  ...metricsVars('SOCIAL'),
+  metricsPort: aliased(metricsVars('SOCIAL').metricsPort, 'SOCIAL__METRICS__PORT'),
+  metricsHost: aliased(metricsVars('SOCIAL').metricsHost, 'SOCIAL__METRICS__HOST'),
   jwksUrl: aliased(vars.url('SOCIAL_AUTH_JWKS_URL', { protocols: ['http', 'https'], description: 'Social:Auth:JwksUrl — the auth service key set' }), 'SOCIAL__AUTH__JWKSURL'),
   issuer: aliased(vars.string('SOCIAL_AUTH_ISSUER', { default: 'https://localhost:8443' }), 'SOCIAL__AUTH__ISSUER'),
   audience: aliased(vars.string('SOCIAL_AUTH_AUDIENCE', { default: 'game-platform' }), 'SOCIAL__AUTH__AUDIENCE'),
