@@ -95,7 +95,8 @@ type Observed = { count: Counter.Internal; duration: Histogram.Internal<string> 
 /**
  * Counts every response by method, route pattern and status, and observes its latency (Fastify's
  * `reply.elapsedTime`, from the request's arrival to the response's end). Callback style and one map
- * lookup per response: the label children are made once per (method, route, status).
+ * lookup per response: the label children are made once per (method, route, status). While no endpoint is
+ * open (the listener is off by default) the hook returns at once.
  */
 export function installHttpMetrics(app: App, metrics: ServiceMetrics): void {
   byApp.set(app, metrics);
@@ -104,6 +105,8 @@ export function installHttpMetrics(app: App, metrics: ServiceMetrics): void {
   const duration = metrics.histogram('http_request_duration_seconds', 'HTTP request latency by method, route pattern and status', labels, HTTP_DURATION_BUCKETS);
   const children = new Map<string, Observed>();
   app.addHook('onResponse', (req, reply, done) => {
+    // Nothing to count for while no endpoint serves the metrics (the listener is off by default).
+    if (!metrics.endpoint) return done();
     const method = METHODS.has(req.method) ? req.method : 'OTHER';
     const route = req.routeOptions.url ?? UNMATCHED_ROUTE;
     const status = reply.statusCode;
