@@ -2,7 +2,7 @@
 // (loopback by default, off unless opened), one registry per service, the database pool gauges.
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createMetrics, createService, databaseMetrics, listenMetrics, metricsOf, metricsVars, readConfig, type App } from '../src/index.js';
+import { createMetrics, createService, databaseMetrics, listenMetrics, metricsOf, metricsVars, perScrape, readConfig, setOrAbsent, type App } from '../src/index.js';
 import { scrapeMetrics, testDatabase } from '../src/testing.js';
 
 async function service(name: string): Promise<{ app: App; base: string }> {
@@ -105,6 +105,37 @@ describe('metrics', () => {
       assert.match(text, new RegExp(`kit_db_db_pool_waiting\\{backend="${backend}"\\} 0`));
     } finally {
       await t.drop();
+    }
+  });
+
+  it('leaves a scrape-time gauge out when its read fails or is late, and serves the rest; one read per scrape', async () => {
+    const metrics = createMetrics('kit_late');
+    let reads = 0;
+    let mode: 'ok' | 'hang' | 'fail' = 'ok';
+    const read = perScrape(async () => {
+      reads++;
+      if (mode === 'hang') return new Promise<number>(() => {});
+      if (mode === 'fail') throw new Error('database down');
+      return 7;
+    }, 100);
+    for (const name of ['first', 'second']) metrics.gauge(name, 'x', [], async (g) => setOrAbsent(g, await read()));
+    metrics.counter('served_total', 'x').inc();
+    const endpoint = await listenMetrics(metrics, { port: 0, host: '127.0.0.1' });
+    try {
+      let m = await scrapeMetrics(endpoint.url);
+      assert.equal(m.value('kit_late_first'), 7);
+      assert.equal(m.value('kit_late_second'), 7);
+      assert.equal(reads, 1);
+      for (const failing of ['hang', 'fail'] as const) {
+        mode = failing;
+        m = await scrapeMetrics(endpoint.url);
+        assert.equal(m.status, 200);
+        assert.equal(m.value('kit_late_first'), undefined, failing);
+        assert.equal(m.value('kit_late_second'), undefined, failing);
+        assert.equal(m.value('kit_late_served_total'), 1);
+      }
+    } finally {
+      await endpoint.close();
     }
   });
 
