@@ -32,6 +32,7 @@ import { createSignInService } from './services/sign-in.js';
 import { createTokenService } from './services/tokens.js';
 import { createRevoker, DENY_JTI, DENY_SID } from './services/revocation.js';
 import { createOutboxWorker } from './services/outbox.js';
+import { createAuthMetrics, type AuthMetrics } from './services/metrics.js';
 import { createInternalAuth, type InternalAuth } from './services/internal.js';
 import { internalRoutes } from './routes/internal.js';
 import { signInRoutes } from './routes/sign-in.js';
@@ -82,10 +83,11 @@ function ownKeyResolver(keys: KeyCache): KeyResolver {
   };
 }
 
-function serviceOptions(config: AuthConfig, deps: AuthDeps, keys: KeyCache): ServiceOptions {
+function serviceOptions(config: AuthConfig, deps: AuthDeps, keys: KeyCache, metrics: AuthMetrics): ServiceOptions {
   const { db, state } = deps;
   return {
     name: 'auth',
+    metrics: metrics.metrics,
     description: 'Identities, accounts, sessions, access and refresh tokens, key set',
     fieldCase: 'snake',
     errorCodes: authErrors,
@@ -203,12 +205,13 @@ export async function buildApp(config: AuthConfig, deps: AuthDeps): Promise<Auth
   await keys.reload();
 
   const verifiers = deps.platformVerifiers ?? createPlatformVerifiers(config);
-  const app = (await createService(serviceOptions(config, deps, keys))) as AuthApp;
-  const outbox = createOutboxWorker(config, db, keys, app.log);
+  const metrics = createAuthMetrics(db, keys);
+  const app = (await createService(serviceOptions(config, deps, keys, metrics))) as AuthApp;
+  const outbox = createOutboxWorker(config, db, keys, app.log, metrics.outboxAttempt);
   // Every revocation (logout, reuse, status, deletion) goes through it: DB, deny set, bus, outbox.
   const revoker = createRevoker({ config, db, state, outbox, log: app.log });
   const tokens = createTokenService(config, db, keys, revoker);
-  const limiter = createRateLimiter(state, config.rateWindowSeconds);
+  const limiter = createRateLimiter(state, config.rateWindowSeconds, { onLimited: metrics.rateLimited });
   const internal = createInternalAuth(config.internalKeys, config.internalMtlsCallers);
   installRateLimits(app, config, limiter, internal);
 
@@ -220,7 +223,7 @@ export async function buildApp(config: AuthConfig, deps: AuthDeps): Promise<Auth
     keys,
     tokens,
     revoker,
-    signIn: createSignInService(config, db, tokens, verifiers, state),
+    signIn: createSignInService(config, db, tokens, verifiers, state, metrics.lockoutHooks),
     accounts: createAccountService(config, db, verifiers, revoker),
     limiter,
     outbox,

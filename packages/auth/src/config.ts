@@ -7,10 +7,11 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { readFileSync } from 'node:fs';
 import { platformProviderVars } from './providers/index.js';
-import { readConfig, commonVars, vars, ConfigError, type Env, type Argon2Params } from '@platform/kit';
+import { readConfig, commonVars, metricsVars, vars, ConfigError, type Env, type Argon2Params } from '@platform/kit';
 
 export const authVars = {
   ...commonVars,
+  ...metricsVars('AUTH'),
   port: vars.int('AUTH_PORT', { default: 8443, min: 0, max: 65535, description: 'HTTPS port' }),
   tlsCert: vars.optionalString('AUTH_TLS_CERT', 'PEM certificate file; a self-signed one is generated under DATA_DIR/auth/tls when unset'),
   tlsKey: vars.optionalString('AUTH_TLS_KEY', 'PEM private key file of AUTH_TLS_CERT'),

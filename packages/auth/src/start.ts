@@ -1,6 +1,6 @@
 /** Starting the service from the environment: stores, migrations, master key, TLS, HTTPS listener. */
 import path from 'node:path';
-import { listenMutualTls, loadOrCreateKeyFile, loadOrCreateLocalCa, loadOrCreateTls, openDatabase, openStateStore, serve, type EmbeddedPostgres, type Env } from '@platform/kit';
+import { listenMutualTls, loadOrCreateKeyFile, loadOrCreateLocalCa, loadOrCreateTls, openDatabase, openStateStore, serve, serveMetrics, type EmbeddedPostgres, type Env } from '@platform/kit';
 import { readAuthConfig, type AuthConfig } from './config.js';
 import { buildApp, migrateAuth, type AuthApp } from './app.js';
 import type { PlatformVerifiers } from './services/platform.js';
@@ -57,6 +57,11 @@ export async function startAuth(
       await state.close();
       await db.close();
     },
+  });
+  // The metrics listener (AUTH_METRICS_PORT): its own address, loopback by default; closed with the app.
+  await serveMetrics(app, config).catch(async (err: unknown) => {
+    await app.close();
+    throw err;
   });
   if (config.internalMtlsPort && config.internalMtlsCa) {
     mtls = await listenMutualTls(app, { port: config.internalMtlsPort, host: config.host, tls, ca: config.internalMtlsCa, timeouts: config });

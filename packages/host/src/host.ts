@@ -17,7 +17,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { createMemoryStore, loadOrCreateLocalCa, loadOrCreateTls, openEmbeddedPostgres, type EmbeddedPostgres, type Env } from '@platform/kit';
+import { ConfigError, createMemoryStore, loadOrCreateLocalCa, loadOrCreateTls, metricsOf, openEmbeddedPostgres, type EmbeddedPostgres, type Env } from '@platform/kit';
 import { MIGRATIONS_DIR as AUTH_MIGRATIONS, readAuthConfig, startAuth } from '@platform/auth';
 import { MIGRATIONS_DIR as REGISTRY_MIGRATIONS, readRegistryConfig, REGISTRY_PORT, startRegistry } from '@platform/registry';
 import { MIGRATIONS_DIR as SOCIAL_MIGRATIONS, readSocialConfig, startSocial } from '@platform/social';
@@ -30,6 +30,8 @@ export interface RunningHost {
   caFile: string;
   /** The embedded database directory, or undefined on DATABASE_URL. */
   pgDir?: string;
+  /** Each service's metrics endpoint, when its <SERVICE>_METRICS_PORT is set (docs/deployment.md, "Metrics"). */
+  metrics: { auth?: string; registry?: string; social?: string };
   /** Stops the services (social, registry, auth), then the embedded database. */
   close(): Promise<void>;
 }
@@ -83,6 +85,19 @@ async function wiring(env: Env, dataDir: string, registryPort: number) {
   };
 }
 
+/**
+ * The three services share one process: two metrics listeners on one port would fail to start. Refused
+ * before anything starts (0, any free port, may repeat).
+ */
+export function metricsPortClashes(env: Env): string[] {
+  const byPort = new Map<string, string[]>();
+  for (const name of ['AUTH_METRICS_PORT', 'REGISTRY_METRICS_PORT', 'SOCIAL_METRICS_PORT']) {
+    const port = (env[name] || (name === 'SOCIAL_METRICS_PORT' ? env.SOCIAL__METRICS__PORT : undefined))?.trim();
+    if (port && port !== '0') byPort.set(port, [...(byPort.get(port) ?? []), name]);
+  }
+  return [...byPort].filter(([, names]) => names.length > 1).map(([port, names]) => `${names.join(' and ')} are both ${port}: each service needs its own metrics port`);
+}
+
 /** DATA_DIR/pg, with the data of the older layout (DATA_DIR/<service>/pg) copied in on the way. */
 async function openSharedDatabase(dataDir: string, envs: Envs, log: (msg: string) => void, opening?: Promise<EmbeddedPostgres>): Promise<EmbeddedPostgres> {
   const embedded = await (opening ?? openEmbeddedPostgres(path.join(dataDir, 'pg')));
@@ -116,6 +131,11 @@ export async function startHost(
 ): Promise<RunningHost> {
   const log = opts.log ?? ((m: string) => console.log(`[platform] ${m}`));
   const dataDir = path.resolve(env.DATA_DIR ?? 'data');
+  const clashes = metricsPortClashes(env);
+  if (clashes.length) {
+    await opts.opening?.then((pg) => pg.close()).catch(() => {});
+    throw new ConfigError(clashes);
+  }
   let envs: Envs;
   try {
     envs = await wiring(env, dataDir, opts.registryPort ?? REGISTRY_PORT);
@@ -127,6 +147,7 @@ export async function startHost(
   // Each service opens its own memory store without REDIS_URL; their notices need one they share.
   const bus = env.REDIS_URL ? undefined : createMemoryStore();
   const stops: (() => Promise<void>)[] = [];
+  const metrics: RunningHost['metrics'] = {};
   const close = async () => {
     for (const stop of stops.reverse()) await stop().catch((err) => log(`stopping: ${(err as Error).message}`));
     await bus?.close();
@@ -135,13 +156,16 @@ export async function startHost(
   try {
     const auth = await startAuth(envs.auth, { embedded, handleSignals: false });
     stops.push(() => auth.close());
+    metrics.auth = metricsOf(auth)?.endpoint?.url;
     const registry = await startRegistry(envs.registry, { embedded, bus, handleSignals: false, port: opts.registryPort });
     stops.push(() => registry.close());
+    metrics.registry = registry.metricsUrl;
     const social = await startSocial(envs.social, { embedded, bus, handleSignals: false });
     stops.push(() => social.app.close());
+    metrics.social = social.metricsUrl;
   } catch (err) {
     await close();
     throw err;
   }
-  return { dataDir, urls: envs.urls, caFile: envs.caFile, pgDir: embedded?.dataDir, close };
+  return { dataDir, urls: envs.urls, caFile: envs.caFile, pgDir: embedded?.dataDir, metrics, close };
 }

@@ -1,2 +1,2 @@
-export { startHost, type RunningHost } from './host.js';
+export { metricsPortClashes, startHost, type RunningHost } from './host.js';
 export { importOldLayout, type HostedSchema } from './old-layout.js';

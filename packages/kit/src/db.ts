@@ -33,9 +33,23 @@ export interface Queryable {
   query<R = Record<string, any>>(sql: string, params?: unknown[], options?: QueryOptions): Promise<QueryResult<R>>;
 }
 
+/** The connection pool now (metrics.ts reads it at each scrape). */
+export interface PoolStats {
+  backend: 'postgres' | 'pglite';
+  /** Largest number of connections (PGlite: 1). */
+  max: number;
+  /** Connections open. */
+  total: number;
+  /** Connections open and idle. */
+  idle: number;
+  /** Callers waiting for a connection (PGlite: statements queued behind the running one). */
+  waiting: number;
+}
+
 export interface Database extends Queryable {
   readonly kind: 'postgres' | 'pglite';
   readonly schema: string;
+  stats?(): PoolStats;
   /** Runs fn inside one transaction; rolls back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /** Runs a multi-statement script (migrations). */
@@ -117,10 +131,12 @@ async function openPostgres(opts: DatabaseOptions): Promise<Database> {
     },
   });
   const base = asQueryable(pool);
+  const max = opts.poolSize ?? 10;
   return {
     kind: 'postgres',
     schema,
     query: base.query,
+    stats: () => ({ backend: 'postgres', max, total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async transaction(fn) {
       const client = await pool.connect().catch(wrapDbError);
       let broken = false;

@@ -25,6 +25,7 @@ import { lazyChildLoggerFactory, loggerOptions } from './logger.js';
 import { publicPrefixRoute, type RegisteredRoute } from './route-access.js';
 import { installCors, type CorsSettings } from './cors.js';
 import { installResponseContract, responseChecksEnabled } from './response-contract.js';
+import { installHttpMetrics, type ServiceMetrics } from './metrics.js';
 
 export { fieldName, type FieldCase } from './field-case.js';
 
@@ -67,6 +68,8 @@ export interface ServiceOptions {
    * unlisted code is logged as a bug.
    */
   errorCodes?: ErrorCodes<string>;
+  /** The service's metrics (metrics.ts): every response is counted and timed by route pattern, method and status. */
+  metrics?: ServiceMetrics;
   /** Every route may answer 429 unless its config says `rateLimited: false` (documents it; auth, social). */
   rateLimitsAllRoutes?: boolean;
   /** OpenAPI security schemes and tags. */
@@ -398,6 +401,7 @@ export async function createService(opts: ServiceOptions): Promise<App> {
       done();
     });
   }
+  if (opts.metrics) installHttpMetrics(app, opts.metrics);
   await installCors(app, opts.cors, app.log);
   installValidation(app, f);
   installErrorHandlers(app, f, opts.errorCodes);

@@ -26,7 +26,13 @@ export function lockoutSource(ip: string | null | undefined): string {
   return (groups.length >= 4 ? groups.slice(0, 4) : [...groups, ...Array(4 - groups.length).fill('0')]).join(':') + '::/64';
 }
 
-export function createSourceLockout(state: StateStore, name: string, s: LockoutSettings) {
+/** Told when a source is locked out, and when an attempt finds its source locked (metrics; nothing identifying). */
+export interface LockoutHooks {
+  onLock?(lockedSeconds: number): void;
+  onLockedOut?(): void;
+}
+
+export function createSourceLockout(state: StateStore, name: string, s: LockoutSettings, hooks: LockoutHooks = {}) {
   const keyOf = (credential: string, source: string) => `lk:${name}:${sha256Hex(`${credential}\u0000${source}`).slice(0, 32)}`;
   // The failure count outlives any lock, so backoff keeps doubling for a source that keeps guessing.
   const memoryMs = Math.max(s.maxSeconds, 24 * 3600) * 1000;
@@ -36,7 +42,9 @@ export function createSourceLockout(state: StateStore, name: string, s: LockoutS
     /** Milliseconds this source stays locked out of the credential (0: not locked). */
     async lockedForMs(credential: string, source: string): Promise<number> {
       const ms = await state.ttl(`${keyOf(credential, source)}:lock`);
-      return ms > 0 ? ms : ms === -1 ? s.maxSeconds * 1000 : 0;
+      const locked = ms > 0 ? ms : ms === -1 ? s.maxSeconds * 1000 : 0;
+      if (locked > 0) hooks.onLockedOut?.();
+      return locked;
     },
     /** Counts a failure; returns the failures of this source and the lock it now has (0 when none). */
     async failure(credential: string, source: string): Promise<{ failures: number; lockedSeconds: number }> {
@@ -45,6 +53,7 @@ export function createSourceLockout(state: StateStore, name: string, s: LockoutS
       if (failures < s.threshold) return { failures, lockedSeconds: 0 };
       const lockedSeconds = lockSeconds(failures);
       await state.set(`${k}:lock`, '1', lockedSeconds * 1000);
+      hooks.onLock?.(lockedSeconds);
       return { failures, lockedSeconds };
     },
     /** A proof of possession from this source clears its count. */

@@ -5,7 +5,7 @@
  * changes hands.
  */
 import { mkdirSync } from 'node:fs';
-import type { Database, QueryResult, Queryable } from './db.js';
+import type { Database, PoolStats, QueryResult, Queryable } from './db.js';
 
 export interface EmbeddedPostgres {
   readonly dataDir?: string;
@@ -31,8 +31,14 @@ export async function openEmbeddedPostgres(dataDir?: string): Promise<EmbeddedPo
   const pg = await opening;
   let searchPath: string | undefined;
   let tail: Promise<unknown> = Promise.resolve();
+  /** Statements (or transactions) running or waiting for the one connection. */
+  let queued = 0;
+  const release = () => {
+    queued--;
+  };
   /** Runs fn alone on the connection, with search_path = schema (when given). */
   const exclusive = <T>(schema: string | undefined, fn: () => Promise<T>): Promise<T> => {
+    queued++;
     const run = tail.then(async () => {
       if (schema !== undefined && searchPath !== schema) {
         searchPath = undefined;
@@ -41,7 +47,7 @@ export async function openEmbeddedPostgres(dataDir?: string): Promise<EmbeddedPo
       }
       return fn();
     });
-    tail = run.catch(() => {});
+    tail = run.then(release, release);
     return run;
   };
   const norm = <R>(r: { rows: R[]; affectedRows?: number }): QueryResult<R> => ({
@@ -49,9 +55,11 @@ export async function openEmbeddedPostgres(dataDir?: string): Promise<EmbeddedPo
     rowCount: Math.max(r.affectedRows ?? 0, r.rows.length),
   });
 
+  const stats = (): PoolStats => ({ backend: 'pglite', max: 1, total: 1, idle: queued === 0 ? 1 : 0, waiting: Math.max(0, queued - 1) });
   const view = (schema: string): Database => ({
     kind: 'pglite',
     schema,
+    stats,
     query: <R>(sql: string, params?: unknown[]) => exclusive(schema, async () => norm(await pg.query<R>(sql, params as unknown[]).catch(wrapDbError))),
     transaction: <T>(fn: (tx: Queryable) => Promise<T>) =>
       exclusive(schema, () =>

@@ -11,7 +11,8 @@ export interface Limit {
   limit: number;
 }
 
-export function createRateLimiter(state: StateStore, windowSeconds: number) {
+/** `onLimited`: called with the name of each limit that refused a request (metrics; never the caller's key). */
+export function createRateLimiter(state: StateStore, windowSeconds: number, opts: { onLimited?: (limit: string) => void } = {}) {
   const windowMs = windowSeconds * 1000;
   // The hits of requests arriving together go out in one script call (group commit).
   const hitTogether = groupedHits(state);
@@ -21,7 +22,11 @@ export function createRateLimiter(state: StateStore, windowSeconds: number) {
       let retryAfterMs = 0;
       // Every limit is hit either way, so the hits go out together: one script call, one round trip.
       const decisions = await hitTogether(limits.map((l) => ({ key: `rl:${l.name}:${sha256Hex(l.key).slice(0, 32)}`, limit: l.limit, windowMs })));
-      for (const d of decisions) if (!d.allowed) retryAfterMs = Math.max(retryAfterMs, d.retryAfterMs);
+      decisions.forEach((d, i) => {
+        if (d.allowed) return;
+        retryAfterMs = Math.max(retryAfterMs, d.retryAfterMs);
+        opts.onLimited?.(limits[i].name);
+      });
       if (retryAfterMs > 0) throw tooManyRequests('rate_limited', 'Too many requests; retry later', retryAfterMs);
     },
   };

@@ -8,6 +8,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { generate } from 'selfsigned';
+import parsePrometheusTextFormat, { type PrometheusFamily } from 'parse-prometheus-text-format';
 import { openDatabase, type Database } from './db.js';
 import { openStateStore, type StateStore } from './state/index.js';
 import { routesOf, type App } from './http.js';
@@ -264,4 +265,43 @@ export async function lintOpenApi(doc: unknown): Promise<{ errors: string[]; war
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+export interface ScrapedMetrics {
+  status: number;
+  contentType: string | null;
+  /** The exposition as received. */
+  text: string;
+  /** The families as parse-prometheus-text-format reads the text (it throws on a line Prometheus would refuse). */
+  families: PrometheusFamily[];
+  /**
+   * The sum of the samples of the counter or gauge `name` whose labels include `labels` (undefined: none).
+   * Histograms are not read here: the parser merges a histogram's label sets into one sample (it reads only
+   * unlabelled histograms right), so tests read a histogram from its registry (`getSingleMetric(name).get()`).
+   */
+  value(name: string, labels?: Record<string, string>): number | undefined;
+  /** The label sets of the samples of the counter or gauge `name`. */
+  labelsOf(name: string): Record<string, string>[];
+}
+
+/** GET a metrics endpoint and parse the Prometheus text it answers with a Prometheus text-format parser. */
+export async function scrapeMetrics(url: string): Promise<ScrapedMetrics> {
+  const res = await fetch(url);
+  const text = await res.text();
+  const families = res.status === 200 ? parsePrometheusTextFormat(text) : [];
+  const matching = (name: string, labels: Record<string, string>) =>
+    (families.find((f) => f.name === name && f.type !== 'HISTOGRAM' && f.type !== 'SUMMARY')?.metrics ?? [])
+      .filter((s) => Object.entries(labels).every(([k, v]) => s.labels?.[k] === v))
+      .map((s) => ({ labels: s.labels ?? {}, value: Number(s.value) }));
+  return {
+    status: res.status,
+    contentType: res.headers.get('content-type'),
+    text,
+    families,
+    value(name, labels = {}) {
+      const samples = matching(name, labels);
+      return samples.length ? samples.reduce((a, s) => a + s.value, 0) : undefined;
+    },
+    labelsOf: (name) => matching(name, {}).map((s) => s.labels),
+  };
 }

@@ -24,6 +24,7 @@ import { ApiKeyCache } from './services/api-key-cache.js';
 import { gameNotices } from './services/game-notices.js';
 import { moduleService } from './services/modules.js';
 import { loadSigningKey, tokenService } from './services/tokens.js';
+import { createRegistryMetrics, type RegistryMetrics } from './services/metrics.js';
 
 export type AppConfig = Omit<RegistryConfig, 'masterKey'> & { masterKey: Buffer };
 
@@ -53,6 +54,7 @@ export interface Context {
   gameKeys: GameKeyService;
   modules: ReturnType<typeof moduleService>;
   players: ReturnType<typeof playerService>;
+  metrics: RegistryMetrics;
 }
 
 const announceToStderr = (text: string) => process.stderr.write(text);
@@ -77,8 +79,10 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<App> {
   const cache = new ApiKeyCache(state, config.keyCacheTtlMs);
   await cache.start();
 
+  const metrics = createRegistryMetrics(db);
   const app = await createService({
     name: 'registry',
+    metrics: metrics.metrics,
     description: 'Developer accounts, games and their API credentials, server-module admission',
     fieldCase: 'pascal',
     errorCodes: registryErrors,
@@ -114,9 +118,10 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<App> {
     auth: authenticator(db, tokens),
     developers: developerService(db, tokens),
     games: gameService(db, blobs, notices),
-    gameKeys: gameKeyService(db, cache, notices),
-    modules: moduleService(db, blobs, { maxBytes: config.moduleMaxBytes, allowlist: config.importAllowlist }),
+    gameKeys: metrics.countKeyValidations(gameKeyService(db, cache, notices)),
+    modules: metrics.countModuleUploads(moduleService(db, blobs, { maxBytes: config.moduleMaxBytes, allowlist: config.importAllowlist })),
     players: playerService(db, { url: config.authUrl, ca: config.authCa, internalKey: config.authInternalKey }),
+    metrics,
   };
   developerRoutes(app, ctx);
   gameRoutes(app, ctx);

@@ -3,7 +3,7 @@
  * is fixed (3004) and deliberately not configurable.
  */
 import { readFileSync } from 'node:fs';
-import { ConfigError, commonVars, readConfig, vars, type Env, type Variable } from '@platform/kit';
+import { ConfigError, commonVars, metricsVars, readConfig, vars, type Env, type Variable } from '@platform/kit';
 
 export const REGISTRY_PORT = 3004;
 
@@ -49,6 +49,7 @@ function checked<T>(v: Variable<T>, check: (value: T) => string | undefined): Va
 
 export const registryVars = {
   ...commonVars,
+  ...metricsVars('REGISTRY'),
   schema: vars.string('REGISTRY_DB_SCHEMA', { default: 'registry', description: 'PostgreSQL schema owned by the registry' }),
   masterKey: vars.key32('REGISTRY_MASTER_KEY', {
     description: 'Encrypts the token-signing key at rest (32 bytes, hex or base64); generated into DATA_DIR/registry/master.key when unset',

@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadOrCreateKeyFile, migrate, openDatabase, openStateStore, serve, type App, type EmbeddedPostgres, type Env, type StateStore } from '@platform/kit';
+import { loadOrCreateKeyFile, migrate, openDatabase, openStateStore, serve, serveMetrics, type App, type EmbeddedPostgres, type Env, type StateStore } from '@platform/kit';
 import { buildApp } from './app.js';
 import { readRegistryConfig, REGISTRY_PORT } from './config.js';
 import { FsBlobStore } from './services/blobs.js';
@@ -19,6 +19,8 @@ export function loadOrCreateMasterKey(dataDir: string): { key: Buffer; file: str
 
 export interface RunningRegistry {
   app: App;
+  /** The metrics endpoint's URL (REGISTRY_METRICS_PORT set), else undefined. */
+  metricsUrl?: string;
   close(): Promise<void>;
 }
 
@@ -73,8 +75,14 @@ export async function startRegistry(
   const port = options.port ?? REGISTRY_PORT;
   if (options.handleSignals === false) await app.listen({ port, host: config.host });
   else await serve(app, { port, host: config.host, onClose: closeStores });
+  const metrics = await serveMetrics(app, config).catch(async (err: unknown) => {
+    await app.close();
+    await closeStores();
+    throw err;
+  });
   return {
     app,
+    metricsUrl: metrics?.url,
     async close() {
       await app.close();
       await closeStores();

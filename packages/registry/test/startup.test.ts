@@ -65,6 +65,8 @@ describe('start-up', () => {
     const env = { DATA_DIR: dataDir, LOG_LEVEL: 'silent', REGISTRY_ADMIN_PASSWORD: 'start-up password', DATABASE_URL: '', REDIS_URL: '' };
     const running = await startRegistry(env, { port: 0, handleSignals: false });
     try {
+      // No metrics listener unless REGISTRY_METRICS_PORT is set.
+      assert.equal(running.metricsUrl, undefined);
       const file = path.join(dataDir, 'registry', 'master.key');
       assert.equal(statSync(file).mode & 0o777, 0o600);
       assert.equal(loadOrCreateMasterKey(dataDir).created, false);

@@ -38,6 +38,7 @@ import { notificationRoutes } from './routes/notifications.js';
 import { probeRoutes } from './routes/probes.js';
 import { realtimeRoutes } from './routes/realtime.js';
 import { attachRealtime, type Realtime } from './realtime/gateway.js';
+import { createSocialMetrics, type SocialMetrics } from './services/metrics.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -69,9 +70,10 @@ export interface SocialDeps {
 
 export type SocialApp = App & { ctx: Ctx; realtime: Realtime };
 
-function createApp(config: SocialConfig, deps: SocialDeps): Promise<App> {
+function createApp(config: SocialConfig, deps: SocialDeps, metrics: SocialMetrics): Promise<App> {
   return createService({
     name: 'social',
+    metrics: metrics.metrics,
     fieldCase: 'camel',
     logStream: deps.logStream,
     logLevel: config.logLevel,
@@ -174,9 +176,10 @@ function registerRoutes(app: App, ctx: Ctx, internal: InternalRouteOptions): voi
 }
 
 export async function buildApp(config: SocialConfig, deps: SocialDeps): Promise<SocialApp> {
-  const app = await createApp(config, deps);
-  const events = createEventPublisher(deps.state, deps.db, app.log, { replay: replayRetention(config) });
-  const ctx: Ctx = { db: deps.db, state: deps.state, config, events, now: deps.now ?? (() => new Date()) };
+  const metrics = createSocialMetrics(deps.db);
+  const app = await createApp(config, deps, metrics);
+  const events = createEventPublisher(deps.state, deps.db, app.log, { replay: replayRetention(config), onPublishFailed: () => metrics.dropped('publish_failed') });
+  const ctx: Ctx = { db: deps.db, state: deps.state, config, events, metrics, now: deps.now ?? (() => new Date()) };
 
   const keys =
     deps.keys ??
@@ -194,6 +197,7 @@ export async function buildApp(config: SocialConfig, deps: SocialDeps): Promise<
   authenticateRequests(app, ctx, { authenticator, tenancy, verifyServer });
   registerRoutes(app, ctx, { refreshKeys: async () => keys?.refresh(), requireServer: (req) => verifyServer(req.headers), revocations });
   const realtime = attachRealtime(app, ctx, { authenticator, tenancy, bus: deps.bus ?? deps.state, revocations });
+  metrics.watchRealtime(realtime);
 
   return Object.assign(app, { ctx, realtime });
 }

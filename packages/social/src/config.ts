@@ -6,12 +6,14 @@
  * keeps working as an alias; the new name wins when both are set.
  */
 import { readFileSync } from 'node:fs';
-import { ConfigError, aliased, commonVars, readConfig, vars, type Env } from '@platform/kit';
+import { ConfigError, aliased, commonVars, metricsVars, readConfig, vars, type Env } from '@platform/kit';
 
 export const CROSS_GAME_VISIBILITY = ['isolated', 'summary', 'full'] as const;
 
 const spec = {
   ...commonVars,
+  metricsPort: aliased(metricsVars('SOCIAL').metricsPort, 'SOCIAL__METRICS__PORT'),
+  metricsHost: aliased(metricsVars('SOCIAL').metricsHost, 'SOCIAL__METRICS__HOST'),
   jwksUrl: aliased(vars.url('SOCIAL_AUTH_JWKS_URL', { protocols: ['http', 'https'], description: 'Social:Auth:JwksUrl — the auth service key set' }), 'SOCIAL__AUTH__JWKSURL'),
   issuer: aliased(vars.string('SOCIAL_AUTH_ISSUER', { default: 'https://localhost:8443' }), 'SOCIAL__AUTH__ISSUER'),
   audience: aliased(vars.string('SOCIAL_AUTH_AUDIENCE', { default: 'game-platform' }), 'SOCIAL__AUTH__AUDIENCE'),

@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadOrCreateLocalCa, loadOrCreateTls, migrate, openDatabase, openStateStore, serve, tls13Options, type EmbeddedPostgres, type Env, type StateStore } from '@platform/kit';
+import { loadOrCreateLocalCa, loadOrCreateTls, migrate, openDatabase, openStateStore, serve, serveMetrics, tls13Options, type EmbeddedPostgres, type Env, type StateStore } from '@platform/kit';
 import { buildApp } from './app.js';
 import { readSocialConfig } from './config.js';
 import { purgeChat } from './services/chat.js';
@@ -56,6 +56,15 @@ export async function startSocial(
     await state.close();
     await db.close();
   };
-  if (opts.listen !== false) await serve(app, { port: config.port, host: config.host, onClose: close, handleSignals: opts.handleSignals });
-  return { app, config, close };
+  let metricsUrl: string | undefined;
+  if (opts.listen !== false) {
+    await serve(app, { port: config.port, host: config.host, onClose: close, handleSignals: opts.handleSignals });
+    // The metrics listener (SOCIAL_METRICS_PORT): its own address, loopback by default; closed with the app.
+    const endpoint = await serveMetrics(app, config).catch(async (err: unknown) => {
+      await app.close();
+      throw err;
+    });
+    metricsUrl = endpoint?.url;
+  }
+  return { app, config, close, metricsUrl };
 }

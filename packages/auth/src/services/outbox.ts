@@ -79,6 +79,8 @@ interface OutboxDeps {
   db: Database;
   keys: KeyCache;
   log: OutboxLogger;
+  /** Told the outcome of each delivery attempt (metrics). */
+  onAttempt?: (delivered: boolean) => void;
 }
 
 /** POSTs one claimed delivery; records the acknowledgement (2xx) or schedules the retry. */
@@ -116,6 +118,7 @@ async function pass(deps: OutboxDeps, stopped: () => boolean): Promise<number> {
     const claimed = await db.transaction((tx) => claimDueDeliveries(tx, targets, BATCH, LEASE_SECONDS));
     if (!claimed.length) break;
     const results = await Promise.all(claimed.map((row) => deliver(deps, row)));
+    for (const ok of results) deps.onAttempt?.(ok);
     acknowledged += results.filter(Boolean).length;
     if (results.some((ok) => !ok) || stopped()) break;
   }
@@ -123,8 +126,8 @@ async function pass(deps: OutboxDeps, stopped: () => boolean): Promise<number> {
   return acknowledged;
 }
 
-export function createOutboxWorker(config: AuthConfig, db: Database, keys: KeyCache, log: OutboxLogger): OutboxWorker {
-  const deps: OutboxDeps = { config, db, keys, log };
+export function createOutboxWorker(config: AuthConfig, db: Database, keys: KeyCache, log: OutboxLogger, onAttempt?: (delivered: boolean) => void): OutboxWorker {
+  const deps: OutboxDeps = { config, db, keys, log, onAttempt };
   const targets = config.outboxTargets;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<number> | undefined;

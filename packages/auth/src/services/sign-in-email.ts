@@ -1,5 +1,5 @@
 /** Email and password: sign-up and sign-in, with the per-source lockout (kit lockout.ts; docs/auth.md, "Lockout"). */
-import { createSourceLockout, isUniqueViolation, lockoutSource, sha256Hex, verifyPassword, type StateStore } from '@platform/kit';
+import { createSourceLockout, isUniqueViolation, lockoutSource, sha256Hex, verifyPassword, type LockoutHooks, type StateStore } from '@platform/kit';
 import { fail } from '../errors.js';
 import { insertAccount } from '../queries/accounts.js';
 import { countPasswordFailure, insertPasswordCredential, passwordLoginOf, recordLoginSuccess, type PasswordLoginRow } from '../queries/credentials.js';
@@ -86,13 +86,13 @@ async function login(d: SignInDeps, lockout: Lockout, input: { email: string; pa
   return finish(d.tokens, { subject, session: { sessionId: sr.sessionId, refreshToken: sr.refreshToken }, method: 'email' });
 }
 
-export function createEmailSignIn(d: SignInDeps, state: StateStore) {
+export function createEmailSignIn(d: SignInDeps, state: StateStore, hooks?: LockoutHooks) {
   // Lockout per (source, credential): a stranger's wrong passwords lock the stranger out, never the owner.
   const lockout = createSourceLockout(state, 'password', {
     threshold: d.config.lockoutThreshold,
     baseSeconds: d.config.lockoutBaseSeconds,
     maxSeconds: d.config.lockoutMaxSeconds,
-  });
+  }, hooks);
   return {
     register: (input: { email: string; password: string; displayName?: string; device?: DeviceInput }, ctx: AuditContext) => register(d, input, ctx),
     login: (input: { email: string; password: string; device?: DeviceInput }, ctx: AuditContext) => login(d, lockout, input, ctx),

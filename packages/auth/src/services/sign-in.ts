@@ -2,7 +2,7 @@
  * Sign-in flows, one module each: guests (sign-in-guest.ts), email and password (sign-in-email.ts),
  * platform tickets (sign-in-platform.ts); what they share is in sign-in-common.ts.
  */
-import type { Database, StateStore } from '@platform/kit';
+import type { Database, LockoutHooks, StateStore } from '@platform/kit';
 import type { AuthConfig } from '../config.js';
 import type { PlatformVerifiers } from './platform.js';
 import { createEmailSignIn } from './sign-in-email.js';
@@ -12,9 +12,10 @@ import type { TokenService } from './tokens.js';
 
 export { DEVICE_PLATFORMS, type DeviceInput, type DevicePlatform, type SignInResult } from './sign-in-common.js';
 
-export function createSignInService(config: AuthConfig, db: Database, tokens: TokenService, verifiers: PlatformVerifiers, state: StateStore) {
+/** `lockoutHooks`: the password lockout's events (metrics). */
+export function createSignInService(config: AuthConfig, db: Database, tokens: TokenService, verifiers: PlatformVerifiers, state: StateStore, lockoutHooks?: LockoutHooks) {
   const deps = { config, db, tokens };
-  return { ...createGuestSignIn(deps), ...createEmailSignIn(deps, state), ...createPlatformSignIn(deps, verifiers) };
+  return { ...createGuestSignIn(deps), ...createEmailSignIn(deps, state, lockoutHooks), ...createPlatformSignIn(deps, verifiers) };
 }
 
 export type SignInService = ReturnType<typeof createSignInService>;

@@ -9,7 +9,7 @@ export function developerRoutes(app: App, ctx: Context): void {
   // The sign-in limits of the auth service, through the same kit limiter and the shared state store (every
   // node counts together): per address, and per address and email against password guessing. The owner,
   // from another address, is not refused because of someone else's guesses.
-  const limiter = createRateLimiter(ctx.state, ctx.config.rateWindowSeconds);
+  const limiter = createRateLimiter(ctx.state, ctx.config.rateWindowSeconds, { onLimited: ctx.metrics.rateLimited });
   app.post(
     '/developers/register',
     {

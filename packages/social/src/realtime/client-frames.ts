@@ -100,6 +100,7 @@ export function createFrameHandler(deps: FrameDeps): (conn: Connection, data: Ra
   return (conn, data, isBinary) => {
     if (conn.closing) return;
     if (!takeToken(conn, rate)) {
+      deps.ctx.metrics.rateLimited('frames');
       conn.strikes++;
       // Sustained flooding (a whole second's worth of refused frames in a row) ends the connection.
       if (conn.strikes >= rate) return closeConn(conn, CLOSE.policy, 'rate limit exceeded');

@@ -3,6 +3,7 @@ import { WebSocket } from 'ws';
 import type { App } from '@platform/kit';
 import type { Principal } from '../services/auth.js';
 import type { GameContext, UserRow } from '../services/context.js';
+import type { DropReason, SocialMetrics } from '../services/metrics.js';
 
 export type Log = App['log'];
 
@@ -87,27 +88,43 @@ export interface Sender {
   sendError(conn: Connection, code: string, message: string, extra?: Record<string, unknown>): void;
 }
 
-export function createSender(opts: { sendBufferBytes: number; log: Log }): Sender {
-  const write = (conn: Connection, frame: string | Buffer) => {
-    if (conn.closing || conn.ws.readyState !== WebSocket.OPEN) return;
+/** `metrics`: event frames (`send`) delivered and dropped; replies (`sendFrame`, `sendError`) are not events. */
+export function createSender(opts: { sendBufferBytes: number; log: Log; metrics?: SocialMetrics }): Sender {
+  const { metrics } = opts;
+  /** Writes a frame; why not when the socket is closing or is cut now as a slow consumer. */
+  const write = (conn: Connection, frame: string | Buffer): DropReason | undefined => {
+    if (conn.closing || conn.ws.readyState !== WebSocket.OPEN) return 'socket_closing';
     // A client that does not read must not make the node buffer without bound.
     if (conn.ws.bufferedAmount > opts.sendBufferBytes) {
       opts.log.warn({ socketId: conn.id, buffered: conn.ws.bufferedAmount }, 'websocket slow consumer closed');
       closeConn(conn, CLOSE.slowConsumer, 'slow consumer');
       setTimeout(() => conn.ws.terminate(), 10_000).unref();
-      return;
+      return 'slow_consumer';
     }
     if (typeof frame === 'string') conn.ws.send(frame);
     else conn.ws.send(frame, { binary: false });
+    return undefined;
+  };
+  /** An event frame written now: counted as delivered or dropped (metrics). */
+  const writeCounted = (conn: Connection, frame: string | Buffer) => {
+    const dropped = write(conn, frame);
+    if (dropped) metrics?.dropped(dropped);
+    else metrics?.delivered();
   };
   const send = (conn: Connection, frame: string | Buffer, id?: string) => {
     if (conn.gate) conn.gate.push(id === undefined ? { frame } : { frame, id });
-    else write(conn, frame);
+    else writeCounted(conn, frame);
   };
-  const sendFrame = (conn: Connection, type: string, data: unknown) => send(conn, JSON.stringify({ type, data }));
+  // Replies (heartbeatAck, error …) keep their place behind held events, and are not counted as events.
+  const sendFrame = (conn: Connection, type: string, data: unknown) => {
+    const frame = JSON.stringify({ type, data });
+    if (conn.gate) conn.gate.push({ frame });
+    else void write(conn, frame);
+  };
   return {
     send,
-    write,
+    // Held frames leaving the gate (replay.ts, ordering.ts): events, for the most part.
+    write: writeCounted,
     sendFrame,
     sendError: (conn, code, message, extra = {}) => sendFrame(conn, 'error', { code, message, ...extra }),
   };

@@ -141,6 +141,7 @@ function subscribeFanout(ctx: Ctx, hub: Hub<Connection>, log: Log) {
         if (m.type === 'friendPresenceChanged' && !('presence' in m)) throw new Error('presence fan-out of an older version');
       } catch (err) {
         log.warn({ err }, 'unreadable fan-out event dropped');
+        ctx.metrics.dropped('unreadable');
         return;
       }
       const actor = { ...(m.actorPublicId ? { actorPublicId: m.actorPublicId } : {}), ...(m.id ? { id: m.id } : {}) };
@@ -177,7 +178,7 @@ export function createFanout(ctx: Ctx, log: Log, sender: Sender, relations: Rela
   const holds: HoldHooks<Connection> | undefined = replayRetention(ctx.config)
     ? { hold: (rs) => rs.forEach(holdFrames), release: (rs) => rs.forEach((c) => releaseFrames(c, sender.write)) }
     : undefined;
-  const hub = new Hub<Connection>(ctx.state, createDispatch({ sender, relations, syncParty }), log, ctx.events.origin, holds);
+  const hub = new Hub<Connection>(ctx.state, createDispatch({ sender, relations, syncParty }), log, ctx.events.origin, holds, ctx.metrics.dropped);
   ctx.events.deliverLocally((channel, env) => hub.deliverLocal(channel, env));
   const subscription = subscribeFanout(ctx, hub, log);
   const direct: Sender = { ...sender, send: (c, frame) => sender.write(c, frame) };

@@ -52,7 +52,7 @@ export function attachRealtime(app: App, ctx: Ctx, deps: { authenticator: Authen
     handleProtocols: (protocols) => (protocols.has('bearer') ? 'bearer' : false),
   });
   let draining = false;
-  const sender = createSender({ sendBufferBytes: config.wsSendBufferBytes, log });
+  const sender = createSender({ sendBufferBytes: config.wsSendBufferBytes, log, metrics: ctx.metrics });
   const relations = createRelationsCache(ctx, log);
   const fanout = createFanout(ctx, log, sender, relations);
   const onMessage = createFrameHandler({ ctx, log, sender, tracker, authenticator: deps.authenticator });

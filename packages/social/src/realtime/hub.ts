@@ -51,6 +51,8 @@ export class Hub<S extends Subscriber> {
     /** This node's publisher id: messages carrying it were delivered by deliverLocal already. */
     origin?: string,
     private readonly holds?: HoldHooks<S>,
+    /** Told of each event that reached no socket here (metrics). */
+    private readonly onDrop: (reason: 'no_recipient' | 'dispatch_failed' | 'unreadable') => void = () => {},
   ) {
     this.originSuffix = origin === undefined ? undefined : `,"origin":${JSON.stringify(origin)}}`;
   }
@@ -113,6 +115,7 @@ export class Hub<S extends Subscriber> {
       if (!message || typeof message.type !== 'string') throw new Error('no type');
     } catch (err) {
       this.log.warn({ err, channel }, 'unreadable event dropped');
+      this.onDrop('unreadable');
       return;
     }
     this.enqueue(channel, entry, message);
@@ -121,6 +124,7 @@ export class Hub<S extends Subscriber> {
   private enqueue(channel: string, entry: ChannelEntry<S>, message: EventEnvelope): void {
     // Recipients are fixed now: a socket that leaves the channel right after still gets what arrived before.
     const recipients = [...entry.sockets];
+    if (!recipients.length) this.onDrop('no_recipient');
     let running: Promise<void>;
     if (entry.pending === 0) {
       // Nothing of this channel is waiting: dispatch now. Most dispatches finish synchronously (a frame
@@ -149,5 +153,6 @@ export class Hub<S extends Subscriber> {
 
   private failed(err: unknown, channel: string, message: EventEnvelope): void {
     this.log.warn({ err, channel, type: message.type }, 'event not delivered');
+    this.onDrop('dispatch_failed');
   }
 }

@@ -87,7 +87,10 @@ export function createReplayer(deps: { ctx: Ctx; sender: Sender; dispatch: Dispa
     conn.gate = undefined;
     for (const h of later) sender.write(conn, h.frame);
   };
-  const resync = (conn: Connection, head: string, reason: ResyncReason) => finish(conn, head, eventFrame('resync', { reason }, head), false);
+  const resync = (conn: Connection, head: string, reason: ResyncReason) => {
+    ctx.metrics.resync();
+    finish(conn, head, eventFrame('resync', { reason }, head), false);
+  };
 
   /** The missed entries of the parties the user was in, up to the head of the first read; undefined: a gap. */
   const partyEntries = async (after: string, head: string, windows: Windows): Promise<Replayed[] | undefined> => {
@@ -132,6 +135,7 @@ export function createReplayer(deps: { ctx: Ctx; sender: Sender; dispatch: Dispa
       socket?.cork();
       try {
         for (const e of all) await replayOne(conn, e);
+        ctx.metrics.replayed(all.length);
         finish(conn, head, eventFrame('caughtUp', { resumed: true }, head), false);
       } finally {
         socket?.uncork();

@@ -2,12 +2,14 @@
 import type { Database, GameCredentialRef, StateStore } from '@platform/kit';
 import type { SocialConfig } from '../config.js';
 import type { EventPublisher } from './events.js';
+import type { SocialMetrics } from './metrics.js';
 
 export interface Ctx {
   db: Database;
   state: StateStore;
   config: SocialConfig;
   events: EventPublisher;
+  metrics: SocialMetrics;
   now(): Date;
 }
 

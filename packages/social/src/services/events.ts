@@ -149,7 +149,7 @@ type Warn = { warn(obj: object, msg: string): void };
  * batch: each event gets its id and is logged and published in one step). Nothing is delivered locally
  * first: this node hears its own events from the store like the others, in the order of their ids.
  */
-function loggedPublisher(state: StateStore, retention: LogRetention, log: Warn) {
+function loggedPublisher(state: StateStore, retention: LogRetention, log: Warn, onPublishFailed: () => void) {
   const append = createBatcher<LogAppend, void>(async (items) => {
     await state.logAppend(items, retention);
     return items.map(() => undefined);
@@ -158,6 +158,7 @@ function loggedPublisher(state: StateStore, retention: LogRetention, log: Warn) 
     try {
       await append(item);
     } catch (err) {
+      onPublishFailed();
       log.warn({ err, type }, 'event not published');
     }
   };
@@ -181,9 +182,16 @@ function loggedPublisher(state: StateStore, retention: LogRetention, log: Warn) 
   };
 }
 
-export function createEventPublisher(state: StateStore, db: Database, log: Warn = { warn() {} }, opts: { replay?: LogRetention } = {}): EventPublisher {
+export function createEventPublisher(
+  state: StateStore,
+  db: Database,
+  log: Warn = { warn() {} },
+  /** `replay`: the replay log's retention (off when absent); `onPublishFailed`: told of each publish the state store refused (metrics). */
+  opts: { replay?: LogRetention; onPublishFailed?: () => void } = {},
+): EventPublisher {
+  const onPublishFailed = opts.onPublishFailed ?? (() => {});
   const origin = randomUUID();
-  const logged = opts.replay ? loggedPublisher(state, opts.replay, log) : undefined;
+  const logged = opts.replay ? loggedPublisher(state, opts.replay, log, onPublishFailed) : undefined;
   // Events published together leave in one pipeline (group commit); order is kept on the one connection.
   const publish = createBatcher<{ channel: string; message: string }, void>(async (ms) => {
     await state.publishAll(ms);
@@ -204,6 +212,7 @@ export function createEventPublisher(state: StateStore, db: Database, log: Warn 
       await publish({ channel, message });
     } catch (err) {
       log.warn({ err, type }, 'event not published');
+      onPublishFailed();
     }
   };
   /** Those of `userIds` who muted `actorId`, in one query. */

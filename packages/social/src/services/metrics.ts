@@ -1,0 +1,62 @@
+/**
+ * Social's metrics (docs/social-realtime.md, "Metrics"), on top of the kit's HTTP, process and database pool
+ * metrics: open sockets, event frames delivered and dropped (by reason), refused per-user limits, and the
+ * replay and resync counts of a resumed socket (defined here; counted by the replay work through
+ * `replayed()` and `resync()`).
+ */
+import { createMetrics, databaseMetrics, type Database, type ServiceMetrics } from '@platform/kit';
+
+/**
+ * Why an event frame did not reach a socket:
+ * - `slow_consumer`: the socket's send buffer was over SOCIAL_REALTIME_SEND_BUFFER_BYTES (the socket is cut, 4008);
+ * - `socket_closing`: the socket was already closing (cut as a slow consumer, or closing);
+ * - `no_recipient`: the event reached this node's channel after its last socket left;
+ * - `dispatch_failed`: the dispatch threw (a read it needed failed);
+ * - `unreadable`: a message from the state store that is not an event (another version, corruption);
+ * - `publish_failed`: the state store refused the publish: no other node received the event.
+ */
+export type DropReason = 'slow_consumer' | 'socket_closing' | 'no_recipient' | 'dispatch_failed' | 'unreadable' | 'publish_failed';
+
+export interface SocialMetrics {
+  readonly metrics: ServiceMetrics;
+  /** An event frame written to a socket. */
+  delivered(): void;
+  dropped(reason: DropReason): void;
+  /** A per-user limit refused (chat, outreach, search, frames). */
+  rateLimited(limit: 'chat' | 'outreach' | 'search' | 'frames'): void;
+  /** Events sent again to a resumed socket (the replay work calls it with the count replayed). */
+  replayed(events: number): void;
+  /** A resumed socket told to resync (its missed events no longer kept). */
+  resync(): void;
+  /** The node's sockets and channels, read at each scrape. */
+  watchRealtime(realtime: { connections(): number; subscribedChannels(): string[] }): void;
+}
+
+export function createSocialMetrics(db: Database): SocialMetrics {
+  const metrics = createMetrics('social');
+  databaseMetrics(metrics, db);
+  const delivered = metrics.counter('events_delivered_total', 'Event frames written to a WebSocket on this node (one per socket)');
+  const dropped = metrics.counter('events_dropped_total', 'Event frames that reached no socket, by reason (docs/social-realtime.md, "Metrics")', ['reason']);
+  const limited = metrics.counter('rate_limited_total', 'Requests and frames refused by a per-user limit, by limit', ['limit']);
+  const replayed = metrics.counter('replayed_events_total', 'Events sent again to a resumed WebSocket');
+  const resyncs = metrics.counter('resyncs_total', 'Resumed WebSockets told to resync (their missed events were no longer kept)');
+  let realtime: { connections(): number; subscribedChannels(): string[] } | undefined;
+  metrics.gauge('ws_open_sockets', 'WebSockets open on this node', [], (g) => {
+    g.set(realtime?.connections() ?? 0);
+  });
+  metrics.gauge('ws_subscribed_channels', 'Event channels this node is subscribed to (users and parties with a socket here)', [], (g) => {
+    g.set(realtime?.subscribedChannels().length ?? 0);
+  });
+  const deliveredChild = delivered.labels();
+  return {
+    metrics,
+    delivered: () => deliveredChild.inc(),
+    dropped: (reason) => dropped.inc({ reason }),
+    rateLimited: (limit) => limited.inc({ limit }),
+    replayed: (events) => replayed.inc(events),
+    resync: () => resyncs.inc(),
+    watchRealtime(r) {
+      realtime = r;
+    },
+  };
+}
