@@ -182,6 +182,21 @@ function loggedPublisher(state: StateStore, retention: LogRetention, log: Warn, 
   };
 }
 
+/** Mute filtering of the recipients of an event (user channels; party chat is filtered by the realtime layer). */
+function muteFilter(db: Database) {
+  /** Those of `userIds` who muted `actorId`, in one query. */
+  const mutersAmong = async (actorId: string, userIds: string[]): Promise<Set<string>> => {
+    return new Set(await mutersAmongRows(db, actorId, userIds));
+  };
+  /** The recipients who did not mute the actor (all of them when the caller applied the mutes already). */
+  const unmuted = async <R>(type: EventType, recipients: readonly R[], idOf: (r: R) => string, opts: PublishOptions): Promise<readonly R[]> => {
+    if (!opts.actorId || !MUTABLE.has(type) || !recipients.length || opts.mutesApplied) return recipients;
+    const muters = await mutersAmong(opts.actorId, recipients.map(idOf));
+    return muters.size ? recipients.filter((r) => !muters.has(idOf(r))) : recipients;
+  };
+  return { mutersAmong, unmuted };
+}
+
 export function createEventPublisher(
   state: StateStore,
   db: Database,
@@ -215,16 +230,7 @@ export function createEventPublisher(
       onPublishFailed();
     }
   };
-  /** Those of `userIds` who muted `actorId`, in one query. */
-  const mutersAmong = async (actorId: string, userIds: string[]): Promise<Set<string>> => {
-    return new Set(await mutersAmongRows(db, actorId, userIds));
-  };
-  /** The recipients who did not mute the actor (all of them when the caller applied the mutes already). */
-  const unmuted = async <R>(type: EventType, recipients: readonly R[], idOf: (r: R) => string, opts: PublishOptions): Promise<readonly R[]> => {
-    if (!opts.actorId || !MUTABLE.has(type) || !recipients.length || opts.mutesApplied) return recipients;
-    const muters = await mutersAmong(opts.actorId, recipients.map(idOf));
-    return muters.size ? recipients.filter((r) => !muters.has(idOf(r))) : recipients;
-  };
+  const { mutersAmong, unmuted } = muteFilter(db);
   const send = async (channel: string, env: EventEnvelope) => {
     if (logged) return logged.one(channel, env);
     if (local) {
