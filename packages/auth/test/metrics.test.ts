@@ -53,7 +53,8 @@ describe('auth metrics', () => {
     assert.deepEqual(statuses, [401, 401, 423, 423, 429]);
     assert.equal((await call('GET', `/no/such/${reg.body.access_token}`)).status, 404);
     assert.equal((await call('GET', '/.well-known/jwks.json')).status, 200);
-    // A deletion writes a notice; its delivery to a target that refuses connections fails and stays pending.
+    // A deletion writes two notices (account.deleted, and the revocation of its sessions); their delivery to a
+    // target that refuses connections fails and stays pending.
     const other = await call('POST', '/register', { email: email(), password: GOOD_PASSWORD });
     assert.equal((await call('DELETE', '/account', undefined, other.body.access_token)).status, 202);
     await h.app.auth.outbox.runOnce();
@@ -69,10 +70,10 @@ describe('auth metrics', () => {
     assert.equal(m.value('auth_rate_limited_total', { limit: 'login:ip_email' }), 1);
     assert.equal(m.value('auth_lockouts_total'), 1);
     assert.equal(m.value('auth_locked_out_attempts_total'), 2);
-    assert.equal(m.value('auth_outbox_delivery_attempts_total', { result: 'failed' }), 1);
-    assert.equal(m.value('auth_outbox_pending_notices'), 1);
-    assert.equal(m.value('auth_outbox_pending_deliveries'), 1);
-    assert.equal(m.value('auth_outbox_failing_deliveries'), 1);
+    assert.equal(m.value('auth_outbox_delivery_attempts_total', { result: 'failed' }), 2);
+    assert.equal(m.value('auth_outbox_pending_notices'), 2);
+    assert.equal(m.value('auth_outbox_pending_deliveries'), 2);
+    assert.equal(m.value('auth_outbox_failing_deliveries'), 2);
     assert.ok(m.value('auth_outbox_oldest_pending_age_seconds')! >= 0);
     assert.equal(m.value('auth_signing_keys', { state: 'active' }), 1);
     assert.ok(m.value('auth_signing_keys_published')! >= 1);

@@ -38,7 +38,7 @@ describe('auth through store outages (private PostgreSQL and Redis)', { skip }, 
   let db: pg.Pool;
   // A notice target standing in for social/matchmaking: refuses (503) until told to accept.
   let accepting = false;
-  const received: { id: string; account_id?: string }[] = [];
+  const received: { id: string; type?: string; account_id?: string }[] = [];
   const target = http.createServer((req, res) => {
     let body = '';
     req.on('data', (c) => (body += c));
@@ -212,8 +212,10 @@ describe('auth through store outages (private PostgreSQL and Redis)', { skip }, 
     const del = await c.delete('/account', { token: acct.access_token });
     assert.equal(del.status, 202, JSON.stringify(del.body));
     await cluster.nodes[0].kill();
-    const rows = async () =>
-      (await db.query(`SELECT id, topic, payload FROM outbox WHERE payload->>'account_id' = $1`, [acct.account_id])).rows;
+    // The deletion writes its account.deleted notice and, through the revocation path, a revocation notice.
+    const all = async () => (await db.query(`SELECT id, topic, payload FROM outbox WHERE payload->>'account_id' = $1`, [acct.account_id])).rows;
+    const rows = async () => (await all()).filter((r) => r.topic === 'account.deleted');
+    assert.ok((await all()).some((r) => r.topic === 'revocation'), 'the revocation notice was written with it');
     const written = await rows();
     assert.equal(written.length, 1);
     assert.equal(written[0].topic, 'account.deleted');
@@ -228,7 +230,7 @@ describe('auth through store outages (private PostgreSQL and Redis)', { skip }, 
     accepting = true;
     // If the killed node had claimed the delivery just before it died, the row waits out that claim's lease
     // (LEASE_SECONDS = 30 in auth's outbox) before another node retries it: allow for it.
-    const got = await eventually(async () => received.find((n) => n.account_id === acct.account_id), 40_000, 'the deletion notice delivered');
+    const got = await eventually(async () => received.find((n) => n.account_id === acct.account_id && n.type === 'account.deleted'), 40_000, 'the deletion notice delivered');
     assert.equal(got.id, written[0].id, 'the notice id of the row written before the crash');
   });
 });

@@ -46,7 +46,9 @@ describe('docs/walkthrough.md', async () => {
 
   before(async () => {
     if (skip) return;
-    platform = await startNpmStart(dir);
+    // In CI the walkthrough's npm start runs on PostgreSQL, where CORS has no localhost default (the embedded start a
+    // reader runs allows localhost origins): its browser section's page origin is allowed explicitly.
+    platform = await startNpmStart(dir, { CORS_ALLOWED_ORIGINS: 'http://localhost:8081' });
   });
   after(async () => {
     await platform?.stop();
