@@ -32,6 +32,8 @@ let rt: RealtimeClient;
 const friends = new Map<string, FriendSummary>();
 let party: Party | undefined;
 const shownMessages = new Set<string>();
+/** Whether this socket got `caughtUp` or `resync`: the server resumed it (or told it to reload). */
+let caughtUp = false;
 
 function status(text: string, error = false): void {
   el('status').textContent = text;
@@ -204,13 +206,31 @@ function listen(): void {
     el('my-presence').textContent = `You are ${p.state}${p.richPresence?.activity ? ` — ${p.richPresence.activity}` : ''}`;
   });
   rt.on('error', (e) => status(`${e.code}: ${e.message}`, true));
-  rt.on('reconnecting', (r) => status(`Connection lost; reconnecting in ${Math.round(r.delayMs / 1000)} s…`, true));
-  // Delivery is at most once: after a reconnect, re-read what may have been missed.
+  rt.on('reconnecting', (r) => {
+    caughtUp = false;
+    status(`Connection lost; reconnecting in ${Math.round(r.delayMs / 1000)} s…`, true);
+  });
+  // A reconnect resumes: what was missed while away is replayed (as the events above) before `open`, then
+  // `caughtUp`. Only when the server no longer keeps the gap (`resync`), or keeps no replay log at all (no
+  // `caughtUp` before `open`), is everything re-read over HTTP.
+  rt.on('caughtUp', () => {
+    caughtUp = true;
+  });
+  rt.on('resync', () => {
+    caughtUp = true;
+    void act(reloadAll);
+  });
   rt.on('open', ({ reconnected }) => {
     if (!reconnected) return;
-    status('Reconnected');
-    void act(() => Promise.all([refreshFriends(), refreshRequests(), refreshInvites()]).then(() => (party ? enterParty(party.partyId) : undefined)));
+    status(caughtUp ? 'Reconnected: caught up on what was missed' : 'Reconnected');
+    if (!caughtUp) void act(reloadAll);
   });
+}
+
+/** Everything the page shows, read again over HTTP. */
+async function reloadAll(): Promise<void> {
+  await Promise.all([refreshFriends(), refreshRequests(), refreshInvites()]);
+  if (party) await enterParty(party.partyId);
 }
 
 // ---- sign-in and start ----

@@ -73,15 +73,18 @@ describe('web lobby: two players in Chromium', { skip: haveChromium ? false : `$
   let foreign: LobbyServer;
   let browser: Browser;
   let keyedPort: number;
+  let secondNodePort: number;
 
   before(async () => {
     // The lobbies' origins must be known before the services start (their CORS list), so the ports come first:
     // the lobby, and the lobby configured with a client key (the last test).
     const lobbyPort = await freePort();
     keyedPort = await freePort();
+    secondNodePort = await freePort();
     const origin = `http://127.0.0.1:${lobbyPort}`;
-    const allowed = `${origin},http://127.0.0.1:${keyedPort}`;
-    platform = await startPlatform({ authEnv: { CORS_ALLOWED_ORIGINS: allowed }, socialEnv: { CORS_ALLOWED_ORIGINS: allowed } });
+    const allowed = `${origin},http://127.0.0.1:${keyedPort},http://127.0.0.1:${secondNodePort}`;
+    // Two social nodes on one database and state store (the reconnect test stops the first).
+    platform = await startPlatform({ authEnv: { CORS_ALLOWED_ORIGINS: allowed }, socialEnv: { CORS_ALLOWED_ORIGINS: allowed }, socialNodes: 2 });
     const config = { authUrl: platform.auth.url, socialUrl: platform.socialUrl };
     lobby = await startLobbyServer({ config, port: lobbyPort });
     assert.equal(lobby.url, origin);
@@ -149,6 +152,55 @@ describe('web lobby: two players in Chromium', { skip: haveChromium ? false : `$
     assert.match((await b.page.locator('#friends li', { hasText: a.handle }).textContent()) ?? '', /\(busy/);
     assert.equal(await a.page.locator('#status.error').count(), 0, await a.page.locator('#status').textContent() ?? '');
     assert.equal(await b.page.locator('#status.error').count(), 0, await b.page.locator('#status').textContent() ?? '');
+  });
+
+  it('a dropped connection resumes: the party chat sent while A was away arrives by replay, without re-reading', async () => {
+    // A's page talks to social node 1, B's page (another lobby server) to node 2; node 1 then goes down and up.
+    const other = await startLobbyServer({ config: { authUrl: platform.auth.url, socialUrl: platform.socialNodes[1].url }, port: secondNodePort });
+    try {
+      const a = await signIn(browser, lobby.url, 'Eve');
+      const b = await signIn(browser, other.url, 'Fin');
+      await a.page.fill('#search', b.handle);
+      await a.page.click('#search-go');
+      await clickIn(a.page, '#results li', b.handle, 'Add friend');
+      await clickIn(b.page, '#requests li', a.handle, 'Accept');
+      await shows(a.page, '#friends li', b.handle);
+      await a.page.click('#create-party');
+      await shows(a.page, '#members li', `${a.handle} (leader)`);
+      await clickIn(a.page, '#friends li', b.handle, 'Invite');
+      await clickIn(b.page, '#invites li', a.handle, 'Join');
+      await shows(a.page, '#members li', b.handle);
+
+      // From here on, every HTTP read of A's page is recorded: a resumed page reads nothing again.
+      const reads: string[] = [];
+      a.page.on('request', (r) => {
+        if (r.method() === 'GET' && r.url().startsWith(platform.socialUrl)) reads.push(new URL(r.url()).pathname);
+      });
+      // Node 1 goes away as in a network drop (every connection cut), and comes back a moment later.
+      await platform.stopSocial({ abrupt: true });
+      await shows(a.page, '#status', 'Connection lost');
+      for (const text of ['while you were away', 'still away']) {
+        await b.page.fill('#chat-text', text);
+        await b.page.click('#chat-send');
+        await shows(b.page, '#messages li', `${b.handle}: ${text}`);
+      }
+      assert.equal(await a.page.locator('#messages li').count(), 0, 'A is away');
+      await platform.startSocial();
+      await shows(a.page, '#status', 'Reconnected: caught up on what was missed');
+      await shows(a.page, '#messages li', `${b.handle}: still away`);
+      assert.deepEqual(
+        await a.page.locator('#messages li').allTextContents(),
+        [`${b.handle}: while you were away`, `${b.handle}: still away`],
+        'both, once, in order',
+      );
+      assert.deepEqual(reads.filter((p) => p !== '/v1/ws'), [], 'nothing re-read over HTTP: the events were replayed');
+      // And live again.
+      await b.page.fill('#chat-text', 'welcome back');
+      await b.page.click('#chat-send');
+      await shows(a.page, '#messages li', `${b.handle}: welcome back`);
+    } finally {
+      await other.close();
+    }
   });
 
   it('CORS: a page from another origin cannot call auth or social (fetch rejects); the lobby origin can', async () => {

@@ -79,8 +79,8 @@ export interface Platform {
   socialUrl: string;
   /** Every social node (the first is `social`), with its URL; `socialNodes` of the options. */
   socialNodes: (Client & { url: string })[];
-  /** Stops the social service (its data stays); the auth outbox then fails and retries. */
-  stopSocial(): Promise<void>;
+  /** Stops the social service (its data stays); the auth outbox then fails and retries. `abrupt`: every connection cut at once. */
+  stopSocial(opts?: { abrupt?: boolean }): Promise<void>;
   /** Starts the social service again on the same port and data. */
   startSocial(): Promise<void>;
   socialRunning(): boolean;
@@ -234,10 +234,13 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Platfor
     await app.listen({ port: socialPort, host: '127.0.0.1' });
     socialApp = app;
   };
-  const stopSocial = async () => {
+  const stopSocial = async (o: { abrupt?: boolean } = {}) => {
     const app = socialApp;
     socialApp = undefined;
-    await app?.close();
+    const closing = app?.close();
+    // A network drop rather than a drain: every connection is cut at once (the clients see 1006, not 1001).
+    if (o.abrupt) app?.server.closeAllConnections();
+    await closing;
   };
   if (!opts.socialStopped) await startSocial();
   const more = await startMoreSocial(opts.socialNodes ?? 1, socialConfig, socialTls, opened.social.d, sameState, closeIfOwn);
