@@ -821,6 +821,7 @@ export interface paths {
          *
          *     | close | code |
          *     |---|---|
+         *     | 4500 | `internal_error` |
          *     | 4400 | `incomplete_game_credentials` |
          *     | 4400 | `ambiguous_game_credentials` |
          *     | 4401 | `unauthorized` |
@@ -828,13 +829,12 @@ export interface paths {
          *     | 4401 | `invalid_game_credentials` |
          *     | 4401 | `invalid_client_key` |
          *     | 4409 | `name_unavailable` |
-         *     | 4429 | `too_many_sockets` |
-         *     | 4500 | `internal_error` |
-         *     | 4503 | `shutting_down` |
          *     | 4503 | `key_set_unavailable` |
          *     | 4503 | `registry_unavailable` |
          *     | 4503 | `database_unavailable` |
          *     | 4503 | `state_unavailable` |
+         *     | 4429 | `too_many_sockets` |
+         *     | 4503 | `shutting_down` |
          */
         get: operations["getV1Ws"];
         put?: never;

@@ -9,7 +9,7 @@
 import type { App } from '@platform/kit';
 import { Type } from 'typebox';
 import { WS_PATH } from '../realtime/gateway.js';
-import { ANY_ROUTE, CallerHeaders, errorResponses } from './responses.js';
+import { ANY_ROUTE, CALLER, CallerHeaders, errorResponses } from './responses.js';
 import { socialError, socialErrors, type SocialErrorCode } from '../services/errors.js';
 
 const UpgradeHeaders = Type.Object({
@@ -19,22 +19,16 @@ const UpgradeHeaders = Type.Object({
   ),
 });
 
-/** The refusals of a handshake (realtime/upgrade.ts), told in band: one error frame, then close 4000 + status. */
+/**
+ * The refusals of a handshake (realtime/upgrade.ts), told in band: one error frame, then close 4000 + status.
+ * A caller's route's answers (the credentials, tenancy, stores) less the HTTP-level ones a handshake never gets
+ * that way, plus the socket caps and the drain.
+ */
+const HTTP_LEVEL: readonly SocialErrorCode[] = ['bad_request', 'invalid_character', 'too_deep'];
 export const IN_BAND_REFUSALS: readonly SocialErrorCode[] = [
-  'incomplete_game_credentials',
-  'ambiguous_game_credentials',
-  'unauthorized',
-  'token_revoked',
-  'invalid_game_credentials',
-  'invalid_client_key',
-  'name_unavailable',
+  ...CALLER.filter((c) => !HTTP_LEVEL.includes(c)),
   'too_many_sockets',
-  'internal_error',
   'shutting_down',
-  'key_set_unavailable',
-  'registry_unavailable',
-  'database_unavailable',
-  'state_unavailable',
 ];
 
 const refusalTable = () =>
