@@ -5,22 +5,14 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import WebSocket from 'ws';
 import { requestJson, type Env } from '@platform/kit';
 import { startHost, type RunningHost } from '../src/index.js';
+import { embeddedHostEnv } from './support.js';
 
 const BOUND_MS = 1000;
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as AddressInfo).port;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 describe('npm start (embedded): game credentials revoked at once', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'host-game-credentials-'));
@@ -44,19 +36,7 @@ describe('npm start (embedded): game credentials revoked at once', () => {
   };
 
   before(async () => {
-    const [authPort, socialPort, registryPort] = [await freePort(), await freePort(), await freePort()];
-    const { DATABASE_URL: _d, REDIS_URL: _r, ...base } = process.env;
-    const env: Env = {
-      ...base,
-      DATA_DIR: dir,
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'silent',
-      AUTH_PORT: String(authPort),
-      SOCIAL__LISTEN__PORT: String(socialPort),
-      AUTH_PASSWORD_MEMORY_KIB: '1024',
-      AUTH_PASSWORD_TIME_COST: '1',
-      REGISTRY_ADMIN_PASSWORD: 'host-credentials-admin',
-    };
+    const { env, authPort, socialPort, registryPort } = await embeddedHostEnv(dir, 'host-credentials-admin');
     host = await startHost(env, { registryPort, log: () => {} });
     ca = readFileSync(host.caFile, 'utf8');
     urls = { auth: `https://127.0.0.1:${authPort}`, registry: `http://127.0.0.1:${registryPort}`, social: `https://127.0.0.1:${socialPort}` };

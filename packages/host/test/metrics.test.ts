@@ -4,20 +4,12 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ConfigError, type Env } from '@platform/kit';
 import { scrapeMetrics } from '@platform/kit/testing';
 import { metricsPortClashes, startHost } from '../src/index.js';
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as AddressInfo).port;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
+import { embeddedHostEnv } from './support.js';
 
 describe('host metrics', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'host-metrics-'));
@@ -32,22 +24,11 @@ describe('host metrics', () => {
   });
 
   it('serves each service its own registry on its own loopback listener', async () => {
-    const [authPort, socialPort, registryPort] = [await freePort(), await freePort(), await freePort()];
-    const { DATABASE_URL: _d, REDIS_URL: _r, ...base } = process.env;
-    const env: Env = {
-      ...base,
-      DATA_DIR: dir,
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'silent',
-      AUTH_PORT: String(authPort),
-      SOCIAL__LISTEN__PORT: String(socialPort),
-      AUTH_PASSWORD_MEMORY_KIB: '1024',
-      AUTH_PASSWORD_TIME_COST: '1',
-      REGISTRY_ADMIN_PASSWORD: 'host-metrics-admin-password',
+    const { env, registryPort } = await embeddedHostEnv(dir, 'host-metrics-admin-password', {
       AUTH_METRICS_PORT: '0',
       REGISTRY_METRICS_PORT: '0',
       SOCIAL_METRICS_PORT: '0',
-    };
+    });
     const host = await startHost(env, { registryPort, log: () => {} });
     const declared = new Set<string>();
     try {

@@ -5,7 +5,6 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { requestJson, type Env } from '@platform/kit';
@@ -13,14 +12,7 @@ import { startAuth } from '@platform/auth';
 import { startRegistry } from '@platform/registry';
 import { startSocial } from '@platform/social';
 import { startHost } from '../src/index.js';
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as AddressInfo).port;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
+import { embeddedHostEnv } from './support.js';
 
 describe('older data layout', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'host-old-layout-'));
@@ -35,19 +27,7 @@ describe('older data layout', () => {
   });
 
   it('is copied into DATA_DIR/pg on the first start of the host, the old directories moved aside', async () => {
-    const [authPort, socialPort, registryPort] = [await freePort(), await freePort(), await freePort()];
-    const { DATABASE_URL: _d, REDIS_URL: _r, ...base } = process.env;
-    const env: Env = {
-      ...base,
-      DATA_DIR: dir,
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'silent',
-      AUTH_PORT: String(authPort),
-      SOCIAL__LISTEN__PORT: String(socialPort),
-      AUTH_PASSWORD_MEMORY_KIB: '1024',
-      AUTH_PASSWORD_TIME_COST: '1',
-      REGISTRY_ADMIN_PASSWORD: 'old-layout-admin-password',
-    };
+    const { env, authPort, socialPort, registryPort } = await embeddedHostEnv(dir, 'old-layout-admin-password');
     const caFile = path.join(dir, 'ca', 'ca-cert.pem');
     const call = (url: string, method: string, p: string, body?: unknown, token?: string) =>
       requestJson(method, url + p, {
