@@ -52,6 +52,25 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/**
+ * A free port held by a listener until `release()`: the social port must be known before auth starts (its outbox
+ * target), and a port only looked up could be taken by a parallel test in the seconds before social listens.
+ */
+async function reservePort(): Promise<{ port: number; release(): Promise<void> }> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as AddressInfo).port;
+  let released = false;
+  return {
+    port,
+    async release() {
+      if (released) return;
+      released = true;
+      await new Promise((r) => srv.close(r));
+    },
+  };
+}
+
 export interface Client {
   url: string;
   call(method: string, path: string, opts?: { body?: unknown; headers?: Record<string, string>; token?: string }): Promise<JsonResponse>;
@@ -200,7 +219,8 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Platfor
   const authTls = await loadOrCreateTls({ dir: path.join(dir, 'auth-tls') });
   const socialTls = await loadOrCreateTls({ dir: path.join(dir, 'social-tls') });
   const internalKey = randomBytes(24).toString('base64url');
-  const socialPort = await freePort();
+  const socialReservation = await reservePort();
+  const socialPort = socialReservation.port;
   const socialUrl = `https://127.0.0.1:${socialPort}`;
   const { dbs, states, opened, authStores, regStores, socialStores } = await openStores();
 
@@ -231,6 +251,7 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Platfor
   const startSocial = async () => {
     if (socialApp) return;
     const app = await buildSocial(socialConfig, { ...socialStores, https: tls13Options(socialTls) });
+    await socialReservation.release();
     await app.listen({ port: socialPort, host: '127.0.0.1' });
     socialApp = app;
   };
@@ -269,6 +290,7 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Platfor
       for (const n of extraNodes) await n.close();
       await more.close();
       await stopSocial();
+      await socialReservation.release();
       if (opts.sharedBus) await closeIfOwn(socialStores.state);
       await registryApp.close();
       await closeIfOwn(bus);
