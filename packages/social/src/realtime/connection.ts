@@ -126,6 +126,7 @@ export function createSender(opts: { sendBufferBytes: number; log: Log; metrics?
     // Held frames leaving the gate (replay.ts, ordering.ts): events, for the most part.
     write: writeCounted,
     sendFrame,
-    sendError: (conn, code, message, extra = {}) => sendFrame(conn, 'error', { code, message, ...extra }),
+    // An error frame is never held behind a replay: it often precedes a close (4004, 4005), which is not held either.
+    sendError: (conn, code, message, extra = {}) => void write(conn, JSON.stringify({ type: 'error', data: { code, message, ...extra } })),
   };
 }
