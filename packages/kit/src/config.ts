@@ -184,6 +184,8 @@ export interface HttpTimeouts {
   httpIdleTimeoutMs: number;
   /** TLS handshake complete (HTTPS listeners). */
   tlsHandshakeTimeoutMs: number;
+  /** On close, how long requests in flight may still run before every remaining connection is cut. */
+  httpShutdownGraceMs: number;
 }
 
 export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = {
@@ -193,6 +195,8 @@ export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = {
   httpKeepAliveTimeoutMs: 65_000,
   httpIdleTimeoutMs: 60_000,
   tlsHandshakeTimeoutMs: 10_000,
+  // Under the 30 s a container orchestrator usually waits after SIGTERM before it kills the process.
+  httpShutdownGraceMs: 10_000,
 };
 
 /** The given timeouts (the keys of HttpTimeouts picked out of a service's config) over the defaults, checked. */
@@ -230,6 +234,7 @@ function httpTimeoutVars(): { [K in keyof HttpTimeouts]: Variable<number> } {
     httpKeepAliveTimeoutMs: ms('HTTP_KEEP_ALIVE_TIMEOUT_MS', 'httpKeepAliveTimeoutMs', 'An idle keep-alive connection is closed after this'),
     httpIdleTimeoutMs: ms('HTTP_IDLE_TIMEOUT_MS', 'httpIdleTimeoutMs', 'A connection with no traffic either way is closed after this'),
     tlsHandshakeTimeoutMs: ms('TLS_HANDSHAKE_TIMEOUT_MS', 'tlsHandshakeTimeoutMs', 'The TLS handshake must complete within this'),
+    httpShutdownGraceMs: ms('HTTP_SHUTDOWN_GRACE_MS', 'httpShutdownGraceMs', 'On shutdown, requests in flight may run this long; then every connection is cut'),
   };
 }
 

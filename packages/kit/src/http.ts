@@ -19,6 +19,7 @@ import type { DestinationStream } from 'pino';
 import { AppError } from './errors.js';
 import { kitError, type ErrorCodes, type KitErrorCode } from './error-codes.js';
 import { fieldName, type FieldCase } from './field-case.js';
+import { installConnectionDrain } from './connection-drain.js';
 import { nodeServerTimeoutOptions, resolveHttpTimeouts, type HttpTimeouts } from './config.js';
 import { checkJsonInput, inputError } from './input.js';
 import { lazyChildLoggerFactory, loggerOptions } from './logger.js';
@@ -238,6 +239,7 @@ function createFastify(opts: ServiceOptions): App {
     http: { ...((extra.http as object | undefined) ?? {}), ...nodeServer },
     ...(https ? { https } : {}),
   } as FastifyServerOptions).withTypeProvider<TypeBoxTypeProvider>() as App;
+  installConnectionDrain(app, t.httpShutdownGraceMs);
   return app;
 }
 

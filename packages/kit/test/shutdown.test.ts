@@ -25,8 +25,12 @@ describe('graceful shutdown', () => {
     let out = '';
     child.stdout.on('data', (c) => (out += c));
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-    for (let i = 0; i < 200 && !/port=\d+/.test(out); i++) await new Promise((r) => setTimeout(r, 50));
-    const port = Number(/port=(\d+)/.exec(out)![1]);
+    // Up to a minute to start: a loaded CI machine (tsx compiles the fixture) took more than 10 s once.
+    for (let i = 0; i < 1200 && !/port=\d+/.test(out); i++) await new Promise((r) => setTimeout(r, 50));
+    const started = /port=(\d+)/.exec(out);
+    if (!started) child.kill('SIGKILL');
+    assert.ok(started, `the fixture did not start: ${out}`);
+    const port = Number(started[1]);
     const inflight = get(port, '/slow');
     await new Promise((r) => setTimeout(r, 150));
     child.kill('SIGTERM');

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { createService, loadOrCreateTls, tls13Options, readConfig, commonVars, ConfigError, type App, type HttpTimeouts } from '../src/index.js';
 
 // Short limits so the test runs quickly; the server closes within 1.5 × each limit.
-const SHORT: HttpTimeouts = { httpHeadersTimeoutMs: 300, httpRequestTimeoutMs: 600, httpKeepAliveTimeoutMs: 300, httpIdleTimeoutMs: 400, tlsHandshakeTimeoutMs: 300 };
+const SHORT: HttpTimeouts = { httpHeadersTimeoutMs: 300, httpRequestTimeoutMs: 600, httpKeepAliveTimeoutMs: 300, httpIdleTimeoutMs: 400, tlsHandshakeTimeoutMs: 300, httpShutdownGraceMs: 300 };
 /** Far beyond every limit above: a socket still open by then was never going to be closed. */
 const GIVE_UP_MS = 8000;
 
