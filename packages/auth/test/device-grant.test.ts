@@ -43,7 +43,7 @@ function assertOAuthError(r: { statusCode: number; body: string; headers: Record
 describe('device authorization grant (RFC 8628)', () => {
   let h: Harness;
   before(async () => {
-    h = await harness({ AUTH_DEVICE_POLL_INTERVAL_SECONDS: '2', AUTH_RATE_DEVICE_VERIFY_PER_IP: '1000', AUTH_RATE_DEVICE_VERIFY_PER_ACCOUNT: '1000' });
+    h = await harness({ AUTH_DEVICE_POLL_INTERVAL_SECONDS: '2', AUTH_RATE_DEVICE_AUTHORIZE_PER_IP: '1000', AUTH_RATE_DEVICE_VERIFY_PER_IP: '1000', AUTH_RATE_DEVICE_VERIFY_PER_ACCOUNT: '1000' });
   });
   after(() => h.close());
 
