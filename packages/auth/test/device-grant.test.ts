@@ -262,7 +262,7 @@ describe('device authorization grant (RFC 8628)', () => {
     assert.match(String(page.headers['content-security-policy']), /script-src 'self'/);
     assert.equal(page.headers['x-frame-options'], 'DENY');
     assert.equal(page.headers['cache-control'], 'no-store');
-    assert.match(page.body, /<script src="\/device\/device.js" defer><\/script>/);
+    assert.match(page.body, /<script type="module" src="\/device\/device.js"><\/script>/);
     assert.doesNotMatch(page.body, /<script>/); // no inline script (the CSP would refuse it)
     const js = await h.app.inject({ method: 'GET', url: '/device/device.js' });
     assert.match(String(js.headers['content-type']), /^text\/javascript/);

@@ -36,7 +36,7 @@ describe('a standard OAuth client (oauth4webapi) against the listening service',
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (token) headers.authorization = `Bearer ${token}`;
     const r = await undiciFetch(new URL(p, issuer), { method, headers, body: body === undefined ? undefined : JSON.stringify(body), dispatcher: agent });
-    return { status: r.status, body: r.status === 204 ? null : await r.json() };
+    return { status: r.status, body: (r.status === 204 ? null : await r.json()) as Record<string, any> };
   };
 
   before(async () => {

@@ -102,10 +102,15 @@ export function authorizationServerMetadata(c: AuthContext) {
 export const METADATA_MAX_AGE_SECONDS = 300;
 
 export async function oauthRoutes(app: App, c: AuthContext) {
-  const { deviceGrants } = c;
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (req, body, done) => parseForm(req, body as string, done));
   app.addHook('onSend', addOAuthErrorFields);
+  deviceAuthorizationRoute(app, c);
+  tokenRoute(app, c);
+  metadataRoutes(app, c);
+}
 
+/** POST /oauth/device_authorization (RFC 8628 §3.1). */
+function deviceAuthorizationRoute(app: App, c: AuthContext) {
   app.post(
     '/oauth/device_authorization',
     {
@@ -136,13 +141,17 @@ export async function oauthRoutes(app: App, c: AuthContext) {
     },
     async (req) => {
       const b = req.body;
-      return deviceGrants.authorize(
+      return c.deviceGrants.authorize(
         { clientId: b.client_id, deviceName: b.device_name, platform: b.platform, deviceFingerprint: b.device_fingerprint },
         c.auditCtx(req),
       );
     },
   );
+}
 
+/** POST /oauth/token (RFC 6749 §3.2): device_code and refresh_token. */
+function tokenRoute(app: App, c: AuthContext) {
+  const { deviceGrants } = c;
   app.post(
     '/oauth/token',
     {
@@ -193,7 +202,10 @@ export async function oauthRoutes(app: App, c: AuthContext) {
       throw fail('unsupported_grant_type', `grant_type must be ${DEVICE_CODE_GRANT} or refresh_token`);
     },
   );
+}
 
+/** The metadata (RFC 8414) at its own path and at the OpenID discovery path. */
+function metadataRoutes(app: App, c: AuthContext) {
   for (const url of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']) {
     app.get(
       url,

@@ -85,6 +85,33 @@ type PollOutcome =
   | { kind: 'tokens'; opened: OpenedSession }
   | { kind: 'error'; code: 'invalid_grant' | 'expired_token' | 'access_denied' | 'authorization_pending' | 'slow_down'; message: string };
 
+/**
+ * One poll of a device code, decided in one transaction that always commits (the poll time and a grown interval
+ * are kept); the error is thrown after it. Approved: the session opens and the code is spent together.
+ */
+async function exchange(db: Database, tokens: TokenService, deviceCode: string, clientId: string, ctx: AuditContext): Promise<SignInResult> {
+  const outcome = await db.transaction(async (tx): Promise<PollOutcome> => {
+    const g = await pollDeviceGrant(tx, sha256Hex(deviceCode));
+    const error = (code: Extract<PollOutcome, { kind: 'error' }>['code'], message: string): PollOutcome => ({ kind: 'error', code, message });
+    if (!g || g.client_id !== clientId || g.status === 'consumed') return error('invalid_grant', 'The device code is unknown, spent, or issued to another client');
+    if (g.expired) return error('expired_token', 'The device code expired; start again');
+    if (g.status === 'denied') return error('access_denied', 'The player denied the request');
+    if (g.status === 'pending') {
+      return g.too_fast ? error('slow_down', `Polled too often; wait ${g.interval_seconds} seconds between polls`) : error('authorization_pending', 'The player has not decided yet');
+    }
+    const account = g.account_id ? await accountById(tx, g.account_id) : undefined;
+    if (!account || account.status !== 'active') return error('access_denied', 'The approving account cannot sign in');
+    const deviceId = g.fingerprint_hash ? await upsertDevice(tx, account.id, g.platform, g.fingerprint_hash) : null;
+    const opened = await openSession(tokens, tx, account, DEVICE_METHOD, deviceId, ctx);
+    await setSessionClient(tx, opened.session.sessionId, g.client_id, g.device_name);
+    if (!(await consumeDeviceGrant(tx, g.id, opened.session.sessionId))) return error('invalid_grant', 'The device code is spent');
+    await audit(tx, ctx, 'login', account.id, { method: DEVICE_METHOD, outcome: 'success', client_id: g.client_id, request_id: g.id });
+    return { kind: 'tokens', opened };
+  });
+  if (outcome.kind === 'error') throw fail(outcome.code, outcome.message);
+  return finish(tokens, outcome.opened);
+}
+
 export function createDeviceGrantService(config: AuthConfig, db: Database, tokens: TokenService) {
   const allowed = new Set(config.deviceClientIds);
   const verificationUri = config.deviceVerificationUri ?? `${config.issuer.replace(/\/+$/, '')}/device`;
@@ -169,33 +196,7 @@ export function createDeviceGrantService(config: AuthConfig, db: Database, token
     },
 
     /** The token endpoint's device_code grant: one poll (RFC 8628 §3.4–3.5). */
-    async exchange(deviceCode: string, clientIdInput: string | undefined, ctx: AuditContext): Promise<SignInResult> {
-      const clientId = checkClient(clientIdInput);
-      // Decided in one transaction that always commits (the poll time and a grown interval are kept); the error is
-      // thrown after it.
-      const outcome = await db.transaction(async (tx): Promise<PollOutcome> => {
-        const g = await pollDeviceGrant(tx, sha256Hex(deviceCode));
-        const error = (code: Extract<PollOutcome, { kind: 'error' }>['code'], message: string): PollOutcome => ({ kind: 'error', code, message });
-        if (!g || g.client_id !== clientId || g.status === 'consumed') return error('invalid_grant', 'The device code is unknown, spent, or issued to another client');
-        if (g.expired) return error('expired_token', 'The device code expired; start again');
-        if (g.status === 'denied') return error('access_denied', 'The player denied the request');
-        if (g.status === 'pending') {
-          return g.too_fast
-            ? error('slow_down', `Polled too often; wait ${g.interval_seconds} seconds between polls`)
-            : error('authorization_pending', 'The player has not decided yet');
-        }
-        const account = g.account_id ? await accountById(tx, g.account_id) : undefined;
-        if (!account || account.status !== 'active') return error('access_denied', 'The approving account cannot sign in');
-        const deviceId = g.fingerprint_hash ? await upsertDevice(tx, account.id, g.platform, g.fingerprint_hash) : null;
-        const opened = await openSession(tokens, tx, account, DEVICE_METHOD, deviceId, ctx);
-        await setSessionClient(tx, opened.session.sessionId, g.client_id, g.device_name);
-        if (!(await consumeDeviceGrant(tx, g.id, opened.session.sessionId))) return error('invalid_grant', 'The device code is spent');
-        await audit(tx, ctx, 'login', account.id, { method: DEVICE_METHOD, outcome: 'success', client_id: g.client_id, request_id: g.id });
-        return { kind: 'tokens', opened };
-      });
-      if (outcome.kind === 'error') throw fail(outcome.code, outcome.message);
-      return finish(tokens, outcome.opened);
-    },
+    exchange: (deviceCode: string, clientId: string | undefined, ctx: AuditContext) => exchange(db, tokens, deviceCode, checkClient(clientId), ctx),
 
     purgeExpired: () => purgeExpiredDeviceGrants(db),
   };
