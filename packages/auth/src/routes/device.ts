@@ -45,8 +45,7 @@ export async function deviceRoutes(app: App, c: AuthContext) {
         schema: {
           tags: ['oauth'],
           summary: url === '/device' ? 'The device approval page (HTML): sign in, enter the user code, approve or deny' : `The approval page's ${a.file}`,
-          produces: [a.type.split(';')[0]],
-          response: { 200: Type.String() },
+          response: { 200: { description: a.file, content: { [a.type.split(';')[0]]: { schema: Type.String() } } } },
         },
         config: { access: 'public' },
       },
