@@ -238,6 +238,42 @@ describe('device authorization grant (RFC 8628)', () => {
     }
   });
 
+  it('bad input on the JSON endpoints (approval calls, end-others): malformed, oversized, NUL, deep, revoked tokens', async () => {
+    const p = await guest(h.app);
+    const send = (url: string, payload: string, token = p.access_token) =>
+      h.app.inject({ method: 'POST', url, headers: { ...bearer(token), 'content-type': 'application/json' }, payload });
+    for (const url of ['/device/lookup', '/device/decision', '/account/sessions/end-others']) {
+      const cases: [string, number, string][] = [
+        ['{"user_code":', 400, 'malformed_json'],
+        [JSON.stringify({ user_code: 'x'.repeat(70_000) }), 413, 'payload_too_large'],
+        [JSON.stringify({ user_code: 'BCDF\u0000GHJK', approve: true }), 400, 'invalid_character'],
+        [JSON.stringify({ user_code: JSON.parse('['.repeat(40) + ']'.repeat(40)) }), 400, 'too_deep'],
+        [JSON.stringify({ user_code: 'BCDF-GHJK', approve: true, admin: true }), 400, 'validation_failed'],
+        ['"BCDF-GHJK"', 400, 'validation_failed'],
+      ];
+      for (const [payload, status, code] of cases) {
+        const r = await send(url, payload);
+        assert.equal(r.statusCode, status, `${url} ${payload.slice(0, 40)}: ${r.body}`);
+        assert.equal(r.json().code, code, `${url} ${payload.slice(0, 40)}`);
+        assert.equal(r.json().error, undefined); // house bodies here: these are not OAuth endpoints
+      }
+    }
+    // A signed-out session's token is refused everywhere new.
+    const gone = await guest(h.app);
+    assert.equal((await h.app.inject({ method: 'POST', url: '/logout', headers: bearer(gone.access_token) })).statusCode, 204);
+    for (const [method, url, payload] of [
+      ['POST', '/device/lookup', { user_code: 'BCDF-GHJK' }],
+      ['POST', '/device/decision', { user_code: 'BCDF-GHJK', approve: true }],
+      ['POST', '/account/sessions/end-others', undefined],
+      ['GET', '/account/sessions', undefined],
+      ['DELETE', '/account/sessions/00000000-0000-4000-8000-000000000000', undefined],
+    ] as const) {
+      const r = await h.app.inject({ method, url, headers: bearer(gone.access_token), ...(payload ? { payload } : {}) });
+      assert.equal(r.statusCode, 401, `${method} ${url}`);
+      assert.equal(r.json().code, 'invalid_token');
+    }
+  });
+
   it('the metadata documents (RFC 8414 and OpenID-style): the configured issuer, endpoints under it, grants and algorithms', async () => {
     for (const url of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']) {
       const r = await h.app.inject({ method: 'GET', url });

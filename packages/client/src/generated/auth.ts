@@ -2853,7 +2853,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description index.html */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2868,7 +2868,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/html": {
+                    "application/json": {
                         /**
                          * @description Stable machine-readable error code
                          * @enum {string}
@@ -2889,7 +2889,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/html": {
+                    "application/json": {
                         /**
                          * @description Stable machine-readable error code
                          * @enum {string}
@@ -2910,7 +2910,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/html": {
+                    "application/json": {
                         /**
                          * @description Stable machine-readable error code
                          * @enum {string}
@@ -2931,7 +2931,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/html": {
+                    "application/json": {
                         /**
                          * @description Stable machine-readable error code
                          * @enum {string}
@@ -3155,7 +3155,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description device.css */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3170,7 +3170,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/css": {
+                    "application/json": {
                         /**
                          * @description Stable machine-readable error code
                          * @enum {string}
@@ -3191,7 +3191,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/css": {
+                    "application/json": {
                         /**
                          * @description Stable machine-readable error code
                          * @enum {string}
@@ -3212,7 +3212,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/css": {
+                    "application/json": {
                         /**
                          * @description Stable machine-readable error code
                          * @enum {string}
@@ -3233,7 +3233,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/css": {
+                    "application/json": {
                         /**
                          * @description Stable machine-readable error code
                          * @enum {string}
@@ -3259,7 +3259,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description device.js */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3274,7 +3274,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/javascript": {
+                    "application/json": {
                         /**
                          * @description Stable machine-readable error code
                          * @enum {string}
@@ -3295,7 +3295,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/javascript": {
+                    "application/json": {
                         /**
                          * @description Stable machine-readable error code
                          * @enum {string}
@@ -3316,7 +3316,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/javascript": {
+                    "application/json": {
                         /**
                          * @description Stable machine-readable error code
                          * @enum {string}
@@ -3337,7 +3337,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/javascript": {
+                    "application/json": {
                         /**
                          * @description Stable machine-readable error code
                          * @enum {string}
