@@ -43,6 +43,39 @@ describe('client: the account’s sessions and device sign-in', () => {
     assert.deepEqual((await phone.auth.sessions()).map((s) => s.current), [true]);
   });
 
+  it('ending sessions goes through the revocation path: the other devices’ sockets close with session_revoked', async () => {
+    const email = uniqueEmail('sockets');
+    const phone = tp.client();
+    await phone.auth.register({ email, password: PASSWORD });
+    await phone.social.changeName('Sockets');
+    const open = async () => {
+      const c = tp.client();
+      await c.auth.signInWithEmail({ email, password: PASSWORD });
+      const rt = c.realtime({});
+      await rt.connect();
+      return { c, rt };
+    };
+    const pc = await open();
+    const tablet = await open();
+    const console_ = await open();
+    try {
+      // The PC's session id, as the PC sees it; the phone ends it.
+      const pcSession = (await pc.c.auth.sessions()).find((s) => s.current)!;
+      assert.equal((await phone.auth.sessions()).length, 4);
+      const pcClosed = pc.rt.next('close');
+      await phone.auth.endSession(pcSession.id);
+      assert.deepEqual(await pcClosed, { code: 4002, reason: 'session_revoked', willReconnect: false });
+      assert.equal(tablet.rt.connected, true);
+      const closes = [tablet.rt.next('close'), console_.rt.next('close')];
+      assert.equal(await phone.auth.endOtherSessions(), 2);
+      for (const closed of await Promise.all(closes)) assert.deepEqual(closed, { code: 4002, reason: 'session_revoked', willReconnect: false });
+      assert.equal(await tablet.c.session.isSignedIn(), false);
+      assert.match((await phone.social.me()).fullHandle, /^Sockets#\d{4}$/); // the phone's own session is untouched
+    } finally {
+      for (const d of [pc, tablet, console_]) d.rt.close();
+    }
+  });
+
   it('a console signs in with a code the player approves on the phone (slow_down handled)', async () => {
     const phone = tp.client();
     await phone.auth.register({ email: uniqueEmail('approver'), password: PASSWORD });
