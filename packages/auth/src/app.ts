@@ -39,6 +39,11 @@ import { signInRoutes } from './routes/sign-in.js';
 import { tokenRoutes } from './routes/tokens.js';
 import { accountRoutes } from './routes/account.js';
 import { adminRoutes } from './routes/admin.js';
+import { sessionRoutes } from './routes/sessions.js';
+import { deviceRoutes } from './routes/device.js';
+import { oauthRoutes } from './routes/oauth.js';
+import { createOwnSessionService } from './services/own-sessions.js';
+import { createDeviceGrantService } from './services/device-grant.js';
 
 export const MIGRATIONS_DIR = path.resolve(import.meta.dirname, '../migrations');
 
@@ -118,6 +123,7 @@ function serviceOptions(config: AuthConfig, deps: AuthDeps, keys: KeyCache, metr
         { name: 'account', description: 'The signed-in player’s own account' },
         { name: 'admin', description: 'Operators: account status and signing keys' },
         { name: 'internal', description: 'Server-to-server (internal key or mTLS)' },
+        { name: 'oauth', description: 'OAuth 2.0: device authorization grant (RFC 8628), token endpoint, metadata (RFC 8414), the approval page' },
       ],
       servers: [{ url: 'https://localhost:8443', description: 'npm start (embedded)' }],
       defaultSecurity: [{ bearer: [] }],
@@ -143,6 +149,18 @@ function installRateLimits(app: App, config: AuthConfig, limiter: RateLimiter, i
     const route = req.routeOptions.config;
     if (!route.bodyLimits) return;
     await limiter.check(generalLimit(req), ...(route.requestLimits?.(req) ?? []), ...route.bodyLimits(req));
+  });
+}
+
+/**
+ * `Cache-Control: no-store` (and `Pragma: no-cache`, RFC 6749 §5.1) on every response whose route does not set
+ * its own caching (the key set and the metadata do): every response carrying a token (sign-ins, /refresh,
+ * /oauth/token, the server token) and every other account answer, errors included, stays out of caches.
+ */
+function installNoStore(app: App): void {
+  app.addHook('onSend', (_req, reply, payload, done) => {
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+    done(null, payload);
   });
 }
 
@@ -179,6 +197,7 @@ async function startBackgroundWork(app: AuthApp, context: AuthContext): Promise<
       await app.purgeDeletedAccounts();
       await app.pruneIdleGuests();
       await context.outbox.purgeDelivered();
+      await context.deviceGrants.purgeExpired();
     }),
     config.purgeIntervalSeconds * 1000,
   );
@@ -226,6 +245,8 @@ export async function buildApp(config: AuthConfig, deps: AuthDeps): Promise<Auth
     signIn: createSignInService(config, db, tokens, verifiers, state, metrics.lockoutHooks),
     accounts: createAccountService(config, db, verifiers, revoker),
     limiter,
+    ownSessions: createOwnSessionService(db, revoker),
+    deviceGrants: createDeviceGrantService(config, db, tokens),
     outbox,
     requireInternalCaller: (req) => internal.require(req),
     authenticate,
@@ -240,7 +261,8 @@ export async function buildApp(config: AuthConfig, deps: AuthDeps): Promise<Auth
   app.decorate('purgeDeletedAccounts', (now?: Date) => purgeDeletedAccounts(config, db, now));
   app.decorate('pruneIdleGuests', (now?: Date) => pruneIdleGuests(config, db, now));
 
-  for (const routes of [signInRoutes, tokenRoutes, accountRoutes, adminRoutes, internalRoutes]) {
+  installNoStore(app);
+  for (const routes of [signInRoutes, tokenRoutes, accountRoutes, adminRoutes, internalRoutes, sessionRoutes, deviceRoutes, oauthRoutes]) {
     await app.register(async (scope) => routes(scope as App, context));
   }
   await startBackgroundWork(app, context);

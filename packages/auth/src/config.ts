@@ -84,7 +84,33 @@ export const authVars = {
   }),
   // External platforms (store_a, store_b, idp_a, idp_b): docs/auth-providers.md.
   ...platformProviderVars,
+  // Device authorization grant (RFC 8628) and the OAuth endpoints: docs/auth.md, "Device authorization".
+  ...deviceGrantVars(),
 };
+
+function deviceGrantVars() {
+  return {
+    deviceClientIds: vars.list('AUTH_DEVICE_CLIENT_IDS', {
+      default: [],
+      description: 'Client ids accepted by /oauth/device_authorization and /oauth/token (public clients); empty: any well-formed id, shown as unverified on the approval page',
+    }),
+    deviceCodeTtlSeconds: vars.int('AUTH_DEVICE_CODE_TTL_SECONDS', { default: 600, min: 60, max: 1800, description: 'Lifetime of a device code and its user code' }),
+    devicePollIntervalSeconds: vars.int('AUTH_DEVICE_POLL_INTERVAL_SECONDS', { default: 5, min: 1, max: 60, description: 'Minimum seconds between two polls of one device code (slow_down adds 5)' }),
+    deviceVerificationUri: vars.optionalString('AUTH_DEVICE_VERIFICATION_URI', 'The approval page URL shown to the player; default AUTH_ISSUER + /device'),
+    deviceUserCodeMaxEntries: vars.int('AUTH_DEVICE_USER_CODE_MAX_ENTRIES', {
+      default: 5,
+      min: 2,
+      max: 100,
+      description: 'How many times one user code may be submitted on the approval page before the request is void',
+    }),
+    rateDeviceAuthorizePerIp: vars.int('AUTH_RATE_DEVICE_AUTHORIZE_PER_IP', { default: 10, min: 1, description: '/oauth/device_authorization per IP and window' }),
+    rateDeviceVerifyPerIp: vars.int('AUTH_RATE_DEVICE_VERIFY_PER_IP', { default: 10, min: 1, description: 'user-code submissions per IP and window' }),
+    rateDeviceVerifyPerAccount: vars.int('AUTH_RATE_DEVICE_VERIFY_PER_ACCOUNT', { default: 10, min: 1, description: 'user-code submissions per signed-in account and window' }),
+  };
+}
+
+/** A public client's id (device grant, /oauth/token): what may be configured and what is accepted when none is. */
+export const CLIENT_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 type Raw = ReturnType<typeof readConfig<typeof authVars>>;
 
@@ -162,6 +188,8 @@ export function readAuthConfig(env: Env = process.env): AuthConfig {
       problems.push(`AUTH_OUTBOX_CA_FILE: cannot read ${raw.outboxCaFile}: ${(err as Error).message}`);
     }
   }
+  for (const id of raw.deviceClientIds) if (!CLIENT_ID.test(id)) problems.push(`AUTH_DEVICE_CLIENT_IDS: ${JSON.stringify(id)} is not a client id (${CLIENT_ID.source})`);
+  if (raw.deviceVerificationUri && !/^https?:\/\//.test(raw.deviceVerificationUri)) problems.push('AUTH_DEVICE_VERIFICATION_URI must be an http(s) URL');
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(raw.schema)) problems.push('AUTH_DB_SCHEMA must be a lower-case SQL identifier');
   if (problems.length) throw new ConfigError(problems);
   return {

@@ -4,6 +4,8 @@ import type { AccessClaims, Database, StateStore } from '@platform/kit';
 import type { AuthConfig } from './config.js';
 import type { AccountService } from './services/account.js';
 import type { AuditContext } from './services/audit.js';
+import type { DeviceGrantService } from './services/device-grant.js';
+import type { OwnSessionService } from './services/own-sessions.js';
 import type { KeyCache } from './services/keys.js';
 import type { OutboxWorker } from './services/outbox.js';
 import type { RateLimiter } from './services/rate-limit.js';
@@ -24,6 +26,10 @@ export interface AuthContext {
   /** The signed-in account's own operations (and its summary for internal callers). */
   accounts: AccountService;
   limiter: RateLimiter;
+  /** The player's own sessions: list, end one, end the others. */
+  ownSessions: OwnSessionService;
+  /** The device authorization grant (RFC 8628). */
+  deviceGrants: DeviceGrantService;
   outbox: OutboxWorker;
   /** The calling service's name; 401 internal_key_required / invalid_internal_key otherwise. */
   requireInternalCaller(req: FastifyRequest): string;

@@ -26,6 +26,17 @@ export const authErrors = kitErrorCodes.extend({
   idempotency_key_reused: { status: 409, description: 'The guest Idempotency-Key was used by another device' },
   account_locked: { status: 423, description: 'This source is locked out of the credential after wrong passwords' },
   rate_limited: { status: 429, description: 'A sliding-window rate limit is exceeded (Retry-After)' },
+  // The player's sessions and the device authorization grant (RFC 8628); the OAuth codes are RFC 6749 / 8628's own.
+  session_not_found: { status: 404, description: 'The account has no live session with this id' },
+  user_code_not_found: { status: 404, description: 'No pending device request has this user code (unknown, expired, decided, or entered too often)' },
+  invalid_request: { status: 400, description: 'OAuth: a required parameter is missing or repeated, or a value is malformed' },
+  invalid_client: { status: 401, description: 'OAuth: the client_id is missing, malformed or not accepted' },
+  invalid_grant: { status: 400, description: 'OAuth: the device code or refresh token is unknown, spent, revoked or issued to another client' },
+  unsupported_grant_type: { status: 400, description: 'OAuth: a grant_type other than device_code and refresh_token' },
+  authorization_pending: { status: 400, description: 'OAuth device grant: the player has not decided yet; poll again after the interval' },
+  slow_down: { status: 400, description: 'OAuth device grant: polled before the interval; the interval grows by 5 s' },
+  access_denied: { status: 400, description: 'OAuth device grant: the player denied the request' },
+  expired_token: { status: 400, description: 'OAuth device grant: the device code expired; start again' },
   conflict_retry: { status: 503, description: 'A concurrent first sign-in won the race; retry' },
   provider_unavailable: { status: 503, description: 'The provider key set cannot be fetched; retry later' },
 });

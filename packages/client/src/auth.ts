@@ -8,7 +8,10 @@ import type {
   AccountDeletionResult,
   AccountExportResult,
   AccountPatch,
+  DeviceAuthorization,
   DevicePlatform,
+  PendingDeviceRequest,
+  SessionInfo,
   Identities,
   LinkInput,
   LoginInput,
@@ -39,6 +42,32 @@ interface AuthDeps {
   authed<T>(call: (token: string) => Promise<T>): Promise<T>;
   platform?: DevicePlatform;
 }
+
+/** The device_code grant type of RFC 8628. */
+export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+
+export interface DevicePollOptions {
+  /** Stops polling (the promise rejects with the signal's reason). */
+  signal?: AbortSignal;
+  /** Called before each wait while the player has not decided (to refresh a countdown, say). */
+  onPending?: (info: { interval: number; expiresAt: number }) => void;
+  /** How to wait (tests, game loops); default setTimeout. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+const defaultSleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
 
 function randomId(): string {
   const bytes = new Uint8Array(16);
@@ -146,6 +175,98 @@ export class AuthApi {
       if (opts.forgetGuest) await this.d.storage.remove(STORAGE_KEYS.guest);
     }
     await this.d.session.clear('signOut');
+  }
+
+  // ---- the account's sessions ----
+
+  /** The account's live sessions, most recently used first; `current` marks this client's. */
+  async sessions(): Promise<SessionInfo[]> {
+    return (await this.call<{ sessions: SessionInfo[] }>('GET', '/account/sessions')).sessions;
+  }
+
+  /**
+   * Ends one of the account's sessions (a lost phone, a shared PC). Ending this client's own session is a sign-out
+   * on the service; call signOut() for that instead, which also forgets it here. 404 `session_not_found` for an id
+   * that is not a live session of the account.
+   */
+  async endSession(sessionId: string): Promise<void> {
+    await this.call<void>('DELETE', `/account/sessions/${encodeURIComponent(sessionId)}`);
+  }
+
+  /** Ends every session of the account except this client's; answers how many ended. */
+  async endOtherSessions(): Promise<number> {
+    return (await this.call<{ ended: number }>('POST', '/account/sessions/end-others')).ended;
+  }
+
+  // ---- the device authorization grant (RFC 8628): TVs and consoles ----
+
+  /**
+   * On the TV or console: asks for a user code to show the player (`POST /oauth/device_authorization`). Then call
+   * completeDeviceSignIn with the answer while the player approves on a phone or browser.
+   */
+  async startDeviceSignIn(input: { clientId: string; deviceName?: string }): Promise<DeviceAuthorization> {
+    const askedAt = this.d.now();
+    const { fingerprint, platform } = await this.device();
+    const r = await this.d.http.request<{ device_code: string; user_code: string; verification_uri: string; verification_uri_complete: string; expires_in: number; interval: number }>({
+      method: 'POST',
+      path: '/oauth/device_authorization',
+      body: { client_id: input.clientId, device_fingerprint: fingerprint, ...(platform ? { platform } : {}), ...(input.deviceName ? { device_name: input.deviceName } : {}) },
+    });
+    return {
+      deviceCode: r.device_code,
+      userCode: r.user_code,
+      verificationUri: r.verification_uri,
+      verificationUriComplete: r.verification_uri_complete,
+      expiresAt: askedAt + r.expires_in * 1000,
+      interval: r.interval,
+      clientId: input.clientId,
+    };
+  }
+
+  /**
+   * On the TV or console: polls the token endpoint every `interval` seconds (5 more after each `slow_down`) until
+   * the player decides, then keeps the session as any sign-in does. Rejects with the service's PlatformError:
+   * `access_denied` (the player denied), `expired_token` (start again), `invalid_grant`.
+   */
+  async completeDeviceSignIn(start: DeviceAuthorization, opts: DevicePollOptions = {}): Promise<{ accountId: string | undefined }> {
+    const sleep = opts.sleep ?? defaultSleep;
+    let interval = start.interval;
+    for (;;) {
+      opts.onPending?.({ interval, expiresAt: start.expiresAt });
+      await sleep(interval * 1000, opts.signal);
+      const askedAt = this.d.now();
+      try {
+        const pair = await this.d.http.request<TokenPair>({
+          method: 'POST',
+          path: '/oauth/token',
+          body: { grant_type: DEVICE_CODE_GRANT, device_code: start.deviceCode, client_id: start.clientId },
+        });
+        await this.d.session.store(pair, askedAt);
+        return { accountId: pair.account_id };
+      } catch (e) {
+        if (e instanceof PlatformError && e.code === 'authorization_pending') continue;
+        if (e instanceof PlatformError && e.code === 'slow_down') {
+          interval += 5;
+          continue;
+        }
+        throw e;
+      }
+    }
+  }
+
+  /** On the player's phone or browser (signed in): which device asks with this user code. */
+  lookupDeviceCode(userCode: string): Promise<PendingDeviceRequest> {
+    return this.call('POST', '/device/lookup', { user_code: userCode });
+  }
+
+  /** On the player's phone or browser (signed in): approves the device that shows this code. */
+  async approveDevice(userCode: string): Promise<void> {
+    await this.call('POST', '/device/decision', { user_code: userCode, approve: true });
+  }
+
+  /** On the player's phone or browser (signed in): refuses the device that shows this code. */
+  async denyDevice(userCode: string): Promise<void> {
+    await this.call('POST', '/device/decision', { user_code: userCode, approve: false });
   }
 
   private call<T>(method: string, path: string, body?: unknown): Promise<T> {

@@ -1,7 +1,7 @@
 /** @platform/client — the player SDK: sign-in and sessions (auth), the social API, the realtime socket. */
 export { createClient, type ClientOptions, type PlatformClient } from './client.js';
 export { PlatformError, type ErrorSource } from './errors.js';
-export { AuthApi, type GuestCredentials, type GuestSignIn } from './auth.js';
+export { AuthApi, DEVICE_CODE_GRANT, type DevicePollOptions, type GuestCredentials, type GuestSignIn } from './auth.js';
 export { SocialApi } from './social.js';
 export { Session, type SessionEvent, type SignOutReason, type StoredSession } from './session.js';
 export { RealtimeClient, type RealtimeOptions, type ReconnectOptions, type SessionEndReason, type WebSocketConstructor, type WebSocketLike } from './realtime.js';

@@ -93,6 +93,50 @@ export type Identities = AuthResult<'/account/link', 'post', IdentitiesView>;
 export type AccountExportResult = AuthResult<'/account/export', 'post', AccountExport>;
 export type AccountDeletionResult = AuthResult<'/account', 'delete', AccountDeletion>;
 
+/** One live session of the account (GET /account/sessions). */
+export interface SessionInfoView {
+  id: string;
+  current: boolean;
+  device: { id: string | null; platform: string | null; name: string | null };
+  auth_method: string;
+  client_id: string | null;
+  ip_prefix: string | null;
+  region: string;
+  created_at: string;
+  last_used_at: string;
+  expires_at: string;
+}
+export type SessionInfo = AuthResult<'/account/sessions', 'get', { sessions: SessionInfoView[] }>['sessions'][number];
+
+/** A device request as the approving player sees it (POST /device/lookup). */
+export interface PendingDeviceRequestView {
+  user_code: string;
+  client_id: string;
+  client_verified: boolean;
+  device_name: string | null;
+  platform: string | null;
+  ip_prefix: string | null;
+  requested_at: string;
+  expires_at: string;
+}
+export type PendingDeviceRequest = AuthResult<'/device/lookup', 'post', PendingDeviceRequestView>;
+
+/** The device authorization answer (RFC 8628 §3.2), as the SDK hands it to a TV or console. */
+export interface DeviceAuthorization {
+  deviceCode: string;
+  /** Show this to the player (XXXX-XXXX) … */
+  userCode: string;
+  /** … with this address (the approval page) … */
+  verificationUri: string;
+  /** … or this one (the code prefilled; e.g. as a QR code). */
+  verificationUriComplete: string;
+  /** Epoch ms after which the codes are void. */
+  expiresAt: number;
+  /** Seconds between two polls. */
+  interval: number;
+  clientId: string;
+}
+
 // ---- social ----
 
 export type Me = SocialResult<'/v1/me', 'get'>;

@@ -38,3 +38,55 @@ export async function sessionsOf(db: Queryable, accountId: string): Promise<Reco
   );
   return sessions.rows;
 }
+
+/** A live session as its owner sees it (GET /account/sessions). */
+export interface LiveSessionRow {
+  id: string;
+  device_id: string | null;
+  platform: string | null;
+  auth_method: string;
+  client_id: string | null;
+  device_name: string | null;
+  ip_cidr: string | null;
+  region: string;
+  created_at: Date;
+  expires_at: Date;
+  last_used_at: Date;
+}
+
+/**
+ * The account's live sessions (not revoked, not expired), most recently used first, at most `limit`.
+ * Last used = the issue time of the session's newest refresh token (sign-in or latest refresh): access tokens
+ * are verified offline, so their use is never seen here.
+ */
+export async function liveSessionsOf(db: Queryable, accountId: string, limit: number): Promise<LiveSessionRow[]> {
+  const r = await db.query<LiveSessionRow>(
+    `SELECT s.id, s.device_id, d.platform, s.auth_method, s.client_id, s.device_name, s.ip_cidr, s.region, s.created_at, s.expires_at,
+            COALESCE((SELECT max(rt.issued_at) FROM refresh_tokens rt WHERE rt.session_id = s.id), s.created_at) AS last_used_at
+       FROM sessions s LEFT JOIN devices d ON d.id = s.device_id
+      WHERE s.account_id = $1 AND s.revoked_at IS NULL AND s.expires_at > now()
+      ORDER BY last_used_at DESC, s.id LIMIT $2`,
+    [accountId, limit],
+  );
+  return r.rows;
+}
+
+/** Whether the session is the account's and live (ending someone else's session or an ended one is 404). */
+export async function isLiveSessionOf(db: Queryable, accountId: string, sessionId: string): Promise<boolean> {
+  const r = await db.query(`SELECT 1 FROM sessions WHERE id = $1 AND account_id = $2 AND revoked_at IS NULL AND expires_at > now()`, [sessionId, accountId]);
+  return r.rowCount > 0;
+}
+
+/** Ends every live session of the account except one; returns their ids. */
+export async function revokeAccountSessionsExcept(tx: Queryable, accountId: string, keepSessionId: string): Promise<string[]> {
+  const r = await tx.query<{ id: string }>(
+    `UPDATE sessions SET revoked_at = now() WHERE account_id = $1 AND id <> $2 AND revoked_at IS NULL RETURNING id`,
+    [accountId, keepSessionId],
+  );
+  return r.rows.map((s) => s.id);
+}
+
+/** The client and device name of a session the device grant opened. */
+export async function setSessionClient(tx: Queryable, sessionId: string, clientId: string, deviceName: string | null): Promise<void> {
+  await tx.query(`UPDATE sessions SET client_id = $2, device_name = $3 WHERE id = $1`, [sessionId, clientId, deviceName]);
+}

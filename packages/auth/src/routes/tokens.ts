@@ -1,4 +1,5 @@
 /** /refresh, /logout and the public key set. */
+import { createHash } from 'node:crypto';
 import { Type } from 'typebox';
 import type { App } from '@platform/kit';
 import type { AuthContext } from '../context.js';
@@ -7,6 +8,16 @@ import { BEARER_ERRORS, BODY_ERRORS, COMMON_ERRORS, errorResponses, Jwks, option
 
 /** Verifiers may cache the key set this long; the rotation propagation wait is at least this. */
 export const JWKS_MAX_AGE_SECONDS = 300;
+
+/** A strong validator of the key set's content: changes exactly when a key is published or retired. */
+export const jwksEtag = (jwks: unknown) => `"${createHash('sha256').update(JSON.stringify(jwks)).digest('base64url').slice(0, 32)}"`;
+
+/** If-None-Match (RFC 9110 §13.1.2): `*`, or a list of entity tags compared weakly (W/ ignored). */
+function etagMatches(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
+}
 
 const RefreshToken = Type.String({ minLength: 1, maxLength: 512 });
 
@@ -64,10 +75,21 @@ export async function tokenRoutes(app: App, c: AuthContext) {
 
   app.get(
     '/.well-known/jwks.json',
-    { schema: { tags: ['tokens'], summary: 'Public signing keys (published and active)', response: { 200: Jwks } }, config: { access: 'public', rateLimited: false } },
-    async (_req, reply) => {
-      reply.header('cache-control', `public, max-age=${JWKS_MAX_AGE_SECONDS}`);
-      return c.keys.jwks();
+    {
+      schema: {
+        tags: ['tokens'],
+        summary: 'Public signing keys (published and active)',
+        description: 'With a strong `ETag` (a hash of the key set): a verifier sending it back in `If-None-Match` gets 304 without a body while the key set is unchanged.',
+        response: { 200: Jwks, 304: Type.Null({ description: 'The key set is unchanged (If-None-Match)' }) },
+      },
+      config: { access: 'public', rateLimited: false },
+    },
+    async (req, reply) => {
+      const jwks = c.keys.jwks();
+      const etag = jwksEtag(jwks);
+      reply.header('cache-control', `public, max-age=${JWKS_MAX_AGE_SECONDS}`).header('etag', etag);
+      if (etagMatches(req.headers['if-none-match'], etag)) return reply.status(304).send(null);
+      return jwks;
     },
   );
 }

@@ -11,8 +11,8 @@ import { randomUUID } from 'node:crypto';
 import type { Database, Queryable, StateStore } from '@platform/kit';
 import type { AuthConfig } from '../config.js';
 import { insertRevocationNotice } from '../queries/outbox.js';
-import { spendAccountTokens, spendUnusedSessionTokens } from '../queries/refresh-tokens.js';
-import { revokeAccountSessions, revokeSession } from '../queries/sessions.js';
+import { spendAccountTokens, spendTokensOfSessions, spendUnusedSessionTokens } from '../queries/refresh-tokens.js';
+import { revokeAccountSessions, revokeAccountSessionsExcept, revokeSession } from '../queries/sessions.js';
 import type { OutboxWorker } from './outbox.js';
 
 export const DENY_SID = 'deny:sid';
@@ -52,6 +52,8 @@ export interface RevocationTarget {
   accountId: string;
   /** Session scope: the session to end. */
   sessionId?: string;
+  /** Session scope: every live session of the account except this one ("end my other sessions"). */
+  exceptSessionId?: string;
   /** The access token presented (logout with a Bearer token): its jti goes on the deny set too. */
   jti?: string;
   /** Sessions to deny and announce although they were not live (the presented token's, on a retried deletion). */
@@ -118,6 +120,9 @@ export function createRevoker(deps: { config: AuthConfig; db: Database; state: S
         if (target.sessionId) {
           sessions = (await revokeSession(tx, target.sessionId)) ? [target.sessionId] : [];
           await spendUnusedSessionTokens(tx, target.sessionId);
+        } else if (target.exceptSessionId) {
+          sessions = await revokeAccountSessionsExcept(tx, target.accountId, target.exceptSessionId);
+          if (sessions.length) await spendTokensOfSessions(tx, sessions);
         } else {
           sessions = await revokeAccountSessions(tx, target.accountId);
           await spendAccountTokens(tx, target.accountId);

@@ -7,8 +7,45 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Public signing keys (published and active) */
+        /**
+         * Public signing keys (published and active)
+         * @description With a strong `ETag` (a hash of the key set): a verifier sending it back in `If-None-Match` gets 304 without a body while the key set is unchanged.
+         */
         get: operations["getWellKnownJwksJson"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-authorization-server": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Authorization server metadata (RFC 8414) */
+        get: operations["getWellKnownOauthAuthorizationServer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/openid-configuration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** OpenID-style discovery document (the same metadata) */
+        get: operations["getWellKnownOpenidConfiguration"];
         put?: never;
         post?: never;
         delete?: never;
@@ -70,6 +107,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/account/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account’s live sessions, most recently used first (at most 200)
+         * @description `last_used_at` is the sign-in or the latest refresh of the session (access tokens are verified offline and never seen here).
+         */
+        get: operations["getAccountSessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * End one of the account’s sessions (the current one too: a sign-out)
+         * @description Through the revocation path: the session’s tokens are refused everywhere (deny set, `revocation` notice, reason `logout`). Any id that is not a live session of this account is 404.
+         */
+        delete: operations["deleteAccountSessionsById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/sessions/end-others": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End every session of the account except the current one
+         * @description Through the revocation path (reason `logout`, session scope: the current session stays valid everywhere). No body.
+         */
+        post: operations["postAccountSessionsEndOthers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/account/unlink": {
         parameters: {
             query?: never;
@@ -121,6 +218,97 @@ export interface paths {
          * @description Optional body {emergency?: boolean, retire_previous?: boolean}.
          */
         post: operations["postAdminKeysRotate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/device": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The device approval page (HTML): sign in, enter the user code, approve or deny */
+        get: operations["getDevice"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/device/decision": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve or deny the device request of a user code (the approval page, signed in)
+         * @description Approved: the device’s next poll of /oauth/token receives a new session of this account. The code is spent either way.
+         */
+        post: operations["postDeviceDecision"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/device/device.css": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The approval page's device.css */
+        get: operations["getDeviceDeviceCss"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/device/device.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The approval page's device.js */
+        get: operations["getDeviceDeviceJs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/device/lookup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Which device asks with this user code (the approval page, signed in)
+         * @description Counts as a submission of the code (AUTH_RATE_DEVICE_VERIFY_PER_IP / _PER_ACCOUNT, AUTH_DEVICE_USER_CODE_MAX_ENTRIES).
+         */
+        post: operations["postDeviceLookup"];
         delete?: never;
         options?: never;
         head?: never;
@@ -255,6 +443,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/oauth/device_authorization": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Device authorization request (RFC 8628 §3.1): a device code for the device, a user code for the player
+         * @description For TVs and consoles. The device shows `user_code` and `verification_uri` (the approval page) and polls /oauth/token with `device_code` every `interval` seconds. Extensions: `device_name` and `platform` are shown to the player and in the session list; `device_fingerprint` records the device as sign-ins do. Errors carry RFC 6749 `error` and `error_description` beside `code` and `message`; input errors are `invalid_request`. Unknown parameters are ignored (RFC 6749 §3.2).
+         */
+        post: operations["postOauthDeviceAuthorization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Token endpoint (RFC 6749 §3.2): the device_code grant (RFC 8628 §3.4) and refresh_token (same rotation and reuse detection as /refresh)
+         * @description Device code: `authorization_pending` until the player decides, `slow_down` when polled before the interval (which grows by 5 s), `access_denied`, `expired_token`; an unknown, spent or foreign device code is `invalid_grant`. Refresh token: an unknown, expired or revoked token is `invalid_grant` (`reason` invalid_refresh_token); a spent one ends the session (`invalid_grant`, `reason` token_reused). Errors carry RFC 6749 `error` and `error_description` beside `code` and `message`; input errors are `invalid_request`. Unknown parameters are ignored (RFC 6749 §3.2).
+         */
+        post: operations["postOauthToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/platform": {
         parameters: {
             query?: never;
@@ -366,7 +594,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform */
+            /** @description The key set is unchanged (If-None-Match) */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform; invalid_request: OAuth: a required parameter is missing or repeated, or a value is malformed; invalid_grant: OAuth: the device code or refresh token is unknown, spent, revoked or issued to another client; unsupported_grant_type: OAuth: a grant_type other than device_code and refresh_token; authorization_pending: OAuth device grant: the player has not decided yet; poll again after the interval; slow_down: OAuth device grant: polled before the interval; the interval grows by 5 s; access_denied: OAuth device grant: the player denied the request; expired_token: OAuth device grant: the device code expired; start again */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -377,7 +612,199 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "unknown_provider" | "provider_not_configured";
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "unknown_provider" | "provider_not_configured" | "invalid_request" | "invalid_grant" | "unsupported_grant_type" | "authorization_pending" | "slow_down" | "access_denied" | "expired_token";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; conflict_retry: A concurrent first sign-in won the race; retry; provider_unavailable: The provider key set cannot be fetched; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "conflict_retry" | "provider_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    getWellKnownOauthAuthorizationServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        access_token_signing_alg_values_supported: string[];
+                        device_authorization_endpoint: string;
+                        grant_types_supported: string[];
+                        id_token_signing_alg_values_supported: string[];
+                        issuer: string;
+                        jwks_uri: string;
+                        response_types_supported: string[];
+                        service_documentation: string;
+                        subject_types_supported: string[];
+                        token_endpoint: string;
+                        token_endpoint_auth_methods_supported: string[];
+                        token_endpoint_auth_signing_alg_values_supported?: string[];
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform; invalid_request: OAuth: a required parameter is missing or repeated, or a value is malformed; invalid_grant: OAuth: the device code or refresh token is unknown, spent, revoked or issued to another client; unsupported_grant_type: OAuth: a grant_type other than device_code and refresh_token; authorization_pending: OAuth device grant: the player has not decided yet; poll again after the interval; slow_down: OAuth device grant: polled before the interval; the interval grows by 5 s; access_denied: OAuth device grant: the player denied the request; expired_token: OAuth device grant: the device code expired; start again */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "unknown_provider" | "provider_not_configured" | "invalid_request" | "invalid_grant" | "unsupported_grant_type" | "authorization_pending" | "slow_down" | "access_denied" | "expired_token";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; conflict_retry: A concurrent first sign-in won the race; retry; provider_unavailable: The provider key set cannot be fetched; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "conflict_retry" | "provider_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    getWellKnownOpenidConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        access_token_signing_alg_values_supported: string[];
+                        device_authorization_endpoint: string;
+                        grant_types_supported: string[];
+                        id_token_signing_alg_values_supported: string[];
+                        issuer: string;
+                        jwks_uri: string;
+                        response_types_supported: string[];
+                        service_documentation: string;
+                        subject_types_supported: string[];
+                        token_endpoint: string;
+                        token_endpoint_auth_methods_supported: string[];
+                        token_endpoint_auth_signing_alg_values_supported?: string[];
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform; invalid_request: OAuth: a required parameter is missing or repeated, or a value is malformed; invalid_grant: OAuth: the device code or refresh token is unknown, spent, revoked or issued to another client; unsupported_grant_type: OAuth: a grant_type other than device_code and refresh_token; authorization_pending: OAuth device grant: the player has not decided yet; poll again after the interval; slow_down: OAuth device grant: polled before the interval; the interval grows by 5 s; access_denied: OAuth device grant: the player denied the request; expired_token: OAuth device grant: the device code expired; start again */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "unknown_provider" | "provider_not_configured" | "invalid_request" | "invalid_grant" | "unsupported_grant_type" | "authorization_pending" | "slow_down" | "access_denied" | "expired_token";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -482,7 +909,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform */
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform; invalid_request: OAuth: a required parameter is missing or repeated, or a value is malformed; invalid_grant: OAuth: the device code or refresh token is unknown, spent, revoked or issued to another client; unsupported_grant_type: OAuth: a grant_type other than device_code and refresh_token; authorization_pending: OAuth device grant: the player has not decided yet; poll again after the interval; slow_down: OAuth device grant: polled before the interval; the interval grows by 5 s; access_denied: OAuth device grant: the player denied the request; expired_token: OAuth device grant: the device code expired; start again */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -493,7 +920,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "unknown_provider" | "provider_not_configured";
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "unknown_provider" | "provider_not_configured" | "invalid_request" | "invalid_grant" | "unsupported_grant_type" | "authorization_pending" | "slow_down" | "access_denied" | "expired_token";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -614,7 +1041,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform */
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform; invalid_request: OAuth: a required parameter is missing or repeated, or a value is malformed; invalid_grant: OAuth: the device code or refresh token is unknown, spent, revoked or issued to another client; unsupported_grant_type: OAuth: a grant_type other than device_code and refresh_token; authorization_pending: OAuth device grant: the player has not decided yet; poll again after the interval; slow_down: OAuth device grant: polled before the interval; the interval grows by 5 s; access_denied: OAuth device grant: the player denied the request; expired_token: OAuth device grant: the device code expired; start again */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -625,7 +1052,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "unknown_provider" | "provider_not_configured";
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "unknown_provider" | "provider_not_configured" | "invalid_request" | "invalid_grant" | "unsupported_grant_type" | "authorization_pending" | "slow_down" | "access_denied" | "expired_token";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -992,7 +1419,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform */
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform; invalid_request: OAuth: a required parameter is missing or repeated, or a value is malformed; invalid_grant: OAuth: the device code or refresh token is unknown, spent, revoked or issued to another client; unsupported_grant_type: OAuth: a grant_type other than device_code and refresh_token; authorization_pending: OAuth device grant: the player has not decided yet; poll again after the interval; slow_down: OAuth device grant: polled before the interval; the interval grows by 5 s; access_denied: OAuth device grant: the player denied the request; expired_token: OAuth device grant: the device code expired; start again */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1003,7 +1430,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "unknown_provider" | "provider_not_configured";
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "unknown_provider" | "provider_not_configured" | "invalid_request" | "invalid_grant" | "unsupported_grant_type" | "authorization_pending" | "slow_down" | "access_denied" | "expired_token";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1299,6 +1726,469 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "database_unavailable" | "state_unavailable" | "provider_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    getAccountSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        sessions: {
+                            /** @description guest, email, a platform provider, or device_code */
+                            auth_method: string;
+                            client_id: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** @description The session of the access token that asked */
+                            current: boolean;
+                            device: {
+                                id: string | null;
+                                name: string | null;
+                                platform: string | null;
+                            };
+                            /** Format: date-time */
+                            expires_at: string;
+                            /** Format: uuid */
+                            id: string;
+                            ip_prefix: string | null;
+                            /** Format: date-time */
+                            last_used_at: string;
+                            region: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform; invalid_request: OAuth: a required parameter is missing or repeated, or a value is malformed; invalid_grant: OAuth: the device code or refresh token is unknown, spent, revoked or issued to another client; unsupported_grant_type: OAuth: a grant_type other than device_code and refresh_token; authorization_pending: OAuth device grant: the player has not decided yet; poll again after the interval; slow_down: OAuth device grant: polled before the interval; the interval grows by 5 s; access_denied: OAuth device grant: the player denied the request; expired_token: OAuth device grant: the device code expired; start again */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "unknown_provider" | "provider_not_configured" | "invalid_request" | "invalid_grant" | "unsupported_grant_type" | "authorization_pending" | "slow_down" | "access_denied" | "expired_token";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unauthenticated: No Bearer token (or, for logout, neither token); invalid_token: The access token is missing, malformed, expired or not signed by a known key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unauthenticated" | "invalid_token";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: A sliding-window rate limit is exceeded (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "database_unavailable" | "state_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    deleteAccountSessionsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ended */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "invalid_character";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unauthenticated: No Bearer token (or, for logout, neither token); invalid_token: The access token is missing, malformed, expired or not signed by a known key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unauthenticated" | "invalid_token";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description session_not_found: The account has no live session with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "session_not_found";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: A sliding-window rate limit is exceeded (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "database_unavailable" | "state_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postAccountSessionsEndOthers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ended: number;
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unauthenticated: No Bearer token (or, for logout, neither token); invalid_token: The access token is missing, malformed, expired or not signed by a known key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unauthenticated" | "invalid_token";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description payload_too_large: The body exceeds the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: A sliding-window rate limit is exceeded (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "database_unavailable" | "state_unavailable";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1954,6 +2844,724 @@ export interface operations {
             };
         };
     };
+    getDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description index.html */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform; invalid_request: OAuth: a required parameter is missing or repeated, or a value is malformed; invalid_grant: OAuth: the device code or refresh token is unknown, spent, revoked or issued to another client; unsupported_grant_type: OAuth: a grant_type other than device_code and refresh_token; authorization_pending: OAuth device grant: the player has not decided yet; poll again after the interval; slow_down: OAuth device grant: polled before the interval; the interval grows by 5 s; access_denied: OAuth device grant: the player denied the request; expired_token: OAuth device grant: the device code expired; start again */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "unknown_provider" | "provider_not_configured" | "invalid_request" | "invalid_grant" | "unsupported_grant_type" | "authorization_pending" | "slow_down" | "access_denied" | "expired_token";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: A sliding-window rate limit is exceeded (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; conflict_retry: A concurrent first sign-in won the race; retry; provider_unavailable: The provider key set cannot be fetched; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "conflict_retry" | "provider_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postDeviceDecision: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    approve: boolean;
+                    /** @description As shown on the device (XXXX-XXXX; case, dashes and spaces do not matter) */
+                    user_code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: "approved" | "denied";
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unauthenticated: No Bearer token (or, for logout, neither token); invalid_token: The access token is missing, malformed, expired or not signed by a known key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unauthenticated" | "invalid_token";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description user_code_not_found: No pending device request has this user code (unknown, expired, decided, or entered too often) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "user_code_not_found";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description payload_too_large: The body exceeds the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: A sliding-window rate limit is exceeded (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "database_unavailable" | "state_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    getDeviceDeviceCss: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description device.css */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/css": string;
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform; invalid_request: OAuth: a required parameter is missing or repeated, or a value is malformed; invalid_grant: OAuth: the device code or refresh token is unknown, spent, revoked or issued to another client; unsupported_grant_type: OAuth: a grant_type other than device_code and refresh_token; authorization_pending: OAuth device grant: the player has not decided yet; poll again after the interval; slow_down: OAuth device grant: polled before the interval; the interval grows by 5 s; access_denied: OAuth device grant: the player denied the request; expired_token: OAuth device grant: the device code expired; start again */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "unknown_provider" | "provider_not_configured" | "invalid_request" | "invalid_grant" | "unsupported_grant_type" | "authorization_pending" | "slow_down" | "access_denied" | "expired_token";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: A sliding-window rate limit is exceeded (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; conflict_retry: A concurrent first sign-in won the race; retry; provider_unavailable: The provider key set cannot be fetched; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "conflict_retry" | "provider_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    getDeviceDeviceJs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description device.js */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform; invalid_request: OAuth: a required parameter is missing or repeated, or a value is malformed; invalid_grant: OAuth: the device code or refresh token is unknown, spent, revoked or issued to another client; unsupported_grant_type: OAuth: a grant_type other than device_code and refresh_token; authorization_pending: OAuth device grant: the player has not decided yet; poll again after the interval; slow_down: OAuth device grant: polled before the interval; the interval grows by 5 s; access_denied: OAuth device grant: the player denied the request; expired_token: OAuth device grant: the device code expired; start again */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "unknown_provider" | "provider_not_configured" | "invalid_request" | "invalid_grant" | "unsupported_grant_type" | "authorization_pending" | "slow_down" | "access_denied" | "expired_token";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: A sliding-window rate limit is exceeded (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; conflict_retry: A concurrent first sign-in won the race; retry; provider_unavailable: The provider key set cannot be fetched; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "conflict_retry" | "provider_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postDeviceLookup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description As shown on the device (XXXX-XXXX; case, dashes and spaces do not matter) */
+                    user_code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        client_id: string;
+                        /** @description false when any client id is accepted (AUTH_DEVICE_CLIENT_IDS empty): the name proves nothing */
+                        client_verified: boolean;
+                        device_name: string | null;
+                        /** Format: date-time */
+                        expires_at: string;
+                        /** @description The network the device asked from */
+                        ip_prefix: string | null;
+                        platform: string | null;
+                        /** Format: date-time */
+                        requested_at: string;
+                        user_code: string;
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unauthenticated: No Bearer token (or, for logout, neither token); invalid_token: The access token is missing, malformed, expired or not signed by a known key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unauthenticated" | "invalid_token";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description user_code_not_found: No pending device request has this user code (unknown, expired, decided, or entered too often) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "user_code_not_found";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description payload_too_large: The body exceeds the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: A sliding-window rate limit is exceeded (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "database_unavailable" | "state_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
     postGuest: {
         parameters: {
             query?: never;
@@ -2011,7 +3619,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthenticated: No Bearer token (or, for logout, neither token); invalid_credentials: Wrong password, unknown email, wrong guest id or secret; invalid_ticket: The platform ticket was rejected; invalid_refresh_token: The refresh token is unknown or expired, or its session was revoked; token_reused: The refresh token was used twice: the session is terminated; internal_key_required: An internal endpoint without X-Internal-Key (or an accepted client certificate); invalid_internal_key: The internal key is not valid */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthenticated: No Bearer token (or, for logout, neither token); invalid_credentials: Wrong password, unknown email, wrong guest id or secret; invalid_ticket: The platform ticket was rejected; invalid_refresh_token: The refresh token is unknown or expired, or its session was revoked; token_reused: The refresh token was used twice: the session is terminated; internal_key_required: An internal endpoint without X-Internal-Key (or an accepted client certificate); invalid_internal_key: The internal key is not valid; invalid_client: OAuth: the client_id is missing, malformed or not accepted */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2022,7 +3630,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "invalid_token" | "unauthenticated" | "invalid_credentials" | "invalid_ticket" | "invalid_refresh_token" | "token_reused" | "internal_key_required" | "invalid_internal_key";
+                        code: "invalid_token" | "unauthenticated" | "invalid_credentials" | "invalid_ticket" | "invalid_refresh_token" | "token_reused" | "internal_key_required" | "invalid_internal_key" | "invalid_client";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2389,7 +3997,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform */
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform; invalid_request: OAuth: a required parameter is missing or repeated, or a value is malformed; invalid_grant: OAuth: the device code or refresh token is unknown, spent, revoked or issued to another client; unsupported_grant_type: OAuth: a grant_type other than device_code and refresh_token; authorization_pending: OAuth device grant: the player has not decided yet; poll again after the interval; slow_down: OAuth device grant: polled before the interval; the interval grows by 5 s; access_denied: OAuth device grant: the player denied the request; expired_token: OAuth device grant: the device code expired; start again */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2400,7 +4008,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "unknown_provider" | "provider_not_configured";
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "unknown_provider" | "provider_not_configured" | "invalid_request" | "invalid_grant" | "unsupported_grant_type" | "authorization_pending" | "slow_down" | "access_denied" | "expired_token";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3178,6 +4786,404 @@ export interface operations {
             };
         };
     };
+    postOauthDeviceAuthorization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The public client's id (AUTH_DEVICE_CLIENT_IDS) */
+                    client_id?: string;
+                    device_fingerprint?: string;
+                    device_name?: string;
+                    platform?: "ios" | "android" | "win" | "mac" | "linux" | "console" | "web";
+                    /** @description Ignored: the platform has no scopes */
+                    scope?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+                "application/x-www-form-urlencoded": {
+                    /** @description The public client's id (AUTH_DEVICE_CLIENT_IDS) */
+                    client_id?: string;
+                    device_fingerprint?: string;
+                    device_name?: string;
+                    platform?: "ios" | "android" | "win" | "mac" | "linux" | "console" | "web";
+                    /** @description Ignored: the platform has no scopes */
+                    scope?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        device_code: string;
+                        expires_in: number;
+                        interval: number;
+                        /** @description XXXX-XXXX from BCDFGHJKLMNPQRSTVWXZ */
+                        user_code: string;
+                        verification_uri: string;
+                        verification_uri_complete: string;
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; invalid_request: OAuth: a required parameter is missing or repeated, or a value is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "invalid_request";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description invalid_client: OAuth: the client_id is missing, malformed or not accepted */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "invalid_client";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description payload_too_large: The body exceeds the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: A sliding-window rate limit is exceeded (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "database_unavailable" | "state_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postOauthToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The public client's id (AUTH_DEVICE_CLIENT_IDS) */
+                    client_id?: string;
+                    device_code?: string;
+                    grant_type: string;
+                    refresh_token?: string;
+                    scope?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+                "application/x-www-form-urlencoded": {
+                    /** @description The public client's id (AUTH_DEVICE_CLIENT_IDS) */
+                    client_id?: string;
+                    device_code?: string;
+                    grant_type: string;
+                    refresh_token?: string;
+                    scope?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        access_token: string;
+                        /** Format: uuid */
+                        account_id: string;
+                        expires_in: number;
+                        refresh_token: string;
+                        /** @enum {string} */
+                        token_type: "Bearer";
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; invalid_request: OAuth: a required parameter is missing or repeated, or a value is malformed; unsupported_grant_type: OAuth: a grant_type other than device_code and refresh_token; invalid_grant: OAuth: the device code or refresh token is unknown, spent, revoked or issued to another client; authorization_pending: OAuth device grant: the player has not decided yet; poll again after the interval; slow_down: OAuth device grant: polled before the interval; the interval grows by 5 s; access_denied: OAuth device grant: the player denied the request; expired_token: OAuth device grant: the device code expired; start again */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "invalid_request" | "unsupported_grant_type" | "invalid_grant" | "authorization_pending" | "slow_down" | "access_denied" | "expired_token";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description invalid_client: OAuth: the client_id is missing, malformed or not accepted */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "invalid_client";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description payload_too_large: The body exceeds the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: A sliding-window rate limit is exceeded (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "database_unavailable" | "state_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
     postPlatform: {
         parameters: {
             query?: never;
@@ -3432,7 +5438,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform */
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform; invalid_request: OAuth: a required parameter is missing or repeated, or a value is malformed; invalid_grant: OAuth: the device code or refresh token is unknown, spent, revoked or issued to another client; unsupported_grant_type: OAuth: a grant_type other than device_code and refresh_token; authorization_pending: OAuth device grant: the player has not decided yet; poll again after the interval; slow_down: OAuth device grant: polled before the interval; the interval grows by 5 s; access_denied: OAuth device grant: the player denied the request; expired_token: OAuth device grant: the device code expired; start again */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3443,7 +5449,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "unknown_provider" | "provider_not_configured";
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "unknown_provider" | "provider_not_configured" | "invalid_request" | "invalid_grant" | "unsupported_grant_type" | "authorization_pending" | "slow_down" | "access_denied" | "expired_token";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3731,7 +5737,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthenticated: No Bearer token (or, for logout, neither token); invalid_credentials: Wrong password, unknown email, wrong guest id or secret; invalid_ticket: The platform ticket was rejected; invalid_refresh_token: The refresh token is unknown or expired, or its session was revoked; token_reused: The refresh token was used twice: the session is terminated; internal_key_required: An internal endpoint without X-Internal-Key (or an accepted client certificate); invalid_internal_key: The internal key is not valid */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthenticated: No Bearer token (or, for logout, neither token); invalid_credentials: Wrong password, unknown email, wrong guest id or secret; invalid_ticket: The platform ticket was rejected; invalid_refresh_token: The refresh token is unknown or expired, or its session was revoked; token_reused: The refresh token was used twice: the session is terminated; internal_key_required: An internal endpoint without X-Internal-Key (or an accepted client certificate); invalid_internal_key: The internal key is not valid; invalid_client: OAuth: the client_id is missing, malformed or not accepted */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3742,7 +5748,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "invalid_token" | "unauthenticated" | "invalid_credentials" | "invalid_ticket" | "invalid_refresh_token" | "token_reused" | "internal_key_required" | "invalid_internal_key";
+                        code: "invalid_token" | "unauthenticated" | "invalid_credentials" | "invalid_ticket" | "invalid_refresh_token" | "token_reused" | "internal_key_required" | "invalid_internal_key" | "invalid_client";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
