@@ -39,6 +39,10 @@ import { signInRoutes } from './routes/sign-in.js';
 import { tokenRoutes } from './routes/tokens.js';
 import { accountRoutes } from './routes/account.js';
 import { adminRoutes } from './routes/admin.js';
+import { emailRoutes } from './routes/email.js';
+import { createEmailFlows } from './services/email-flows.js';
+import { createMailer } from './services/mailer.js';
+import { deleteStaleEmailTokens } from './queries/email-tokens.js';
 
 export const MIGRATIONS_DIR = path.resolve(import.meta.dirname, '../migrations');
 
@@ -118,6 +122,7 @@ function serviceOptions(config: AuthConfig, deps: AuthDeps, keys: KeyCache, metr
         { name: 'account', description: 'The signed-in player’s own account' },
         { name: 'admin', description: 'Operators: account status and signing keys' },
         { name: 'internal', description: 'Server-to-server (internal key or mTLS)' },
+        { name: 'email', description: 'Password reset and email verification (mailed tokens)' },
       ],
       servers: [{ url: 'https://localhost:8443', description: 'npm start (embedded)' }],
       defaultSecurity: [{ bearer: [] }],
@@ -179,6 +184,7 @@ async function startBackgroundWork(app: AuthApp, context: AuthContext): Promise<
       await app.purgeDeletedAccounts();
       await app.pruneIdleGuests();
       await context.outbox.purgeDelivered();
+      await deleteStaleEmailTokens(context.db);
     }),
     config.purgeIntervalSeconds * 1000,
   );
@@ -216,6 +222,10 @@ export async function buildApp(config: AuthConfig, deps: AuthDeps): Promise<Auth
   installRateLimits(app, config, limiter, internal);
 
   const authenticate = createAuthenticate(config, state, keys);
+  // Mail leaves off the request path (services/mailer.ts); what is queued is sent before the app closes.
+  const mailer = createMailer(config, app.log);
+  app.addHook('onClose', () => mailer.close());
+  if (mailer.mode === 'mailbox') app.log.info({ mailbox: config.mailbox }, `mail is not sent (AUTH_SMTP_URL is unset): each message is written to ${config.mailbox}`);
   const context: AuthContext = {
     config,
     db,
@@ -226,6 +236,9 @@ export async function buildApp(config: AuthConfig, deps: AuthDeps): Promise<Auth
     signIn: createSignInService(config, db, tokens, verifiers, state, metrics.lockoutHooks),
     accounts: createAccountService(config, db, verifiers, revoker),
     limiter,
+    emailLimiter: createRateLimiter(state, config.rateEmailWindowSeconds, { onLimited: metrics.rateLimited }),
+    mailer,
+    emailFlows: createEmailFlows({ config, db, state, mailer, revoker, lockoutHooks: metrics.lockoutHooks }),
     outbox,
     requireInternalCaller: (req) => internal.require(req),
     authenticate,
@@ -240,7 +253,7 @@ export async function buildApp(config: AuthConfig, deps: AuthDeps): Promise<Auth
   app.decorate('purgeDeletedAccounts', (now?: Date) => purgeDeletedAccounts(config, db, now));
   app.decorate('pruneIdleGuests', (now?: Date) => pruneIdleGuests(config, db, now));
 
-  for (const routes of [signInRoutes, tokenRoutes, accountRoutes, adminRoutes, internalRoutes]) {
+  for (const routes of [signInRoutes, tokenRoutes, accountRoutes, adminRoutes, internalRoutes, emailRoutes]) {
     await app.register(async (scope) => routes(scope as App, context));
   }
   await startBackgroundWork(app, context);

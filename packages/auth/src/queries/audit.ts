@@ -1,7 +1,19 @@
 /** The audit_log table: who did what, from where, on which node. */
 import type { Queryable } from '@platform/kit';
 
-export type AuditEvent = 'login' | 'logout' | 'refresh' | 'link' | 'unlink' | 'lockout' | 'delete' | 'key_rotation';
+export type AuditEvent =
+  | 'login'
+  | 'logout'
+  | 'refresh'
+  | 'link'
+  | 'unlink'
+  | 'lockout'
+  | 'delete'
+  | 'key_rotation'
+  // email flows (migration 0004)
+  | 'password_reset'
+  | 'email_verified'
+  | 'email_change';
 
 export interface AuditEntry {
   accountId: string | null;
