@@ -149,7 +149,7 @@ function emailRoutes(app: App, c: AuthContext) {
         tags: ['sign-in'],
         summary: 'Sign in with email and password',
         body: Type.Object({ email: Email, password: Password, device: Type.Optional(Device) }, { additionalProperties: false }),
-        response: { 200: TokenResponse, ...errorResponses(BODY_ERRORS, COMMON_ERRORS, 'invalid_credentials', 'account_disabled', 'account_locked') },
+        response: { 200: TokenResponse, ...errorResponses(BODY_ERRORS, COMMON_ERRORS, 'invalid_credentials', 'account_disabled', 'account_locked', 'email_not_verified') },
       },
       config: loginLimits,
     },
