@@ -61,6 +61,7 @@ function smtpSender(config: AuthConfig): { send: Send; close(): void } {
 /** The local mailbox: nodemailer builds the same RFC 5322 message it would send; it is written as <time>-<template>-<random>.eml (0600). */
 function mailboxSender(config: AuthConfig, dir: string): { send: Send; close(): void } {
   const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  mkdirSync(dir, { recursive: true, mode: 0o700 }); // there from the start: `ls` on it works before the first mail
   return {
     async send(mail) {
       const info = await transport.sendMail({ from: config.mailFrom, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
