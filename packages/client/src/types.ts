@@ -92,6 +92,12 @@ export type Account = AuthResult<'/account', 'get', AccountView>;
 export type Identities = AuthResult<'/account/link', 'post', IdentitiesView>;
 export type AccountExportResult = AuthResult<'/account/export', 'post', AccountExport>;
 export type AccountDeletionResult = AuthResult<'/account', 'delete', AccountDeletion>;
+// Email flows (docs/auth.md, "Email flows").
+export type PasswordResetInput = AuthBody<'/password/reset', 'post'>;
+export type PasswordResetResult = AuthResult<'/password/reset', 'post', { sessions_revoked: number }>;
+export type EmailVerification = AuthResult<'/email/verify', 'post', { email: string; verified: true; changed: boolean }>;
+export type EmailChangeInput = AuthBody<'/account/email', 'post'>;
+export type EmailChange = AuthResult<'/account/email', 'post', { pending_email: string }>;
 
 // ---- social ----
 

@@ -9,6 +9,9 @@ import { requestJson } from '@platform/kit';
 import { startHost, type RunningHost } from '../src/index.js';
 import { embeddedHostEnv } from './support.js';
 
+/** The mail's text as written: quoted-printable soft breaks joined, =XX decoded (ASCII mail). */
+const quotedPrintable = (raw: string) => raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+
 describe('npm start (embedded): the local mailbox', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'host-mailbox-'));
   let host: RunningHost;
@@ -38,7 +41,7 @@ describe('npm start (embedded): the local mailbox', () => {
       if (!file) await new Promise((r) => setTimeout(r, 50));
     }
     assert.ok(file, 'the reset mail was written');
-    const token = /^reset code: (\S+)$/m.exec(readFileSync(path.join(host.mailbox!, file), 'utf8'))?.[1];
+    const token = /^reset code: (\S+)$/m.exec(quotedPrintable(readFileSync(path.join(host.mailbox!, file), 'utf8')))?.[1];
     assert.ok(token);
     const reset = await call('/password/reset', { token, password: 'the second long passphrase' });
     assert.equal(reset.status, 200, JSON.stringify(reset.body));

@@ -2,7 +2,8 @@
  * The mails of the email flows, one template each, in the game's or platform's name (AUTH_MAIL_PRODUCT_NAME).
  * Every mail with a token carries it twice: a link to auth's small page (`/email-link/…#token=…`: in the
  * fragment, so it never reaches a server log) and the token itself on a line of its own, for a game that shows
- * an input for it. Text lines stay short so the text part travels unencoded (the token greps as written).
+ * an input for it, as `reset code: …` / `verification code: …` (the walkthrough picks that line). nodemailer folds
+ * long lines of the text part as quoted-printable: decode it before reading (`python3 -m quopri -d < file.eml`).
  */
 import type { OutgoingMail } from './mailer.js';
 
