@@ -129,9 +129,9 @@ describe('email verification and email change', () => {
     assert.equal((await post('/login', { email: next, password: u.password })).statusCode, 200);
     // The old address is free again.
     assert.equal((await post('/register', { email: u.email, password: GOOD_PASSWORD })).statusCode, 201);
-    const audits = await h.tdb.db.query(`SELECT event, detail FROM audit_log WHERE account_id = $1 AND event IN ('email_change', 'email_verified') ORDER BY at`, [u.account_id]);
+    const audits = await h.tdb.db.query<{ event: string; detail: { outcome?: string } }>(`SELECT event, detail FROM audit_log WHERE account_id = $1 AND event IN ('email_change', 'email_verified') ORDER BY at`, [u.account_id]);
     assert.deepEqual(
-      audits.rows.map((a: { event: string; detail: { outcome?: string } }) => `${a.event}:${a.detail.outcome ?? ''}`),
+      audits.rows.map((a) => `${a.event}:${a.detail.outcome ?? ''}`),
       ['email_change:failure', 'email_change:requested', 'email_verified:'],
     );
   });

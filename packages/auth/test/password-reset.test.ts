@@ -57,9 +57,9 @@ describe('password reset', () => {
     assert.match(m.text, /for 30 minutes/);
     assert.ok(m.html.includes(`https://auth.space-race.test/email-link/reset-password#token=${token}`));
     // Only the hash is stored.
-    const stored = await h.tdb.db.query(`SELECT token_hash FROM email_tokens WHERE account_id = $1`, [u.account_id]);
+    const stored = await h.tdb.db.query<{ token_hash: string }>(`SELECT token_hash FROM email_tokens WHERE account_id = $1`, [u.account_id]);
     assert.ok(stored.rows.length >= 1);
-    assert.ok(stored.rows.every((row: { token_hash: string }) => row.token_hash !== token && /^[0-9a-f]{64}$/.test(row.token_hash)));
+    assert.ok(stored.rows.every((row) => row.token_hash !== token && /^[0-9a-f]{64}$/.test(row.token_hash)));
 
     const done = await post('/password/reset', { token, password: NEW_PASSWORD });
     assert.equal(done.statusCode, 200, done.body);

@@ -15,12 +15,24 @@ const EmailToken = Type.String({ minLength: 1, maxLength: 256, description: 'The
 const TOKEN_ERRORS = ['invalid_email_token', 'email_token_used', 'email_token_expired'] as const;
 const Accepted = Type.Object({ status: Type.Literal('accepted') }, { description: 'Always, whether or not the address has an account' });
 
-export async function emailRoutes(app: App, c: AuthContext) {
-  const { config } = c;
-  // Per IP, before the body is read (every email-flow endpoint); per address, in the handler (a longer window).
-  const ipLimit = { requestLimits: (req: FastifyRequest) => [{ name: 'email:ip', key: req.ip, limit: config.rateEmailPerIp }] };
-  const perAddress = (email: string) => c.emailLimiter.check({ name: 'email:address', key: normaliseEmail(email), limit: config.rateEmailPerAddress });
+/** Per IP, before the body is read (every email-flow endpoint); per address, in the handler (a longer window). */
+function limits(c: AuthContext) {
+  return {
+    ipLimit: { requestLimits: (req: FastifyRequest) => [{ name: 'email:ip', key: req.ip, limit: c.config.rateEmailPerIp }] },
+    perAddress: (email: string) => c.emailLimiter.check({ name: 'email:address', key: normaliseEmail(email), limit: c.config.rateEmailPerAddress }),
+  };
+}
 
+export async function emailRoutes(app: App, c: AuthContext) {
+  passwordRoutes(app, c);
+  verificationRoutes(app, c);
+  emailChangeRoute(app, c);
+  linkPages(app);
+}
+
+/** /password/reset-request and /password/reset. */
+function passwordRoutes(app: App, c: AuthContext) {
+  const { ipLimit, perAddress } = limits(c);
   app.post(
     '/password/reset-request',
     {
@@ -58,6 +70,11 @@ export async function emailRoutes(app: App, c: AuthContext) {
     },
     async (req) => c.emailFlows.resetPassword({ token: req.body.token, password: req.body.password }, c.auditCtx(req)),
   );
+}
+
+/** /email/verify and /email/verify/resend. */
+function verificationRoutes(app: App, c: AuthContext) {
+  const { ipLimit, perAddress } = limits(c);
 
   app.post(
     '/email/verify',
@@ -100,6 +117,11 @@ export async function emailRoutes(app: App, c: AuthContext) {
       return { status: 'accepted' as const };
     },
   );
+}
+
+/** /account/email: the signed-in player asks to change the address. */
+function emailChangeRoute(app: App, c: AuthContext) {
+  const { ipLimit, perAddress } = limits(c);
 
   app.post(
     '/account/email',
@@ -124,7 +146,10 @@ export async function emailRoutes(app: App, c: AuthContext) {
       return r;
     },
   );
+}
 
+/** The pages the mailed links open. */
+function linkPages(app: App) {
   // The pages the mailed links open: static HTML and one script (the token stays in the fragment, read by the script).
   for (const [name, html] of Object.entries(EMAIL_LINK_PAGES)) {
     app.get(`/email-link/${name}`, { schema: { hide: true }, config: { access: 'public' } }, async (_req, reply) => {
