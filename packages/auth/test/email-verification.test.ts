@@ -118,6 +118,10 @@ describe('email verification and email change', () => {
     const token = tokenOf(await mailTo(next, 'confirm', from));
     // Not switched yet.
     assert.equal((await account(u.access_token)).identities[0].provider_user_id, u.email);
+    // The export shows the pending address, never a token or its hash.
+    const exported = (await h.app.inject({ method: 'POST', url: '/account/export', headers: bearer(u.access_token) })).json();
+    assert.ok(exported.email_tokens.some((t: { purpose: string; email: string }) => t.purpose === 'email_change' && t.email === next));
+    assert.ok(!JSON.stringify(exported.email_tokens).includes(token) && !/token_hash/.test(JSON.stringify(exported)));
     assert.equal((await post('/login', { email: u.email, password: u.password })).statusCode, 200);
 
     const done = await post('/email/verify', { token });

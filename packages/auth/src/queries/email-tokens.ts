@@ -157,3 +157,9 @@ export async function deleteStaleEmailTokens(db: Queryable): Promise<number> {
   const r = await db.query(`DELETE FROM email_tokens WHERE expires_at < now() - interval '1 day'`);
   return r.rowCount ?? 0;
 }
+
+/** The account's mailed tokens without their hashes (privacy export): what was mailed where, and when. */
+export async function emailTokensOf(db: Queryable, accountId: string): Promise<Record<string, unknown>[]> {
+  const r = await db.query(`SELECT id, purpose, email, created_at, expires_at, used_at FROM email_tokens WHERE account_id = $1 ORDER BY created_at`, [accountId]);
+  return r.rows;
+}

@@ -1300,6 +1300,9 @@ export interface operations {
                             platform: string | null;
                             push_handle: string | null;
                         }[];
+                        email_tokens: {
+                            [key: string]: unknown;
+                        }[];
                         /** Format: date-time */
                         exported_at: string;
                         identities: {
