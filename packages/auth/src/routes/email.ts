@@ -15,6 +15,17 @@ const EmailToken = Type.String({ minLength: 1, maxLength: 256, description: 'The
 const TOKEN_ERRORS = ['invalid_email_token', 'email_token_used', 'email_token_expired'] as const;
 const Accepted = Type.Object({ status: Type.Literal('accepted') }, { description: 'Always, whether or not the address has an account' });
 
+/**
+ * Work that must not delay the answer (the address lookup of the reset request and the resend): started once the
+ * response is sent (the route's onResponse hook), so even an in-process database (PGlite) cannot hold the answer.
+ */
+const afterResponse = new WeakMap<FastifyRequest, () => void>();
+const runAfterResponse = {
+  onResponse: async (req: FastifyRequest) => {
+    afterResponse.get(req)?.();
+  },
+};
+
 /** Per IP, before the body is read (every email-flow endpoint); per address, in the handler (a longer window). */
 function limits(c: AuthContext) {
   return {
@@ -44,10 +55,11 @@ function passwordRoutes(app: App, c: AuthContext) {
         response: { 202: Accepted, ...errorResponses(BODY_ERRORS, COMMON_ERRORS) },
       },
       config: ipLimit,
+      ...runAfterResponse,
     },
     async (req, reply) => {
       await perAddress(req.body.email);
-      await c.emailFlows.requestPasswordReset(req.body.email);
+      afterResponse.set(req, () => c.emailFlows.requestPasswordReset(req.body.email));
       reply.status(202);
       return { status: 'accepted' as const };
     },
@@ -109,10 +121,11 @@ function verificationRoutes(app: App, c: AuthContext) {
         response: { 202: Accepted, ...errorResponses(BODY_ERRORS, COMMON_ERRORS) },
       },
       config: ipLimit,
+      ...runAfterResponse,
     },
     async (req, reply) => {
       await perAddress(req.body.email);
-      await c.emailFlows.resendVerification(req.body.email);
+      afterResponse.set(req, () => c.emailFlows.resendVerification(req.body.email));
       reply.status(202);
       return { status: 'accepted' as const };
     },

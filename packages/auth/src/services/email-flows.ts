@@ -2,9 +2,10 @@
  * Password reset, email verification and email change (docs/auth.md, "Email flows").
  *
  * Tokens: 32 random bytes (256 bits), base64url, mailed once; only their SHA-256 is stored (email_tokens).
- * Requests that name an address (reset, resend) answer 202 whatever the address: the same statement runs
- * whether or not it has an account (it inserts one row or none) and the mail is only queued (services/mailer.ts),
- * so neither the answer nor its time tells whether the address is known.
+ * Requests that name an address (reset, resend) answer 202 whatever the address, after the same work (the rate
+ * limits): the lookup, the token insert (one statement whether or not the address has an account) and the mail
+ * happen after the answer (services/mailer.ts, `defer`), so neither the answer nor its time tells whether the
+ * address is known.
  */
 import { createSourceLockout, isUniqueViolation, lockoutSource, randomToken, sha256Hex, verifyPassword, type Database, type LockoutHooks, type StateStore } from '@platform/kit';
 import type { AuthConfig } from '../config.js';
@@ -211,21 +212,28 @@ export function createEmailFlows(d: Deps) {
   return {
     sendVerification: (accountId: string) => sendVerification(f, accountId),
 
-    /** 202 whatever the address; a mail only when it is an active account with a password. */
-    async requestPasswordReset(email: string): Promise<void> {
-      const { token, hash } = newToken();
-      const issued = await issueResetToken(f.db, normaliseEmail(email), hash, f.resetTtl);
-      if (issued) f.mailer.enqueue(passwordResetMail(f.mail, issued.email, issued.display_name, token, config.passwordResetTtlMinutes));
+    /**
+     * 202 whatever the address; a mail only when it is an active account with a password. The lookup and the
+     * token insert run after the answer (mailer.defer): the answer's time does not depend on the address.
+     */
+    requestPasswordReset(email: string): void {
+      f.mailer.defer('password_reset', async () => {
+        const { token, hash } = newToken();
+        const issued = await issueResetToken(f.db, normaliseEmail(email), hash, f.resetTtl);
+        return issued && passwordResetMail(f.mail, issued.email, issued.display_name, token, config.passwordResetTtlMinutes);
+      });
     },
 
     resetPassword: (input: { token: string; password: string }, ctx: AuditContext) => resetPassword(f, input, ctx),
     verifyEmail: (token: string, ctx: AuditContext) => verifyEmail(f, token, ctx),
 
-    /** 202 whatever the address; a mail only when it is an unverified email identity. */
-    async resendVerification(email: string): Promise<void> {
-      const { token, hash } = newToken();
-      const issued = await issueVerifyTokenByEmail(f.db, normaliseEmail(email), hash, f.verifyTtl);
-      if (issued) f.mailer.enqueue(verifyEmailMail(f.mail, issued.email, issued.display_name, token, config.emailVerifyTtlHours, false));
+    /** 202 whatever the address; a mail only when it is an unverified email identity (deferred like the reset request). */
+    resendVerification(email: string): void {
+      f.mailer.defer('verify_email', async () => {
+        const { token, hash } = newToken();
+        const issued = await issueVerifyTokenByEmail(f.db, normaliseEmail(email), hash, f.verifyTtl);
+        return issued && verifyEmailMail(f.mail, issued.email, issued.display_name, token, config.emailVerifyTtlHours, false);
+      });
     },
 
     requestEmailChange: (accountId: string, input: { email: string; password: string }, ctx: AuditContext) => requestEmailChange(f, accountId, input, ctx),

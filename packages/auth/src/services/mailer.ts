@@ -3,8 +3,9 @@
  * defaults), one .eml file per message in a local mailbox directory (AUTH_MAILBOX_DIR, DATA_DIR/auth/mailbox).
  *
  * Mail leaves off the request path: a request enqueues its message and answers; a small worker sends the queue
- * (one message at a time, three attempts 1 s and 5 s apart). So an address that has an account and one that
- * has not are answered alike, however slow the SMTP server. The queue is in memory: a message of a node that
+ * (one message at a time, three attempts 1 s and 5 s apart). Requests that must not tell a known address from
+ * an unknown one (reset request, resend) also defer the address lookup and token insert (`defer`): they answer
+ * after the same work whatever the address, however slow the database or the SMTP server. The queue is in memory: a message of a node that
  * stops before sending it is lost (the player asks again); tokens are never written anywhere in clear but in
  * the mail itself. Logs name the template, the message id and the file, never the address or the token.
  */
@@ -35,7 +36,12 @@ export interface Mailer {
   readonly mailbox?: string;
   /** Queues a message; never throws, never waits for delivery. */
   enqueue(mail: OutgoingMail): void;
-  /** Resolves once every queued message was sent (or given up). */
+  /**
+   * Runs `job` now, without the caller waiting for it, and queues the message it makes (none: nothing). The
+   * requests that must not reveal whether an address is known do all their address-dependent work here.
+   */
+  defer(what: string, job: () => Promise<OutgoingMail | undefined>): void;
+  /** Resolves once every deferred job finished and every queued message was sent (or given up). */
   idle(): Promise<void>;
   /** Sends what is queued (bounded by `idle`), then closes the transport. */
   close(): Promise<void>;
@@ -79,6 +85,7 @@ export function createMailer(config: AuthConfig, log: Logger): Mailer {
   const mode = config.smtpUrl ? 'smtp' : 'mailbox';
   const sender = config.smtpUrl ? smtpSender(config) : mailboxSender(config, config.mailbox);
   const queue: OutgoingMail[] = [];
+  const jobs = new Set<Promise<void>>();
   let running: Promise<void> | undefined;
   let closed = false;
 
@@ -120,8 +127,23 @@ export function createMailer(config: AuthConfig, log: Logger): Mailer {
       queue.push(mail);
       void drain();
     },
+    defer(what, job) {
+      const p = job().then(
+        (mail) => {
+          if (mail) this.enqueue(mail);
+        },
+        (err: unknown) => log.warn({ job: what, err: (err as Error).message }, 'mail job failed'),
+      );
+      jobs.add(p);
+      void p.finally(() => jobs.delete(p));
+    },
     async idle() {
-      while (running) await running;
+      // Jobs start once their response is sent (an onResponse hook): let a request that just answered start its own.
+      await new Promise((resolve) => setImmediate(resolve));
+      while (jobs.size || running) {
+        await Promise.all(jobs);
+        if (running) await running;
+      }
     },
     async close() {
       await this.idle();
