@@ -45,6 +45,10 @@ import { deviceRoutes } from './routes/device.js';
 import { oauthRoutes } from './routes/oauth.js';
 import { createOwnSessionService } from './services/own-sessions.js';
 import { createDeviceGrantService } from './services/device-grant.js';
+import { emailRoutes } from './routes/email.js';
+import { createEmailFlows } from './services/email-flows.js';
+import { createMailer } from './services/mailer.js';
+import { deleteStaleEmailTokens } from './queries/email-tokens.js';
 
 export const MIGRATIONS_DIR = path.resolve(import.meta.dirname, '../migrations');
 
@@ -127,6 +131,7 @@ function serviceOptions(config: AuthConfig, deps: AuthDeps, keys: KeyCache, metr
         { name: 'admin', description: 'Operators: account search and lookup, status, roles, sanctions, signing keys' },
         { name: 'internal', description: 'Server-to-server (internal key or mTLS)' },
         { name: 'oauth', description: 'OAuth 2.0: device authorization grant (RFC 8628), token endpoint, metadata (RFC 8414), the approval page' },
+        { name: 'email', description: 'Password reset and email verification (mailed tokens)' },
       ],
       servers: [{ url: 'https://localhost:8443', description: 'npm start (embedded)' }],
       defaultSecurity: [{ bearer: [] }],
@@ -201,6 +206,7 @@ async function startBackgroundWork(app: AuthApp, context: AuthContext): Promise<
       await app.pruneIdleGuests();
       await context.outbox.purgeDelivered();
       await context.deviceGrants.purgeExpired();
+      await deleteStaleEmailTokens(context.db);
     }),
     config.purgeIntervalSeconds * 1000,
   );
@@ -245,6 +251,10 @@ export async function buildApp(config: AuthConfig, deps: AuthDeps): Promise<Auth
   installRateLimits(app, config, limiter, internal);
 
   const authenticate = createAuthenticate(config, state, keys);
+  // Mail leaves off the request path (services/mailer.ts); what is queued is sent before the app closes.
+  const mailer = createMailer(config, app.log);
+  app.addHook('onClose', () => mailer.close());
+  if (mailer.mode === 'mailbox') app.log.info({ mailbox: config.mailbox }, `mail is not sent (AUTH_SMTP_URL is unset): each message is written to ${config.mailbox}`);
   const context: AuthContext = {
     config,
     db,
@@ -258,6 +268,9 @@ export async function buildApp(config: AuthConfig, deps: AuthDeps): Promise<Auth
     limiter,
     ownSessions: createOwnSessionService(db, revoker),
     deviceGrants: createDeviceGrantService(config, db, tokens),
+    emailLimiter: createRateLimiter(state, config.rateEmailWindowSeconds, { onLimited: metrics.rateLimited }),
+    mailer,
+    emailFlows: createEmailFlows({ config, db, state, mailer, revoker, lockoutHooks: metrics.lockoutHooks }),
     outbox,
     requireInternalCaller: (req) => internal.require(req),
     authenticate,
@@ -274,7 +287,7 @@ export async function buildApp(config: AuthConfig, deps: AuthDeps): Promise<Auth
   app.decorate('sweepSanctions', () => sanctions.sweep({ nodeId: config.nodeId, ip: null }));
 
   installNoStore(app);
-  for (const routes of [signInRoutes, tokenRoutes, accountRoutes, adminRoutes, internalRoutes, sessionRoutes, deviceRoutes, oauthRoutes]) {
+  for (const routes of [signInRoutes, tokenRoutes, accountRoutes, adminRoutes, internalRoutes, sessionRoutes, deviceRoutes, oauthRoutes, emailRoutes]) {
     await app.register(async (scope) => routes(scope as App, context));
   }
   await startBackgroundWork(app, context);

@@ -92,6 +92,24 @@ export const authVars = {
     max: 3600,
     description: 'How often each node ends expired sanctions (a ban\'s account becomes active again) and announces it',
   }),
+  // Email delivery, password reset and email verification (docs/auth.md, "Email flows").
+  smtpUrl: vars.url('AUTH_SMTP_URL', {
+    protocols: ['smtp', 'smtps'],
+    description: 'SMTP server mail is sent through (smtp://user:pass@host:587, smtps://…:465); unset: mail is written to AUTH_MAILBOX_DIR instead of sent',
+  }),
+  mailboxDir: vars.optionalString('AUTH_MAILBOX_DIR', 'Directory mail is written to (one .eml file per message) when AUTH_SMTP_URL is unset; default DATA_DIR/auth/mailbox'),
+  mailFrom: vars.string('AUTH_MAIL_FROM', { default: 'Game Platform <no-reply@localhost>', description: 'From address of every mail' }),
+  mailProductName: vars.string('AUTH_MAIL_PRODUCT_NAME', { default: 'Game Platform', description: 'The game or platform name the mails speak in' }),
+  publicUrl: vars.url('AUTH_PUBLIC_URL', { protocols: ['http', 'https'], description: 'Base URL of the links in mails (the auth service as players reach it); default AUTH_ISSUER' }),
+  passwordResetTtlMinutes: vars.int('AUTH_PASSWORD_RESET_TTL_MINUTES', { default: 30, min: 5, max: 1440, description: 'Lifetime of a password-reset token' }),
+  emailVerifyTtlHours: vars.int('AUTH_EMAIL_VERIFY_TTL_HOURS', { default: 48, min: 1, max: 720, description: 'Lifetime of an email verification (or email change) token' }),
+  emailVerification: vars.oneOf('AUTH_EMAIL_VERIFICATION', ['optional', 'required'] as const, {
+    default: 'optional',
+    description: 'optional: unverified email accounts sign in as usual; required: /register answers 202 without tokens and /login 403 email_not_verified until the email is verified',
+  }),
+  rateEmailPerIp: vars.int('AUTH_RATE_EMAIL_PER_IP', { default: 20, min: 1, description: 'Email-flow requests (reset, verify, resend, email change) per IP per AUTH_RATE_WINDOW_SECONDS' }),
+  rateEmailPerAddress: vars.int('AUTH_RATE_EMAIL_PER_ADDRESS', { default: 5, min: 1, description: 'Mails asked for one address (reset, resend, email change) per AUTH_RATE_EMAIL_WINDOW_SECONDS' }),
+  rateEmailWindowSeconds: vars.int('AUTH_RATE_EMAIL_WINDOW_SECONDS', { default: 3600, min: 1, description: 'Window of AUTH_RATE_EMAIL_PER_ADDRESS' }),
   // External platforms (store_a, store_b, idp_a, idp_b): docs/auth-providers.md.
   ...platformProviderVars,
   // Device authorization grant (RFC 8628) and the OAuth endpoints: docs/auth.md, "Device authorization".
@@ -124,7 +142,10 @@ export const CLIENT_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 type Raw = ReturnType<typeof readConfig<typeof authVars>>;
 
-export interface AuthConfig extends Omit<Raw, 'trustProxy' | 'internalKeys' | 'internalMtlsCallers'> {
+export interface AuthConfig extends Omit<Raw, 'trustProxy' | 'internalKeys' | 'internalMtlsCallers' | 'smtpUrl' | 'publicUrl'> {
+  /** AUTH_SMTP_URL; unset: mail goes to `mailbox`. */
+  smtpUrl?: string;
+  publicUrl?: string;
   trustProxy: boolean | number | string[];
   /** Calling service name → its secret (AUTH_INTERNAL_KEYS). */
   internalKeys: Map<string, string>;
@@ -139,6 +160,10 @@ export interface AuthConfig extends Omit<Raw, 'trustProxy' | 'internalKeys' | 'i
   guestSecretParams: Argon2Params;
   /** Where the auth service keeps its embedded files. */
   authDir: string;
+  /** AUTH_MAILBOX_DIR or DATA_DIR/auth/mailbox: where mail goes without AUTH_SMTP_URL. */
+  mailbox: string;
+  /** AUTH_PUBLIC_URL or AUTH_ISSUER, without a trailing slash: the base of links in mails. */
+  linkBase: string;
 }
 
 function parseTrustProxy(s: string): boolean | number | string[] {
@@ -215,5 +240,7 @@ export function readAuthConfig(env: Env = process.env): AuthConfig {
     passwordParams: { memoryCost: raw.passwordMemoryKib, timeCost: raw.passwordTimeCost, parallelism: raw.passwordParallelism },
     guestSecretParams: { memoryCost: raw.guestSecretMemoryKib, timeCost: raw.guestSecretTimeCost, parallelism: 1 },
     authDir: path.join(raw.dataDir, 'auth'),
+    mailbox: path.resolve(raw.mailboxDir ?? path.join(raw.dataDir, 'auth', 'mailbox')),
+    linkBase: ((raw.publicUrl as string | undefined) ?? raw.issuer).replace(/\/+$/, ''),
   };
 }

@@ -6,6 +6,8 @@ import type { AccountService } from './services/account.js';
 import type { AuditContext } from './services/audit.js';
 import type { DeviceGrantService } from './services/device-grant.js';
 import type { OwnSessionService } from './services/own-sessions.js';
+import type { EmailFlows } from './services/email-flows.js';
+import type { Mailer } from './services/mailer.js';
 import type { KeyCache } from './services/keys.js';
 import type { OutboxWorker } from './services/outbox.js';
 import type { RateLimiter } from './services/rate-limit.js';
@@ -33,6 +35,12 @@ export interface AuthContext {
   ownSessions: OwnSessionService;
   /** The device authorization grant (RFC 8628). */
   deviceGrants: DeviceGrantService;
+  /** Per-address limits of the email flows (AUTH_RATE_EMAIL_WINDOW_SECONDS). */
+  emailLimiter: RateLimiter;
+  /** Mail delivery (SMTP or the local mailbox directory), off the request path. */
+  mailer: Mailer;
+  /** Password reset, email verification, email change. */
+  emailFlows: EmailFlows;
   outbox: OutboxWorker;
   /** The calling service's name; 401 internal_key_required / invalid_internal_key otherwise. */
   requireInternalCaller(req: FastifyRequest): string;

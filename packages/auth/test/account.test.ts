@@ -151,7 +151,7 @@ describe('account', () => {
     const r = await h.app.inject({ method: 'POST', url: '/account/export', headers: bearer(u.access_token) });
     assert.equal(r.statusCode, 200);
     const x = r.json();
-    assert.deepEqual(Object.keys(x).sort(), ['account', 'audit_log', 'credentials', 'devices', 'exported_at', 'identities', 'sessions']);
+    assert.deepEqual(Object.keys(x).sort(), ['account', 'audit_log', 'credentials', 'devices', 'email_tokens', 'exported_at', 'identities', 'sessions']);
     assert.equal(x.account.id, u.account_id);
     assert.equal(x.sessions.length, 1);
     assert.ok(x.audit_log.length >= 1);

@@ -12,9 +12,14 @@ import type {
   DevicePlatform,
   PendingDeviceRequest,
   SessionInfo,
+  EmailChange,
+  EmailChangeInput,
+  EmailVerification,
   Identities,
   LinkInput,
   LoginInput,
+  PasswordResetInput,
+  PasswordResetResult,
   PlatformSignInInput,
   RegisterInput,
   Sanctions,
@@ -143,10 +148,53 @@ export class AuthApi {
     return { accountId: res.account_id, restored: false };
   }
 
-  /** Creates an email account and signs it in (201). */
-  async register(input: Omit<RegisterInput, 'device'>): Promise<{ accountId: string | undefined }> {
-    const s = await this.signIn('/register', { ...input, device: await this.device() });
-    return { accountId: s.account_id };
+  /**
+   * Creates an email account and signs it in (201). When the service requires a verified email
+   * (`AUTH_EMAIL_VERIFICATION=required`) it answers 202 without tokens: nothing is signed in,
+   * `emailVerificationRequired` is true, and the player confirms the mailed token (`verifyEmail`) and then signs in.
+   */
+  async register(input: Omit<RegisterInput, 'device'>): Promise<{ accountId: string | undefined; emailVerificationRequired: boolean }> {
+    const askedAt = this.d.now();
+    type Answer = TokenPair | { account_id: string; email_verification_required: true };
+    const res = await this.d.http.request<Answer>({ method: 'POST', path: '/register', body: { ...input, device: await this.device() } });
+    if (!('access_token' in res)) return { accountId: res.account_id, emailVerificationRequired: true };
+    await this.d.session.store(res, askedAt);
+    return { accountId: res.account_id, emailVerificationRequired: false };
+  }
+
+  /**
+   * Asks for a password-reset mail (a link and a code). Resolves alike whether or not the address has an account
+   * (the service answers 202 either way); 429 `rate_limited` when asked too often.
+   */
+  async requestPasswordReset(email: string): Promise<void> {
+    await this.d.http.request<unknown>({ method: 'POST', path: '/password/reset-request', body: { email } });
+  }
+
+  /**
+   * Sets a new password with the mailed code. Every session of that account ends (this client's too, when it is
+   * signed in as that account: sign in again with the new password). Errors: 400 `invalid_email_token`, 410
+   * `email_token_used` / `email_token_expired`, 400 `weak_password`.
+   */
+  resetPassword(input: PasswordResetInput): Promise<PasswordResetResult> {
+    return this.d.http.request<PasswordResetResult>({ method: 'POST', path: '/password/reset', body: input });
+  }
+
+  /** Confirms an email address (after sign-up, a link or an email change) with the mailed code. */
+  verifyEmail(token: string): Promise<EmailVerification> {
+    return this.d.http.request<EmailVerification>({ method: 'POST', path: '/email/verify', body: { token } });
+  }
+
+  /** Asks for another verification mail; resolves alike for every address (202). */
+  async resendVerification(email: string): Promise<void> {
+    await this.d.http.request<unknown>({ method: 'POST', path: '/email/verify/resend', body: { email } });
+  }
+
+  /**
+   * Asks to change the account's email address (the current password proves the player): the new address is
+   * mailed a code, and only `verifyEmail` with it switches the address.
+   */
+  changeEmail(input: EmailChangeInput): Promise<EmailChange> {
+    return this.call('POST', '/account/email', input);
   }
 
   async signInWithEmail(input: Omit<LoginInput, 'device'>): Promise<{ accountId: string | undefined }> {

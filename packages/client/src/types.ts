@@ -146,6 +146,12 @@ export interface DeviceAuthorization {
   interval: number;
   clientId: string;
 }
+// Email flows (docs/auth.md, "Email flows").
+export type PasswordResetInput = AuthBody<'/password/reset', 'post'>;
+export type PasswordResetResult = AuthResult<'/password/reset', 'post', { sessions_revoked: number }>;
+export type EmailVerification = AuthResult<'/email/verify', 'post', { email: string; verified: true; changed: boolean }>;
+export type EmailChangeInput = AuthBody<'/account/email', 'post'>;
+export type EmailChange = AuthResult<'/account/email', 'post', { pending_email: string }>;
 
 // ---- social ----
 

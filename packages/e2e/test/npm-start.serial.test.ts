@@ -41,6 +41,8 @@ describe('npm start', async () => {
     // One CA file, printed at start, verifies both services.
     const caFile = path.join(dir, 'ca/ca-cert.pem');
     assert.ok(out.includes(`trust this one CA file for auth and social: ${caFile}`), out);
+    // Without AUTH_SMTP_URL, auth's mail goes to DATA_DIR/mailbox, and the console says so.
+    assert.ok(out.includes(`each message is written to ${path.join(dir, 'mailbox')}`), out);
     const ca = readFileSync(caFile).toString();
     const auth = client('https://127.0.0.1:8443', ca);
     const social = client('https://127.0.0.1:9443', ca);

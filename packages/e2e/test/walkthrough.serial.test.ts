@@ -73,6 +73,14 @@ describe('docs/walkthrough.md', async () => {
     assert.match(run.stdout, /"type":"chatMessage".*hello over the socket/);
     assert.match(run.stdout, /^false$/m, 'is_guest is false after the link');
     assert.match(run.stdout, /"status": "deleted"/);
+    // The password reset read from the local mailbox: Ada's address confirmed, her sessions ended, the code spent,
+    // the new password signs in.
+    assert.match(run.stdout, /"email": "ada@example.com",\s*"verified": true,\s*"changed": false/);
+    assert.match(run.stdout, /^Subject: Game Platform: reset your password$/m);
+    assert.match(run.stdout, /"sessions_revoked": 1/);
+    assert.match(run.stdout, /^"invalid_token"$/m);
+    assert.match(run.stdout, /^"email_token_used"$/m);
+    assert.match(run.stdout, /^true$/m);
     // The SDK section: a guest made through the SDK with the client key, and Ada seeing Carol's request.
     assert.match(run.stdout, /^sdk: Carol#\d{4} asked .+#\d{4} to be friends$/m);
     assert.match(run.stdout, /^"Carol#\d{4}"$/m);

@@ -8,7 +8,8 @@
  * Wiring (each only when not set in the environment):
  *   - both TLS certificates are made before any service starts (each service trusts the other's);
  *   - registry → auth: REGISTRY_AUTH_URL, REGISTRY_AUTH_CA_FILE, REGISTRY_AUTH_INTERNAL_KEY;
- *   - auth: AUTH_INTERNAL_KEYS (registry's key), AUTH_OUTBOX_TARGETS → social, AUTH_OUTBOX_CA_FILE;
+ *   - auth: AUTH_INTERNAL_KEYS (registry's key), AUTH_OUTBOX_TARGETS → social, AUTH_OUTBOX_CA_FILE, AUTH_MAILBOX_DIR
+ *     (DATA_DIR/mailbox: without AUTH_SMTP_URL mail is written there, not sent);
  *   - social: SOCIAL_AUTH_JWKS_URL, SOCIAL_AUTH_CA_FILE, SOCIAL_REGISTRY_URL (or their SOCIAL__ aliases);
  *   - the internal key is generated once into DATA_DIR/internal-keys.json (mode 0600);
  *   - without REDIS_URL, one in-memory store is the bus the services' notices travel on (the registry's game
@@ -30,6 +31,8 @@ export interface RunningHost {
   caFile: string;
   /** The embedded database directory, or undefined on DATABASE_URL. */
   pgDir?: string;
+  /** Where auth's mail goes: the local mailbox directory (no AUTH_SMTP_URL), or undefined when it is sent by SMTP. */
+  mailbox?: string;
   /** Each service's metrics endpoint, when its <SERVICE>_METRICS_PORT is set (docs/deployment.md, "Metrics"). */
   metrics: { auth?: string; registry?: string; social?: string };
   /** Stops the services (social, registry, auth), then the embedded database. */
@@ -64,8 +67,11 @@ async function wiring(env: Env, dataDir: string, registryPort: number) {
   return {
     caFile: localCa.certPath,
     urls: { auth: `https://localhost:${authPort}`, registry: `http://localhost:${registryPort}`, social: `https://localhost:${socialPort}` },
+    // Without an SMTP server, auth's mail (password reset, email verification) is written here, not sent.
+    mailbox: env.AUTH_SMTP_URL ? undefined : path.resolve(env.AUTH_MAILBOX_DIR ?? path.join(dataDir, 'mailbox')),
     auth: {
       ...base,
+      AUTH_MAILBOX_DIR: env.AUTH_MAILBOX_DIR ?? path.join(dataDir, 'mailbox'),
       AUTH_INTERNAL_KEYS: env.AUTH_INTERNAL_KEYS ?? `registry:${registryKey}`,
       AUTH_OUTBOX_TARGETS: env.AUTH_OUTBOX_TARGETS ?? `https://127.0.0.1:${socialPort}/v1/internal/auth-events`,
       AUTH_OUTBOX_CA_FILE: env.AUTH_OUTBOX_CA_FILE ?? ((env.SOCIAL_TLS_CERT_FILE ?? env.SOCIAL__TLS__CERTFILE) ? socialCert : localCa.certPath),
@@ -167,5 +173,5 @@ export async function startHost(
     await close();
     throw err;
   }
-  return { dataDir, urls: envs.urls, caFile: envs.caFile, pgDir: embedded?.dataDir, metrics, close };
+  return { dataDir, urls: envs.urls, caFile: envs.caFile, pgDir: embedded?.dataDir, mailbox: envs.mailbox, metrics, close };
 }

@@ -48,6 +48,11 @@ if (metrics.length) {
   say('metrics (Prometheus, not public: docs/deployment.md "Metrics"):');
   for (const [name, url] of metrics) say(`  ${name.padEnd(8)} ${url}`);
 } else say('metrics: off (AUTH_METRICS_PORT, REGISTRY_METRICS_PORT, SOCIAL_METRICS_PORT open them on 127.0.0.1; docs/deployment.md "Metrics")');
+say(
+  host.mailbox
+    ? `mail (password reset, email verification) is not sent: each message is written to ${host.mailbox} (AUTH_SMTP_URL sends it)`
+    : 'mail is sent through AUTH_SMTP_URL',
+);
 say(`trust this one CA file for auth and social: ${host.caFile} (curl --cacert …, NODE_EXTRA_CA_CERTS=…)`);
 say(
   `registry super-admin: ${process.env.REGISTRY_ADMIN_EMAIL ?? 'admin@localhost'} (a generated password is printed above on the first start only; REGISTRY_ADMIN_PASSWORD sets it)`,

@@ -13,7 +13,11 @@ export type AuditEvent =
   | 'sanction'
   | 'sanction_lift'
   | 'sanction_expiry'
-  | 'role_change';
+  | 'role_change'
+  // email flows (migration 0004)
+  | 'password_reset'
+  | 'email_verified'
+  | 'email_change';
 
 export interface AuditEntry {
   accountId: string | null;

@@ -70,12 +70,12 @@ export async function recordLoginSuccess(db: Queryable, l: LoginSuccess): Promis
   ]);
 }
 
-export type PasswordLoginRow = AccountRow & { identity_id: string; credential_id: string; secret_hash: string; failed_attempts: number };
+export type PasswordLoginRow = AccountRow & { identity_id: string; credential_id: string; secret_hash: string; failed_attempts: number; email_verified: boolean };
 
 /** The account, identity and password credential of an email (already normalised). */
 export async function passwordLoginOf(db: Queryable, email: string): Promise<PasswordLoginRow | undefined> {
   const found = await db.query<PasswordLoginRow>(
-    `SELECT a.*, i.id AS identity_id, c.id AS credential_id, c.secret_hash, c.failed_attempts
+    `SELECT a.*, i.id AS identity_id, c.id AS credential_id, c.secret_hash, c.failed_attempts, i.verified AS email_verified
          FROM identities i JOIN accounts a ON a.id = i.account_id
          JOIN credentials c ON c.identity_id = i.id AND c.type = 'password'
          WHERE i.provider = 'email' AND i.provider_user_id = $1`,

@@ -84,7 +84,12 @@ function identityRoutes(app: App, c: AuthContext) {
     async (req) => {
       const claims = await c.authenticate(req);
       const body = req.body as { email?: string; password?: string; provider?: string; ticket?: string; nonce?: string };
-      if (body.email !== undefined) return c.accounts.linkEmail(claims.sub, { email: body.email, password: body.password! }, c.auditCtx(req));
+      if (body.email !== undefined) {
+        const linked = await c.accounts.linkEmail(claims.sub, { email: body.email, password: body.password! }, c.auditCtx(req));
+        // The new address is mailed a verification token (queued; a failure does not undo the link).
+        await c.emailFlows.sendVerification(claims.sub).catch((err: unknown) => req.log.warn({ err: (err as Error).message }, 'verification mail not queued'));
+        return linked;
+      }
       await c.limiter.check({ name: 'platform:ip_provider', key: `${req.ip}|${body.provider}`, limit: c.config.ratePlatformPerIpProvider });
       return c.accounts.linkPlatform(claims.sub, { provider: body.provider!, ticket: body.ticket!, nonce: body.nonce }, c.auditCtx(req));
     },

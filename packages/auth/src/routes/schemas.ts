@@ -98,6 +98,8 @@ export const AccountExport = Type.Object({
   devices: Type.Array(DeviceView),
   sessions: ExportRows,
   audit_log: ExportRows,
+  /** Password-reset, verification and email-change tokens mailed (no hashes): docs/auth.md, "Email flows". */
+  email_tokens: ExportRows,
 });
 
 export const AccountDeleted = Type.Object({ status: Type.Literal('deleted'), deleted_at: Timestamp, purge_after: Timestamp });

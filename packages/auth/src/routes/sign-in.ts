@@ -115,7 +115,14 @@ function emailRoutes(app: App, c: AuthContext) {
           { email: Email, password: Password, display_name: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })), device: Type.Optional(Device) },
           { additionalProperties: false },
         ),
-        response: { 201: TokenResponse, ...errorResponses(BODY_ERRORS, COMMON_ERRORS, 'weak_password', 'email_taken') },
+        response: {
+          201: TokenResponse,
+          202: Type.Object(
+            { account_id: Type.String({ format: 'uuid' }), email_verification_required: Type.Literal(true) },
+            { description: 'AUTH_EMAIL_VERIFICATION=required: the account exists, no session until the mailed token confirms the address' },
+          ),
+          ...errorResponses(BODY_ERRORS, COMMON_ERRORS, 'weak_password', 'email_taken'),
+        },
       },
       config: loginLimits,
     },
@@ -124,6 +131,12 @@ function emailRoutes(app: App, c: AuthContext) {
         { email: req.body.email, password: req.body.password, displayName: req.body.display_name, device: req.body.device },
         c.auditCtx(req),
       );
+      // The verification mail (queued; a failure here does not undo the sign-up: the player asks for another).
+      await c.emailFlows.sendVerification(r.account_id).catch((err: unknown) => req.log.warn({ err: (err as Error).message }, 'verification mail not queued'));
+      if (!('access_token' in r)) {
+        reply.status(202);
+        return { account_id: r.account_id, email_verification_required: true as const };
+      }
       reply.status(201);
       return r;
     },
@@ -136,7 +149,10 @@ function emailRoutes(app: App, c: AuthContext) {
         tags: ['sign-in'],
         summary: 'Sign in with email and password',
         body: Type.Object({ email: Email, password: Password, device: Type.Optional(Device) }, { additionalProperties: false }),
-        response: { 200: TokenResponse, ...errorResponses(BODY_ERRORS, COMMON_ERRORS, 'invalid_credentials', 'account_disabled', 'account_banned', 'account_locked') },
+        response: {
+          200: TokenResponse,
+          ...errorResponses(BODY_ERRORS, COMMON_ERRORS, 'invalid_credentials', 'account_disabled', 'account_banned', 'account_locked', 'email_not_verified'),
+        },
       },
       config: loginLimits,
     },

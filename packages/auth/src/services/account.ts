@@ -16,6 +16,7 @@ import {
 import { auditOf } from '../queries/audit.js';
 import { credentialsOf, insertPasswordCredential } from '../queries/credentials.js';
 import { devicesOf } from '../queries/devices.js';
+import { emailTokensOf } from '../queries/email-tokens.js';
 import { deleteIdentities, identitiesOf, identityProvidersOf, insertEmailIdentity } from '../queries/identities.js';
 import { insertAccountDeletedNotice } from '../queries/outbox.js';
 import { sessionsOf } from '../queries/sessions.js';
@@ -131,6 +132,7 @@ async function exportAccount(db: Database, accountId: string) {
     devices: v.devices,
     sessions,
     audit_log: auditRows,
+    email_tokens: await emailTokensOf(db, accountId),
   };
 }
 

@@ -26,9 +26,16 @@ export const REVOCATION_CHANNEL = 'auth:revocation';
  * session of the account, and every token of it issued up to `revoked_at`): `account_locked`,
  * `account_banned`, `account_deleted`. A subscriber treats a reason it does not know by its scope.
  */
-export type RevocationReason = 'logout' | 'token_reused' | 'account_locked' | 'account_banned' | 'account_deleted';
+export type RevocationReason =
+  | 'logout'
+  | 'token_reused'
+  | 'account_locked'
+  | 'account_banned'
+  | 'account_deleted'
+  // a password reset ends every session of the account (services/email-flows.ts)
+  | 'password_reset';
 
-const ACCOUNT_SCOPE: ReadonlySet<RevocationReason> = new Set(['account_locked', 'account_banned', 'account_deleted']);
+const ACCOUNT_SCOPE: ReadonlySet<RevocationReason> = new Set<RevocationReason>(['account_locked', 'account_banned', 'account_deleted', 'password_reset']);
 
 /** The notice, on the bus and (with `id` and `type` first) in the outbox; snake_case like every auth payload. */
 export interface RevocationNotice {

@@ -12,22 +12,26 @@ type Lockout = ReturnType<typeof createSourceLockout>;
 
 const invalidCredentials = () => fail('invalid_credentials', 'The email or password is wrong');
 
-async function register(
-  d: SignInDeps,
-  input: { email: string; password: string; displayName?: string; device?: DeviceInput },
-  ctx: AuditContext,
-): Promise<SignInResult> {
+type RegisterInput = { email: string; password: string; displayName?: string; device?: DeviceInput };
+
+/**
+ * With AUTH_EMAIL_VERIFICATION=required the account is made without a session (no tokens until the email is
+ * verified and the player signs in): `{ account_id }` only.
+ */
+async function register(d: SignInDeps, input: RegisterInput, ctx: AuditContext): Promise<SignInResult | { account_id: string }> {
   const email = normaliseEmail(input.email);
   const hash = await hashNewPassword(input.password, d.config.passwordParams);
+  const withSession = d.config.emailVerification !== 'required';
   try {
     const r = await d.db.transaction(async (tx) => {
       const a = await insertAccount(tx, input.displayName ?? email.split('@')[0]);
-      const identityId = await insertEmailIdentity(tx, a.id, email, true);
+      const identityId = await insertEmailIdentity(tx, a.id, email, withSession);
       await insertPasswordCredential(tx, identityId, hash);
       const deviceId = await recordDevice(tx, input.device, a.id);
-      await audit(tx, ctx, 'login', a.id, { method: 'email', outcome: 'success', registered: true });
-      return openSession(d.tokens, tx, a, 'email', deviceId, ctx);
+      await audit(tx, ctx, 'login', a.id, { method: 'email', outcome: withSession ? 'success' : 'registered_unverified', registered: true });
+      return withSession ? openSession(d.tokens, tx, a, 'email', deviceId, ctx) : { accountId: a.id };
     });
+    if ('accountId' in r) return { account_id: r.accountId };
     return finish(d.tokens, r);
   } catch (err) {
     if (isUniqueViolation(err, 'identities_provider_user')) throw fail('email_taken', 'An account with this email exists');
@@ -63,6 +67,10 @@ async function login(d: SignInDeps, lockout: Lockout, input: { email: string; pa
   }
   if (!ok) return refuseWrongPassword(d, lockout, row, source, ctx);
   await assertUsable(d.db, row);
+  if (!row.email_verified && d.config.emailVerification === 'required') {
+    await audit(d.db, ctx, 'login', row.id, { method: 'email', outcome: 'failure', reason: 'email_not_verified' });
+    throw fail('email_not_verified', 'Confirm your email address first (the link or code in the mail; POST /email/verify/resend sends another)');
+  }
   if (row.failed_attempts !== 0) await lockout.success(row.credential_id, source);
   const subject = subjectOf(row);
   const sr = d.tokens.newSessionRows(subject, { method: 'email', ip: ctx.ip ?? undefined });
@@ -94,7 +102,7 @@ export function createEmailSignIn(d: SignInDeps, state: StateStore, hooks?: Lock
     maxSeconds: d.config.lockoutMaxSeconds,
   }, hooks);
   return {
-    register: (input: { email: string; password: string; displayName?: string; device?: DeviceInput }, ctx: AuditContext) => register(d, input, ctx),
+    register: (input: RegisterInput, ctx: AuditContext) => register(d, input, ctx),
     login: (input: { email: string; password: string; device?: DeviceInput }, ctx: AuditContext) => login(d, lockout, input, ctx),
   };
 }

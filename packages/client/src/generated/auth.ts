@@ -73,6 +73,23 @@ export interface paths {
         patch: operations["patchAccount"];
         trace?: never;
     };
+    "/account/email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Change the account’s email address: the new address is confirmed by mail before it takes effect */
+        post: operations["postAccountEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/account/export": {
         parameters: {
             query?: never;
@@ -424,6 +441,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/email/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Confirm an email address (after sign-up, link or an email change) with the mailed token */
+        post: operations["postEmailVerify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/email/verify/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mail a new verification link and code to the address, if it is an unverified account address (202 either way) */
+        post: operations["postEmailVerifyResend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/guest": {
         parameters: {
             query?: never;
@@ -592,6 +643,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/password/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Set a new password with a mailed reset token; every session of the account ends */
+        post: operations["postPasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/password/reset-request": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mail a password-reset link and code to the address, if it has an account (202 either way) */
+        post: operations["postPasswordResetRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/platform": {
         parameters: {
             query?: never;
@@ -710,7 +795,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_sanction_type: Not ban, chat or a feature named in AUTH_SANCTION_FEATURES; unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform; invalid_request: OAuth: a required parameter is missing or repeated, or a value is malformed; invalid_grant: OAuth: the device code or refresh token is unknown, spent, revoked or issued to another client; unsupported_grant_type: OAuth: a grant_type other than device_code and refresh_token; authorization_pending: OAuth device grant: the player has not decided yet; poll again after the interval; slow_down: OAuth device grant: polled before the interval; the interval grows by 5 s; access_denied: OAuth device grant: the player denied the request; expired_token: OAuth device grant: the device code expired; start again */
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_sanction_type: Not ban, chat or a feature named in AUTH_SANCTION_FEATURES; unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform; invalid_email_token: The password-reset or email token is unknown (or not for this endpoint); invalid_request: OAuth: a required parameter is missing or repeated, or a value is malformed; invalid_grant: OAuth: the device code or refresh token is unknown, spent, revoked or issued to another client; unsupported_grant_type: OAuth: a grant_type other than device_code and refresh_token; authorization_pending: OAuth device grant: the player has not decided yet; poll again after the interval; slow_down: OAuth device grant: polled before the interval; the interval grows by 5 s; access_denied: OAuth device grant: the player denied the request; expired_token: OAuth device grant: the device code expired; start again */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -721,7 +806,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "unknown_sanction_type" | "unknown_provider" | "provider_not_configured" | "invalid_request" | "invalid_grant" | "unsupported_grant_type" | "authorization_pending" | "slow_down" | "access_denied" | "expired_token";
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "unknown_sanction_type" | "unknown_provider" | "provider_not_configured" | "invalid_email_token" | "invalid_request" | "invalid_grant" | "unsupported_grant_type" | "authorization_pending" | "slow_down" | "access_denied" | "expired_token";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -806,7 +891,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_sanction_type: Not ban, chat or a feature named in AUTH_SANCTION_FEATURES; unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform; invalid_request: OAuth: a required parameter is missing or repeated, or a value is malformed; invalid_grant: OAuth: the device code or refresh token is unknown, spent, revoked or issued to another client; unsupported_grant_type: OAuth: a grant_type other than device_code and refresh_token; authorization_pending: OAuth device grant: the player has not decided yet; poll again after the interval; slow_down: OAuth device grant: polled before the interval; the interval grows by 5 s; access_denied: OAuth device grant: the player denied the request; expired_token: OAuth device grant: the device code expired; start again */
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_sanction_type: Not ban, chat or a feature named in AUTH_SANCTION_FEATURES; unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform; invalid_email_token: The password-reset or email token is unknown (or not for this endpoint); invalid_request: OAuth: a required parameter is missing or repeated, or a value is malformed; invalid_grant: OAuth: the device code or refresh token is unknown, spent, revoked or issued to another client; unsupported_grant_type: OAuth: a grant_type other than device_code and refresh_token; authorization_pending: OAuth device grant: the player has not decided yet; poll again after the interval; slow_down: OAuth device grant: polled before the interval; the interval grows by 5 s; access_denied: OAuth device grant: the player denied the request; expired_token: OAuth device grant: the device code expired; start again */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -817,7 +902,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "unknown_sanction_type" | "unknown_provider" | "provider_not_configured" | "invalid_request" | "invalid_grant" | "unsupported_grant_type" | "authorization_pending" | "slow_down" | "access_denied" | "expired_token";
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "unknown_sanction_type" | "unknown_provider" | "provider_not_configured" | "invalid_email_token" | "invalid_request" | "invalid_grant" | "unsupported_grant_type" | "authorization_pending" | "slow_down" | "access_denied" | "expired_token";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -902,7 +987,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_sanction_type: Not ban, chat or a feature named in AUTH_SANCTION_FEATURES; unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform; invalid_request: OAuth: a required parameter is missing or repeated, or a value is malformed; invalid_grant: OAuth: the device code or refresh token is unknown, spent, revoked or issued to another client; unsupported_grant_type: OAuth: a grant_type other than device_code and refresh_token; authorization_pending: OAuth device grant: the player has not decided yet; poll again after the interval; slow_down: OAuth device grant: polled before the interval; the interval grows by 5 s; access_denied: OAuth device grant: the player denied the request; expired_token: OAuth device grant: the device code expired; start again */
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_sanction_type: Not ban, chat or a feature named in AUTH_SANCTION_FEATURES; unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform; invalid_email_token: The password-reset or email token is unknown (or not for this endpoint); invalid_request: OAuth: a required parameter is missing or repeated, or a value is malformed; invalid_grant: OAuth: the device code or refresh token is unknown, spent, revoked or issued to another client; unsupported_grant_type: OAuth: a grant_type other than device_code and refresh_token; authorization_pending: OAuth device grant: the player has not decided yet; poll again after the interval; slow_down: OAuth device grant: polled before the interval; the interval grows by 5 s; access_denied: OAuth device grant: the player denied the request; expired_token: OAuth device grant: the device code expired; start again */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -913,7 +998,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "unknown_sanction_type" | "unknown_provider" | "provider_not_configured" | "invalid_request" | "invalid_grant" | "unsupported_grant_type" | "authorization_pending" | "slow_down" | "access_denied" | "expired_token";
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "unknown_sanction_type" | "unknown_provider" | "provider_not_configured" | "invalid_email_token" | "invalid_request" | "invalid_grant" | "unsupported_grant_type" | "authorization_pending" | "slow_down" | "access_denied" | "expired_token";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1018,7 +1103,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_sanction_type: Not ban, chat or a feature named in AUTH_SANCTION_FEATURES; unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform; invalid_request: OAuth: a required parameter is missing or repeated, or a value is malformed; invalid_grant: OAuth: the device code or refresh token is unknown, spent, revoked or issued to another client; unsupported_grant_type: OAuth: a grant_type other than device_code and refresh_token; authorization_pending: OAuth device grant: the player has not decided yet; poll again after the interval; slow_down: OAuth device grant: polled before the interval; the interval grows by 5 s; access_denied: OAuth device grant: the player denied the request; expired_token: OAuth device grant: the device code expired; start again */
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_sanction_type: Not ban, chat or a feature named in AUTH_SANCTION_FEATURES; unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform; invalid_email_token: The password-reset or email token is unknown (or not for this endpoint); invalid_request: OAuth: a required parameter is missing or repeated, or a value is malformed; invalid_grant: OAuth: the device code or refresh token is unknown, spent, revoked or issued to another client; unsupported_grant_type: OAuth: a grant_type other than device_code and refresh_token; authorization_pending: OAuth device grant: the player has not decided yet; poll again after the interval; slow_down: OAuth device grant: polled before the interval; the interval grows by 5 s; access_denied: OAuth device grant: the player denied the request; expired_token: OAuth device grant: the device code expired; start again */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1029,7 +1114,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "unknown_sanction_type" | "unknown_provider" | "provider_not_configured" | "invalid_request" | "invalid_grant" | "unsupported_grant_type" | "authorization_pending" | "slow_down" | "access_denied" | "expired_token";
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "unknown_sanction_type" | "unknown_provider" | "provider_not_configured" | "invalid_email_token" | "invalid_request" | "invalid_grant" | "unsupported_grant_type" | "authorization_pending" | "slow_down" | "access_denied" | "expired_token";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1150,7 +1235,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_sanction_type: Not ban, chat or a feature named in AUTH_SANCTION_FEATURES; unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform; invalid_request: OAuth: a required parameter is missing or repeated, or a value is malformed; invalid_grant: OAuth: the device code or refresh token is unknown, spent, revoked or issued to another client; unsupported_grant_type: OAuth: a grant_type other than device_code and refresh_token; authorization_pending: OAuth device grant: the player has not decided yet; poll again after the interval; slow_down: OAuth device grant: polled before the interval; the interval grows by 5 s; access_denied: OAuth device grant: the player denied the request; expired_token: OAuth device grant: the device code expired; start again */
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_sanction_type: Not ban, chat or a feature named in AUTH_SANCTION_FEATURES; unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform; invalid_email_token: The password-reset or email token is unknown (or not for this endpoint); invalid_request: OAuth: a required parameter is missing or repeated, or a value is malformed; invalid_grant: OAuth: the device code or refresh token is unknown, spent, revoked or issued to another client; unsupported_grant_type: OAuth: a grant_type other than device_code and refresh_token; authorization_pending: OAuth device grant: the player has not decided yet; poll again after the interval; slow_down: OAuth device grant: polled before the interval; the interval grows by 5 s; access_denied: OAuth device grant: the player denied the request; expired_token: OAuth device grant: the device code expired; start again */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1161,7 +1246,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "unknown_sanction_type" | "unknown_provider" | "provider_not_configured" | "invalid_request" | "invalid_grant" | "unsupported_grant_type" | "authorization_pending" | "slow_down" | "access_denied" | "expired_token";
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "unknown_sanction_type" | "unknown_provider" | "provider_not_configured" | "invalid_email_token" | "invalid_request" | "invalid_grant" | "unsupported_grant_type" | "authorization_pending" | "slow_down" | "access_denied" | "expired_token";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1464,6 +1549,247 @@ export interface operations {
             };
         };
     };
+    postAccountEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Mailed a token; POST /email/verify with it switches the address */
+                        pending_email: string;
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unauthenticated: No Bearer token (or, for logout, neither token); invalid_token: The access token is missing, malformed, expired or not signed by a known key; invalid_credentials: Wrong password, unknown email, wrong guest id or secret */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unauthenticated" | "invalid_token" | "invalid_credentials";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description identity_not_found: The account has no such identity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "identity_not_found";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description email_unchanged: The new email is the current one; email_taken: An account with this email exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "email_unchanged" | "email_taken";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description payload_too_large: The body exceeds the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description account_locked: This source is locked out of the credential after wrong passwords */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "account_locked";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: A sliding-window rate limit is exceeded (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "database_unavailable" | "state_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
     postAccountExport: {
         parameters: {
             query?: never;
@@ -1510,6 +1836,9 @@ export interface operations {
                             platform: string | null;
                             push_handle: string | null;
                         }[];
+                        email_tokens: {
+                            [key: string]: unknown;
+                        }[];
                         /** Format: date-time */
                         exported_at: string;
                         identities: {
@@ -1528,7 +1857,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_sanction_type: Not ban, chat or a feature named in AUTH_SANCTION_FEATURES; unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform; invalid_request: OAuth: a required parameter is missing or repeated, or a value is malformed; invalid_grant: OAuth: the device code or refresh token is unknown, spent, revoked or issued to another client; unsupported_grant_type: OAuth: a grant_type other than device_code and refresh_token; authorization_pending: OAuth device grant: the player has not decided yet; poll again after the interval; slow_down: OAuth device grant: polled before the interval; the interval grows by 5 s; access_denied: OAuth device grant: the player denied the request; expired_token: OAuth device grant: the device code expired; start again */
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_sanction_type: Not ban, chat or a feature named in AUTH_SANCTION_FEATURES; unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform; invalid_email_token: The password-reset or email token is unknown (or not for this endpoint); invalid_request: OAuth: a required parameter is missing or repeated, or a value is malformed; invalid_grant: OAuth: the device code or refresh token is unknown, spent, revoked or issued to another client; unsupported_grant_type: OAuth: a grant_type other than device_code and refresh_token; authorization_pending: OAuth device grant: the player has not decided yet; poll again after the interval; slow_down: OAuth device grant: polled before the interval; the interval grows by 5 s; access_denied: OAuth device grant: the player denied the request; expired_token: OAuth device grant: the device code expired; start again */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1539,7 +1868,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "unknown_sanction_type" | "unknown_provider" | "provider_not_configured" | "invalid_request" | "invalid_grant" | "unsupported_grant_type" | "authorization_pending" | "slow_down" | "access_denied" | "expired_token";
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "unknown_sanction_type" | "unknown_provider" | "provider_not_configured" | "invalid_email_token" | "invalid_request" | "invalid_grant" | "unsupported_grant_type" | "authorization_pending" | "slow_down" | "access_denied" | "expired_token";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1874,7 +2203,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_sanction_type: Not ban, chat or a feature named in AUTH_SANCTION_FEATURES; unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform; invalid_request: OAuth: a required parameter is missing or repeated, or a value is malformed; invalid_grant: OAuth: the device code or refresh token is unknown, spent, revoked or issued to another client; unsupported_grant_type: OAuth: a grant_type other than device_code and refresh_token; authorization_pending: OAuth device grant: the player has not decided yet; poll again after the interval; slow_down: OAuth device grant: polled before the interval; the interval grows by 5 s; access_denied: OAuth device grant: the player denied the request; expired_token: OAuth device grant: the device code expired; start again */
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_sanction_type: Not ban, chat or a feature named in AUTH_SANCTION_FEATURES; unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform; invalid_email_token: The password-reset or email token is unknown (or not for this endpoint); invalid_request: OAuth: a required parameter is missing or repeated, or a value is malformed; invalid_grant: OAuth: the device code or refresh token is unknown, spent, revoked or issued to another client; unsupported_grant_type: OAuth: a grant_type other than device_code and refresh_token; authorization_pending: OAuth device grant: the player has not decided yet; poll again after the interval; slow_down: OAuth device grant: polled before the interval; the interval grows by 5 s; access_denied: OAuth device grant: the player denied the request; expired_token: OAuth device grant: the device code expired; start again */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1885,7 +2214,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "unknown_sanction_type" | "unknown_provider" | "provider_not_configured" | "invalid_request" | "invalid_grant" | "unsupported_grant_type" | "authorization_pending" | "slow_down" | "access_denied" | "expired_token";
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "unknown_sanction_type" | "unknown_provider" | "provider_not_configured" | "invalid_email_token" | "invalid_request" | "invalid_grant" | "unsupported_grant_type" | "authorization_pending" | "slow_down" | "access_denied" | "expired_token";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2022,7 +2351,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_sanction_type: Not ban, chat or a feature named in AUTH_SANCTION_FEATURES; unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform; invalid_request: OAuth: a required parameter is missing or repeated, or a value is malformed; invalid_grant: OAuth: the device code or refresh token is unknown, spent, revoked or issued to another client; unsupported_grant_type: OAuth: a grant_type other than device_code and refresh_token; authorization_pending: OAuth device grant: the player has not decided yet; poll again after the interval; slow_down: OAuth device grant: polled before the interval; the interval grows by 5 s; access_denied: OAuth device grant: the player denied the request; expired_token: OAuth device grant: the device code expired; start again */
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_sanction_type: Not ban, chat or a feature named in AUTH_SANCTION_FEATURES; unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform; invalid_email_token: The password-reset or email token is unknown (or not for this endpoint); invalid_request: OAuth: a required parameter is missing or repeated, or a value is malformed; invalid_grant: OAuth: the device code or refresh token is unknown, spent, revoked or issued to another client; unsupported_grant_type: OAuth: a grant_type other than device_code and refresh_token; authorization_pending: OAuth device grant: the player has not decided yet; poll again after the interval; slow_down: OAuth device grant: polled before the interval; the interval grows by 5 s; access_denied: OAuth device grant: the player denied the request; expired_token: OAuth device grant: the device code expired; start again */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2033,7 +2362,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "unknown_sanction_type" | "unknown_provider" | "provider_not_configured" | "invalid_request" | "invalid_grant" | "unsupported_grant_type" | "authorization_pending" | "slow_down" | "access_denied" | "expired_token";
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "unknown_sanction_type" | "unknown_provider" | "provider_not_configured" | "invalid_email_token" | "invalid_request" | "invalid_grant" | "unsupported_grant_type" | "authorization_pending" | "slow_down" | "access_denied" | "expired_token";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -4424,7 +4753,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_sanction_type: Not ban, chat or a feature named in AUTH_SANCTION_FEATURES; unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform; invalid_request: OAuth: a required parameter is missing or repeated, or a value is malformed; invalid_grant: OAuth: the device code or refresh token is unknown, spent, revoked or issued to another client; unsupported_grant_type: OAuth: a grant_type other than device_code and refresh_token; authorization_pending: OAuth device grant: the player has not decided yet; poll again after the interval; slow_down: OAuth device grant: polled before the interval; the interval grows by 5 s; access_denied: OAuth device grant: the player denied the request; expired_token: OAuth device grant: the device code expired; start again */
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_sanction_type: Not ban, chat or a feature named in AUTH_SANCTION_FEATURES; unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform; invalid_email_token: The password-reset or email token is unknown (or not for this endpoint); invalid_request: OAuth: a required parameter is missing or repeated, or a value is malformed; invalid_grant: OAuth: the device code or refresh token is unknown, spent, revoked or issued to another client; unsupported_grant_type: OAuth: a grant_type other than device_code and refresh_token; authorization_pending: OAuth device grant: the player has not decided yet; poll again after the interval; slow_down: OAuth device grant: polled before the interval; the interval grows by 5 s; access_denied: OAuth device grant: the player denied the request; expired_token: OAuth device grant: the device code expired; start again */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4435,7 +4764,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "unknown_sanction_type" | "unknown_provider" | "provider_not_configured" | "invalid_request" | "invalid_grant" | "unsupported_grant_type" | "authorization_pending" | "slow_down" | "access_denied" | "expired_token";
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "unknown_sanction_type" | "unknown_provider" | "provider_not_configured" | "invalid_email_token" | "invalid_request" | "invalid_grant" | "unsupported_grant_type" | "authorization_pending" | "slow_down" | "access_denied" | "expired_token";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -4726,7 +5055,7 @@ export interface operations {
                     "text/css": string;
                 };
             };
-            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_sanction_type: Not ban, chat or a feature named in AUTH_SANCTION_FEATURES; unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform; invalid_request: OAuth: a required parameter is missing or repeated, or a value is malformed; invalid_grant: OAuth: the device code or refresh token is unknown, spent, revoked or issued to another client; unsupported_grant_type: OAuth: a grant_type other than device_code and refresh_token; authorization_pending: OAuth device grant: the player has not decided yet; poll again after the interval; slow_down: OAuth device grant: polled before the interval; the interval grows by 5 s; access_denied: OAuth device grant: the player denied the request; expired_token: OAuth device grant: the device code expired; start again */
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_sanction_type: Not ban, chat or a feature named in AUTH_SANCTION_FEATURES; unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform; invalid_email_token: The password-reset or email token is unknown (or not for this endpoint); invalid_request: OAuth: a required parameter is missing or repeated, or a value is malformed; invalid_grant: OAuth: the device code or refresh token is unknown, spent, revoked or issued to another client; unsupported_grant_type: OAuth: a grant_type other than device_code and refresh_token; authorization_pending: OAuth device grant: the player has not decided yet; poll again after the interval; slow_down: OAuth device grant: polled before the interval; the interval grows by 5 s; access_denied: OAuth device grant: the player denied the request; expired_token: OAuth device grant: the device code expired; start again */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4737,7 +5066,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "unknown_sanction_type" | "unknown_provider" | "provider_not_configured" | "invalid_request" | "invalid_grant" | "unsupported_grant_type" | "authorization_pending" | "slow_down" | "access_denied" | "expired_token";
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "unknown_sanction_type" | "unknown_provider" | "provider_not_configured" | "invalid_email_token" | "invalid_request" | "invalid_grant" | "unsupported_grant_type" | "authorization_pending" | "slow_down" | "access_denied" | "expired_token";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -4830,7 +5159,7 @@ export interface operations {
                     "text/javascript": string;
                 };
             };
-            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_sanction_type: Not ban, chat or a feature named in AUTH_SANCTION_FEATURES; unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform; invalid_request: OAuth: a required parameter is missing or repeated, or a value is malformed; invalid_grant: OAuth: the device code or refresh token is unknown, spent, revoked or issued to another client; unsupported_grant_type: OAuth: a grant_type other than device_code and refresh_token; authorization_pending: OAuth device grant: the player has not decided yet; poll again after the interval; slow_down: OAuth device grant: polled before the interval; the interval grows by 5 s; access_denied: OAuth device grant: the player denied the request; expired_token: OAuth device grant: the device code expired; start again */
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_sanction_type: Not ban, chat or a feature named in AUTH_SANCTION_FEATURES; unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform; invalid_email_token: The password-reset or email token is unknown (or not for this endpoint); invalid_request: OAuth: a required parameter is missing or repeated, or a value is malformed; invalid_grant: OAuth: the device code or refresh token is unknown, spent, revoked or issued to another client; unsupported_grant_type: OAuth: a grant_type other than device_code and refresh_token; authorization_pending: OAuth device grant: the player has not decided yet; poll again after the interval; slow_down: OAuth device grant: polled before the interval; the interval grows by 5 s; access_denied: OAuth device grant: the player denied the request; expired_token: OAuth device grant: the device code expired; start again */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4841,7 +5170,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "unknown_sanction_type" | "unknown_provider" | "provider_not_configured" | "invalid_request" | "invalid_grant" | "unsupported_grant_type" | "authorization_pending" | "slow_down" | "access_denied" | "expired_token";
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "unknown_sanction_type" | "unknown_provider" | "provider_not_configured" | "invalid_email_token" | "invalid_request" | "invalid_grant" | "unsupported_grant_type" | "authorization_pending" | "slow_down" | "access_denied" | "expired_token";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -5008,6 +5337,405 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "user_code_not_found";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description payload_too_large: The body exceeds the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: A sliding-window rate limit is exceeded (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "database_unavailable" | "state_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postEmailVerify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The token (or code) from the mail */
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description true when this confirmed an email change (the account now signs in with this address) */
+                        changed: boolean;
+                        email: string;
+                        /** @enum {boolean} */
+                        verified: true;
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; invalid_email_token: The password-reset or email token is unknown (or not for this endpoint) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "invalid_email_token";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthenticated: No Bearer token (or, for logout, neither token); invalid_credentials: Wrong password, unknown email, wrong guest id or secret; invalid_ticket: The platform ticket was rejected; invalid_refresh_token: The refresh token is unknown or expired, or its session was revoked; token_reused: The refresh token was used twice: the session is terminated; internal_key_required: An internal endpoint without X-Internal-Key (or an accepted client certificate); invalid_internal_key: The internal key is not valid; invalid_client: OAuth: the client_id is missing, malformed or not accepted */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "invalid_token" | "unauthenticated" | "invalid_credentials" | "invalid_ticket" | "invalid_refresh_token" | "token_reused" | "internal_key_required" | "invalid_internal_key" | "invalid_client";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description email_taken: An account with this email exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "email_taken";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description email_token_used: The password-reset or email token was used already; email_token_expired: The password-reset or email token has expired */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "email_token_used" | "email_token_expired";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description payload_too_large: The body exceeds the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: A sliding-window rate limit is exceeded (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "database_unavailable" | "state_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postEmailVerifyResend: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Always, whether or not the address has an account */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "accepted";
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthenticated: No Bearer token (or, for logout, neither token); invalid_credentials: Wrong password, unknown email, wrong guest id or secret; invalid_ticket: The platform ticket was rejected; invalid_refresh_token: The refresh token is unknown or expired, or its session was revoked; token_reused: The refresh token was used twice: the session is terminated; internal_key_required: An internal endpoint without X-Internal-Key (or an accepted client certificate); invalid_internal_key: The internal key is not valid; invalid_client: OAuth: the client_id is missing, malformed or not accepted */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "invalid_token" | "unauthenticated" | "invalid_credentials" | "invalid_ticket" | "invalid_refresh_token" | "token_reused" | "internal_key_required" | "invalid_internal_key" | "invalid_client";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -5559,7 +6287,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_sanction_type: Not ban, chat or a feature named in AUTH_SANCTION_FEATURES; unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform; invalid_request: OAuth: a required parameter is missing or repeated, or a value is malformed; invalid_grant: OAuth: the device code or refresh token is unknown, spent, revoked or issued to another client; unsupported_grant_type: OAuth: a grant_type other than device_code and refresh_token; authorization_pending: OAuth device grant: the player has not decided yet; poll again after the interval; slow_down: OAuth device grant: polled before the interval; the interval grows by 5 s; access_denied: OAuth device grant: the player denied the request; expired_token: OAuth device grant: the device code expired; start again */
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_sanction_type: Not ban, chat or a feature named in AUTH_SANCTION_FEATURES; unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform; invalid_email_token: The password-reset or email token is unknown (or not for this endpoint); invalid_request: OAuth: a required parameter is missing or repeated, or a value is malformed; invalid_grant: OAuth: the device code or refresh token is unknown, spent, revoked or issued to another client; unsupported_grant_type: OAuth: a grant_type other than device_code and refresh_token; authorization_pending: OAuth device grant: the player has not decided yet; poll again after the interval; slow_down: OAuth device grant: polled before the interval; the interval grows by 5 s; access_denied: OAuth device grant: the player denied the request; expired_token: OAuth device grant: the device code expired; start again */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5570,7 +6298,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "unknown_sanction_type" | "unknown_provider" | "provider_not_configured" | "invalid_request" | "invalid_grant" | "unsupported_grant_type" | "authorization_pending" | "slow_down" | "access_denied" | "expired_token";
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "unknown_sanction_type" | "unknown_provider" | "provider_not_configured" | "invalid_email_token" | "invalid_request" | "invalid_grant" | "unsupported_grant_type" | "authorization_pending" | "slow_down" | "access_denied" | "expired_token";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -6034,7 +6762,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description account_disabled: The account is locked (after a correct credential); account_banned: The account is banned (after a correct credential); `details` has the ban's reason and expires_at */
+            /** @description account_disabled: The account is locked (after a correct credential); account_banned: The account is banned (after a correct credential); `details` has the ban's reason and expires_at; email_not_verified: AUTH_EMAIL_VERIFICATION=required and the email is not verified yet (after a correct password) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6045,7 +6773,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "account_disabled" | "account_banned";
+                        code: "account_disabled" | "account_banned" | "email_not_verified";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -6746,6 +7474,381 @@ export interface operations {
             };
         };
     };
+    postPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    password: string;
+                    /** @description The token (or code) from the mail */
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        sessions_revoked: number;
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; invalid_email_token: The password-reset or email token is unknown (or not for this endpoint); weak_password: The password breaks the policy (`reason` says how) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "invalid_email_token" | "weak_password";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthenticated: No Bearer token (or, for logout, neither token); invalid_credentials: Wrong password, unknown email, wrong guest id or secret; invalid_ticket: The platform ticket was rejected; invalid_refresh_token: The refresh token is unknown or expired, or its session was revoked; token_reused: The refresh token was used twice: the session is terminated; internal_key_required: An internal endpoint without X-Internal-Key (or an accepted client certificate); invalid_internal_key: The internal key is not valid; invalid_client: OAuth: the client_id is missing, malformed or not accepted */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "invalid_token" | "unauthenticated" | "invalid_credentials" | "invalid_ticket" | "invalid_refresh_token" | "token_reused" | "internal_key_required" | "invalid_internal_key" | "invalid_client";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description email_token_used: The password-reset or email token was used already; email_token_expired: The password-reset or email token has expired */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "email_token_used" | "email_token_expired";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description payload_too_large: The body exceeds the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: A sliding-window rate limit is exceeded (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "database_unavailable" | "state_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postPasswordResetRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Always, whether or not the address has an account */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "accepted";
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthenticated: No Bearer token (or, for logout, neither token); invalid_credentials: Wrong password, unknown email, wrong guest id or secret; invalid_ticket: The platform ticket was rejected; invalid_refresh_token: The refresh token is unknown or expired, or its session was revoked; token_reused: The refresh token was used twice: the session is terminated; internal_key_required: An internal endpoint without X-Internal-Key (or an accepted client certificate); invalid_internal_key: The internal key is not valid; invalid_client: OAuth: the client_id is missing, malformed or not accepted */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "invalid_token" | "unauthenticated" | "invalid_credentials" | "invalid_ticket" | "invalid_refresh_token" | "token_reused" | "internal_key_required" | "invalid_internal_key" | "invalid_client";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description payload_too_large: The body exceeds the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: A sliding-window rate limit is exceeded (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "database_unavailable" | "state_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
     postPlatform: {
         parameters: {
             query?: never;
@@ -7000,7 +8103,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_sanction_type: Not ban, chat or a feature named in AUTH_SANCTION_FEATURES; unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform; invalid_request: OAuth: a required parameter is missing or repeated, or a value is malformed; invalid_grant: OAuth: the device code or refresh token is unknown, spent, revoked or issued to another client; unsupported_grant_type: OAuth: a grant_type other than device_code and refresh_token; authorization_pending: OAuth device grant: the player has not decided yet; poll again after the interval; slow_down: OAuth device grant: polled before the interval; the interval grows by 5 s; access_denied: OAuth device grant: the player denied the request; expired_token: OAuth device grant: the device code expired; start again */
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_sanction_type: Not ban, chat or a feature named in AUTH_SANCTION_FEATURES; unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform; invalid_email_token: The password-reset or email token is unknown (or not for this endpoint); invalid_request: OAuth: a required parameter is missing or repeated, or a value is malformed; invalid_grant: OAuth: the device code or refresh token is unknown, spent, revoked or issued to another client; unsupported_grant_type: OAuth: a grant_type other than device_code and refresh_token; authorization_pending: OAuth device grant: the player has not decided yet; poll again after the interval; slow_down: OAuth device grant: polled before the interval; the interval grows by 5 s; access_denied: OAuth device grant: the player denied the request; expired_token: OAuth device grant: the device code expired; start again */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7011,7 +8114,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "unknown_sanction_type" | "unknown_provider" | "provider_not_configured" | "invalid_request" | "invalid_grant" | "unsupported_grant_type" | "authorization_pending" | "slow_down" | "access_denied" | "expired_token";
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "unknown_sanction_type" | "unknown_provider" | "provider_not_configured" | "invalid_email_token" | "invalid_request" | "invalid_grant" | "unsupported_grant_type" | "authorization_pending" | "slow_down" | "access_denied" | "expired_token";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -7275,6 +8378,20 @@ export interface operations {
                         refresh_token: string;
                         /** @enum {string} */
                         token_type: "Bearer";
+                    };
+                };
+            };
+            /** @description AUTH_EMAIL_VERIFICATION=required: the account exists, no session until the mailed token confirms the address */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        account_id: string;
+                        /** @enum {boolean} */
+                        email_verification_required: true;
                     };
                 };
             };

@@ -1,0 +1,243 @@
+/**
+ * Password reset, email verification and email change (docs/auth.md, "Email flows").
+ *
+ * Tokens: 32 random bytes (256 bits), base64url, mailed once; only their SHA-256 is stored (email_tokens).
+ * Requests that name an address (reset, resend) answer 202 whatever the address, after the same work (the rate
+ * limits): the lookup, the token insert (one statement whether or not the address has an account) and the mail
+ * happen after the answer (services/mailer.ts, `defer`), so neither the answer nor its time tells whether the
+ * address is known.
+ */
+import { createSourceLockout, isUniqueViolation, lockoutSource, randomToken, sha256Hex, verifyPassword, type Database, type LockoutHooks, type StateStore } from '@platform/kit';
+import type { AuthConfig } from '../config.js';
+import { accountInactive, fail } from '../errors.js';
+import { lockAccountStatus } from '../queries/accounts.js';
+import {
+  changeIdentityEmail,
+  consumeEmailToken,
+  emailIdentityOf,
+  emailTokenByHash,
+  insertEmailToken,
+  issueResetToken,
+  issueVerifyTokenByEmail,
+  markIdentityVerified,
+  setPasswordHash,
+  spendAccountEmailTokens,
+  type EmailIdentityRow,
+  type EmailTokenPurpose,
+  type EmailTokenRow,
+} from '../queries/email-tokens.js';
+import { accountOfIdentity } from '../queries/identities.js';
+import { audit, type AuditContext } from './audit.js';
+import type { Mailer } from './mailer.js';
+import { emailChangeNoticeMail, passwordChangedMail, passwordResetMail, verifyEmailMail, type MailContext } from './mail-templates.js';
+import { dummyHashFor, hashNewPassword } from './passwords.js';
+import type { Revoker } from './revocation.js';
+import { normaliseEmail } from './sign-in-common.js';
+
+interface Deps {
+  config: AuthConfig;
+  db: Database;
+  state: StateStore;
+  mailer: Mailer;
+  revoker: Revoker;
+  lockoutHooks?: LockoutHooks;
+}
+
+/** Why a presented token is refused: unknown (or for another endpoint) 400; used or expired 410. */
+function refuseToken(row: EmailTokenRow | undefined, purposes: EmailTokenPurpose[]): never {
+  if (!row || !purposes.includes(row.purpose)) throw fail('invalid_email_token', 'The token is not valid');
+  if (row.used_at) throw fail('email_token_used', 'The token was used already');
+  throw fail('email_token_expired', 'The token has expired; ask for a new one');
+}
+
+/** The stored form of a presented token; anything not shaped like one of ours is unknown. */
+const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
+
+type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
+
+/** The deps with what every flow derives from them. */
+interface Flows extends Deps {
+  mail: MailContext;
+  resetTtl: number;
+  verifyTtl: number;
+  lockout: ReturnType<typeof createSourceLockout>;
+}
+
+/** A new token: the plaintext for the mail, the hash for the table. */
+function newToken() {
+  const token = randomToken(32);
+  return { token, hash: sha256Hex(token) };
+}
+
+/** A presented token, checked before any costly work: unknown 400, used or expired 410. */
+async function presented(db: Database, token: string, purposes: EmailTokenPurpose[]): Promise<EmailTokenRow> {
+  if (!TOKEN_SHAPE.test(token)) refuseToken(undefined, purposes);
+  const row = await emailTokenByHash(db, sha256Hex(token));
+  if (!row || !purposes.includes(row.purpose) || row.used_at || row.expired) refuseToken(row, purposes);
+  return row;
+}
+
+/** Inside the transaction: spends the token (one of concurrent uses wins) or says why not. */
+async function consume(tx: Tx, token: string, purposes: EmailTokenPurpose[]): Promise<EmailTokenRow> {
+  const hash = sha256Hex(token);
+  const row = await consumeEmailToken(tx, hash, purposes);
+  if (!row) refuseToken(await emailTokenByHash(tx, hash), purposes);
+  return row;
+}
+
+/** A verification mail for an identity just created or linked (sign-up, link); the caller does not wait for it. */
+async function sendVerification(f: Flows, accountId: string): Promise<void> {
+  const id = await emailIdentityOf(f.db, accountId);
+  if (!id || id.verified) return;
+  const { token, hash } = newToken();
+  await insertEmailToken(f.db, { purpose: 'verify_email', accountId, identityId: id.identity_id, email: id.email, tokenHash: hash, ttlSeconds: f.verifyTtl });
+  f.mailer.enqueue(verifyEmailMail(f.mail, id.email, id.display_name, token, f.config.emailVerifyTtlHours, false));
+}
+
+/**
+ * The new password (same policy as sign-up), then in one transaction through the revoker: the token spent,
+ * the password replaced, the address marked verified (the mail reached it), the other reset tokens spent,
+ * every session of the account ended (`password_reset`, account scope) and an audit `password_reset`.
+ */
+async function resetPassword(f: Flows, input: { token: string; password: string }, ctx: AuditContext): Promise<{ sessions_revoked: number }> {
+  const row = await presented(f.db, input.token, ['password_reset']);
+  const hash = await hashNewPassword(input.password, f.config.passwordParams);
+  const { sessions, value: credentialId } = await f.revoker.revoke(
+    { reason: 'password_reset', accountId: row.account_id },
+    {
+      before: async (tx) => {
+        const t = await consume(tx, input.token, ['password_reset']);
+        if ((await lockAccountStatus(tx, t.account_id)) !== 'active') throw fail('invalid_email_token', 'The token is not valid');
+        const credential = await setPasswordHash(tx, t.identity_id, hash);
+        if (!credential) throw fail('invalid_email_token', 'The token is not valid');
+        await markIdentityVerified(tx, t.identity_id, t.email);
+        await spendAccountEmailTokens(tx, t.account_id, 'password_reset');
+        return credential;
+      },
+      after: async (tx, ended) => {
+        await audit(tx, ctx, 'password_reset', row.account_id, { sessions_revoked: ended.length });
+      },
+    },
+  );
+  // The source that proved the mailbox is no longer locked out of the credential.
+  await f.lockout.success(credentialId, lockoutSource(ctx.ip)).catch(() => undefined);
+  f.mailer.enqueue(passwordChangedMail(f.mail, row.email, ''));
+  return { sessions_revoked: sessions.length };
+}
+
+/** A verification or email-change token: the address is verified, or becomes the account's address. */
+async function verifyEmail(f: Flows, token: string, ctx: AuditContext): Promise<{ email: string; verified: true; changed: boolean }> {
+  await presented(f.db, token, ['verify_email', 'email_change']);
+  try {
+    return await f.db.transaction(async (tx) => {
+      const t = await consume(tx, token, ['verify_email', 'email_change']);
+      if ((await lockAccountStatus(tx, t.account_id)) === 'deleted') throw fail('invalid_email_token', 'The token is not valid');
+      if (t.purpose === 'verify_email') {
+        // The identity changed address (or is gone) since the mail: this token proves nothing any more.
+        if (!(await markIdentityVerified(tx, t.identity_id, t.email))) throw fail('invalid_email_token', 'The token is not valid');
+        await audit(tx, ctx, 'email_verified', t.account_id, { identity_id: t.identity_id });
+        return { email: t.email, verified: true as const, changed: false };
+      }
+      const old = await changeIdentityEmail(tx, t.identity_id, t.email);
+      if (old === undefined) throw fail('invalid_email_token', 'The token is not valid');
+      await spendAccountEmailTokens(tx, t.account_id, 'verify_email');
+      await spendAccountEmailTokens(tx, t.account_id, 'password_reset');
+      await audit(tx, ctx, 'email_verified', t.account_id, { identity_id: t.identity_id, changed: true });
+      return { email: t.email, verified: true as const, changed: true };
+    });
+  } catch (err) {
+    if (isUniqueViolation(err, 'identities_provider_user')) throw fail('email_taken', 'An account with this email exists');
+    throw err;
+  }
+}
+
+/** The current password of an email change: the same per-source lockout as /login (423, then 401 on a wrong one). */
+async function checkChangePassword(f: Flows, accountId: string, id: EmailIdentityRow, password: string, ctx: AuditContext): Promise<void> {
+  const source = lockoutSource(ctx.ip);
+  const credential = id.credential_id ?? id.identity_id;
+  const retryMs = await f.lockout.lockedForMs(credential, source);
+  if (retryMs > 0) {
+    throw fail('account_locked', 'Too many wrong passwords; the credential is locked for a while', undefined, {
+      headers: { 'retry-after': String(Math.max(1, Math.ceil(retryMs / 1000))) },
+    });
+  }
+  if (id.secret_hash && (await verifyPassword(id.secret_hash, password))) return;
+  const { failures, lockedSeconds } = await f.lockout.failure(credential, source);
+  await audit(f.db, ctx, 'email_change', accountId, { outcome: 'failure', reason: 'wrong_password', source_failures: failures });
+  if (lockedSeconds > 0) await audit(f.db, ctx, 'lockout', accountId, { source_failures: failures, locked_seconds: lockedSeconds });
+  throw fail('invalid_credentials', 'The password is wrong');
+}
+
+/**
+ * An email change (Bearer + the current password): the new address is mailed a token and becomes the
+ * account's address only when it is confirmed (POST /email/verify); the old address is told.
+ */
+async function requestEmailChange(f: Flows, accountId: string, input: { email: string; password: string }, ctx: AuditContext): Promise<{ pending_email: string }> {
+  const next = normaliseEmail(input.email);
+  const id = await emailIdentityOf(f.db, accountId);
+  if (!id) {
+    // Same cost as a wrong password; an account without an email links one (POST /account/link).
+    await verifyPassword(await dummyHashFor(f.config.passwordParams), input.password);
+    throw fail('identity_not_found', 'The account has no email address; link one with POST /account/link');
+  }
+  await checkChangePassword(f, accountId, id, input.password, ctx);
+  if (next === id.email) throw fail('email_unchanged', 'This is the current email address');
+  if (await accountOfIdentity(f.db, 'email', next)) throw fail('email_taken', 'An account with this email exists');
+  const { token, hash } = newToken();
+  await f.db.transaction(async (tx) => {
+    if ((await lockAccountStatus(tx, accountId)) !== 'active') throw accountInactive();
+    await insertEmailToken(tx, { purpose: 'email_change', accountId, identityId: id.identity_id, email: next, tokenHash: hash, ttlSeconds: f.verifyTtl });
+    await audit(tx, ctx, 'email_change', accountId, { outcome: 'requested' });
+  });
+  f.mailer.enqueue(verifyEmailMail(f.mail, next, id.display_name, token, f.config.emailVerifyTtlHours, true));
+  f.mailer.enqueue(emailChangeNoticeMail(f.mail, id.email, id.display_name, next));
+  return { pending_email: next };
+}
+
+export function createEmailFlows(d: Deps) {
+  const { config } = d;
+  const f: Flows = {
+    ...d,
+    mail: { product: config.mailProductName, linkBase: config.linkBase },
+    resetTtl: config.passwordResetTtlMinutes * 60,
+    verifyTtl: config.emailVerifyTtlHours * 3600,
+    // The same per-(source, credential) lockout as /login (same state keys): the password of an email change counts there.
+    lockout: createSourceLockout(
+      d.state,
+      'password',
+      { threshold: config.lockoutThreshold, baseSeconds: config.lockoutBaseSeconds, maxSeconds: config.lockoutMaxSeconds },
+      d.lockoutHooks,
+    ),
+  };
+  return {
+    sendVerification: (accountId: string) => sendVerification(f, accountId),
+
+    /**
+     * 202 whatever the address; a mail only when it is an active account with a password. The lookup and the
+     * token insert run after the answer (mailer.defer): the answer's time does not depend on the address.
+     */
+    requestPasswordReset(email: string): void {
+      f.mailer.defer('password_reset', async () => {
+        const { token, hash } = newToken();
+        const issued = await issueResetToken(f.db, normaliseEmail(email), hash, f.resetTtl);
+        return issued && passwordResetMail(f.mail, issued.email, issued.display_name, token, config.passwordResetTtlMinutes);
+      });
+    },
+
+    resetPassword: (input: { token: string; password: string }, ctx: AuditContext) => resetPassword(f, input, ctx),
+    verifyEmail: (token: string, ctx: AuditContext) => verifyEmail(f, token, ctx),
+
+    /** 202 whatever the address; a mail only when it is an unverified email identity (deferred like the reset request). */
+    resendVerification(email: string): void {
+      f.mailer.defer('verify_email', async () => {
+        const { token, hash } = newToken();
+        const issued = await issueVerifyTokenByEmail(f.db, normaliseEmail(email), hash, f.verifyTtl);
+        return issued && verifyEmailMail(f.mail, issued.email, issued.display_name, token, config.emailVerifyTtlHours, false);
+      });
+    },
+
+    requestEmailChange: (accountId: string, input: { email: string; password: string }, ctx: AuditContext) => requestEmailChange(f, accountId, input, ctx),
+  };
+}
+
+export type EmailFlows = ReturnType<typeof createEmailFlows>;

@@ -1,0 +1,78 @@
+/**
+ * The mails of the email flows, one template each, in the game's or platform's name (AUTH_MAIL_PRODUCT_NAME).
+ * Every mail with a token carries it twice: a link to auth's small page (`/email-link/…#token=…`: in the
+ * fragment, so it never reaches a server log) and the token itself on a line of its own, for a game that shows
+ * an input for it, as `reset code: …` / `verification code: …` (the walkthrough picks that line). nodemailer folds
+ * long lines of the text part as quoted-printable: decode it before reading (`python3 -m quopri -d < file.eml`).
+ */
+import type { OutgoingMail } from './mailer.js';
+
+export interface MailContext {
+  product: string;
+  /** Base of links (AUTH_PUBLIC_URL or AUTH_ISSUER), no trailing slash. */
+  linkBase: string;
+}
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+/** The display name as a greeting; names are player-chosen, so they are only ever escaped text. */
+const greeting = (name: string) => (name ? `Hello ${name},` : 'Hello,');
+
+function html(ctx: MailContext, paragraphs: string[], action?: { label: string; href: string; token: string }): string {
+  const body = paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join('\n');
+  const button = action
+    ? `<p><a href="${escapeHtml(action.href)}">${escapeHtml(action.label)}</a></p>\n<p>Or enter this code in the game:<br><code>${escapeHtml(action.token)}</code></p>`
+    : '';
+  return `<!doctype html>\n<html><body>\n<h2>${escapeHtml(ctx.product)}</h2>\n${body}\n${button}\n</body></html>\n`;
+}
+
+function mail(template: string, to: string, subject: string, textLines: string[], htmlBody: string): OutgoingMail {
+  return { template, to, subject, text: textLines.join('\n') + '\n', html: htmlBody };
+}
+
+export function passwordResetMail(ctx: MailContext, to: string, name: string, token: string, minutes: number): OutgoingMail {
+  const href = `${ctx.linkBase}/email-link/reset-password#token=${token}`;
+  const intro = `Someone (we hope you) asked to reset the password of your ${ctx.product} account.`;
+  const outro = `The link and the code work once, for ${minutes} minutes. If you did not ask, ignore this mail: your password stays as it is.`;
+  return mail(
+    'password_reset',
+    to,
+    `${ctx.product}: reset your password`,
+    [greeting(name), '', intro, '', 'Choose a new password here:', href, '', 'Or enter this reset code in the game:', '', `reset code: ${token}`, '', outro],
+    html(ctx, [greeting(name), intro], { label: 'Choose a new password', href, token }) + `<p>${escapeHtml(outro)}</p>\n`,
+  );
+}
+
+export function verifyEmailMail(ctx: MailContext, to: string, name: string, token: string, hours: number, change: boolean): OutgoingMail {
+  const href = `${ctx.linkBase}/email-link/verify-email#token=${token}`;
+  const intro = change
+    ? `Confirm ${to} as the new email address of your ${ctx.product} account.`
+    : `Confirm ${to} as the email address of your ${ctx.product} account.`;
+  const outro = `The link and the code work once, for ${hours} hours. If this was not you, ignore this mail.`;
+  return mail(
+    change ? 'email_change' : 'verify_email',
+    to,
+    `${ctx.product}: confirm your email address`,
+    [greeting(name), '', intro, '', 'Confirm here:', href, '', 'Or enter this code in the game:', '', `verification code: ${token}`, '', outro],
+    html(ctx, [greeting(name), intro], { label: 'Confirm my email address', href, token }) + `<p>${escapeHtml(outro)}</p>\n`,
+  );
+}
+
+/** To the old address when a change to `next` is asked: the owner learns of it even if someone else asked. */
+export function emailChangeNoticeMail(ctx: MailContext, to: string, name: string, next: string): OutgoingMail {
+  const lines = [
+    `A change of the email address of your ${ctx.product} account to ${next} was asked.`,
+    'It takes effect when the new address is confirmed.',
+    'If this was not you, change your password now.',
+  ];
+  return mail('email_change_notice', to, `${ctx.product}: your email address is changing`, [greeting(name), '', ...lines], html(ctx, [greeting(name), ...lines]));
+}
+
+/** After a reset: the owner learns that the password changed and every session ended. */
+export function passwordChangedMail(ctx: MailContext, to: string, name: string): OutgoingMail {
+  const lines = [
+    `The password of your ${ctx.product} account was reset, and every device was signed out.`,
+    'If this was not you, reset your password again and contact support.',
+  ];
+  return mail('password_changed', to, `${ctx.product}: your password was reset`, [greeting(name), '', ...lines], html(ctx, [greeting(name), ...lines]));
+}

@@ -1,0 +1,214 @@
+// Email verification (sign-up, link, resend), email change (POST /account/email), and
+// AUTH_EMAIL_VERIFICATION=required; mails through a real SMTP server started here.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { bearer, email, guest, GOOD_PASSWORD, harness, register, type Harness } from './support/harness.js';
+import { startSmtpServer, tokenOf, type ReceivedMail, type TestSmtpServer } from './support/smtp.js';
+
+let ip = 0;
+const nextIp = () => `10.70.${Math.floor(++ip / 250)}.${ip % 250}`;
+
+function helpers(get: () => { h: Harness; smtp: TestSmtpServer }) {
+  const post = (url: string, payload: unknown, headers: Record<string, string> = {}, remoteAddress = nextIp()) =>
+    get().h.app.inject({ method: 'POST', url, payload: payload as object, headers, remoteAddress });
+  /** The next mail to `to` whose subject contains `subject`, among those arriving after `from`. */
+  const mailTo = (to: string, subject: string, from = 0) =>
+    get().smtp.waitFor((m: ReceivedMail) => get().smtp.received.indexOf(m) >= from && m.envelopeTo.includes(to) && m.subject.includes(subject));
+  const account = async (token: string) => (await get().h.app.inject({ method: 'GET', url: '/account', headers: bearer(token) })).json();
+  return { post, mailTo, account };
+}
+
+describe('email verification and email change', () => {
+  let h: Harness;
+  let smtp: TestSmtpServer;
+  const { post, mailTo, account } = helpers(() => ({ h, smtp }));
+
+  before(async () => {
+    smtp = await startSmtpServer();
+    h = await harness({ AUTH_SMTP_URL: smtp.url, AUTH_MAIL_PRODUCT_NAME: 'Space Race', AUTH_RATE_EMAIL_PER_IP: '1000', AUTH_RATE_EMAIL_PER_ADDRESS: '3' });
+  });
+  after(async () => {
+    await h.close();
+    await smtp.close();
+  });
+
+  it('sign-up mails a verification token; POST /email/verify marks the identity verified, once', async () => {
+    const u = await register(h.app);
+    assert.equal((await account(u.access_token)).identities[0].verified, false);
+    const m = await mailTo(u.email, 'confirm your email address');
+    assert.equal(m.subject, 'Space Race: confirm your email address');
+    const token = tokenOf(m);
+    assert.ok(m.text.includes(`https://localhost:8443/email-link/verify-email#token=${token}`));
+    const r = await post('/email/verify', { token });
+    assert.equal(r.statusCode, 200, r.body);
+    assert.deepEqual(r.json(), { email: u.email, verified: true, changed: false });
+    assert.equal((await account(u.access_token)).identities[0].verified, true);
+    const again = await post('/email/verify', { token });
+    assert.equal(again.statusCode, 410);
+    assert.equal(again.json().code, 'email_token_used');
+    const audit = await h.tdb.db.query(`SELECT count(*)::int AS n FROM audit_log WHERE account_id = $1 AND event = 'email_verified'`, [u.account_id]);
+    assert.equal(audit.rows[0].n, 1);
+  });
+
+  it('a guest linking an email is mailed a token too; expired → 410, unknown → 400, a reset token → 400', async () => {
+    const g = await guest(h.app);
+    const e = email();
+    const link = await h.app.inject({ method: 'POST', url: '/account/link', headers: bearer(g.access_token), payload: { email: e, password: GOOD_PASSWORD } });
+    assert.equal(link.statusCode, 200);
+    const token = tokenOf(await mailTo(e, 'confirm'));
+    await h.tdb.db.query(`UPDATE email_tokens SET expires_at = now() - interval '1 minute' WHERE account_id = $1`, [g.account_id]);
+    const expired = await post('/email/verify', { token });
+    assert.deepEqual([expired.statusCode, expired.json().code], [410, 'email_token_expired']);
+    const unknown = await post('/email/verify', { token: 'B'.repeat(43) });
+    assert.deepEqual([unknown.statusCode, unknown.json().code], [400, 'invalid_email_token']);
+    const from = smtp.received.length;
+    assert.equal((await post('/password/reset-request', { email: e })).statusCode, 202);
+    const reset = tokenOf(await mailTo(e, 'reset your password', from));
+    const wrong = await post('/email/verify', { token: reset });
+    assert.deepEqual([wrong.statusCode, wrong.json().code], [400, 'invalid_email_token']);
+  });
+
+  it('resend: 202 alike for unverified, verified and unknown addresses; a mail only to the unverified one; limited per address', async () => {
+    const unverified = await register(h.app);
+    const verified = await register(h.app);
+    await post('/email/verify', { token: tokenOf(await mailTo(verified.email, 'confirm')) });
+    await mailTo(unverified.email, 'confirm');
+    await h.app.auth.mailer.idle();
+    const from = smtp.received.length;
+    const answers = [];
+    for (const e of [unverified.email, verified.email, email()]) {
+      const r = await post('/email/verify/resend', { email: e });
+      answers.push([r.statusCode, r.body, r.headers['content-type']]);
+    }
+    assert.deepEqual(answers[1], answers[0]);
+    assert.deepEqual(answers[2], answers[0]);
+    assert.equal(answers[0][0], 202);
+    const token = tokenOf(await mailTo(unverified.email, 'confirm', from));
+    await h.app.auth.mailer.idle();
+    assert.deepEqual(
+      smtp.received.slice(from).map((m) => m.envelopeTo[0]),
+      [unverified.email],
+    );
+    assert.equal((await post('/email/verify', { token })).statusCode, 200);
+    // AUTH_RATE_EMAIL_PER_ADDRESS = 3 (one used above).
+    const codes = [];
+    for (let i = 0; i < 3; i++) codes.push((await post('/email/verify/resend', { email: unverified.email })).statusCode);
+    assert.deepEqual(codes, [202, 202, 429]);
+  });
+
+  it('email change: password checked, new address confirmed before it counts, old address told; login moves to it', async () => {
+    const u = await register(h.app);
+    const next = email();
+    const wrong = await post('/account/email', { email: next, password: 'not the password' }, bearer(u.access_token));
+    assert.deepEqual([wrong.statusCode, wrong.json().code], [401, 'invalid_credentials']);
+    const same = await post('/account/email', { email: u.email.toUpperCase(), password: u.password }, bearer(u.access_token));
+    assert.deepEqual([same.statusCode, same.json().code], [409, 'email_unchanged']);
+    const other = await register(h.app);
+    const taken = await post('/account/email', { email: other.email, password: u.password }, bearer(u.access_token));
+    assert.deepEqual([taken.statusCode, taken.json().code], [409, 'email_taken']);
+    const noToken = await post('/account/email', { email: next, password: u.password });
+    assert.deepEqual([noToken.statusCode, noToken.json().code], [401, 'unauthenticated']);
+
+    const from = smtp.received.length;
+    const r = await post('/account/email', { email: next.toUpperCase(), password: u.password }, bearer(u.access_token));
+    assert.equal(r.statusCode, 202, r.body);
+    assert.deepEqual(r.json(), { pending_email: next });
+    const notice = await mailTo(u.email, 'your email address is changing', from);
+    assert.match(notice.text, new RegExp(next.replace(/[.]/g, '\\.')));
+    const token = tokenOf(await mailTo(next, 'confirm', from));
+    // Not switched yet.
+    assert.equal((await account(u.access_token)).identities[0].provider_user_id, u.email);
+    // The export shows the pending address, never a token or its hash.
+    const exported = (await h.app.inject({ method: 'POST', url: '/account/export', headers: bearer(u.access_token) })).json();
+    assert.ok(exported.email_tokens.some((t: { purpose: string; email: string }) => t.purpose === 'email_change' && t.email === next));
+    assert.ok(!JSON.stringify(exported.email_tokens).includes(token) && !/token_hash/.test(JSON.stringify(exported)));
+    assert.equal((await post('/login', { email: u.email, password: u.password })).statusCode, 200);
+
+    const done = await post('/email/verify', { token });
+    assert.equal(done.statusCode, 200, done.body);
+    assert.deepEqual(done.json(), { email: next, verified: true, changed: true });
+    const id = (await account(u.access_token)).identities[0];
+    assert.deepEqual([id.provider_user_id, id.verified], [next, true]);
+    assert.equal((await post('/login', { email: u.email, password: u.password })).statusCode, 401);
+    assert.equal((await post('/login', { email: next, password: u.password })).statusCode, 200);
+    // The old address is free again.
+    assert.equal((await post('/register', { email: u.email, password: GOOD_PASSWORD })).statusCode, 201);
+    const audits = await h.tdb.db.query<{ event: string; detail: { outcome?: string } }>(`SELECT event, detail FROM audit_log WHERE account_id = $1 AND event IN ('email_change', 'email_verified') ORDER BY at`, [u.account_id]);
+    assert.deepEqual(
+      audits.rows.map((a) => `${a.event}:${a.detail.outcome ?? ''}`),
+      ['email_change:failure', 'email_change:requested', 'email_verified:'],
+    );
+  });
+
+  it('email change confirmed after another account took the address → 409 email_taken; a guest has no email to change (404)', async () => {
+    const u = await register(h.app);
+    const next = email();
+    const from = smtp.received.length;
+    assert.equal((await post('/account/email', { email: next, password: u.password }, bearer(u.access_token))).statusCode, 202);
+    const token = tokenOf(await mailTo(next, 'confirm', from));
+    await register(h.app, next);
+    const r = await post('/email/verify', { token });
+    assert.deepEqual([r.statusCode, r.json().code], [409, 'email_taken']);
+    assert.equal((await account(u.access_token)).identities[0].provider_user_id, u.email);
+
+    const g = await guest(h.app);
+    const none = await post('/account/email', { email: email(), password: GOOD_PASSWORD }, bearer(g.access_token));
+    assert.deepEqual([none.statusCode, none.json().code], [404, 'identity_not_found']);
+  });
+
+  it('wrong passwords on an email change count toward the source lockout (423 after the threshold)', async () => {
+    const locking = await harness({ AUTH_SMTP_URL: smtp.url, AUTH_LOCKOUT_THRESHOLD: '2' });
+    try {
+      const u = await register(locking.app);
+      const change = (password: string) =>
+        locking.app.inject({ method: 'POST', url: '/account/email', headers: bearer(u.access_token), payload: { email: email(), password }, remoteAddress: '10.71.0.1' });
+      assert.equal((await change('wrong guess one')).statusCode, 401);
+      assert.equal((await change('wrong guess two')).statusCode, 401);
+      const locked = await change(u.password);
+      assert.deepEqual([locked.statusCode, locked.json().code], [423, 'account_locked']);
+      assert.ok(Number(locked.headers['retry-after']) > 0);
+    } finally {
+      await locking.close();
+    }
+  });
+});
+
+describe('AUTH_EMAIL_VERIFICATION=required', () => {
+  let h: Harness;
+  let smtp: TestSmtpServer;
+  const { post, mailTo } = helpers(() => ({ h, smtp }));
+
+  before(async () => {
+    smtp = await startSmtpServer();
+    h = await harness({ AUTH_SMTP_URL: smtp.url, AUTH_EMAIL_VERIFICATION: 'required' });
+  });
+  after(async () => {
+    await h.close();
+    await smtp.close();
+  });
+
+  it('sign-up answers 202 without tokens; login 403 email_not_verified (only after the right password) until verified', async () => {
+    const e = email();
+    const r = await post('/register', { email: e, password: GOOD_PASSWORD });
+    assert.equal(r.statusCode, 202, r.body);
+    assert.deepEqual(Object.keys(r.json()).sort(), ['account_id', 'email_verification_required']);
+    const sessions = await h.tdb.db.query(`SELECT count(*)::int AS n FROM sessions WHERE account_id = $1`, [r.json().account_id]);
+    assert.equal(sessions.rows[0].n, 0);
+    const wrong = await post('/login', { email: e, password: 'not the password' });
+    assert.deepEqual([wrong.statusCode, wrong.json().code], [401, 'invalid_credentials']);
+    const early = await post('/login', { email: e, password: GOOD_PASSWORD });
+    assert.deepEqual([early.statusCode, early.json().code], [403, 'email_not_verified']);
+    assert.equal((await post('/email/verify', { token: tokenOf(await mailTo(e, 'confirm')) })).statusCode, 200);
+    const l = await post('/login', { email: e, password: GOOD_PASSWORD });
+    assert.equal(l.statusCode, 200);
+  });
+
+  it('a password reset verifies the address (the mail reached it): the player signs in after it', async () => {
+    const e = email();
+    assert.equal((await post('/register', { email: e, password: GOOD_PASSWORD })).statusCode, 202);
+    assert.equal((await post('/password/reset-request', { email: e })).statusCode, 202);
+    const token = tokenOf(await mailTo(e, 'reset your password'));
+    assert.equal((await post('/password/reset', { token, password: 'a fresh and long passphrase' })).statusCode, 200);
+    assert.equal((await post('/login', { email: e, password: 'a fresh and long passphrase' })).statusCode, 200);
+  });
+});
