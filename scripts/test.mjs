@@ -33,7 +33,7 @@ const serial = chosen.filter((f) => f.endsWith('.serial.test.ts')).sort();
 const run = (list, concurrency) =>
   spawnSync(
     process.execPath,
-    ['--conditions=development', '--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-timeout=180000', '--test-reporter=spec', ...list],
+    ['--conditions=development', '--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-timeout=300000', '--test-reporter=spec', ...list],
     // Every response of a route is checked against its documented status and schema (kit response-contract.ts).
     {
       stdio: 'inherit',
