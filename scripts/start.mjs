@@ -7,7 +7,7 @@ import { register } from 'node:module';
 import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
-const BUILT = ['kit', 'registry', 'auth', 'social', 'host'];
+const BUILT = ['kit', 'console', 'registry', 'auth', 'social', 'host'];
 
 /** The newest modification time of the .ts files under dir. */
 function newestSource(dir) {
