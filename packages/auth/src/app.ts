@@ -32,6 +32,7 @@ import { createSignInService } from './services/sign-in.js';
 import { createTokenService } from './services/tokens.js';
 import { createRevoker, DENY_JTI, DENY_SID } from './services/revocation.js';
 import { createOutboxWorker } from './services/outbox.js';
+import { createSanctionService } from './services/sanctions.js';
 import { createAuthMetrics, type AuthMetrics } from './services/metrics.js';
 import { createInternalAuth, type InternalAuth } from './services/internal.js';
 import { internalRoutes } from './routes/internal.js';
@@ -62,6 +63,8 @@ export type AuthApp = App & {
   auth: AuthContext;
   purgeDeletedAccounts(now?: Date): Promise<number>;
   pruneIdleGuests(now?: Date): Promise<number>;
+  /** One pass of the sanction sweeper (tests; every node runs it each AUTH_SANCTION_SWEEP_SECONDS). */
+  sweepSanctions(): Promise<number>;
 };
 
 /** Verifies our own tokens; an unknown kid (a key another node just created) triggers one reload. */
@@ -116,7 +119,7 @@ function serviceOptions(config: AuthConfig, deps: AuthDeps, keys: KeyCache, metr
         { name: 'sign-in', description: 'Guest, email and platform sign-in' },
         { name: 'tokens', description: 'Refresh, sign-out and the key set' },
         { name: 'account', description: 'The signed-in player’s own account' },
-        { name: 'admin', description: 'Operators: account status and signing keys' },
+        { name: 'admin', description: 'Operators: account search and lookup, status, roles, sanctions, signing keys' },
         { name: 'internal', description: 'Server-to-server (internal key or mTLS)' },
       ],
       servers: [{ url: 'https://localhost:8443', description: 'npm start (embedded)' }],
@@ -182,8 +185,13 @@ async function startBackgroundWork(app: AuthApp, context: AuthContext): Promise<
     }),
     config.purgeIntervalSeconds * 1000,
   );
+  const sweepTimer = setInterval(
+    tick('sanction sweep', () => context.sanctions.sweep({ nodeId: config.nodeId, ip: null })),
+    config.sanctionSweepSeconds * 1000,
+  );
   keyTimer.unref();
   purgeTimer.unref();
+  sweepTimer.unref();
   const unsubscribe = await state
     .subscribe(KEY_ROTATION_CHANNEL, () => tick('key reload', () => keys.reload())())
     .catch(() => undefined);
@@ -192,6 +200,7 @@ async function startBackgroundWork(app: AuthApp, context: AuthContext): Promise<
     await context.outbox.stop();
     clearInterval(keyTimer);
     clearInterval(purgeTimer);
+    clearInterval(sweepTimer);
     await unsubscribe?.().catch(() => {});
   });
 }
@@ -210,6 +219,7 @@ export async function buildApp(config: AuthConfig, deps: AuthDeps): Promise<Auth
   const outbox = createOutboxWorker(config, db, keys, app.log, metrics.outboxAttempt);
   // Every revocation (logout, reuse, status, deletion) goes through it: DB, deny set, bus, outbox.
   const revoker = createRevoker({ config, db, state, outbox, log: app.log });
+  const sanctions = createSanctionService({ config, db, state, outbox, revoker, log: app.log });
   const tokens = createTokenService(config, db, keys, revoker);
   const limiter = createRateLimiter(state, config.rateWindowSeconds, { onLimited: metrics.rateLimited });
   const internal = createInternalAuth(config.internalKeys, config.internalMtlsCallers);
@@ -223,6 +233,7 @@ export async function buildApp(config: AuthConfig, deps: AuthDeps): Promise<Auth
     keys,
     tokens,
     revoker,
+    sanctions,
     signIn: createSignInService(config, db, tokens, verifiers, state, metrics.lockoutHooks),
     accounts: createAccountService(config, db, verifiers, revoker),
     limiter,
@@ -239,6 +250,7 @@ export async function buildApp(config: AuthConfig, deps: AuthDeps): Promise<Auth
   app.decorate('auth', context);
   app.decorate('purgeDeletedAccounts', (now?: Date) => purgeDeletedAccounts(config, db, now));
   app.decorate('pruneIdleGuests', (now?: Date) => pruneIdleGuests(config, db, now));
+  app.decorate('sweepSanctions', () => sanctions.sweep({ nodeId: config.nodeId, ip: null }));
 
   for (const routes of [signInRoutes, tokenRoutes, accountRoutes, adminRoutes, internalRoutes]) {
     await app.register(async (scope) => routes(scope as App, context));

@@ -82,6 +82,16 @@ export const authVars = {
     max: 30_000,
     description: 'How long logout, deletion and status changes wait for the revocation notice to be acknowledged by the outbox targets before answering (0: do not wait)',
   }),
+  sanctionFeatures: vars.list('AUTH_SANCTION_FEATURES', {
+    default: [],
+    description: 'Comma-separated feature names a sanction may restrict besides ban and chat (e.g. ranked,trading): game servers enforce them (docs/auth.md, "Sanctions")',
+  }),
+  sanctionSweepSeconds: vars.int('AUTH_SANCTION_SWEEP_SECONDS', {
+    default: 5,
+    min: 1,
+    max: 3600,
+    description: 'How often each node ends expired sanctions (a ban\'s account becomes active again) and announces it',
+  }),
   // External platforms (store_a, store_b, idp_a, idp_b): docs/auth-providers.md.
   ...platformProviderVars,
 };
@@ -161,6 +171,9 @@ export function readAuthConfig(env: Env = process.env): AuthConfig {
     } catch (err) {
       problems.push(`AUTH_OUTBOX_CA_FILE: cannot read ${raw.outboxCaFile}: ${(err as Error).message}`);
     }
+  }
+  for (const f of raw.sanctionFeatures) {
+    if (!/^[a-z][a-z0-9_]{0,31}$/.test(f) || f === 'ban' || f === 'chat') problems.push(`AUTH_SANCTION_FEATURES: ${JSON.stringify(f)} is not a feature name (a-z, 0-9, _; up to 32; not ban or chat)`);
   }
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(raw.schema)) problems.push('AUTH_DB_SCHEMA must be a lower-case SQL identifier');
   if (problems.length) throw new ConfigError(problems);

@@ -8,6 +8,7 @@ import type { KeyCache } from './services/keys.js';
 import type { OutboxWorker } from './services/outbox.js';
 import type { RateLimiter } from './services/rate-limit.js';
 import type { Revoker } from './services/revocation.js';
+import type { SanctionService } from './services/sanctions.js';
 import type { SignInService } from './services/sign-in.js';
 import type { TokenService } from './services/tokens.js';
 
@@ -19,6 +20,8 @@ export interface AuthContext {
   tokens: TokenService;
   /** Every revocation of sessions goes through it (services/revocation.ts). */
   revoker: Revoker;
+  /** Bans, chat mutes and features: set, lifted, expired, announced (services/sanctions.ts). */
+  sanctions: SanctionService;
   /** Guest, email and password, and platform-ticket sign-in. */
   signIn: SignInService;
   /** The signed-in account's own operations (and its summary for internal callers). */

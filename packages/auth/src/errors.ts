@@ -7,6 +7,7 @@ import { kitErrorCodes, type ErrorCodeOf } from '@platform/kit';
 
 export const authErrors = kitErrorCodes.extend({
   weak_password: { status: 400, description: 'The password breaks the policy (`reason` says how)' },
+  unknown_sanction_type: { status: 400, description: 'Not ban, chat or a feature named in AUTH_SANCTION_FEATURES' },
   unknown_provider: { status: 400, description: 'No such platform provider' },
   provider_not_configured: { status: 400, description: 'The platform provider is not configured on this platform' },
   unauthenticated: { status: 401, description: 'No Bearer token (or, for logout, neither token)' },
@@ -16,12 +17,16 @@ export const authErrors = kitErrorCodes.extend({
   token_reused: { status: 401, description: 'The refresh token was used twice: the session is terminated' },
   internal_key_required: { status: 401, description: 'An internal endpoint without X-Internal-Key (or an accepted client certificate)' },
   invalid_internal_key: { status: 401, description: 'The internal key is not valid' },
-  account_disabled: { status: 403, description: 'The account is banned or locked (after a correct credential)' },
-  forbidden: { status: 403, description: 'The admin role is required' },
+  account_disabled: { status: 403, description: 'The account is locked (after a correct credential)' },
+  account_banned: { status: 403, description: 'The account is banned (after a correct credential); `details` has the ban\'s reason and expires_at' },
+  forbidden: { status: 403, description: 'The admin role is required (admin endpoints, and sanctioning a moderator or admin)' },
+  moderator_required: { status: 403, description: 'The moderator or admin role (or a server-role token) is required' },
   account_not_found: { status: 404, description: 'No such account (or it is deleted)' },
+  sanction_not_found: { status: 404, description: 'No such sanction' },
   identity_not_found: { status: 404, description: 'The account has no such identity' },
   email_taken: { status: 409, description: 'An account with this email exists' },
   identity_linked_elsewhere: { status: 409, description: 'The platform identity belongs to another account' },
+  sanction_not_active: { status: 409, description: 'The sanction was lifted or has expired already' },
   last_credential: { status: 409, description: 'An account must keep at least one way to sign in' },
   idempotency_key_reused: { status: 409, description: 'The guest Idempotency-Key was used by another device' },
   account_locked: { status: 423, description: 'This source is locked out of the credential after wrong passwords' },
@@ -37,3 +42,5 @@ export const fail = authErrors.fail;
 export const accountInactive = authErrors.factory('invalid_token', 'The account is not active');
 export const accountNotFound = authErrors.factory('account_not_found', 'No such account');
 export const adminRequired = authErrors.factory('forbidden', 'The admin role is required');
+export const moderatorRequired = authErrors.factory('moderator_required', 'The moderator or admin role is required');
+export const sanctionNotFound = authErrors.factory('sanction_not_found', 'No such sanction');

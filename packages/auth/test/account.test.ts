@@ -246,7 +246,7 @@ describe('account', () => {
     assert.equal(audit.rows[0].n, 0);
   });
 
-  it('admins lock and ban accounts; sessions end, sign-in is refused with 403 account_disabled', async () => {
+  it('admins lock and ban accounts; sessions end, sign-in is refused with 403 account_banned (locked: account_disabled)', async () => {
     const admin = await register(h.app);
     await h.tdb.db.query(`UPDATE accounts SET roles = ARRAY['player', 'admin'] WHERE id = $1`, [admin.account_id]);
     const adminToken = (await h.app.inject({ method: 'POST', url: '/login', payload: { email: admin.email, password: admin.password } })).json().access_token;
@@ -264,7 +264,7 @@ describe('account', () => {
     assert.equal((await h.app.inject({ method: 'POST', url: '/refresh', payload: { refresh_token: u.refresh_token } })).statusCode, 401);
     const login = await h.app.inject({ method: 'POST', url: '/login', payload: { email: u.email, password: u.password } });
     assert.equal(login.statusCode, 403);
-    assert.equal(login.json().code, 'account_disabled');
+    assert.equal(login.json().code, 'account_banned');
     assert.equal((await set(u.account_id, 'active')).statusCode, 200);
     assert.equal((await h.app.inject({ method: 'POST', url: '/login', payload: { email: u.email, password: u.password } })).statusCode, 200);
   });

@@ -84,3 +84,51 @@ export async function setAccountStatus(tx: Queryable, accountId: string, status:
   );
   return r.rowCount > 0;
 }
+
+/** What an operator's search and lookup show of an account (email: its email identity, if any). */
+export interface AccountListRow {
+  id: string;
+  display_name: string;
+  status: AccountStatus;
+  roles: string[];
+  is_guest: boolean;
+  created_at: Date;
+  updated_at: Date;
+  deleted_at: Date | null;
+  email: string | null;
+}
+
+const LIST_COLUMNS = `a.id, a.display_name, a.status, a.roles, a.is_guest, a.created_at, a.updated_at, a.deleted_at,
+  (SELECT i.provider_user_id FROM identities i WHERE i.account_id = a.id AND i.provider = 'email' ORDER BY i.linked_at LIMIT 1) AS email`;
+
+/**
+ * An operator's search: the account with this id (`id`), the one with this email identity (`email`, lower
+ * case), and accounts whose display name starts with `prefix` (case-insensitive); newest first.
+ */
+export async function searchAccounts(db: Queryable, q: { id: string | null; email: string | null; prefix: string }, limit: number): Promise<AccountListRow[]> {
+  const r = await db.query<AccountListRow>(
+    `SELECT ${LIST_COLUMNS} FROM accounts a
+      WHERE a.id = $1::uuid
+         OR a.id IN (SELECT account_id FROM identities WHERE provider = 'email' AND provider_user_id = $2)
+         OR lower(a.display_name) LIKE $3 ESCAPE '\\'
+      ORDER BY a.created_at DESC, a.id DESC LIMIT $4`,
+    [q.id, q.email, `${q.prefix.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`, limit],
+  );
+  return r.rows;
+}
+
+export async function accountListRow(db: Queryable, accountId: string): Promise<AccountListRow | undefined> {
+  return (await db.query<AccountListRow>(`SELECT ${LIST_COLUMNS} FROM accounts a WHERE a.id = $1`, [accountId])).rows[0];
+}
+
+/** An admin's role change; false when there is no such account (or it is deleted). */
+export async function setAccountRoles(tx: Queryable, accountId: string, roles: string[]): Promise<boolean> {
+  const r = await tx.query(`UPDATE accounts SET roles = $2::text[], updated_at = now() WHERE id = $1 AND status <> 'deleted' RETURNING id`, [accountId, roles]);
+  return r.rowCount > 0;
+}
+
+/** The account with this email identity (the grant-role CLI). */
+export async function accountIdByEmail(db: Queryable, email: string): Promise<string | undefined> {
+  const r = await db.query<{ account_id: string }>(`SELECT account_id FROM identities WHERE provider = 'email' AND provider_user_id = $1`, [email]);
+  return r.rows[0]?.account_id;
+}

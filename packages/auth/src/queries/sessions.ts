@@ -38,3 +38,22 @@ export async function sessionsOf(db: Queryable, accountId: string): Promise<Reco
   );
   return sessions.rows;
 }
+
+/** The account's latest sessions with their device platform (an operator's lookup). */
+export async function latestSessionsOf(db: Queryable, accountId: string, limit: number) {
+  const r = await db.query<{
+    id: string;
+    auth_method: string;
+    device_platform: string | null;
+    ip_cidr: string | null;
+    created_at: Date;
+    expires_at: Date;
+    revoked_at: Date | null;
+  }>(
+    `SELECT s.id, s.auth_method, d.platform AS device_platform, s.ip_cidr, s.created_at, s.expires_at, s.revoked_at
+       FROM sessions s LEFT JOIN devices d ON d.id = s.device_id
+      WHERE s.account_id = $1 ORDER BY s.created_at DESC, s.id DESC LIMIT $2`,
+    [accountId, limit],
+  );
+  return r.rows;
+}

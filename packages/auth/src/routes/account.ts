@@ -1,9 +1,10 @@
 /** The signed-in account: view, profile, link, unlink, export, delete. */
 import { Type } from 'typebox';
-import type { App } from '@platform/kit';
+import { UUID_PATTERN, type App } from '@platform/kit';
 import type { AuthContext } from '../context.js';
 import { fail } from '../errors.js';
-import { AccountDeleted, AccountExport, AccountView, BEARER_ERRORS, BODY_ERRORS, COMMON_ERRORS, Email, IdentitiesView, errorResponses, Nonce, Password, Provider, Ticket, TICKET_ERRORS } from './schemas.js';
+import { ownSanctionView } from '../services/sanctions.js';
+import { AccountDeleted, AccountExport, AccountView, OwnSanctions, BEARER_ERRORS, BODY_ERRORS, COMMON_ERRORS, Email, IdentitiesView, errorResponses, Nonce, Password, Provider, Ticket, TICKET_ERRORS } from './schemas.js';
 
 const security = [{ bearer: [] }];
 /** What every /account route may answer: no usable token, the limit, the stores down. */
@@ -21,6 +22,24 @@ function profileRoutes(app: App, c: AuthContext) {
     const claims = await c.authenticate(req);
     return c.accounts.view(claims.sub);
   });
+
+  app.get(
+    '/account/sanctions',
+    {
+      schema: {
+        tags: ['account'],
+        summary: 'The account’s active sanctions with their reasons (game servers read it with the player’s token)',
+        security,
+        response: { 200: OwnSanctions, ...accountErrors },
+      },
+    },
+    async (req) => {
+      const claims = await c.authenticate(req);
+      // A server-role token names a service, not an account: it has no sanctions.
+      if (!UUID_PATTERN.test(claims.sub)) return { sanctions: [] };
+      return { sanctions: (await c.sanctions.list(claims.sub, { activeOnly: true })).map(ownSanctionView) };
+    },
+  );
 
   app.patch(
     '/account',

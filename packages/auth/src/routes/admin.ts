@@ -1,10 +1,29 @@
-/** Operator endpoints (role admin). */
+/**
+ * Operator endpoints: signing keys, status and roles (role admin); account search, lookup and sanctions
+ * (staff: moderator, admin, or a server-role token; docs/auth.md, "Sanctions").
+ */
 import { Type } from 'typebox';
-import type { App } from '@platform/kit';
+import { UUID_PATTERN, type App } from '@platform/kit';
+import type { FastifyRequest } from 'fastify';
 import type { AuthContext } from '../context.js';
-import { adminRequired } from '../errors.js';
-import { AccountStatusChange, BEARER_ERRORS, BODY_ERRORS, COMMON_ERRORS, errorResponses, KeyRotation, optionalBody } from './schemas.js';
-import { changeAccountStatus } from '../services/admin.js';
+import { accountNotFound, adminRequired, sanctionNotFound } from '../errors.js';
+import {
+  AccountLookup,
+  AccountSearch,
+  AccountStatusChange,
+  AccountSummary,
+  BEARER_ERRORS,
+  BODY_ERRORS,
+  COMMON_ERRORS,
+  errorResponses,
+  KeyRotation,
+  NewSanctionBody,
+  optionalBody,
+  SanctionList,
+  SanctionSchema,
+} from './schemas.js';
+import { changeAccountStatus, findAccounts, GRANTABLE_ROLES, lookupAccount, setRoles } from '../services/admin.js';
+import { assertStaff, sanctionView, type Actor } from '../services/sanctions.js';
 import { KEY_ROTATION_CHANNEL, keyTimings, rotateSigningKey } from '../services/keys.js';
 
 export async function adminRoutes(app: App, c: AuthContext) {
@@ -57,8 +76,163 @@ export async function adminRoutes(app: App, c: AuthContext) {
     async (req) => {
       const claims = await c.authenticate(req);
       if (!claims.roles.includes('admin')) throw adminRequired();
-      const r = await changeAccountStatus(c.db, c.revoker, req.params.id, req.body.status, c.auditCtx(req));
+      const r = await changeAccountStatus(c, { id: claims.sub, roles: claims.roles }, req.params.id, req.body.status, c.auditCtx(req));
       return { id: r.id, status: r.status, sessions_revoked: r.sessions.length };
+    },
+  );
+
+  await accountAdminRoutes(app, c);
+  await sanctionRoutes(app, c);
+}
+
+/** The caller as an actor (its token's subject and roles), authenticated. */
+async function actorOf(c: AuthContext, req: FastifyRequest): Promise<Actor> {
+  const claims = await c.authenticate(req);
+  return { id: claims.sub, roles: claims.roles };
+}
+
+async function staff(c: AuthContext, req: FastifyRequest): Promise<Actor> {
+  const actor = await actorOf(c, req);
+  assertStaff(actor);
+  return actor;
+}
+
+/** An id that is not a UUID names no account: 404 like an unknown one (nothing about the format leaks). */
+function accountId(id: string): string {
+  if (!UUID_PATTERN.test(id)) throw accountNotFound();
+  return id.toLowerCase();
+}
+
+const IdParam = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64, description: 'Account id (a UUID; anything else is 404)' }) });
+const security = [{ bearer: [] }];
+/** A staff route: no usable token, a player's token, the limit, the stores down. */
+const STAFF = [BEARER_ERRORS, COMMON_ERRORS, 'moderator_required'] as const;
+
+async function accountAdminRoutes(app: App, c: AuthContext) {
+  app.get(
+    '/admin/accounts',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Search accounts by exact id, exact email or display-name prefix (staff)',
+        security,
+        querystring: Type.Object(
+          { q: Type.String({ minLength: 1, maxLength: 254 }), limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }) },
+          { additionalProperties: false },
+        ),
+        response: { 200: AccountSearch, ...errorResponses(...STAFF, 'validation_failed') },
+      },
+    },
+    async (req) => {
+      await staff(c, req);
+      return findAccounts(c.db, req.query.q, req.query.limit);
+    },
+  );
+
+  app.get(
+    '/admin/accounts/:id',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'One account with its identities, latest sessions and audit entries, and sanctions (staff)',
+        security,
+        params: IdParam,
+        response: { 200: AccountLookup, ...errorResponses(...STAFF, 'validation_failed', 'account_not_found') },
+      },
+    },
+    async (req) => {
+      await staff(c, req);
+      return lookupAccount(c.db, c.sanctions, accountId(req.params.id));
+    },
+  );
+
+  app.put(
+    '/admin/accounts/:id/roles',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Set the account’s roles (admin); tokens issued from now on carry them',
+        security,
+        params: IdParam,
+        body: Type.Object(
+          { roles: Type.Array(Type.Union(GRANTABLE_ROLES.map((r) => Type.Literal(r))), { maxItems: 3, description: 'The whole list (player, moderator, admin)' }) },
+          { additionalProperties: false },
+        ),
+        response: { 200: AccountSummary, ...errorResponses(BEARER_ERRORS, BODY_ERRORS, COMMON_ERRORS, 'forbidden', 'account_not_found') },
+      },
+    },
+    async (req) => {
+      const actor = await actorOf(c, req);
+      if (!actor.roles.includes('admin')) throw adminRequired();
+      return setRoles(c.db, actor, accountId(req.params.id), req.body.roles, c.auditCtx(req));
+    },
+  );
+}
+
+async function sanctionRoutes(app: App, c: AuthContext) {
+  app.post(
+    '/admin/accounts/:id/sanctions',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Sanction an account: ban, chat, or a configured feature; timed or permanent (staff)',
+        description:
+          'A ban ends every session at once (revocation notice) and makes sign-in answer 403 account_banned; every sanction is announced (`sanction` notice on `auth:sanction` and in the outbox). Sanctioning a moderator or admin needs the admin role.',
+        security,
+        params: IdParam,
+        body: NewSanctionBody,
+        response: {
+          201: SanctionSchema,
+          ...errorResponses(...STAFF, BODY_ERRORS, 'unknown_sanction_type', 'forbidden', 'account_not_found'),
+        },
+      },
+    },
+    async (req, reply) => {
+      const actor = await staff(c, req);
+      const b = req.body;
+      const s = await c.sanctions.create(actor, accountId(req.params.id), { type: b.type, reason: b.reason, expiresAt: b.expires_at, durationSeconds: b.duration_seconds }, c.auditCtx(req));
+      reply.status(201);
+      return sanctionView(s);
+    },
+  );
+
+  app.get(
+    '/admin/accounts/:id/sanctions',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Every sanction of the account, newest first (staff)',
+        security,
+        params: IdParam,
+        response: { 200: SanctionList, ...errorResponses(...STAFF, 'validation_failed', 'account_not_found') },
+      },
+    },
+    async (req) => {
+      await staff(c, req);
+      const id = accountId(req.params.id);
+      const list = await c.sanctions.list(id);
+      if (!list.length && !(await c.accounts.exists(id))) throw accountNotFound();
+      return { sanctions: list.map(sanctionView) };
+    },
+  );
+
+  app.post(
+    '/admin/sanctions/:sanctionId/lift',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Lift an active sanction (staff); a lifted ban returns the account to active unless another ban is active',
+        description: 'Optional body {reason?: string}.',
+        security,
+        params: Type.Object({ sanctionId: Type.String({ minLength: 1, maxLength: 64 }) }),
+        response: { 200: SanctionSchema, ...errorResponses(...STAFF, BODY_ERRORS, 'sanction_not_found', 'sanction_not_active') },
+      },
+    },
+    async (req) => {
+      const actor = await staff(c, req);
+      const body = optionalBody<{ reason: string }>(req.body, { reason: 'string' });
+      if (!UUID_PATTERN.test(req.params.sanctionId)) throw sanctionNotFound();
+      return sanctionView(await c.sanctions.lift(actor, req.params.sanctionId.toLowerCase(), body.reason, c.auditCtx(req)));
     },
   );
 }

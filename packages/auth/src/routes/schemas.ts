@@ -110,3 +110,85 @@ export const Jwks = Type.Object({
 
 export const KeyRotation = Type.Object({ kid: Type.String(), state: Type.String(), activate_at: Timestamp });
 export const AccountStatusChange = Type.Object({ id: Type.String({ format: 'uuid' }), status: AccountStatus, sessions_revoked: Type.Integer({ minimum: 0 }) });
+
+/** docs/auth.md, "Sanctions". */
+export const SanctionSchema = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  account_id: Type.String({ format: 'uuid' }),
+  type: Type.String({ description: 'ban, chat, or a feature named in AUTH_SANCTION_FEATURES' }),
+  reason: Type.String(),
+  created_at: Timestamp,
+  created_by: Type.String({ description: 'The moderator’s account id, or service:<name> for a server-role token' }),
+  expires_at: Type.Union([Timestamp, Type.Null()], { description: 'null: permanent' }),
+  lifted_at: NullableTimestamp,
+  lifted_by: Type.Union([Type.String(), Type.Null()]),
+  lift_reason: Type.Union([Type.String(), Type.Null()]),
+  active: Type.Boolean(),
+});
+export const SanctionList = Type.Object({ sanctions: Type.Array(SanctionSchema) });
+export const OwnSanctions = Type.Object({
+  sanctions: Type.Array(
+    Type.Object({ id: Type.String({ format: 'uuid' }), type: Type.String(), reason: Type.String(), created_at: Timestamp, expires_at: Type.Union([Timestamp, Type.Null()]) }),
+  ),
+});
+
+/** Reasons are shown to the player: plain text, bounded. */
+export const SanctionReason = Type.String({ minLength: 1, maxLength: 1000 });
+export const NewSanctionBody = Type.Object(
+  {
+    type: Type.String({ minLength: 1, maxLength: 32, description: 'ban, chat, or a feature named in AUTH_SANCTION_FEATURES' }),
+    reason: SanctionReason,
+    expires_at: Type.Optional(Type.String({ format: 'date-time', maxLength: 64, description: 'RFC 3339, in the future; not with duration_seconds' })),
+    duration_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 315_360_000, description: 'Seconds from now (at most 10 years); not with expires_at' })),
+  },
+  { additionalProperties: false, description: 'Neither expires_at nor duration_seconds: permanent' },
+);
+
+export const AccountSummary = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  display_name: Type.String(),
+  status: AccountStatus,
+  roles: Type.Array(Type.String()),
+  is_guest: Type.Boolean(),
+  created_at: Timestamp,
+  email: Type.Union([Type.String(), Type.Null()]),
+});
+export const AccountSearch = Type.Object({ accounts: Type.Array(AccountSummary) });
+export const AccountLookup = Type.Object({
+  account: Type.Object({ ...AccountSummary.properties, updated_at: Timestamp, deleted_at: NullableTimestamp }),
+  identities: Type.Array(
+    Type.Object({
+      id: Type.String({ format: 'uuid' }),
+      provider: Type.String(),
+      provider_user_id: Type.String(),
+      email: Type.Union([Type.String(), Type.Null()]),
+      verified: Type.Boolean(),
+      linked_at: Timestamp,
+      last_login_at: NullableTimestamp,
+    }),
+  ),
+  sessions: Type.Array(
+    Type.Object({
+      id: Type.String({ format: 'uuid' }),
+      auth_method: Type.String(),
+      device_platform: Type.Union([Type.String(), Type.Null()]),
+      ip_cidr: Type.Union([Type.String(), Type.Null()]),
+      created_at: Timestamp,
+      expires_at: Timestamp,
+      revoked_at: NullableTimestamp,
+    }),
+    { description: 'The latest 50' },
+  ),
+  audit: Type.Array(
+    Type.Object({
+      id: Type.String({ format: 'uuid' }),
+      event: Type.String(),
+      ip: Type.Union([Type.String(), Type.Null()]),
+      node_id: Type.String(),
+      detail: Type.Object({}, { additionalProperties: true }),
+      at: Timestamp,
+    }),
+    { description: 'The latest 50, newest first' },
+  ),
+  sanctions: Type.Array(SanctionSchema, { description: 'All, newest first' }),
+});

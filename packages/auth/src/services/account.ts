@@ -181,6 +181,7 @@ export function createAccountService(config: AuthConfig, db: Database, verifiers
     linkPlatform: (accountId: string, input: { provider: string; ticket: string; nonce?: string }, ctx: AuditContext) => linkPlatform(d, accountId, input, ctx),
     unlink: (accountId: string, which: { provider?: string; identityId?: string }, ctx: AuditContext) => unlink(db, accountId, which, ctx),
     export: (accountId: string) => exportAccount(db, accountId),
+    exists: async (accountId: string): Promise<boolean> => (await accountStatus(db, accountId)) !== undefined,
     isDeleted: async (accountId: string): Promise<boolean> => (await accountStatus(db, accountId)) === 'deleted',
     delete: (accountId: string, presentedSid: string, ctx: AuditContext) => deleteAccount(d, accountId, presentedSid, ctx),
     summary: (accountId: string) => summary(db, accountId),

@@ -1,35 +1,136 @@
-/** Operator actions on accounts (role admin). Key rotation is in keys.ts. */
-import type { Database } from '@platform/kit';
-import { accountNotFound } from '../errors.js';
-import { setAccountStatus } from '../queries/accounts.js';
+/** Operator actions on accounts: status, roles, search and lookup. Key rotation is in keys.ts, sanctions in sanctions.ts. */
+import { ConfigError, UUID_PATTERN, type Database } from '@platform/kit';
+import { accountNotFound, fail } from '../errors.js';
+import { accountIdByEmail, accountListRow, lockAccount, searchAccounts, setAccountRoles, setAccountStatus, type AccountListRow } from '../queries/accounts.js';
+import { latestAuditOf } from '../queries/audit.js';
+import { identitiesOf } from '../queries/identities.js';
+import { latestSessionsOf } from '../queries/sessions.js';
 import { audit, type AuditContext } from './audit.js';
+import { normaliseEmail } from './sign-in-common.js';
 import type { Revoker } from './revocation.js';
+import { sanctionView, type Actor, type SanctionNotice, type SanctionService } from './sanctions.js';
 
 export type OperatorStatus = 'active' | 'locked' | 'banned';
 
+/** The roles an admin may grant (`server` belongs to service tokens only). */
+export const GRANTABLE_ROLES = ['player', 'moderator', 'admin'] as const;
+
+const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
+
 /**
- * Transition of the account status. Locking or banning ends every session through the revoker (deny set,
- * bus, outbox: open sockets close at once); reactivation ends nothing and announces nothing (docs/auth.md).
+ * Transition of the account status. Banning sets a permanent ban sanction (services/sanctions.ts); locking or
+ * banning ends every session through the revoker (deny set, bus, outbox: open sockets close at once);
+ * reactivation lifts every active ban and ends nothing (docs/auth.md).
  */
 export async function changeAccountStatus(
-  db: Database,
-  revoker: Revoker,
+  deps: { db: Database; revoker: Revoker; sanctions: SanctionService },
+  actor: Actor,
   accountId: string,
   status: OperatorStatus,
   ctx: AuditContext,
 ): Promise<{ id: string; status: OperatorStatus; sessions: string[] }> {
+  const { db, revoker, sanctions } = deps;
+  const notices: SanctionNotice[] = [];
   if (status === 'active') {
-    if (!(await setAccountStatus(db, accountId, status))) throw accountNotFound();
+    await db.transaction(async (tx) => {
+      const a = await lockAccount(tx, accountId);
+      if (!a || a.status === 'deleted') throw accountNotFound();
+      notices.push(...(await sanctions.liftBansInStatusChange(tx, actor, accountId, ctx)));
+      await setAccountStatus(tx, accountId, status);
+    });
+    await sanctions.announce(notices);
     return { id: accountId, status, sessions: [] };
   }
   const { sessions } = await revoker.revoke(
     { reason: status === 'banned' ? 'account_banned' : 'account_locked', accountId },
     {
       before: async (tx) => {
-        if (!(await setAccountStatus(tx, accountId, status))) throw accountNotFound();
+        const a = await lockAccount(tx, accountId);
+        if (!a || a.status === 'deleted') throw accountNotFound();
+        if (status === 'banned') notices.push(await sanctions.banInStatusChange(tx, actor, a, ctx));
+        await setAccountStatus(tx, accountId, status);
       },
       after: (tx, ended) => audit(tx, ctx, 'logout', accountId, { by: 'admin', status, sessions_revoked: ended.length }),
     },
   );
+  await sanctions.announce(notices);
   return { id: accountId, status, sessions };
+}
+
+export const accountSummaryView = (a: AccountListRow) => ({
+  id: a.id,
+  display_name: a.display_name,
+  status: a.status,
+  roles: a.roles,
+  is_guest: a.is_guest,
+  created_at: iso(a.created_at)!,
+  email: a.email,
+});
+
+/** Search by exact account id, exact email, or display-name prefix (all three tried on the one text). */
+export async function findAccounts(db: Database, q: string, limit: number) {
+  const text = q.trim();
+  if (!text) throw fail('validation_failed', 'q must not be blank', { field: 'q' });
+  const rows = await searchAccounts(db, { id: UUID_PATTERN.test(text) ? text.toLowerCase() : null, email: text.includes('@') ? text.toLowerCase() : null, prefix: text }, limit);
+  return { accounts: rows.map(accountSummaryView) };
+}
+
+const LOOKUP_LIMIT = 50;
+
+/** Everything an operator sees of one account: identities, latest sessions and audit entries, sanctions. */
+export async function lookupAccount(db: Database, sanctions: SanctionService, accountId: string) {
+  const a = await accountListRow(db, accountId);
+  if (!a) throw accountNotFound();
+  const [identities, sessions, entries, list] = await Promise.all([
+    identitiesOf(db, accountId),
+    latestSessionsOf(db, accountId, LOOKUP_LIMIT),
+    latestAuditOf(db, accountId, LOOKUP_LIMIT),
+    sanctions.list(accountId),
+  ]);
+  return {
+    account: { ...accountSummaryView(a), updated_at: iso(a.updated_at)!, deleted_at: iso(a.deleted_at) },
+    identities: identities.map((i) => ({
+      id: i.id,
+      provider: i.provider,
+      provider_user_id: i.provider_user_id,
+      email: i.provider === 'email' ? i.provider_user_id : null,
+      verified: i.verified,
+      linked_at: iso(i.linked_at)!,
+      last_login_at: iso(i.last_login_at),
+    })),
+    sessions: sessions.map((s) => ({ ...s, created_at: iso(s.created_at)!, expires_at: iso(s.expires_at)!, revoked_at: iso(s.revoked_at) })),
+    audit: entries.map((e) => ({ ...e, at: iso(e.at)! })),
+    sanctions: list.map(sanctionView),
+  };
+}
+
+/**
+ * An admin sets the account's roles (the whole list). Tokens carry roles: the new ones are in every token
+ * issued from now on (sign-in and refresh), so a removed role lasts at most an access-token lifetime.
+ */
+export async function setRoles(db: Database, actor: Actor, accountId: string, roles: string[], ctx: AuditContext) {
+  const wanted = [...new Set(roles)];
+  const a = await db.transaction(async (tx) => {
+    const before = await lockAccount(tx, accountId);
+    if (!before || before.status === 'deleted') throw accountNotFound();
+    await setAccountRoles(tx, accountId, wanted);
+    await audit(tx, ctx, 'role_change', accountId, { by: actor.id, from: before.roles, to: wanted });
+    return accountListRow(tx, accountId);
+  });
+  return accountSummaryView(a!);
+}
+
+/**
+ * The grant-role CLI: adds (or removes) roles of the account named by its email or id, audited as by `cli`.
+ * Undefined when no (undeleted) account matches; a ConfigError for a role that cannot be granted.
+ */
+export async function grantRoles(db: Database, who: string, roles: string[], opts: { remove: boolean; ctx: AuditContext }) {
+  const bad = roles.filter((r) => !(GRANTABLE_ROLES as readonly string[]).includes(r));
+  if (bad.length) throw new ConfigError([`not a role: ${bad.join(', ')} (roles: ${GRANTABLE_ROLES.join(', ')})`]);
+  const id = UUID_PATTERN.test(who) ? who.toLowerCase() : await accountIdByEmail(db, normaliseEmail(who));
+  const a = id ? await accountListRow(db, id) : undefined;
+  if (!a || a.status === 'deleted') return undefined;
+  const next = opts.remove ? a.roles.filter((r) => !roles.includes(r)) : [...new Set([...a.roles, ...roles])];
+  const r = await setRoles(db, { id: 'cli', roles: [] }, a.id, next, opts.ctx);
+  return { id: r.id, roles: r.roles };
 }

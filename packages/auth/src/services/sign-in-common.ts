@@ -4,6 +4,7 @@ import type { AuthConfig } from '../config.js';
 import { fail } from '../errors.js';
 import type { AccountRow } from '../queries/accounts.js';
 import { upsertDevice } from '../queries/devices.js';
+import { activeBan, latestBan } from '../queries/sanctions.js';
 import type { AuditContext } from './audit.js';
 import type { SessionSubject, TokenPair, TokenService } from './tokens.js';
 
@@ -30,9 +31,20 @@ type SubjectRow = Pick<AccountRow, 'id' | 'roles' | 'home_region'>;
 
 export const subjectOf = (a: SubjectRow): SessionSubject => ({ accountId: a.id, roles: a.roles, region: a.home_region });
 
-/** The account may sign in: banned and locked accounts are refused after the credential checked out. */
-export function assertUsable(a: Pick<AccountRow, 'status'>): void {
-  if (a.status === 'banned' || a.status === 'locked') throw fail('account_disabled', `The account is ${a.status}`);
+/**
+ * The account may sign in: banned and locked accounts are refused after the credential checked out. A banned
+ * account is told its ban's reason and end (403 account_banned; docs/auth.md, "Sanctions").
+ */
+export async function assertUsable(db: Queryable, a: Pick<AccountRow, 'id' | 'status'>): Promise<void> {
+  if (a.status === 'banned') {
+    // The active ban ending last; one just expired but not swept yet is still named (the sweeper ends it).
+    const ban = (await activeBan(db, a.id)) ?? (await latestBan(db, a.id));
+    throw fail('account_banned', 'The account is banned', {
+      reason: ban?.reason ?? null,
+      expires_at: ban?.expires_at ? new Date(ban.expires_at).toISOString() : null,
+    });
+  }
+  if (a.status === 'locked') throw fail('account_disabled', 'The account is locked');
   if (a.status === 'deleted') throw fail('invalid_credentials', 'The credentials are not valid');
 }
 

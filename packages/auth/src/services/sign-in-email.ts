@@ -62,7 +62,7 @@ async function login(d: SignInDeps, lockout: Lockout, input: { email: string; pa
     throw invalidCredentials();
   }
   if (!ok) return refuseWrongPassword(d, lockout, row, source, ctx);
-  assertUsable(row);
+  await assertUsable(d.db, row);
   if (row.failed_attempts !== 0) await lockout.success(row.credential_id, source);
   const subject = subjectOf(row);
   const sr = d.tokens.newSessionRows(subject, { method: 'email', ip: ctx.ip ?? undefined });

@@ -106,7 +106,7 @@ async function restoreGuest(d: SignInDeps, input: { accountId: string; guestSecr
     await audit(d.db, ctx, 'login', a?.id ?? null, { method: 'guest', outcome: 'failure' });
     throw fail('invalid_credentials', 'The account id or guest secret is wrong');
   }
-  assertUsable(a);
+  await assertUsable(d.db, a);
   const r = await d.db.transaction(async (tx) => {
     const deviceId = await recordDevice(tx, input.device, a.id);
     await touchIdentityLogin(tx, a.identity_id);

@@ -47,7 +47,7 @@ async function signInOrCreate(d: SignInDeps, id: VerifiedPlatformIdentity, devic
         // A concurrent first sign-in created the identity: retry against its account.
         throw new RetrySignIn();
       }
-      assertUsable(a);
+      await assertUsable(tx, a);
       const deviceId = await recordDevice(tx, device, a.id);
       await audit(tx, ctx, 'login', a.id, { method: id.provider, outcome: 'success', created: got.created });
       return openSession(d.tokens, tx, a, id.provider, deviceId, ctx);
@@ -67,7 +67,7 @@ async function signInExisting(d: SignInDeps, id: VerifiedPlatformIdentity, devic
   const r = await d.db.transaction(async (tx) => {
     const a = await accountOfIdentity(tx, id.provider, id.providerUserId);
     if (!a) throw fail('conflict_retry', 'Concurrent sign-in; retry');
-    assertUsable(a);
+    await assertUsable(tx, a);
     const deviceId = await recordDevice(tx, device, a.id);
     await audit(tx, ctx, 'login', a.id, { method: id.provider, outcome: 'success' });
     return openSession(d.tokens, tx, a, id.provider, deviceId, ctx);

@@ -1,0 +1,43 @@
+/**
+ * `npm run grant-role -w @platform/auth -- <email | account id> <role>… [--remove] [--offline]`: adds (or, with
+ * --remove, takes away) roles of an account directly in the configured database — how the first admin is made
+ * (docs/auth.md, "Sanctions"). Roles: player, moderator, admin. The account's tokens carry the new roles from
+ * its next sign-in or refresh. Prints {"id", "roles"}; exit 1 when no account matches, 2 on a usage error.
+ */
+import { ConfigError } from '@platform/kit';
+import { readAuthConfig } from './config.js';
+import { grantRoles } from './services/admin.js';
+import { openAuthStores } from './start.js';
+
+const USAGE = 'usage: grant-role <email | account id> <player|moderator|admin>… [--remove] [--offline]';
+
+try {
+  const args = process.argv.slice(2);
+  const flags = new Set(args.filter((a) => a.startsWith('--')));
+  const [who, ...roles] = args.filter((a) => !a.startsWith('--'));
+  for (const f of flags) if (f !== '--remove' && f !== '--offline') throw new ConfigError([`unknown option ${f}`, USAGE]);
+  if (!who || !roles.length) throw new ConfigError([USAGE]);
+  const config = readAuthConfig(process.env);
+  if (!config.databaseUrl && !flags.has('--offline')) {
+    // Embedded PGlite belongs to one process: writing it beside a running service corrupts it.
+    console.error('DATABASE_URL is not set: with the embedded database stop the service and pass --offline (or use PUT /admin/accounts/{id}/roles as an admin)');
+    process.exit(2);
+  }
+  const { db, state } = await openAuthStores(config);
+  try {
+    const r = await grantRoles(db, who, roles, { remove: flags.has('--remove'), ctx: { nodeId: `${config.nodeId}-cli`, ip: null } });
+    if (!r) {
+      console.error(`no account with the email or id ${who}`);
+      process.exitCode = 1;
+    } else console.log(JSON.stringify(r));
+  } finally {
+    await state.close();
+    await db.close();
+  }
+} catch (err) {
+  if (err instanceof ConfigError) {
+    console.error(err.message);
+    process.exit(2);
+  }
+  throw err;
+}
