@@ -5,7 +5,7 @@
  * (packages/console) is built on them.
  */
 import { seg, type HttpService } from './http.js';
-import type { SocialBody, SocialResult } from './types.js';
+import type { AuthBody, AuthResult, SocialBody, SocialResult } from './types.js';
 
 type Authed = <T>(call: (token: string) => Promise<T>) => Promise<T>;
 
@@ -22,7 +22,14 @@ export interface ReportQuery {
 }
 
 /** A sanction on an account (auth). `active`: in force now (not lifted, not expired). */
-export interface Sanction {
+export type Sanction = AuthResult<'/admin/sanctions/{sanctionId}/lift', 'post', SanctionShape>;
+export type SanctionInput = AuthBody<'/admin/accounts/{id}/sanctions', 'post'>;
+export type AccountSummary = AuthResult<'/admin/accounts', 'get', { accounts: AccountSummaryShape[] }>['accounts'][number];
+/** An account with its identities, latest sessions, audit trail and sanctions. */
+export type AccountLookup = AuthResult<'/admin/accounts/{id}', 'get', AccountLookupShape>;
+
+// The shapes of docs/auth.md ("Sanctions"), used only should the generated document lack them.
+interface SanctionShape {
   id: string;
   account_id: string;
   type: string;
@@ -35,29 +42,21 @@ export interface Sanction {
   lift_reason: string | null;
   active: boolean;
 }
-export interface SanctionInput {
-  /** `ban`, `chat`, or a feature name the platform configures. */
-  type: string;
-  reason: string;
-  /** RFC 3339; or durationSeconds; neither: permanent. */
-  expires_at?: string;
-  duration_seconds?: number;
-}
-export interface AccountSummary {
+interface AccountSummaryShape {
   id: string;
-  display_name: string;
+  display_name: string | null;
   status: string;
   roles: string[];
   is_guest: boolean;
   created_at: string;
   email: string | null;
 }
-export interface AccountLookup {
-  account: AccountSummary & { updated_at: string; deleted_at: string | null };
+interface AccountLookupShape {
+  account: AccountSummaryShape & { updated_at: string; deleted_at: string | null };
   identities: { id: string; provider: string; provider_user_id: string; email: string | null; verified: boolean; linked_at: string; last_login_at: string | null }[];
   sessions: { id: string; auth_method: string; device_platform: string | null; ip_cidr: string; created_at: string; expires_at: string; revoked_at: string | null }[];
   audit: { id: string; event: string; ip: string | null; node_id: string | null; detail: unknown; at: string }[];
-  sanctions: Sanction[];
+  sanctions: SanctionShape[];
 }
 /** A moderator's action on a report: a sanction on the reported player, and the report moved to `actioned`. */
 export interface ReportActionInput {
