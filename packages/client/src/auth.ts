@@ -14,6 +14,7 @@ import type {
   LoginInput,
   PlatformSignInInput,
   RegisterInput,
+  Sanctions,
   TokenPair,
   UnlinkInput,
 } from './types.js';
@@ -154,6 +155,15 @@ export class AuthApi {
 
   account(): Promise<Account> {
     return this.call('GET', '/account');
+  }
+
+  /**
+   * The player's active sanctions with their reasons and ends (`GET /account/sanctions`): a `chat` sanction makes
+   * social refuse chat (`chat_restricted`), other types are features the game enforces. A ban ends the session
+   * instead (sign-in answers 403 `account_banned` with `details.reason` and `details.expires_at`).
+   */
+  getSanctions(): Promise<Sanctions> {
+    return this.call('GET', '/account/sanctions');
   }
 
   updateAccount(patch: AccountPatch): Promise<Account> {

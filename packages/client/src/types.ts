@@ -97,6 +97,16 @@ export type Account = AuthResult<'/account', 'get', AccountView>;
 export type Identities = AuthResult<'/account/link', 'post', IdentitiesView>;
 export type AccountExportResult = AuthResult<'/account/export', 'post', AccountExport>;
 export type AccountDeletionResult = AuthResult<'/account', 'delete', AccountDeletion>;
+/** One of the player's active sanctions (docs/auth.md, "Sanctions"): `ban`, `chat` or a feature the studio named. */
+export interface OwnSanction {
+  id: string;
+  type: string;
+  reason: string;
+  created_at: string;
+  /** null: permanent. */
+  expires_at: string | null;
+}
+export type Sanctions = AuthResult<'/account/sanctions', 'get', { sanctions: OwnSanction[] }>;
 
 // ---- social ----
 

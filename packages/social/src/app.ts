@@ -21,6 +21,8 @@ import type { Ctx, GameContext, UserRow } from './services/context.js';
 import { socialErrors } from './services/errors.js';
 import { createEventPublisher, replayRetention } from './services/events.js';
 import { createRevocations } from './services/revocations.js';
+import { createSanctions } from './services/sanctions.js';
+import { createAuthAdmin } from './services/auth-admin.js';
 import { gameCredentials, registryTenancy, type TenancyResolver } from './services/tenancy.js';
 import { ensureUser } from './services/users.js';
 import { meRoutes } from './routes/me.js';
@@ -179,7 +181,10 @@ export async function buildApp(config: SocialConfig, deps: SocialDeps): Promise<
   const metrics = createSocialMetrics(deps.db);
   const app = await createApp(config, deps, metrics);
   const events = createEventPublisher(deps.state, deps.db, app.log, { replay: replayRetention(config), onPublishFailed: () => metrics.dropped('publish_failed') });
-  const ctx: Ctx = { db: deps.db, state: deps.state, config, events, metrics, now: deps.now ?? (() => new Date()) };
+  // Chat sanctions announced by auth (bus and outbox): chat refused on every node (docs/social.md, "Sanctions").
+  const sanctions = await createSanctions({ state: deps.state, origin: events.origin, log: app.log });
+  app.addHook('onClose', () => sanctions.close());
+  const ctx: Ctx = { db: deps.db, state: deps.state, config, events, metrics, sanctions, authAdmin: createAuthAdmin(config), now: deps.now ?? (() => new Date()) };
 
   const keys =
     deps.keys ??

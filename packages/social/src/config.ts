@@ -17,7 +17,11 @@ const spec = {
   jwksUrl: aliased(vars.url('SOCIAL_AUTH_JWKS_URL', { protocols: ['http', 'https'], description: 'Social:Auth:JwksUrl — the auth service key set' }), 'SOCIAL__AUTH__JWKSURL'),
   issuer: aliased(vars.string('SOCIAL_AUTH_ISSUER', { default: 'https://localhost:8443' }), 'SOCIAL__AUTH__ISSUER'),
   audience: aliased(vars.string('SOCIAL_AUTH_AUDIENCE', { default: 'game-platform' }), 'SOCIAL__AUTH__AUDIENCE'),
-  caFile: aliased(vars.optionalString('SOCIAL_AUTH_CA_FILE', 'PEM trusted for the JWKS fetch'), 'SOCIAL__AUTH__CAFILE'),
+  authUrl: aliased(
+    vars.optionalString('SOCIAL_AUTH_URL', 'Social:Auth:Url — the auth service base URL for moderation actions; default: the origin of SOCIAL_AUTH_JWKS_URL'),
+    'SOCIAL__AUTH__URL',
+  ),
+  caFile: aliased(vars.optionalString('SOCIAL_AUTH_CA_FILE', 'PEM trusted for the JWKS fetch and the auth service calls'), 'SOCIAL__AUTH__CAFILE'),
   apiKey: aliased(vars.optionalString('SOCIAL_AUTH_API_KEY', 'Enables server-to-server API-key mode'), 'SOCIAL__AUTH__APIKEY'),
   highSecurity: aliased(vars.bool('SOCIAL_AUTH_HIGH_SECURITY', {
     default: false,
@@ -129,6 +133,15 @@ export function readSocialConfig(env: Env = process.env): SocialConfig {
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(config.schema)) problems.push('SOCIAL_DB_SCHEMA (SOCIAL__DATABASE__SCHEMA, Social:Database:Schema) must be a lower-case SQL identifier');
   if (config.partyDefaultMaxSize > config.partyMaxSizeLimit) problems.push('SOCIAL_PARTIES_DEFAULT_MAX_SIZE (SOCIAL__PARTIES__DEFAULTMAXSIZE) must not exceed SOCIAL_PARTIES_MAX_SIZE_LIMIT (SOCIAL__PARTIES__MAXSIZELIMIT)');
   if (Boolean(config.tlsCertFile) !== Boolean(config.tlsKeyFile)) problems.push('SOCIAL_TLS_CERT_FILE and SOCIAL_TLS_KEY_FILE (SOCIAL__TLS__CERTFILE, SOCIAL__TLS__KEYFILE) go together');
+  if (config.authUrl !== undefined) {
+    let ok = false;
+    try {
+      ok = ['http:', 'https:'].includes(new URL(config.authUrl).protocol);
+    } catch {
+      /* reported below */
+    }
+    if (!ok) problems.push('SOCIAL_AUTH_URL (SOCIAL__AUTH__URL, Social:Auth:Url) must be an http(s) URL');
+  }
   if (config.caFile) {
     try {
       config.ca = readFileSync(config.caFile, 'utf8');

@@ -216,7 +216,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Auth service notices: account.deleted erases the user, key_rotation refreshes the key set, revocation ends sessions */
+        /** Auth service notices: account.deleted erases the user, key_rotation refreshes the key set, revocation ends sessions, sanction (chat) restricts chat */
         post: operations["postV1InternalAuthEvents"];
         delete?: never;
         options?: never;
@@ -423,6 +423,26 @@ export interface paths {
         get: operations["getV1ModerationReportsByReportId"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/moderation/reports/{reportId}/actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Act on a report: sanction its target through auth, then mark it actioned (moderators)
+         * @description Social calls auth’s POST /admin/accounts/{id}/sanctions with the caller’s own token (auth decides who may sanction whom), then moves the report to actioned with the sanction id in its history. An access token is required (not the API-key mode).
+         */
+        post: operations["postV1ModerationReportsByReportIdActions"];
         delete?: never;
         options?: never;
         head?: never;
@@ -922,7 +942,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; registry_unavailable: The game registry cannot be reached; shutting_down: The node is draining; reconnect (Retry-After) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; registry_unavailable: The game registry cannot be reached; auth_unavailable: The auth service cannot be reached or failed (a moderation action applied no sanction; retry); shutting_down: The node is draining; reconnect (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -933,7 +953,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "registry_unavailable" | "shutting_down";
+                        code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "registry_unavailable" | "auth_unavailable" | "shutting_down";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -968,7 +988,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); target_required: Not exactly one of handle and publicId; invalid_display_name: displayName is not 2–32 letters, digits, spaces, "_", "-" or "."; invalid_avatar_url: avatarUrl is not an https URL; invalid_max_size: maxSize is outside the allowed party sizes; invalid_state: Not a presence state; rich_presence_too_large: richPresence.extra or its join bag is over 2 KiB; join_bag_too_large: join.bag is over 2 KiB; invalid_body: An empty chat message; body_too_long: A chat message over the length limit; prefix_too_short: A search prefix shorter than the minimum; cannot_friend_self: Acting on yourself; cannot_block_self: Acting on yourself; cannot_mute_self: Acting on yourself; cannot_note_self: Acting on yourself; cannot_report_self: Acting on yourself; cannot_invite_self: Acting on yourself; cannot_kick_self: Acting on yourself; upgrade_required: GET /v1/ws without a WebSocket upgrade; invalid_cursor: A cursor the list did not give (malformed, tampered, another user’s, or naming nothing) */
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); target_required: Not exactly one of handle and publicId; invalid_display_name: displayName is not 2–32 letters, digits, spaces, "_", "-" or "."; invalid_avatar_url: avatarUrl is not an https URL; invalid_max_size: maxSize is outside the allowed party sizes; invalid_state: Not a presence state; rich_presence_too_large: richPresence.extra or its join bag is over 2 KiB; join_bag_too_large: join.bag is over 2 KiB; invalid_body: An empty chat message; body_too_long: A chat message over the length limit; prefix_too_short: A search prefix shorter than the minimum; cannot_friend_self: Acting on yourself; cannot_block_self: Acting on yourself; cannot_mute_self: Acting on yourself; cannot_note_self: Acting on yourself; cannot_report_self: Acting on yourself; cannot_invite_self: Acting on yourself; cannot_kick_self: Acting on yourself; upgrade_required: GET /v1/ws without a WebSocket upgrade; invalid_cursor: A cursor the list did not give (malformed, tampered, another user’s, or naming nothing); invalid_sanction: The auth service refused the sanction of a moderation action (`authCode` names its code: validation_failed, unknown_sanction_type) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -979,7 +999,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "target_required" | "invalid_display_name" | "invalid_avatar_url" | "invalid_max_size" | "invalid_state" | "rich_presence_too_large" | "join_bag_too_large" | "invalid_body" | "body_too_long" | "prefix_too_short" | "cannot_friend_self" | "cannot_block_self" | "cannot_mute_self" | "cannot_note_self" | "cannot_report_self" | "cannot_invite_self" | "cannot_kick_self" | "upgrade_required" | "invalid_cursor";
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "target_required" | "invalid_display_name" | "invalid_avatar_url" | "invalid_max_size" | "invalid_state" | "rich_presence_too_large" | "join_bag_too_large" | "invalid_body" | "body_too_long" | "prefix_too_short" | "cannot_friend_self" | "cannot_block_self" | "cannot_mute_self" | "cannot_note_self" | "cannot_report_self" | "cannot_invite_self" | "cannot_kick_self" | "upgrade_required" | "invalid_cursor" | "invalid_sanction";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1010,7 +1030,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; registry_unavailable: The game registry cannot be reached; shutting_down: The node is draining; reconnect (Retry-After) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; registry_unavailable: The game registry cannot be reached; auth_unavailable: The auth service cannot be reached or failed (a moderation action applied no sanction; retry); shutting_down: The node is draining; reconnect (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1021,7 +1041,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "registry_unavailable" | "shutting_down";
+                        code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "registry_unavailable" | "auth_unavailable" | "shutting_down";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1137,7 +1157,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); target_required: Not exactly one of handle and publicId; invalid_display_name: displayName is not 2–32 letters, digits, spaces, "_", "-" or "."; invalid_avatar_url: avatarUrl is not an https URL; invalid_max_size: maxSize is outside the allowed party sizes; invalid_state: Not a presence state; rich_presence_too_large: richPresence.extra or its join bag is over 2 KiB; join_bag_too_large: join.bag is over 2 KiB; invalid_body: An empty chat message; body_too_long: A chat message over the length limit; prefix_too_short: A search prefix shorter than the minimum; cannot_friend_self: Acting on yourself; cannot_block_self: Acting on yourself; cannot_mute_self: Acting on yourself; cannot_note_self: Acting on yourself; cannot_report_self: Acting on yourself; cannot_invite_self: Acting on yourself; cannot_kick_self: Acting on yourself; upgrade_required: GET /v1/ws without a WebSocket upgrade; invalid_cursor: A cursor the list did not give (malformed, tampered, another user’s, or naming nothing) */
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); target_required: Not exactly one of handle and publicId; invalid_display_name: displayName is not 2–32 letters, digits, spaces, "_", "-" or "."; invalid_avatar_url: avatarUrl is not an https URL; invalid_max_size: maxSize is outside the allowed party sizes; invalid_state: Not a presence state; rich_presence_too_large: richPresence.extra or its join bag is over 2 KiB; join_bag_too_large: join.bag is over 2 KiB; invalid_body: An empty chat message; body_too_long: A chat message over the length limit; prefix_too_short: A search prefix shorter than the minimum; cannot_friend_self: Acting on yourself; cannot_block_self: Acting on yourself; cannot_mute_self: Acting on yourself; cannot_note_self: Acting on yourself; cannot_report_self: Acting on yourself; cannot_invite_self: Acting on yourself; cannot_kick_self: Acting on yourself; upgrade_required: GET /v1/ws without a WebSocket upgrade; invalid_cursor: A cursor the list did not give (malformed, tampered, another user’s, or naming nothing); invalid_sanction: The auth service refused the sanction of a moderation action (`authCode` names its code: validation_failed, unknown_sanction_type) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1148,7 +1168,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "target_required" | "invalid_display_name" | "invalid_avatar_url" | "invalid_max_size" | "invalid_state" | "rich_presence_too_large" | "join_bag_too_large" | "invalid_body" | "body_too_long" | "prefix_too_short" | "cannot_friend_self" | "cannot_block_self" | "cannot_mute_self" | "cannot_note_self" | "cannot_report_self" | "cannot_invite_self" | "cannot_kick_self" | "upgrade_required" | "invalid_cursor";
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "target_required" | "invalid_display_name" | "invalid_avatar_url" | "invalid_max_size" | "invalid_state" | "rich_presence_too_large" | "join_bag_too_large" | "invalid_body" | "body_too_long" | "prefix_too_short" | "cannot_friend_self" | "cannot_block_self" | "cannot_mute_self" | "cannot_note_self" | "cannot_report_self" | "cannot_invite_self" | "cannot_kick_self" | "upgrade_required" | "invalid_cursor" | "invalid_sanction";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1847,7 +1867,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description not_friends: An invite or a direct message to a non-friend */
+            /** @description chat_restricted: The sender has an active chat sanction (`expiresAt`: its end, null when permanent); not_friends: An invite or a direct message to a non-friend */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1858,7 +1878,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "not_friends";
+                        code: "chat_restricted" | "not_friends";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3368,7 +3388,16 @@ export interface operations {
             content: {
                 "application/json": {
                     account_id?: string;
+                    /**
+                     * Format: date-time
+                     * @description sanction: when it happened
+                     */
+                    at?: string;
                     deleted_at?: string;
+                    /** @description sanction: what happened */
+                    event?: "applied" | "lifted" | "expired";
+                    /** @description sanction: its end; null: permanent */
+                    expires_at?: string | null;
                     /**
                      * Format: uuid
                      * @description Outbox notice id (the same on every redelivery)
@@ -3383,11 +3412,18 @@ export interface operations {
                      * @description revocation: when the sessions ended
                      */
                     revoked_at?: string;
+                    /**
+                     * Format: uuid
+                     * @description sanction: its id
+                     */
+                    sanction_id?: string;
+                    /** @description sanction: ban, chat or a feature; social acts on chat */
+                    sanction_type?: string;
                     /** @description revocation: the listed sessions, or the whole account */
                     scope?: "session" | "account";
                     /** @description revocation: the sessions ended */
                     sids?: string[];
-                    /** @description account.deleted | key_rotation | revocation; others are acknowledged and ignored */
+                    /** @description account.deleted | key_rotation | revocation | sanction; others are acknowledged and ignored */
                     type: string;
                     /**
                      * Format: date-time
@@ -6093,6 +6129,8 @@ export interface operations {
                                     publicId: string;
                                 } | null;
                                 note?: string;
+                                /** @description The sanction a moderation action set (auth) */
+                                sanctionId?: string;
                                 state: "received" | "in_review" | "actioned" | "dismissed";
                             }[];
                             reason: string;
@@ -6295,6 +6333,8 @@ export interface operations {
                                 publicId: string;
                             } | null;
                             note?: string;
+                            /** @description The sanction a moderation action set (auth) */
+                            sanctionId?: string;
                             state: "received" | "in_review" | "actioned" | "dismissed";
                         }[];
                         reason: string;
@@ -6480,6 +6520,317 @@ export interface operations {
             };
         };
     };
+    postV1ModerationReportsByReportIdActions: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The game client’s key (docs/client-key.md) */
+                "X-Platform-Client-Key"?: string;
+                /** @description The game’s API key (tenancy; with X-Platform-Game-Secret) */
+                "X-Platform-Game-Key"?: string;
+                /** @description The game’s API secret (tenancy; with X-Platform-Game-Key) */
+                "X-Platform-Game-Secret"?: string;
+                /** @description API-key mode: the display name of a profile made on first use */
+                "X-User-Handle"?: string;
+            };
+            path: {
+                reportId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    note?: string;
+                    sanction: {
+                        /** @description Absent: permanent */
+                        durationSeconds?: number;
+                        /** @description Shown to the player */
+                        reason: string;
+                        /** @description ban, chat, or a feature the auth service is configured with */
+                        type: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        report: {
+                            context: string | null;
+                            createdAt: string;
+                            gameId: string | null;
+                            history: {
+                                at: string;
+                                by: {
+                                    fullHandle: string;
+                                    publicId: string;
+                                } | null;
+                                note?: string;
+                                /** @description The sanction a moderation action set (auth) */
+                                sanctionId?: string;
+                                state: "received" | "in_review" | "actioned" | "dismissed";
+                            }[];
+                            reason: string;
+                            reporter: {
+                                fullHandle: string;
+                                publicId: string;
+                            } | null;
+                            reportId: string;
+                            snapshot: {
+                                channel?: {
+                                    channelId: string;
+                                    kind: "dm" | "party";
+                                    messages: {
+                                        body: string;
+                                        messageId: string;
+                                        sentAt: string;
+                                    }[];
+                                };
+                                takenAt: string;
+                                target: {
+                                    avatarUrl: string | null;
+                                    displayName: string;
+                                    fullHandle: string;
+                                    publicId: string;
+                                    status: string | null;
+                                };
+                            } | null;
+                            state: "received" | "in_review" | "actioned" | "dismissed";
+                            target: {
+                                fullHandle: string;
+                                publicId: string;
+                            } | null;
+                            updatedAt: string | null;
+                        };
+                        sanction: {
+                            active: boolean;
+                            createdAt: string;
+                            expiresAt: string | null;
+                            id: string;
+                            reason: string;
+                            type: string;
+                        };
+                    };
+                };
+            };
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; invalid_sanction: The auth service refused the sanction of a moderation action (`authCode` names its code: validation_failed, unknown_sanction_type) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "validation_failed" | "malformed_json" | "invalid_sanction";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description moderator_required: A moderation route without the moderator or admin role; sanction_forbidden: The auth service refused the moderator this sanction (only an admin sanctions a moderator or admin) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "moderator_required" | "sanction_forbidden";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description report_not_found: No such report; user_not_found: No such user, or one who blocked the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "report_not_found" | "user_not_found";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description name_unavailable: No free discriminator for this display name; invalid_transition: The report is in a state it cannot leave that way (actioned and dismissed are final) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "name_unavailable" | "invalid_transition";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description payload_too_large: The body exceeds the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: Chat, outreach or search limit (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description key_set_unavailable: The token key set cannot be fetched; retry later; registry_unavailable: The game registry cannot be reached; database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; auth_unavailable: The auth service cannot be reached or failed (a moderation action applied no sanction; retry) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "key_set_unavailable" | "registry_unavailable" | "database_unavailable" | "state_unavailable" | "auth_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
     postV1ModerationReportsByReportIdState: {
         parameters: {
             query?: never;
@@ -6524,6 +6875,8 @@ export interface operations {
                                 publicId: string;
                             } | null;
                             note?: string;
+                            /** @description The sanction a moderation action set (auth) */
+                            sanctionId?: string;
                             state: "received" | "in_review" | "actioned" | "dismissed";
                         }[];
                         reason: string;
@@ -11976,7 +12329,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; registry_unavailable: The game registry cannot be reached; shutting_down: The node is draining; reconnect (Retry-After) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; registry_unavailable: The game registry cannot be reached; auth_unavailable: The auth service cannot be reached or failed (a moderation action applied no sanction; retry); shutting_down: The node is draining; reconnect (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11987,7 +12340,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "registry_unavailable" | "shutting_down";
+                        code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "registry_unavailable" | "auth_unavailable" | "shutting_down";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */

@@ -12,6 +12,8 @@ export interface ReportMove {
   by: string | null;
   at: string;
   note?: string;
+  /** A moderation action's sanction (auth's id). */
+  sanctionId?: string;
 }
 
 export interface ReportRow {
@@ -102,6 +104,15 @@ export async function moveReport(db: Queryable, m: { id: string; from: readonly 
     [m.id, m.move.state, m.move.at, JSON.stringify(m.move), [...m.from]],
   );
   return r.rowCount > 0;
+}
+
+/** A report's state and its target's account id (null: the target was erased); undefined: no such report. */
+export async function reportTargetAccount(db: Queryable, id: string): Promise<{ state: ReportState; account_id: string | null } | undefined> {
+  const r = await db.query<{ state: ReportState; account_id: string | null }>(
+    'SELECT r.state, u.account_id FROM reports r LEFT JOIN users u ON u.id = r.target WHERE r.id = $1',
+    [id],
+  );
+  return r.rows[0];
 }
 
 /** Erasure of a user: the snapshots taken of them go (their profile and messages are personal data). */

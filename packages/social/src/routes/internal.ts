@@ -11,12 +11,13 @@ import type { Ctx } from '../services/context.js';
 import { eraseAccount } from '../services/account.js';
 import { socialError } from '../services/errors.js';
 import { parseAuthNotice, type Revocations } from '../services/revocations.js';
+import { parseSanctionNotice } from '../services/sanctions.js';
 import { ANY_ROUTE, BODY, errorResponses } from './responses.js';
 
 const Notice = Type.Object(
   {
     id: Type.String({ format: 'uuid', description: 'Outbox notice id (the same on every redelivery)' }),
-    type: Type.String({ minLength: 1, maxLength: 64, description: 'account.deleted | key_rotation | revocation; others are acknowledged and ignored' }),
+    type: Type.String({ minLength: 1, maxLength: 64, description: 'account.deleted | key_rotation | revocation | sanction; others are acknowledged and ignored' }),
     account_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     deleted_at: Type.Optional(Type.String({ maxLength: 64 })),
     kid: Type.Optional(Type.String({ maxLength: 200 })),
@@ -27,6 +28,12 @@ const Notice = Type.Object(
     sids: Type.Optional(Type.Array(Type.String({ format: 'uuid' }), { maxItems: 500, description: 'revocation: the sessions ended' })),
     revoked_at: Type.Optional(Type.String({ format: 'date-time', description: 'revocation: when the sessions ended' })),
     until: Type.Optional(Type.String({ format: 'date-time', description: 'revocation: until when their tokens may still be presented' })),
+    // sanction (docs/auth.md, "Sanctions"): event, sanction_id, account_id, sanction_type and expires_at are required.
+    event: Type.Optional(Type.Union([Type.Literal('applied'), Type.Literal('lifted'), Type.Literal('expired')], { description: 'sanction: what happened' })),
+    sanction_id: Type.Optional(Type.String({ format: 'uuid', description: 'sanction: its id' })),
+    sanction_type: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'sanction: ban, chat or a feature; social acts on chat' })),
+    expires_at: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'sanction: its end; null: permanent' })),
+    at: Type.Optional(Type.String({ format: 'date-time', description: 'sanction: when it happened' })),
   },
   { additionalProperties: false },
 );
@@ -50,13 +57,25 @@ async function revocationNotice(opts: InternalRouteOptions, n: NoticeBody): Prom
   await opts.revocations.apply(r, { broadcast: true });
 }
 
+/** A sanction notice: a chat sanction is applied on this node, recorded and told to the other nodes; others are ignored. */
+async function sanctionNotice(ctx: Ctx, n: NoticeBody): Promise<boolean> {
+  for (const field of ['event', 'sanction_id', 'account_id', 'sanction_type', 'expires_at']) {
+    if (n[field] === undefined) throw socialError('validation_failed', `sanction needs ${field}`, { field });
+  }
+  const s = parseSanctionNotice(n);
+  if (!s) throw socialError('validation_failed', 'sanction: account_id must not be empty', { field: 'account_id' });
+  if (s.sanctionType !== 'chat') return false;
+  await ctx.sanctions.apply(s, { broadcast: true });
+  return true;
+}
+
 export function internalRoutes(app: App, ctx: Ctx, opts: InternalRouteOptions): void {
   app.post(
     '/v1/internal/auth-events',
     {
       schema: {
         tags: ['internal'],
-        summary: 'Auth service notices: account.deleted erases the user, key_rotation refreshes the key set, revocation ends sessions',
+        summary: 'Auth service notices: account.deleted erases the user, key_rotation refreshes the key set, revocation ends sessions, sanction (chat) restricts chat',
         // A server-role access token only: neither the API-key mode nor the tenancy headers apply here.
         security: [{ serverToken: [] }],
         body: Notice,
@@ -81,6 +100,11 @@ export function internalRoutes(app: App, ctx: Ctx, opts: InternalRouteOptions): 
         await revocationNotice(opts, n);
         req.log.info({ notice: n.id, reason: n.reason }, 'revocation applied on the auth service notice');
         return { status: 'processed' as const };
+      }
+      if (n.type === 'sanction') {
+        const processed = await sanctionNotice(ctx, n);
+        req.log.info({ notice: n.id, event: n.event, type: n.sanction_type }, 'sanction notice received from the auth service');
+        return { status: processed ? ('processed' as const) : ('ignored' as const) };
       }
       if (n.type === 'key_rotation') {
         await opts.refreshKeys();

@@ -5,9 +5,10 @@
 import type { App } from '@platform/kit';
 import { Type } from 'typebox';
 import type { Ctx } from '../services/context.js';
-import { assertModerator, getReport, listQueue, moveReportState } from '../services/moderation.js';
+import { actOnReport, assertModerator, getReport, listQueue, moveReportState } from '../services/moderation.js';
 import { REPORT_REASONS } from '../services/reports.js';
-import { BODY, CALLER, CallerHeaders, errorResponses, VALIDATED } from './responses.js';
+import { BODY, CALLER, CallerHeaders, errorResponses, LIMITED, VALIDATED } from './responses.js';
+import { socialError } from '../services/errors.js';
 
 const Str = Type.String();
 const Named = Type.Union([Type.Object({ publicId: Str, fullHandle: Str }), Type.Null()]);
@@ -39,7 +40,9 @@ export const ReportView = Type.Object({
   reporter: Named,
   target: Named,
   snapshot: SnapshotSchema,
-  history: Type.Array(Type.Object({ state: ReportStateSchema, at: Str, by: Named, note: Type.Optional(Str) })),
+  history: Type.Array(
+    Type.Object({ state: ReportStateSchema, at: Str, by: Named, note: Type.Optional(Str), sanctionId: Type.Optional(Type.String({ description: 'The sanction a moderation action set (auth)' })) }),
+  ),
 });
 
 const ReportParams = Type.Object({ reportId: Type.String({ minLength: 1, maxLength: 64 }) });
@@ -115,6 +118,52 @@ export function moderationRoutes(app: App, ctx: Ctx): void {
     async (req) => {
       assertModerator(req.principal.roles);
       return moveReportState(ctx, req.user, req.params.reportId, req.body);
+    },
+  );
+
+  actionRoute(app, ctx);
+}
+
+/** POST …/{reportId}/actions: a sanction through auth, then the report actioned (docs/social.md, "Sanctions"). */
+function actionRoute(app: App, ctx: Ctx): void {
+  app.post(
+    '/v1/moderation/reports/:reportId/actions',
+    {
+      schema: {
+        tags: ['moderation'],
+        summary: 'Act on a report: sanction its target through auth, then mark it actioned (moderators)',
+        description:
+          'Social calls auth’s POST /admin/accounts/{id}/sanctions with the caller’s own token (auth decides who may sanction whom), then moves the report to actioned with the sanction id in its history. An access token is required (not the API-key mode).',
+        headers: CallerHeaders,
+        params: ReportParams,
+        body: Type.Object(
+          {
+            sanction: Type.Object(
+              {
+                type: Type.String({ minLength: 1, maxLength: 32, description: 'ban, chat, or a feature the auth service is configured with' }),
+                reason: Type.String({ minLength: 1, maxLength: 1000, description: 'Shown to the player' }),
+                durationSeconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 315_360_000, description: 'Absent: permanent' })),
+              },
+              { additionalProperties: false },
+            ),
+            note: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object({
+            report: ReportView,
+            sanction: Type.Object({ id: Str, type: Str, reason: Str, createdAt: Str, expiresAt: Type.Union([Str, Type.Null()]), active: Type.Boolean() }),
+          }),
+          ...errorResponses(MODERATOR, BODY, LIMITED, 'report_not_found', 'invalid_transition', 'user_not_found', 'invalid_sanction', 'sanction_forbidden', 'auth_unavailable'),
+        },
+      },
+    },
+    async (req) => {
+      assertModerator(req.principal.roles);
+      const token = /^Bearer\s+(\S+)$/i.exec(String(req.headers.authorization ?? ''))?.[1];
+      if (!token) throw socialError('moderator_required', 'A moderator’s access token is required');
+      return actOnReport(ctx, req.user, token, req.params.reportId, req.body);
     },
   );
 }

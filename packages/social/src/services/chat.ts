@@ -48,13 +48,15 @@ const partyInserter = onePer((db: Queryable) =>
 );
 
 /**
- * Stores and publishes a message. dm: sender and peer must be friends (a
+ * Stores and publishes a message; refused while the sender has a chat sanction. dm: sender and peer must be friends (a
  * block ends the friendship); party: the sender must be a current member.
  * A peer who muted the sender still gets the message in history but no
  * chatMessage event.
  */
 export async function sendChatMessage(ctx: Ctx, sender: UserRow, input: { channel: ChatKind; channelId: string; body: string }) {
   assertChatEnabled(ctx);
+  // An active chat sanction (auth's notice, heard by every node): 403 chat_restricted, before anything is stored.
+  ctx.sanctions.assertChatAllowed(sender.account_id);
   const body = input.body.trim();
   if (!body) throw socialError('invalid_body', 'body must not be empty', { field: 'body' });
   if (body.length > ctx.config.chatMaxLength) {

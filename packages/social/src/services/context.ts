@@ -3,6 +3,8 @@ import type { Database, GameCredentialRef, StateStore } from '@platform/kit';
 import type { SocialConfig } from '../config.js';
 import type { EventPublisher } from './events.js';
 import type { SocialMetrics } from './metrics.js';
+import type { Sanctions } from './sanctions.js';
+import type { AuthAdmin } from './auth-admin.js';
 
 export interface Ctx {
   db: Database;
@@ -10,6 +12,10 @@ export interface Ctx {
   config: SocialConfig;
   events: EventPublisher;
   metrics: SocialMetrics;
+  /** Chat sanctions announced by auth (services/sanctions.ts). */
+  sanctions: Sanctions;
+  /** The auth service's staff API (moderation actions). */
+  authAdmin: AuthAdmin;
   now(): Date;
 }
 

@@ -27,6 +27,7 @@ export const socialErrors = kitErrorCodes.extend({
   cannot_kick_self: { status: 400, description: 'Acting on yourself' },
   upgrade_required: { status: 400, description: 'GET /v1/ws without a WebSocket upgrade' },
   invalid_cursor: { status: 400, description: 'A cursor the list did not give (malformed, tampered, another user’s, or naming nothing)' },
+  invalid_sanction: { status: 400, description: 'The auth service refused the sanction of a moderation action (`authCode` names its code: validation_failed, unknown_sanction_type)' },
   // 401, 403
   unauthorized: { status: 401, description: 'Missing or invalid credentials' },
   token_revoked: { status: 401, description: 'The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted' },
@@ -37,6 +38,8 @@ export const socialErrors = kitErrorCodes.extend({
   not_leader: { status: 403, description: 'A leader-only party action' },
   not_friends: { status: 403, description: 'An invite or a direct message to a non-friend' },
   moderator_required: { status: 403, description: 'A moderation route without the moderator or admin role' },
+  chat_restricted: { status: 403, description: 'The sender has an active chat sanction (`expiresAt`: its end, null when permanent)' },
+  sanction_forbidden: { status: 403, description: 'The auth service refused the moderator this sanction (only an admin sanctions a moderator or admin)' },
   // 404
   user_not_found: { status: 404, description: 'No such user, or one who blocked the caller' },
   not_visible: { status: 404, description: 'The presence is not visible to the caller' },
@@ -65,6 +68,7 @@ export const socialErrors = kitErrorCodes.extend({
   rate_limited: { status: 429, description: 'Chat, outreach or search limit (Retry-After)' },
   too_many_sockets: { status: 429, description: 'The per-user or per-address socket cap of a node (Retry-After)' },
   registry_unavailable: { status: 503, description: 'The game registry cannot be reached' },
+  auth_unavailable: { status: 503, description: 'The auth service cannot be reached or failed (a moderation action applied no sanction; retry)' },
   shutting_down: { status: 503, description: 'The node is draining; reconnect (Retry-After)' },
 });
 

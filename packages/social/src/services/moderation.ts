@@ -14,6 +14,7 @@ import {
   moveReport,
   reportById,
   reportExists,
+  reportTargetAccount,
   usersByIds,
   type ReportRow,
   type ReportState,
@@ -63,7 +64,13 @@ function reportView(r: ReportRow, moderators: Map<string, Named>) {
     reporter: named(r.reporter_public_id, r.reporter_handle, r.reporter_discriminator),
     target: named(r.target_public_id, r.target_handle, r.target_discriminator),
     snapshot: (r.snapshot ?? null) as ReportSnapshot | null,
-    history: r.history.map((m) => ({ state: m.state, at: m.at, by: m.by ? (moderators.get(m.by) ?? null) : null, ...(m.note ? { note: m.note } : {}) })),
+    history: r.history.map((m) => ({
+      state: m.state,
+      at: m.at,
+      by: m.by ? (moderators.get(m.by) ?? null) : null,
+      ...(m.note ? { note: m.note } : {}),
+      ...(m.sanctionId ? { sanctionId: m.sanctionId } : {}),
+    })),
   };
 }
 
@@ -116,4 +123,35 @@ export async function moveReportState(ctx: Ctx, moderator: UserRow, id: string, 
     throw socialError('invalid_transition', `A report in state ${row.state} cannot move to ${input.state}`, { state: row.state });
   }
   return getReport(ctx, reportId);
+}
+
+export interface ReportAction {
+  sanction: { type: string; reason: string; durationSeconds?: number };
+  note?: string;
+}
+
+/**
+ * A moderation action: a sanction of the report's target through auth (with the moderator's own token, so auth
+ * decides who may sanction whom), then the report moves to actioned with the sanction id in its history. The
+ * report is checked first (404, 409 from a final state, 404 user_not_found when its target was erased), so a
+ * refused action sets no sanction; a concurrent move between the sanction and the report's move answers 409
+ * invalid_transition with `sanctionId` (the sanction stands).
+ */
+export async function actOnReport(ctx: Ctx, moderator: UserRow, token: string, id: string, input: ReportAction) {
+  if (!UUID_PATTERN.test(id)) throw notFound();
+  const reportId = id.toLowerCase();
+  const row = await reportTargetAccount(ctx.db, reportId);
+  if (!row) throw notFound();
+  if (!NEXT[row.state].includes('actioned')) throw socialError('invalid_transition', `A report in state ${row.state} cannot move to actioned`, { state: row.state });
+  if (!row.account_id) throw socialError('user_not_found', 'The reported user was erased');
+  const { type, reason, durationSeconds } = input.sanction;
+  const s = await ctx.authAdmin.sanction(token, row.account_id, { type, reason, ...(durationSeconds !== undefined ? { duration_seconds: durationSeconds } : {}) });
+  const move = { state: 'actioned' as const, by: moderator.id, at: ctx.now().toISOString(), ...(input.note ? { note: input.note } : {}), sanctionId: s.id };
+  if (!(await moveReport(ctx.db, { id: reportId, from: ['received', 'in_review'], move }))) {
+    throw socialError('invalid_transition', 'The report was moved meanwhile; the sanction stands', { sanctionId: s.id });
+  }
+  return {
+    report: await getReport(ctx, reportId),
+    sanction: { id: s.id, type: s.type, reason: s.reason, createdAt: s.created_at, expiresAt: s.expires_at, active: s.active },
+  };
 }

@@ -1,0 +1,61 @@
+// The SDK's sanctions (docs/auth.md, "Sanctions"), against the real auth and social services: getSanctions()
+// reads the player's active sanctions with their reasons; a chat sanction makes sendChat fail with
+// chat_restricted; a ban makes sign-in fail with account_banned and the ban's reason.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { PlatformError } from '../src/index.js';
+import { PASSWORD, player, rejects, startTestPlatform, uniqueEmail, type TestPlatform } from './support.js';
+
+describe('client: sanctions', () => {
+  let tp: TestPlatform;
+  let adminToken: string;
+  before(async () => {
+    tp = await startTestPlatform();
+    const admin = await player(tp, 'Op');
+    const adminId = (await admin.session.get())!.accountId!;
+    await tp.platform.auth.app.auth.db.query(`UPDATE accounts SET roles = ARRAY['player', 'admin'] WHERE id = $1`, [adminId]);
+    adminToken = (await admin.session.refresh()).accessToken;
+  });
+  after(() => tp.close());
+
+  const sanction = async (accountId: string, body: Record<string, unknown>) => {
+    const r = await tp.platform.auth.call('POST', `/admin/accounts/${accountId}/sanctions`, { token: adminToken, body });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    return r.body as { id: string; expires_at: string | null; created_at: string };
+  };
+
+  it('getSanctions() lists the active ones with reasons; a chat sanction refuses sendChat with chat_restricted; lifted, chat works', async () => {
+    const p = await player(tp, 'Noisy');
+    const accountId = (await p.session.get())!.accountId!;
+    assert.deepEqual(await p.auth.getSanctions(), { sanctions: [] });
+    const party = await p.social.createParty({ visibility: 'Public' });
+    const s = await sanction(accountId, { type: 'chat', reason: 'Flooding the party', duration_seconds: 600 });
+    assert.deepEqual(await p.auth.getSanctions(), {
+      sanctions: [{ id: s.id, type: 'chat', reason: 'Flooding the party', created_at: s.created_at, expires_at: s.expires_at }],
+    });
+    // The notice reaches social before auth answers (outbox acknowledged) or a moment after (the shared bus).
+    for (let i = 0; i < 50; i++) {
+      const sent = await p.social.sendChat('party', party.partyId, 'hi').then(
+        () => true,
+        () => false,
+      );
+      if (!sent) break;
+      await new Promise((r) => setTimeout(r, 40));
+    }
+    const e = await rejects(p.social.sendChat('party', party.partyId, 'hi'), 403, 'chat_restricted');
+    assert.equal(e.details.expiresAt, s.expires_at);
+    assert.equal((await tp.platform.auth.call('POST', `/admin/sanctions/${s.id}/lift`, { token: adminToken })).status, 200);
+    assert.deepEqual(await p.auth.getSanctions(), { sanctions: [] });
+    assert.equal((await p.social.sendChat('party', party.partyId, 'hi again')).body, 'hi again');
+  });
+
+  it('a banned player’s sign-in fails with account_banned, the reason and the end in details', async () => {
+    const c = tp.client();
+    const email = uniqueEmail('banned');
+    const { accountId } = await c.auth.register({ email, password: PASSWORD });
+    await sanction(accountId!, { type: 'ban', reason: 'Cheating' });
+    const e = await rejects(tp.client().auth.signInWithEmail({ email, password: PASSWORD }), 403, 'account_banned');
+    assert.ok(e instanceof PlatformError);
+    assert.deepEqual([e.details.reason, e.details.expires_at], ['Cheating', null]);
+  });
+});

@@ -1,0 +1,66 @@
+/**
+ * The auth service's staff API, reached over HTTP(S) for moderation actions (docs/social.md, "Sanctions"):
+ * the moderator's own access token is forwarded, so auth decides who may sanction whom and records the
+ * moderator as the sanction's author. Base URL: Social:Auth:Url, or the origin of Social:Auth:JwksUrl;
+ * Social:Auth:CaFile is trusted. Auth's answers map to social's codes; a network failure, a timeout or a 5xx is
+ * 503 `auth_unavailable`, never a 500.
+ */
+import { requestJson, type JsonResponse } from '@platform/kit';
+import type { SocialConfig } from '../config.js';
+import { rateLimited, socialError } from './errors.js';
+
+/** A sanction as auth answers it (snake_case). */
+export interface AuthSanction {
+  id: string;
+  type: string;
+  reason: string;
+  created_at: string;
+  expires_at: string | null;
+  active: boolean;
+}
+
+export interface AuthAdmin {
+  sanction(token: string, accountId: string, body: { type: string; reason: string; duration_seconds?: number }): Promise<AuthSanction>;
+}
+
+const TIMEOUT_MS = 5000;
+
+/** Social:Auth:Url, or the JWKS URL's origin; undefined when neither is configured (API-key mode). */
+export function authBaseUrl(config: Pick<SocialConfig, 'authUrl' | 'jwksUrl'>): string | undefined {
+  if (config.authUrl) return config.authUrl.replace(/\/+$/, '');
+  return config.jwksUrl ? new URL(config.jwksUrl).origin : undefined;
+}
+
+function mapRefusal(res: JsonResponse): Error {
+  const code = typeof res.body?.code === 'string' ? (res.body.code as string) : undefined;
+  const message = typeof res.body?.message === 'string' ? (res.body.message as string) : 'The auth service refused the sanction';
+  if (res.status === 400) return socialError('invalid_sanction', message, { authCode: code ?? null, ...(res.body?.field ? { field: res.body.field } : {}) });
+  if (res.status === 401) return socialError('unauthorized', 'The auth service did not accept the moderator’s token');
+  if (res.status === 403 && code === 'moderator_required') return socialError('moderator_required', 'The moderator or admin role is required');
+  if (res.status === 403) return socialError('sanction_forbidden', message);
+  if (res.status === 404) return socialError('user_not_found', 'The reported account no longer exists');
+  if (res.status === 429) return rateLimited('The auth service rate limit is exceeded', Number(res.headers['retry-after'] ?? 1) * 1000);
+  return socialError('auth_unavailable', `The auth service answered ${res.status}`);
+}
+
+export function createAuthAdmin(config: Pick<SocialConfig, 'authUrl' | 'jwksUrl' | 'ca'>): AuthAdmin {
+  const base = authBaseUrl(config);
+  return {
+    async sanction(token, accountId, body) {
+      if (!base) throw socialError('auth_unavailable', 'No auth service is configured (Social:Auth:Url or Social:Auth:JwksUrl)');
+      let res: JsonResponse;
+      try {
+        res = await requestJson('POST', `${base}/admin/accounts/${encodeURIComponent(accountId)}/sanctions`, {
+          body,
+          headers: { authorization: `Bearer ${token}` },
+          ca: config.ca,
+          timeoutMs: TIMEOUT_MS,
+        });
+      } catch {
+        throw socialError('auth_unavailable', 'The auth service cannot be reached');
+      }
+      if (res.status === 201 && typeof res.body?.id === 'string') return res.body as AuthSanction;
+      throw mapRefusal(res);
+    },
+  };
+}
