@@ -8,11 +8,13 @@ export {
   type AccountLookup,
   type AccountSummary,
   type ReportActionInput,
+  type ReportActionResult,
   type ReportMove,
   type ReportPage,
   type ReportQuery,
   type ReportState,
   type ReportView,
+  type RoleList,
   type Sanction,
   type SanctionInput,
 } from './moderation.js';

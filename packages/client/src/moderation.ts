@@ -23,6 +23,7 @@ export interface ReportQuery {
 
 /** A sanction on an account (auth). `active`: in force now (not lifted, not expired). */
 export type Sanction = AuthResult<'/admin/sanctions/{sanctionId}/lift', 'post', SanctionShape>;
+export type RoleList = AuthBody<'/admin/accounts/{id}/roles', 'put'>['roles'];
 export type SanctionInput = AuthBody<'/admin/accounts/{id}/sanctions', 'post'>;
 export type AccountSummary = AuthResult<'/admin/accounts', 'get', { accounts: AccountSummaryShape[] }>['accounts'][number];
 /** An account with its identities, latest sessions, audit trail and sanctions. */
@@ -59,10 +60,8 @@ interface AccountLookupShape {
   sanctions: SanctionShape[];
 }
 /** A moderator's action on a report: a sanction on the reported player, and the report moved to `actioned`. */
-export interface ReportActionInput {
-  sanction: { type: string; reason: string; durationSeconds?: number };
-  note?: string;
-}
+export type ReportActionInput = SocialBody<'/v1/moderation/reports/{reportId}/actions', 'post'>;
+export type ReportActionResult = SocialResult<'/v1/moderation/reports/{reportId}/actions', 'post'>;
 
 export class ModerationApi {
   constructor(
@@ -84,7 +83,7 @@ export class ModerationApi {
     return this.authed((token) => this.social.request({ method: 'POST', path: `/v1/moderation/reports/${seg(reportId)}/state`, body: move, token }));
   }
   /** Sanctions the reported player (through auth) and moves the report to `actioned`. */
-  actOnReport(reportId: string, input: ReportActionInput): Promise<{ report: ReportView; sanction: Sanction }> {
+  actOnReport(reportId: string, input: ReportActionInput): Promise<ReportActionResult> {
     return this.authed((token) => this.social.request({ method: 'POST', path: `/v1/moderation/reports/${seg(reportId)}/actions`, body: input, token }));
   }
 
@@ -102,6 +101,10 @@ export class ModerationApi {
   }
   sanction(accountId: string, input: SanctionInput): Promise<Sanction> {
     return this.authed((token) => this.auth.request({ method: 'POST', path: `/admin/accounts/${seg(accountId)}/sanctions`, body: input, token }));
+  }
+  /** Admins only: the account's whole role list (`player`, `moderator`, `admin`); tokens issued from now on carry it. */
+  setRoles(accountId: string, roles: RoleList): Promise<AccountSummary> {
+    return this.authed((token) => this.auth.request({ method: 'PUT', path: `/admin/accounts/${seg(accountId)}/roles`, body: { roles }, token }));
   }
   liftSanction(sanctionId: string, reason?: string): Promise<Sanction> {
     const body = reason ? { reason } : {};

@@ -157,9 +157,8 @@ export async function newPlayer(rig: ConsoleRig, name: string): Promise<{ client
  * report with its snapshot and bans the player from it: the player's open socket closes (4003) and signing in
  * is refused.
  */
-export async function moderatorFlow(rig: ConsoleRig, tab: ConsoleTab, snap: Snap = none, o: { act?: boolean } = {}): Promise<void> {
+export async function moderatorFlow(rig: ConsoleRig, tab: ConsoleTab, snap: Snap = none): Promise<void> {
   const { page } = tab;
-  const act = o.act !== false;
   const vera = await newPlayer(rig, 'Vera');
   const brutus = await newPlayer(rig, 'Brutus');
   const rt = brutus.client.realtime();
@@ -179,15 +178,6 @@ export async function moderatorFlow(rig: ConsoleRig, tab: ConsoleTab, snap: Snap
     await shows(page, '#snapshot-messages', 'hand over your password or else');
     await shows(page, '#snapshot', brutus.fullHandle);
     await snap('report');
-    if (!act) {
-      // Only moving the report (when social has no report actions): in_review, with a note.
-      await page.selectOption('#report-move [name=state]', 'in_review');
-      await page.fill('#report-move [name=note]', 'Looking into it');
-      await page.click('#report-move button');
-      await shows(page, '#report-state-now', 'in_review');
-      await shows(page, '#history', 'Looking into it');
-      return;
-    }
     await page.selectOption('#report-action [name=type]', 'ban');
     await page.fill('#report-action [name=reason]', 'Threats in party chat');
     await page.fill('#report-action [name=note]', 'Clear threat; permanent ban');
@@ -200,14 +190,13 @@ export async function moderatorFlow(rig: ConsoleRig, tab: ConsoleTab, snap: Snap
   } finally {
     rt.close();
   }
-  if (!act) return;
   const again = rig.player();
   await assert.rejects(again.auth.signInWithEmail({ email: brutus.email, password: PASSWORD }), (e: { status: number; code: string }) => e.status === 403 && e.code === 'account_banned');
 }
 
 /**
- * Account lookup: a player account is no staff (refused at staff sign-in); a moderator finds a player by email,
- * sees identities, sessions and the audit trail, applies a chat sanction and lifts it.
+ * Account lookup: a player account is no staff (refused at staff sign-in); an admin finds a player by email, sees
+ * identities, sessions and the audit trail, applies a chat sanction and lifts it, and grants the moderator role.
  */
 export async function accountFlow(rig: ConsoleRig, tab: ConsoleTab, snap: Snap = none): Promise<void> {
   const { page } = tab;
@@ -217,8 +206,8 @@ export async function accountFlow(rig: ConsoleRig, tab: ConsoleTab, snap: Snap =
   await page.click('#staff-signin button');
   await shows(page, '#status.error', 'neither the moderator nor the admin role');
 
-  const mod = await staffAccount(rig, ['moderator']);
-  await staffSignIn(tab, mod.email);
+  const admin = await staffAccount(rig, ['admin']);
+  await staffSignIn(tab, admin.email);
   await page.click('#nav a:has-text("Accounts")');
   await page.fill('#account-search [name=q]', pat.email);
   await page.click('#account-search button');
@@ -243,6 +232,13 @@ export async function accountFlow(rig: ConsoleRig, tab: ConsoleTab, snap: Snap =
   await shows(page, '#status', 'Sanction lifted.');
   await shows(page, '#sanctions', 'lifted');
   assert.equal(await page.locator('#sanctions .tag.active').count(), 0);
+
+  // An admin grants the moderator role; Pat is staff from the next sign-in.
+  await page.check('#account-roles [name=moderator]');
+  await page.click('#account-roles button');
+  await shows(page, '#status', 'Roles saved: player, moderator');
+  const { rows } = await rig.platform.authDb.query<{ roles: string[] }>('SELECT roles FROM accounts WHERE id = $1', [pat.accountId]);
+  assert.deepEqual(rows[0].roles, ['player', 'moderator']);
 }
 
 /** The super-admin (the registry's seeded account) sees every developer. */
