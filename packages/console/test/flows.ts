@@ -67,6 +67,7 @@ export async function developerFlow(rig: ConsoleRig, tab: ConsoleTab, snap: Snap
   await page.fill('#game-settings [name=settings]', '{not json');
   await page.click('#game-settings button');
   await shows(page, '#status.error', 'Settings must be a JSON object.');
+  await page.fill('#game-settings [name=settings]', '{"maxPlayers": 8, "region": "eu"}');
 
   // A module the allowlist admits, then one it refuses (nothing stored).
   const good = await wat2wasm(GAME_SERVER_WAT);
