@@ -216,7 +216,7 @@ export async function accountFlow(rig: ConsoleRig, tab: ConsoleTab, snap: Snap =
   await page.locator('#accounts a').first().click();
   await shows(page, '#identities', pat.email);
   assert.ok((await page.locator('#sessions tbody tr').count()) >= 1, 'the sign-up session is listed');
-  await page.locator('#audit').waitFor();
+  await shows(page, '#audit', 'login');
 
   await page.selectOption('#account-sanction [name=type]', 'chat');
   await page.selectOption('#account-sanction [name=duration]', { label: '1 day' });
@@ -225,6 +225,7 @@ export async function accountFlow(rig: ConsoleRig, tab: ConsoleTab, snap: Snap =
   await shows(page, '#status', 'Sanction chat applied.');
   await shows(page, '#sanctions', 'Spam in global chat');
   assert.equal(await page.locator('#sanctions .tag.active').count(), 1);
+  await shows(page, '#audit', 'sanction'); // who set it, in the account's audit trail
   await snap('account');
   const [set] = (await rig.platform.auth.call('GET', `/account/sanctions`, { token: await pat.client.session.accessToken() })).body.sanctions;
   assert.equal(set.type, 'chat');
