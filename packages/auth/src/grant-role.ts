@@ -6,7 +6,7 @@
  */
 import { ConfigError } from '@platform/kit';
 import { readAuthConfig } from './config.js';
-import { grantRoles } from './services/admin.js';
+import { GRANTABLE_ROLES, grantRoles } from './services/admin.js';
 import { openAuthStores } from './start.js';
 
 const USAGE = 'usage: grant-role <email | account id> <player|moderator|admin>… [--remove] [--offline]';
@@ -17,6 +17,8 @@ try {
   const [who, ...roles] = args.filter((a) => !a.startsWith('--'));
   for (const f of flags) if (f !== '--remove' && f !== '--offline') throw new ConfigError([`unknown option ${f}`, USAGE]);
   if (!who || !roles.length) throw new ConfigError([USAGE]);
+  const bad = roles.filter((r) => !(GRANTABLE_ROLES as readonly string[]).includes(r));
+  if (bad.length) throw new ConfigError([`not a role: ${bad.join(', ')} (roles: ${GRANTABLE_ROLES.join(', ')})`]);
   const config = readAuthConfig(process.env);
   if (!config.databaseUrl && !flags.has('--offline')) {
     // Embedded PGlite belongs to one process: writing it beside a running service corrupts it.

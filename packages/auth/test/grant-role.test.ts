@@ -1,63 +1,102 @@
-// The grant-role CLI (docs/auth.md, "Sanctions"): run as a process against a stopped embedded database, the
-// way the first admin is made; the granted admin then uses the role endpoint.
-import { describe, it } from 'node:test';
+// The grant-role CLI (docs/auth.md, "Sanctions"), run as a process the way the first admin is made: against the
+// test's PostgreSQL schema when DATABASE_URL is set, else against a stopped embedded database (--offline). The
+// granted admin then uses the role endpoint.
+import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { buildApp } from '../src/app.js';
+import type { Database, Env } from '@platform/kit';
+import { buildApp, type AuthApp } from '../src/app.js';
 import { readAuthConfig } from '../src/config.js';
 import { openAuthStores } from '../src/start.js';
-import { bearer, FAST_ENV, GOOD_PASSWORD } from './support/harness.js';
+import { bearer, FAST_ENV, GOOD_PASSWORD, harness, type Harness } from './support/harness.js';
+
+const CLI = path.resolve(import.meta.dirname, '../src/grant-role.ts');
+
+/** The CLI as a process with this environment (DATABASE_URL and REDIS_URL only when given). */
+function cli(env: Env, ...args: string[]) {
+  const childEnv: Record<string, string | undefined> = { ...process.env };
+  delete childEnv.DATABASE_URL;
+  delete childEnv.REDIS_URL;
+  return spawnSync(process.execPath, ['--conditions=development', '--import', 'tsx', CLI, ...args], { env: { ...childEnv, ...FAST_ENV, ...env }, encoding: 'utf8' });
+}
 
 describe('grant-role CLI', () => {
-  it('the grant-role CLI makes the first admin on a stopped embedded database (and refuses bad usage)', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'grant-role-'));
-    const env = { ...FAST_ENV, DATA_DIR: dir, AUTH_MASTER_KEY: randomBytes(32).toString('hex') };
-    const config = readAuthConfig(env);
-    const open = async () => {
+  let h: Harness | undefined;
+  before(async () => {
+    // PostgreSQL only: the embedded case opens its own database files below.
+    if (process.env.DATABASE_URL) h = await harness();
+  });
+  after(() => h?.close());
+
+  it('usage errors exit 2 before any database is opened: no DATABASE_URL without --offline, an unknown role or option, nothing to grant', () => {
+    const env = { DATA_DIR: mkdtempSync(path.join(tmpdir(), 'grant-role-')), AUTH_MASTER_KEY: randomBytes(32).toString('hex') };
+    for (const args of [['a@example.test', 'admin'], ['a@example.test', 'root', '--offline'], ['a@example.test', 'admin', '--force'], ['--offline']]) {
+      const r = cli(env, ...args);
+      assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
+    }
+  });
+
+  it('grants admin by email (any case); the admin then sets roles through the endpoint; an unknown account exits 1', async () => {
+    let db: Database;
+    let app: AuthApp;
+    let env: Env;
+    let closeAll: () => Promise<void>;
+    if (h?.tdb.url) {
+      // PostgreSQL: the test's own schema, the service running beside the CLI.
+      env = { DATABASE_URL: h?.tdb.url, AUTH_DB_SCHEMA: h!.tdb.schema!, AUTH_MASTER_KEY: h!.config.masterKey!.toString('hex'), DATA_DIR: h!.config.dataDir };
+      ({ db } = h!.tdb);
+      app = h!.app;
+      closeAll = async () => {};
+    } else {
+      // Embedded: the service stopped while the CLI writes (--offline), started again after.
+      env = { DATA_DIR: mkdtempSync(path.join(tmpdir(), 'grant-role-')), AUTH_MASTER_KEY: randomBytes(32).toString('hex') };
+      const config = readAuthConfig({ ...FAST_ENV, ...env });
       const stores = await openAuthStores(config);
-      return { stores, app: await buildApp(config, stores) };
-    };
-    let { stores, app } = await open();
+      db = stores.db;
+      app = await buildApp(config, stores);
+      closeAll = async () => {
+        await app.close();
+        await stores.db.close();
+        await stores.state.close();
+      };
+    }
     const e = `first-admin-${randomBytes(3).toString('hex')}@example.test`;
     assert.equal((await app.inject({ method: 'POST', url: '/register', payload: { email: e, password: GOOD_PASSWORD } })).statusCode, 201);
-    await app.close();
-    await stores.db.close();
-    await stores.state.close();
+    const offline = h?.tdb.url ? [] : ['--offline'];
+    if (!h?.tdb.url) await closeAll();
 
-    const cli = (...args: string[]) => {
-      const childEnv: Record<string, string | undefined> = { ...process.env, ...env };
-      delete childEnv.DATABASE_URL;
-      delete childEnv.REDIS_URL;
-      return spawnSync(process.execPath, ['--conditions=development', '--import', 'tsx', path.resolve(import.meta.dirname, '../src/grant-role.ts'), ...args], {
-        env: childEnv,
-        encoding: 'utf8',
-      });
-    };
-    assert.equal(cli(e, 'admin').status, 2, 'refuses the embedded database without --offline');
-    assert.equal(cli('--offline').status, 2);
-    assert.equal(cli(e, 'root', '--offline').status, 2);
-    assert.equal(cli('nobody@example.test', 'admin', '--offline').status, 1);
-    const ok = cli(e.toUpperCase(), 'admin', '--offline');
+    const ok = cli(env, e.toUpperCase(), 'admin', ...offline);
     assert.equal(ok.status, 0, ok.stderr);
     const out = JSON.parse(ok.stdout.trim().split('\n').pop()!);
     assert.deepEqual(out.roles, ['player', 'admin']);
+    if (h?.tdb.url) assert.equal(cli(env, 'nobody@example.test', 'admin').status, 1);
 
-    ({ stores, app } = await open());
+    if (!h?.tdb.url) {
+      const config = readAuthConfig({ ...FAST_ENV, ...env });
+      const stores = await openAuthStores(config);
+      db = stores.db;
+      app = await buildApp(config, stores);
+      closeAll = async () => {
+        await app.close();
+        await stores.db.close();
+        await stores.state.close();
+      };
+    }
     try {
       const token = (await app.inject({ method: 'POST', url: '/login', payload: { email: e, password: GOOD_PASSWORD } })).json().access_token;
       const granted = await app.inject({ method: 'PUT', url: `/admin/accounts/${out.id}/roles`, headers: bearer(token), payload: { roles: ['player', 'admin', 'moderator'] } });
       assert.equal(granted.statusCode, 200, granted.body);
-      const audit = await stores.db.query(`SELECT detail FROM audit_log WHERE account_id = $1 AND event = 'role_change' ORDER BY at`, [out.id]);
-      assert.equal(audit.rows[0].detail.by, 'cli');
+      const audit = await db.query<{ detail: { by: string } }>(`SELECT detail FROM audit_log WHERE account_id = $1 AND event = 'role_change' ORDER BY at`, [out.id]);
+      assert.deepEqual(
+        audit.rows.map((r) => r.detail.by),
+        ['cli', out.id],
+      );
     } finally {
-      await app.close();
-      await stores.db.close();
-      await stores.state.close();
+      await closeAll();
     }
   });
-
 });

@@ -4,6 +4,8 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { ConfigError } from '@platform/kit';
+import { readAuthConfig } from '../src/config.js';
 import { serviceToken } from '../src/services/outbox.js';
 import { SANCTION_CHANNEL } from '../src/services/sanctions.js';
 import { bearer, guest, harness, register, type Harness } from './support/harness.js';
@@ -35,7 +37,14 @@ describe('sanctions', () => {
   const login = (u: { email: string; password: string }) => h.app.inject({ method: 'POST', url: '/login', payload: { email: u.email, password: u.password } });
 
   before(async () => {
-    h = await harness({ AUTH_RATE_GENERAL_PER_IP: '100000', AUTH_RATE_LOGIN_PER_IP: '100000', AUTH_RATE_LOGIN_PER_IP_EMAIL: '100000', AUTH_SANCTION_FEATURES: 'ranked,trading' });
+    h = await harness({
+      AUTH_RATE_GENERAL_PER_IP: '100000',
+      AUTH_RATE_LOGIN_PER_IP: '100000',
+      AUTH_RATE_LOGIN_PER_IP_EMAIL: '100000',
+      AUTH_SANCTION_FEATURES: 'ranked,trading',
+      // The test sweeps itself (sweepSanctions): the background sweeper must not run between its steps.
+      AUTH_SANCTION_SWEEP_SECONDS: '3600',
+    });
     await h.tstate.state.subscribe(SANCTION_CHANNEL, (m) => notices.push(JSON.parse(m)));
     admin = (await withRoles(['player', 'admin'])).token;
     moderator = (await withRoles(['player', 'moderator'])).token;
@@ -341,6 +350,13 @@ describe('sanctions', () => {
       const bad = await call('PUT', `/admin/accounts/${u.account_id}/roles`, admin, body);
       assert.deepEqual([bad.statusCode, bad.json().code], [400, 'validation_failed'], JSON.stringify(body));
     }
+  });
+
+  it('AUTH_SANCTION_FEATURES must name features (not ban or chat); a bad one stops the start', () => {
+    for (const bad of ['ban', 'chat', 'Ranked', 'has space', 'x'.repeat(33), '1st']) {
+      assert.throws(() => readAuthConfig({ AUTH_SANCTION_FEATURES: bad }), ConfigError, bad);
+    }
+    assert.deepEqual(readAuthConfig({ AUTH_SANCTION_FEATURES: 'ranked, trading_post' }).sanctionFeatures, ['ranked', 'trading_post']);
   });
 
   it('a server-role token reading /account/sanctions gets an empty list (no account); a sanction on a random id is 404', async () => {
