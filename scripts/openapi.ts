@@ -1,8 +1,8 @@
 // `npm run openapi`: the services' OpenAPI documents and the client SDK's types generated from them.
 // Each service is built in memory (no sockets; on throwaway stores: PostgreSQL and Redis when DATABASE_URL and
 // REDIS_URL are set, embedded PGlite and a memory store otherwise) and asked for /openapi.json through app.inject; the documents are written to
-// packages/client/openapi/{auth,social,registry}.json and openapi-typescript turns auth's and social's into
-// packages/client/src/generated/{auth,social}.ts. packages/client/test/openapi.test.ts runs generate() again
+// packages/client/openapi/{auth,social,registry}.json and openapi-typescript turns each into
+// packages/client/src/generated/{auth,social,registry}.ts. packages/client/test/openapi.test.ts runs generate() again
 // and fails when the committed files differ.
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -21,8 +21,8 @@ const SOCIAL_MIGRATIONS = fileURLToPath(new URL('../packages/social/migrations',
 export const CLIENT_DIR = path.join(root, 'packages', 'client');
 
 type Service = 'auth' | 'social' | 'registry';
-/** The services whose documents become TypeScript (the registry is for developers, not players). */
-const TYPED: Service[] = ['auth', 'social'];
+/** The services whose documents become TypeScript (the registry's: for the web console, packages/console). */
+const TYPED: Service[] = ['auth', 'social', 'registry'];
 
 type Stores = { db: TestDatabase; state: TestStateStore };
 

@@ -2,6 +2,7 @@
 import { AuthApi } from './auth.js';
 import { PlatformError } from './errors.js';
 import { httpService, type FetchLike } from './http.js';
+import { ModerationApi } from './moderation.js';
 import { RealtimeClient, type ReconnectOptions, type SessionEndReason, type WebSocketConstructor } from './realtime.js';
 import { Session } from './session.js';
 import { SocialApi } from './social.js';
@@ -35,6 +36,8 @@ export interface PlatformClient {
   readonly session: Session;
   readonly auth: AuthApi;
   readonly social: SocialApi;
+  /** Staff only (moderator or admin role): the report queue, account lookup, sanctions. */
+  readonly moderation: ModerationApi;
   /**
    * A new realtime client (one socket, reconnecting, resuming from the last event id it saw); call connect() on
    * it. `lastEventId`: resume from there on the first connect too (an id kept from an earlier page or process).
@@ -76,11 +79,13 @@ export function createClient(opts: ClientOptions): PlatformClient {
 
   const auth = new AuthApi({ http: authHttp, session, storage, now, authed, platform: opts.platform });
   const social = new SocialApi(socialHttp, authed);
+  const moderation = new ModerationApi(authHttp, socialHttp, authed);
 
   return {
     session,
     auth,
     social,
+    moderation,
     realtime(o = {}) {
       const WebSocketImpl = opts.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
       if (!WebSocketImpl) throw new Error('createClient: no WebSocket here (Node 20); pass the `WebSocket` option, e.g. from the ws package');

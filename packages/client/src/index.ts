@@ -3,6 +3,21 @@ export { createClient, type ClientOptions, type PlatformClient } from './client.
 export { PlatformError, type ErrorSource } from './errors.js';
 export { AuthApi, DEVICE_CODE_GRANT, type DevicePollOptions, type GuestCredentials, type GuestSignIn } from './auth.js';
 export { SocialApi } from './social.js';
+export {
+  ModerationApi,
+  type AccountLookup,
+  type AccountSummary,
+  type ReportActionInput,
+  type ReportActionResult,
+  type ReportMove,
+  type ReportPage,
+  type ReportQuery,
+  type ReportState,
+  type ReportView,
+  type RoleList,
+  type Sanction,
+  type SanctionInput,
+} from './moderation.js';
 export { Session, type SessionEvent, type SignOutReason, type StoredSession } from './session.js';
 export { RealtimeClient, type RealtimeOptions, type ReconnectOptions, type SessionEndReason, type WebSocketConstructor, type WebSocketLike } from './realtime.js';
 export { memoryStorage, webStorage, localStorageStorage, type TokenStorage, type WebStorageLike } from './storage.js';

@@ -5,8 +5,9 @@
  */
 import type { paths as AuthPaths } from './generated/auth.js';
 import type { paths as SocialPaths } from './generated/social.js';
+import type { paths as RegistryPaths } from './generated/registry.js';
 
-export type { AuthPaths, SocialPaths };
+export type { AuthPaths, RegistryPaths, SocialPaths };
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type Operation<P, Path extends keyof P, M extends Method> = M extends keyof P[Path] ? NonNullable<P[Path][M]> : never;
@@ -27,6 +28,10 @@ export type SocialOp<Path extends keyof SocialPaths, M extends Method> = Operati
 export type AuthBody<Path extends keyof AuthPaths, M extends Method> = JsonBody<AuthOp<Path, M>>;
 export type SocialBody<Path extends keyof SocialPaths, M extends Method> = JsonBody<SocialOp<Path, M>>;
 export type SocialResult<Path extends keyof SocialPaths, M extends Method> = SuccessOf<SocialOp<Path, M>>;
+/** The registry's operations (developer accounts, games, module builds): the web console's types. */
+export type RegistryOp<Path extends keyof RegistryPaths, M extends Method> = Operation<RegistryPaths, Path, M>;
+export type RegistryBody<Path extends keyof RegistryPaths, M extends Method> = JsonBody<RegistryOp<Path, M>>;
+export type RegistryResult<Path extends keyof RegistryPaths, M extends Method> = SuccessOf<RegistryOp<Path, M>>;
 export type AuthResult<Path extends keyof AuthPaths, M extends Method, Fallback> = OrFallback<SuccessOf<AuthOp<Path, M>>, Fallback>;
 
 // ---- auth ----

@@ -13,6 +13,7 @@ describe('client: generated OpenAPI types', () => {
       'openapi/registry.json',
       'openapi/social.json',
       'src/generated/auth.ts',
+      'src/generated/registry.ts',
       'src/generated/social.ts',
     ]);
     const stale: string[] = [];

@@ -27,6 +27,7 @@ import {
   requestJson,
   tls13Options,
   type App,
+  type Database,
   type Env,
   type JsonResponse,
   type StateStore,
@@ -96,6 +97,8 @@ export interface Platform {
   registry: Client & { app: App };
   social: Client;
   socialUrl: string;
+  /** Auth's database (tests grant roles in SQL: `UPDATE accounts SET roles = …`). */
+  authDb: Database;
   /** Every social node (the first is `social`), with its URL; `socialNodes` of the options. */
   socialNodes: (Client & { url: string })[];
   /** Stops the social service (its data stays); the auth outbox then fails and retries. `abrupt`: every connection cut at once. */
@@ -128,6 +131,8 @@ export interface PlatformOptions {
    * (auth:key_rotation, auth:revocation) reach social, as with one shared Redis in production.
    */
   sharedBus?: boolean;
+  /** The registry's port (default: any free one); a browser test needs its origin before auth and social start (CORS). */
+  registryPort?: number;
 }
 
 type Stores = { db: TestDatabase['db']; state: TestStateStore['state'] };
@@ -160,7 +165,7 @@ async function startAuth(o: { dir: string; stores: Stores; tls: Tls; internalKey
 }
 
 /** The registry on a free port, registering players with auth. */
-async function startRegistry(o: { dir: string; stores: Stores; bus: StateStore; authUrl: string; authTls: Tls; internalKey: string }) {
+async function startRegistry(o: { dir: string; stores: Stores; bus: StateStore; authUrl: string; socialUrl: string; authTls: Tls; internalKey: string; port?: number }) {
   const { dir, stores, bus, authUrl, authTls, internalKey } = o;
   await migrate(stores.db, REGISTRY_MIGRATIONS);
   const regConfig = readRegistryConfig({
@@ -170,12 +175,15 @@ async function startRegistry(o: { dir: string; stores: Stores; bus: StateStore; 
     REGISTRY_AUTH_URL: authUrl,
     REGISTRY_AUTH_CA_FILE: authTls.certPath,
     REGISTRY_AUTH_INTERNAL_KEY: internalKey,
+    // The web console (docs/console.md) reaches auth and social where this platform listens.
+    REGISTRY_CONSOLE_AUTH_URL: authUrl,
+    REGISTRY_CONSOLE_SOCIAL_URL: o.socialUrl,
   });
   const registryApp = await buildRegistry(
     { ...regConfig, masterKey: randomBytes(32) },
     { ...stores, bus, blobs: new FsBlobStore(path.join(dir, 'blobs')), announce: () => {} },
   );
-  await registryApp.listen({ port: 0, host: '127.0.0.1' });
+  await registryApp.listen({ port: o.port ?? 0, host: '127.0.0.1' });
   const registryUrl = `http://127.0.0.1:${(registryApp.server.address() as AddressInfo).port}`;
   return { registryApp, registryUrl };
 }
@@ -233,7 +241,7 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Platfor
     if (s !== socialState.state) await s.close();
   };
   const bus = await sameState();
-  const { registryApp, registryUrl } = await startRegistry({ dir, stores: regStores, bus, authUrl, authTls, internalKey });
+  const { registryApp, registryUrl } = await startRegistry({ dir, stores: regStores, bus, authUrl, socialUrl, authTls, internalKey, port: opts.registryPort });
 
   // social
   await migrate(socialStores.db, SOCIAL_MIGRATIONS);
@@ -279,6 +287,7 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Platfor
     internalKey,
     auth: { ...client(authUrl, authTls.cert), app: authApp },
     registry: { ...client(registryUrl), app: registryApp },
+    authDb: authStores.db,
     social: client(socialUrl, socialTls.cert),
     socialUrl,
     socialNodes: [{ ...client(socialUrl, socialTls.cert), url: socialUrl }, ...more.nodes],

@@ -69,4 +69,21 @@ describe('npm start', async () => {
       return f.body.length === 0 ? true : undefined;
     });
   });
+
+  it('prints the console URL and serves it; auth and social allow its origin (CORS)', { skip: !free && 'ports 3004/8443/9443 are in use' }, async () => {
+    const out = output();
+    assert.match(out, /console {2}http:\/\/localhost:3004\/console\//);
+    const page = await fetch('http://127.0.0.1:3004/console/');
+    assert.equal(page.status, 200);
+    assert.match(page.headers.get('content-security-policy') ?? '', /connect-src 'self' https:\/\/localhost:8443 https:\/\/localhost:9443/);
+    const config = await (await fetch('http://127.0.0.1:3004/console/config.json')).json();
+    assert.deepEqual(config, { authUrl: 'https://localhost:8443', socialUrl: 'https://localhost:9443', idleMinutes: 15 });
+    const ca = readFileSync(path.join(dir, 'ca/ca-cert.pem')).toString();
+    for (const [url, p] of [['https://127.0.0.1:8443', '/login'], ['https://127.0.0.1:9443', '/v1/moderation/reports']]) {
+      const pre = await client(url, ca).call('OPTIONS', p, {
+        headers: { origin: 'http://localhost:3004', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' },
+      });
+      assert.equal(pre.headers['access-control-allow-origin'], 'http://localhost:3004', `${url} allows the console (on PostgreSQL too)`);
+    }
+  });
 });

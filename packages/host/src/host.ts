@@ -27,6 +27,8 @@ import { importOldLayout } from './old-layout.js';
 export interface RunningHost {
   dataDir: string;
   urls: { auth: string; registry: string; social: string };
+  /** The web console's URL (served by the registry), or undefined with REGISTRY_CONSOLE=off. */
+  consoleUrl?: string;
   /** The local CA that issued both certificates (the one file a client trusts). */
   caFile: string;
   /** The embedded database directory, or undefined on DATABASE_URL. */
@@ -51,6 +53,24 @@ function internalKeys(dataDir: string): { registry: string } {
 
 type Envs = Awaited<ReturnType<typeof wiring>>;
 
+/** The console's origins (the registry serves it: docs/console.md), as a browser on this machine names them. */
+export function consoleOrigins(registryPort: number): string[] {
+  return [`http://localhost:${registryPort}`, `http://127.0.0.1:${registryPort}`];
+}
+
+/**
+ * CORS_ALLOWED_ORIGINS for auth and social, so the console can call them: unset and embedded, localhost origins are
+ * allowed already (kit cors.ts), so it stays unset; unset on DATABASE_URL (where none would be), the console's
+ * origins; a list, the list plus the console's origins; `*` as it is. REGISTRY_CONSOLE=off: untouched.
+ */
+export function corsWithConsole(env: Env, registryPort: number): string | undefined {
+  const set = env.CORS_ALLOWED_ORIGINS?.trim();
+  if (/^(0|false|no|off)$/i.test(env.REGISTRY_CONSOLE?.trim() ?? '') || set === '*') return env.CORS_ALLOWED_ORIGINS;
+  if (!set && !env.DATABASE_URL) return env.CORS_ALLOWED_ORIGINS;
+  const list = (set ?? '').split(',').map((o) => o.trim()).filter(Boolean);
+  return [...new Set([...list, ...consoleOrigins(registryPort)])].join(',');
+}
+
 /** Each service's environment: the process's, plus the wiring it does not set itself (to the ports they listen on). */
 async function wiring(env: Env, dataDir: string, registryPort: number) {
   const authPort = env.AUTH_PORT ?? '8443';
@@ -63,10 +83,13 @@ async function wiring(env: Env, dataDir: string, registryPort: number) {
   if (!env.AUTH_TLS_CERT) await loadOrCreateTls({ dir: path.dirname(authCert), ca: localCa, commonName: 'auth.platform.localhost' });
   if (!(env.SOCIAL_TLS_CERT_FILE ?? env.SOCIAL__TLS__CERTFILE)) await loadOrCreateTls({ dir: path.dirname(socialCert), ca: localCa, commonName: 'social.platform.localhost' });
   const registryKey = env.REGISTRY_AUTH_INTERNAL_KEY ?? internalKeys(dataDir).registry;
-  const base: Env = { ...env, DATA_DIR: dataDir };
+  const cors = corsWithConsole(env, registryPort);
+  const base: Env = { ...env, DATA_DIR: dataDir, ...(cors !== undefined ? { CORS_ALLOWED_ORIGINS: cors } : {}) };
+  const urls = { auth: `https://localhost:${authPort}`, registry: `http://localhost:${registryPort}`, social: `https://localhost:${socialPort}` };
   return {
     caFile: localCa.certPath,
-    urls: { auth: `https://localhost:${authPort}`, registry: `http://localhost:${registryPort}`, social: `https://localhost:${socialPort}` },
+    urls,
+    console: `${urls.registry}/console/`,
     // Without an SMTP server, auth's mail (password reset, email verification) is written here, not sent.
     mailbox: env.AUTH_SMTP_URL ? undefined : path.resolve(env.AUTH_MAILBOX_DIR ?? path.join(dataDir, 'mailbox')),
     auth: {
@@ -81,6 +104,9 @@ async function wiring(env: Env, dataDir: string, registryPort: number) {
       REGISTRY_AUTH_URL: env.REGISTRY_AUTH_URL ?? `https://127.0.0.1:${authPort}`,
       REGISTRY_AUTH_CA_FILE: env.REGISTRY_AUTH_CA_FILE ?? (env.AUTH_TLS_CERT ? authCert : localCa.certPath),
       REGISTRY_AUTH_INTERNAL_KEY: registryKey,
+      // The console in the browser reaches auth and social where npm start serves them.
+      REGISTRY_CONSOLE_AUTH_URL: env.REGISTRY_CONSOLE_AUTH_URL ?? urls.auth,
+      REGISTRY_CONSOLE_SOCIAL_URL: env.REGISTRY_CONSOLE_SOCIAL_URL ?? urls.social,
     },
     social: {
       ...base,
@@ -173,5 +199,15 @@ export async function startHost(
     await close();
     throw err;
   }
-  return { dataDir, urls: envs.urls, caFile: envs.caFile, pgDir: embedded?.dataDir, mailbox: envs.mailbox, metrics, close };
+  const consoleOn = !/^(0|false|no|off)$/i.test(env.REGISTRY_CONSOLE?.trim() ?? '');
+  return {
+    dataDir,
+    urls: envs.urls,
+    consoleUrl: consoleOn ? envs.console : undefined,
+    caFile: envs.caFile,
+    pgDir: embedded?.dataDir,
+    mailbox: envs.mailbox,
+    metrics,
+    close,
+  };
 }

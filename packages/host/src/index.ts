@@ -1,2 +1,2 @@
-export { metricsPortClashes, startHost, type RunningHost } from './host.js';
+export { consoleOrigins, corsWithConsole, metricsPortClashes, startHost, type RunningHost } from './host.js';
 export { importOldLayout, type HostedSchema } from './old-layout.js';

@@ -43,6 +43,9 @@ say(`running in one process on ${host.pgDir ? `embedded storage under ${host.dat
 for (const [name, base] of Object.entries(host.urls)) {
   say(`  ${name.padEnd(8)} ${base}   docs: ${base}/docs   OpenAPI: ${base}/openapi.json`);
 }
+if (host.consoleUrl) {
+  say(`  console  ${host.consoleUrl}   (developers, super-admin, moderators: docs/console.md; the browser must trust ${host.caFile})`);
+}
 const metrics = Object.entries(host.metrics).filter(([, url]) => url);
 if (metrics.length) {
   say('metrics (Prometheus, not public: docs/deployment.md "Metrics"):');

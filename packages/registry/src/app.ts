@@ -8,6 +8,7 @@ import { createService, dummyPasswordHash, type App, type Database, type StateSt
 import type { DestinationStream } from 'pino';
 import type { RegistryConfig } from './config.js';
 import { adminRoutes } from './routes/admin.js';
+import { consoleRoutes } from './routes/console.js';
 import { developerRoutes } from './routes/developers.js';
 import { gameRoutes } from './routes/games.js';
 import { moduleRoutes } from './routes/modules.js';
@@ -129,6 +130,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<App> {
   adminRoutes(app, ctx);
   validateKeyRoutes(app, ctx);
   registerUserRoutes(app, ctx);
+  consoleRoutes(app, ctx);
   await app.ready();
   return app;
 }

@@ -105,6 +105,23 @@ export const registryVars = {
   }),
   authCaFile: vars.optionalString('REGISTRY_AUTH_CA_FILE', "PEM trusted for calls to the auth service (its self-signed certificate)"),
   authInternalKey: vars.optionalString('REGISTRY_AUTH_INTERNAL_KEY', "The registry's secret in the auth service's AUTH_INTERNAL_KEYS (sent as X-Internal-Key)"),
+  consoleEnabled: vars.bool('REGISTRY_CONSOLE', { default: true, description: 'Serve the web console at /console (docs/console.md)' }),
+  consoleAuthUrl: vars.url('REGISTRY_CONSOLE_AUTH_URL', {
+    default: 'https://localhost:8443',
+    protocols: ['http', 'https'],
+    description: 'The auth service as browsers reach it (the console signs staff in there; its origin must allow the console in CORS)',
+  }),
+  consoleSocialUrl: vars.url('REGISTRY_CONSOLE_SOCIAL_URL', {
+    default: 'https://localhost:9443',
+    protocols: ['http', 'https'],
+    description: 'The social service as browsers reach it (the console reads the report queue there)',
+  }),
+  consoleIdleMinutes: vars.int('REGISTRY_CONSOLE_IDLE_MINUTES', {
+    default: 15,
+    min: 1,
+    max: 24 * 60,
+    description: 'The console signs out after this many minutes without a click or key press',
+  }),
 };
 
 export type RegistryConfig = ReturnType<typeof readRegistryConfig>;

@@ -1,0 +1,113 @@
+/**
+ * Staff operations (moderators and admins: the `moderator` / `admin` role of the access token): the report queue
+ * of the social service and the account lookup and sanctions of the auth service (docs/auth.md, "Sanctions";
+ * docs/social.md, "Moderation queue"). A player calling these gets 403 `moderator_required`. The web console
+ * (packages/console) is built on them.
+ */
+import { seg, type HttpService } from './http.js';
+import type { AuthBody, AuthResult, SocialBody, SocialResult } from './types.js';
+
+type Authed = <T>(call: (token: string) => Promise<T>) => Promise<T>;
+
+export type ReportView = SocialResult<'/v1/moderation/reports/{reportId}', 'get'>;
+export type ReportPage = SocialResult<'/v1/moderation/reports', 'get'>;
+export type ReportState = ReportView['state'];
+export type ReportMove = SocialBody<'/v1/moderation/reports/{reportId}/state', 'post'>;
+export interface ReportQuery {
+  state?: ReportState;
+  targetPublicId?: string;
+  reason?: string;
+  cursor?: string;
+  limit?: number;
+}
+
+/** A sanction on an account (auth). `active`: in force now (not lifted, not expired). */
+export type Sanction = AuthResult<'/admin/sanctions/{sanctionId}/lift', 'post', SanctionShape>;
+export type RoleList = AuthBody<'/admin/accounts/{id}/roles', 'put'>['roles'];
+export type SanctionInput = AuthBody<'/admin/accounts/{id}/sanctions', 'post'>;
+export type AccountSummary = AuthResult<'/admin/accounts', 'get', { accounts: AccountSummaryShape[] }>['accounts'][number];
+/** An account with its identities, latest sessions, audit trail and sanctions. */
+export type AccountLookup = AuthResult<'/admin/accounts/{id}', 'get', AccountLookupShape>;
+
+// The shapes of docs/auth.md ("Sanctions"), used only should the generated document lack them.
+interface SanctionShape {
+  id: string;
+  account_id: string;
+  type: string;
+  reason: string;
+  created_at: string;
+  created_by: string | null;
+  expires_at: string | null;
+  lifted_at: string | null;
+  lifted_by: string | null;
+  lift_reason: string | null;
+  active: boolean;
+}
+interface AccountSummaryShape {
+  id: string;
+  display_name: string | null;
+  status: string;
+  roles: string[];
+  is_guest: boolean;
+  created_at: string;
+  email: string | null;
+}
+interface AccountLookupShape {
+  account: AccountSummaryShape & { updated_at: string; deleted_at: string | null };
+  identities: { id: string; provider: string; provider_user_id: string; email: string | null; verified: boolean; linked_at: string; last_login_at: string | null }[];
+  sessions: { id: string; auth_method: string; device_platform: string | null; ip_cidr: string; created_at: string; expires_at: string; revoked_at: string | null }[];
+  audit: { id: string; event: string; ip: string | null; node_id: string | null; detail: unknown; at: string }[];
+  sanctions: SanctionShape[];
+}
+/** A moderator's action on a report: a sanction on the reported player, and the report moved to `actioned`. */
+export type ReportActionInput = SocialBody<'/v1/moderation/reports/{reportId}/actions', 'post'>;
+export type ReportActionResult = SocialResult<'/v1/moderation/reports/{reportId}/actions', 'post'>;
+
+export class ModerationApi {
+  constructor(
+    private readonly auth: HttpService,
+    private readonly social: HttpService,
+    private readonly authed: Authed,
+  ) {}
+
+  // ---- social: the report queue ----
+  /** The queue, newest first; `nextCursor` when more follow. */
+  reports(query: ReportQuery = {}): Promise<ReportPage> {
+    return this.authed((token) => this.social.request({ method: 'GET', path: '/v1/moderation/reports', query: { ...query }, token }));
+  }
+  /** One report with the snapshot taken when it was filed. */
+  report(reportId: string): Promise<ReportView> {
+    return this.authed((token) => this.social.request({ method: 'GET', path: `/v1/moderation/reports/${seg(reportId)}`, token }));
+  }
+  moveReport(reportId: string, move: ReportMove): Promise<ReportView> {
+    return this.authed((token) => this.social.request({ method: 'POST', path: `/v1/moderation/reports/${seg(reportId)}/state`, body: move, token }));
+  }
+  /** Sanctions the reported player (through auth) and moves the report to `actioned`. */
+  actOnReport(reportId: string, input: ReportActionInput): Promise<ReportActionResult> {
+    return this.authed((token) => this.social.request({ method: 'POST', path: `/v1/moderation/reports/${seg(reportId)}/actions`, body: input, token }));
+  }
+
+  // ---- auth: accounts and sanctions ----
+  /** By exact email, exact account id, or display-name prefix. */
+  searchAccounts(q: string, limit?: number): Promise<{ accounts: AccountSummary[] }> {
+    return this.authed((token) => this.auth.request({ method: 'GET', path: '/admin/accounts', query: { q, limit }, token }));
+  }
+  /** An account with its identities, latest sessions, audit trail and sanctions. */
+  account(accountId: string): Promise<AccountLookup> {
+    return this.authed((token) => this.auth.request({ method: 'GET', path: `/admin/accounts/${seg(accountId)}`, token }));
+  }
+  sanctions(accountId: string): Promise<{ sanctions: Sanction[] }> {
+    return this.authed((token) => this.auth.request({ method: 'GET', path: `/admin/accounts/${seg(accountId)}/sanctions`, token }));
+  }
+  sanction(accountId: string, input: SanctionInput): Promise<Sanction> {
+    return this.authed((token) => this.auth.request({ method: 'POST', path: `/admin/accounts/${seg(accountId)}/sanctions`, body: input, token }));
+  }
+  /** Admins only: the account's whole role list (`player`, `moderator`, `admin`); tokens issued from now on carry it. */
+  setRoles(accountId: string, roles: RoleList): Promise<AccountSummary> {
+    return this.authed((token) => this.auth.request({ method: 'PUT', path: `/admin/accounts/${seg(accountId)}/roles`, body: { roles }, token }));
+  }
+  liftSanction(sanctionId: string, reason?: string): Promise<Sanction> {
+    const body = reason ? { reason } : {};
+    return this.authed((token) => this.auth.request({ method: 'POST', path: `/admin/sanctions/${seg(sanctionId)}/lift`, body, token }));
+  }
+}

@@ -1,0 +1,128 @@
+/** One game: settings and cross-game visibility, credentials (rotation), module builds, players, deletion. */
+import { fields, h, replace, table, when } from '../dom.js';
+import type { GameView, Visibility } from '../registry-api.js';
+import { confirmDialog, showSecretOnce, type Ui } from '../ui.js';
+import { modulesSection } from './modules.js';
+
+const VISIBILITIES: { value: Visibility; label: string }[] = [
+  { value: 'isolated', label: 'isolated — friends in other games see no rich presence from this game' },
+  { value: 'summary', label: 'summary — other games see the activity summary' },
+  { value: 'full', label: 'full — other games see all of it' },
+];
+
+function settingsSection(ui: Ui, game: GameView, reload: () => void): HTMLElement {
+  const form = h(
+    'form',
+    { class: 'stack', id: 'game-settings' },
+    h('label', null, 'Name', h('input', { name: 'name', required: true, maxLength: 100, value: game.DisplayName })),
+    h('label', null, 'Launch command', h('input', { name: 'launch', maxLength: 1000, value: game.LaunchCommand ?? '' })),
+    h(
+      'label',
+      null,
+      'Cross-game visibility',
+      h('select', { name: 'visibility' }, VISIBILITIES.map((v) => h('option', { value: v.value, selected: v.value === game.CrossGameVisibility }, v.label))),
+    ),
+    h('label', null, 'Settings (a JSON object, at most 16 KiB)', h('textarea', { name: 'settings', value: JSON.stringify(game.Settings, null, 2) })),
+    h('button', { type: 'submit' }, 'Save settings'),
+  );
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const f = fields(form);
+    let settings: Record<string, unknown>;
+    try {
+      settings = JSON.parse(f.settings) as Record<string, unknown>;
+    } catch {
+      return ui.say('Settings must be a JSON object.', true);
+    }
+    void ui.attempt('Saving', async () => {
+      await ui.s.registry.updateGame(game.GameId, {
+        DisplayName: f.name,
+        LaunchCommand: f.launch,
+        CrossGameVisibility: f.visibility as Visibility,
+        Settings: settings,
+      });
+      ui.say('Settings saved.');
+      reload();
+    });
+  });
+  return h('section', { class: 'card' }, h('h2', null, 'Settings'), form);
+}
+
+function credentialsSection(ui: Ui, game: GameView, reload: () => void): HTMLElement {
+  const r = ui.s.registry;
+  const rotateSecret = async () => {
+    const yes = await confirmDialog({
+      title: 'Rotate the API secret?',
+      body: 'A new secret is made and the current one stops working at once, on every node: game servers using it are refused until they get the new one.',
+      confirm: 'Rotate the secret',
+    });
+    if (!yes) return;
+    await ui.attempt('Rotating the secret', async () => {
+      const rotated = await r.regenerateKey(game.GameId);
+      ui.say('The API secret was replaced.');
+      await showSecretOnce('New API secret', `The new API secret of ${rotated.Game.DisplayName}`, rotated.ApiSecret);
+    });
+  };
+  const rotateClientKey = async () => {
+    const yes = await confirmDialog({
+      title: 'Rotate the client key?',
+      body: 'Every client build shipping the current key stops working at once, and open sockets using it are closed (docs/client-key.md).',
+      confirm: 'Rotate the client key',
+    });
+    if (yes && (await ui.attempt('Rotating the client key', () => r.regenerateClientKey(game.GameId)))) {
+      ui.say('The client key was replaced.');
+      reload();
+    }
+  };
+  return h(
+    'section',
+    { class: 'card', id: 'credentials' },
+    h('h2', null, 'Credentials'),
+    h('p', null, 'API key (server side, with the secret): ', h('code', { id: 'api-key' }, game.ApiKey)),
+    h('p', null, 'API secret: ', h('span', { class: 'muted' }, 'shown only when made; the platform keeps its hash.')),
+    h('button', { id: 'rotate-secret', onclick: () => void rotateSecret() }, 'Rotate API secret'),
+    h('p', null, 'Client key (public, shipped in game clients): ', h('code', { id: 'client-key' }, game.ClientKey)),
+    h('button', { id: 'rotate-client-key', onclick: () => void rotateClientKey() }, 'Rotate client key'),
+  );
+}
+
+async function playersSection(ui: Ui, game: GameView): Promise<HTMLElement> {
+  const players = (await ui.attempt('Loading players', () => ui.s.registry.players(game.GameId))) ?? [];
+  return h(
+    'section',
+    { class: 'card', id: 'players' },
+    h('h2', null, `Registered players (${players.length})`),
+    table(['Display name', 'Account id', 'Registered'], players.map((p) => [p.DisplayName ?? '—', h('code', null, p.UserId), when(p.RegisteredAt)]), 'No player registered yet.'),
+  );
+}
+
+function dangerSection(ui: Ui, game: GameView): HTMLElement {
+  const remove = async () => {
+    const yes = await confirmDialog({
+      title: `Delete ${game.DisplayName}?`,
+      body: 'The game, its credentials, module builds and player registrations are deleted. This cannot be undone.',
+      confirm: 'Delete the game',
+      typeToConfirm: game.DisplayName,
+    });
+    if (yes && (await ui.attempt('Deleting', async () => (await ui.s.registry.deleteGame(game.GameId), true)))) {
+      ui.say(`Deleted ${game.DisplayName}.`);
+      ui.go('games');
+    }
+  };
+  return h('section', { class: 'card' }, h('h2', null, 'Delete'), h('button', { class: 'danger', id: 'delete-game', onclick: () => void remove() }, 'Delete this game…'));
+}
+
+export async function gamePage(ui: Ui, main: HTMLElement, gameId: string): Promise<void> {
+  const game = await ui.attempt('Loading the game', () => ui.s.registry.game(gameId));
+  if (!game) return void main.append(h('p', null, h('a', { href: '#/games' }, 'Back to the games')));
+  const reload = () => ui.go(`games/${game.GameId}`);
+  const body = h('div');
+  main.append(h('h1', { id: 'game-title' }, game.DisplayName), h('p', { class: 'muted' }, 'Game id ', h('code', null, game.GameId), ` · updated ${when(game.UpdatedAt)}`), body);
+  replace(
+    body,
+    h('div', { class: 'columns' }, settingsSection(ui, game, reload), credentialsSection(ui, game, reload)),
+    await modulesSection(ui, game),
+    await playersSection(ui, game),
+    dangerSection(ui, game),
+  );
+}

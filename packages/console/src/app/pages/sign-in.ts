@@ -1,0 +1,78 @@
+/** Sign-in: a developer account (registry) and a staff account (auth, moderator or admin role); both may be open. */
+import { fields, h } from '../dom.js';
+import type { Ui } from '../ui.js';
+
+function developerForms(ui: Ui): HTMLElement {
+  const s = ui.s;
+  if (s.developer) return h('section', { class: 'card' }, h('h2', null, 'Developer'), h('p', null, `Signed in as ${s.developer.email} (${s.developer.role}).`));
+  const signIn = h(
+    'form',
+    { class: 'stack', id: 'dev-signin' },
+    h('label', null, 'Email', h('input', { name: 'email', type: 'email', required: true, autocomplete: 'username' })),
+    h('label', null, 'Password', h('input', { name: 'password', type: 'password', required: true, autocomplete: 'current-password' })),
+    h('button', { type: 'submit' }, 'Sign in as developer'),
+  );
+  signIn.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const f = fields(signIn);
+    void ui.attempt('Developer sign-in', async () => {
+      await s.developerSignIn(f.email, f.password);
+      ui.say(`Signed in as ${f.email}.`);
+      ui.go('games');
+    });
+  });
+  const register = h(
+    'form',
+    { class: 'stack', id: 'dev-register' },
+    h('label', null, 'Display name', h('input', { name: 'name', required: true, maxLength: 100 })),
+    h('label', null, 'Email', h('input', { name: 'email', type: 'email', required: true, autocomplete: 'username' })),
+    h('label', null, 'Password (10 characters or more)', h('input', { name: 'password', type: 'password', required: true, minLength: 10, autocomplete: 'new-password' })),
+    h('button', { type: 'submit' }, 'Create a developer account'),
+  );
+  register.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const f = fields(register);
+    void ui.attempt('Registration', async () => {
+      await s.developerRegister(f.email, f.password, f.name);
+      ui.say(`Welcome, ${f.name}.`);
+      ui.go('games');
+    });
+  });
+  return h('section', { class: 'card' }, h('h2', null, 'Developer (registry)'), signIn, h('h2', null, 'New developer'), register);
+}
+
+function staffForm(ui: Ui): HTMLElement {
+  const s = ui.s;
+  if (s.staff) return h('section', { class: 'card' }, h('h2', null, 'Staff'), h('p', null, `Signed in as ${s.staff.name} (${s.staff.roles.join(', ')}).`));
+  const form = h(
+    'form',
+    { class: 'stack', id: 'staff-signin' },
+    h('label', null, 'Email', h('input', { name: 'email', type: 'email', required: true, autocomplete: 'username' })),
+    h('label', null, 'Password', h('input', { name: 'password', type: 'password', required: true, autocomplete: 'current-password' })),
+    h('button', { type: 'submit' }, 'Sign in as moderator'),
+  );
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const f = fields(form);
+    void ui.attempt('Staff sign-in', async () => {
+      await s.staffSignIn(f.email, f.password);
+      ui.say(`Signed in as ${s.staff?.name}.`);
+      ui.go('reports');
+    });
+  });
+  return h(
+    'section',
+    { class: 'card' },
+    h('h2', null, 'Moderator or admin (platform account)'),
+    h('p', { class: 'muted' }, 'A player account holding the moderator or admin role: the report queue, account lookup and sanctions.'),
+    form,
+  );
+}
+
+export function signInPage(ui: Ui, main: HTMLElement): void {
+  main.append(
+    h('h1', null, 'Sign in'),
+    h('p', { class: 'muted' }, `Sessions live in this tab's memory only: a reload or a closed tab signs out, and so do ${ui.s.config.idleMinutes} idle minutes.`),
+    h('div', { class: 'columns' }, developerForms(ui), staffForm(ui)),
+  );
+}

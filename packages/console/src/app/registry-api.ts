@@ -1,0 +1,108 @@
+/**
+ * The registry's developer API, typed from its OpenAPI document (@platform/client's generated types). The
+ * developer token lives in this object only (memory): never in storage, never in a cookie, never logged.
+ */
+import type { RegistryBody, RegistryResult } from '@platform/client';
+
+export type AuthResponse = RegistryResult<'/developers/login', 'post'>;
+export type GameView = RegistryResult<'/games/{gameId}', 'get'>;
+export type GameWithSecret = RegistryResult<'/games', 'post'>;
+export type GamePatch = RegistryBody<'/games/{gameId}', 'patch'>;
+export type ModuleBuild = RegistryResult<'/games/{gameId}/modules', 'post'>;
+export type ModuleUpload = RegistryBody<'/games/{gameId}/modules', 'post'>;
+export type Registration = RegistryResult<'/games/{gameId}/users', 'get'>[number];
+export type Developer = RegistryResult<'/admin/developers', 'get'>[number];
+export type Visibility = GameView['CrossGameVisibility'];
+
+/** A refused registry call: the status, the error code and the body's details (OffendingImports …). */
+export class RegistryError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+}
+
+/** Who signed in (the token stays inside RegistryApi). */
+export interface Signed {
+  id: string;
+  email: string;
+  role: AuthResponse['Role'];
+  /** When the token expires (epoch ms): the console signs out then. */
+  expiresAt: number;
+}
+
+const seg = encodeURIComponent;
+
+export class RegistryApi {
+  private token: string | undefined;
+
+  /** `base`: the registry's origin (the console is served by it, so '' = same origin). */
+  constructor(private readonly base = '') {}
+
+  private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (this.token) headers.authorization = `Bearer ${this.token}`;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    // credentials 'omit': nothing ambient travels (there is no cookie to send anyway).
+    const res = await fetch(this.base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'omit' });
+    const text = await res.text();
+    const parsed = text ? (JSON.parse(text) as Record<string, unknown>) : undefined;
+    if (res.status >= 400) {
+      const { Code, Message, ...details } = parsed ?? {};
+      throw new RegistryError(res.status, String(Code ?? 'http_error'), String(Message ?? `HTTP ${res.status}`), details);
+    }
+    return parsed as T;
+  }
+
+  /** Signs in; the token is kept here. Answers who signed in and when the token expires (epoch ms). */
+  async signIn(email: string, password: string): Promise<Signed> {
+    return this.adopt(await this.call<AuthResponse>('POST', '/developers/login', { Email: email, Password: password }));
+  }
+  async register(email: string, password: string, displayName: string): Promise<Signed> {
+    return this.adopt(await this.call<AuthResponse>('POST', '/developers/register', { Email: email, Password: password, DisplayName: displayName }));
+  }
+  private adopt(r: AuthResponse): Signed {
+    this.token = r.Token;
+    return { id: r.DeveloperId, email: r.Email, role: r.Role, expiresAt: tokenExpiry(r.Token) };
+  }
+  signOut(): void {
+    this.token = undefined;
+  }
+  get signedIn(): boolean {
+    return this.token !== undefined;
+  }
+
+  games = () => this.call<GameView[]>('GET', '/games');
+  game = (id: string) => this.call<GameView>('GET', `/games/${seg(id)}`);
+  createGame = (DisplayName: string, LaunchCommand?: string) => this.call<GameWithSecret>('POST', '/games', LaunchCommand ? { DisplayName, LaunchCommand } : { DisplayName });
+  updateGame = (id: string, patch: GamePatch) => this.call<GameView>('PATCH', `/games/${seg(id)}`, patch);
+  deleteGame = (id: string) => this.call<void>('DELETE', `/games/${seg(id)}`);
+  regenerateKey = (id: string) => this.call<GameWithSecret>('POST', `/games/${seg(id)}/regenerate-key`);
+  regenerateClientKey = (id: string) => this.call<GameView>('POST', `/games/${seg(id)}/regenerate-client-key`);
+  modules = (id: string) => this.call<ModuleBuild[]>('GET', `/games/${seg(id)}/modules`);
+  uploadModule = (id: string, upload: ModuleUpload) => this.call<ModuleBuild>('POST', `/games/${seg(id)}/modules`, upload);
+  players = (id: string) => this.call<Registration[]>('GET', `/games/${seg(id)}/users`);
+  developers = () => this.call<Developer[]>('GET', '/admin/developers');
+}
+
+/** The `exp` of a JWT (epoch ms); a token without one is treated as expiring in an hour. */
+export function tokenExpiry(token: string): number {
+  try {
+    const payload = JSON.parse(atob(token.split('.')[1].replace(/-/g, '+').replace(/_/g, '/'))) as { exp?: number };
+    if (typeof payload.exp === 'number') return payload.exp * 1000;
+  } catch {
+    // not a JWT: fall through
+  }
+  return Date.now() + 3_600_000;
+}
+
+/** Standard padded base64 of bytes (what the module upload takes). */
+export function base64(bytes: Uint8Array): string {
+  let s = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(s);
+}

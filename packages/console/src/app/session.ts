@@ -1,0 +1,102 @@
+/**
+ * The console's sessions, in memory only (docs/console.md, "Sessions"): a developer session on the registry
+ * and a staff session on auth (the SDK with its default memory storage). Nothing goes to localStorage,
+ * sessionStorage or cookies, so a reload or a closed tab signs out. A session ends when its token expires
+ * (developer: the token's `exp`; staff: when the SDK can no longer refresh), after `idleMinutes` without a
+ * click or key press, or on "Sign out".
+ */
+import { createClient, type PlatformClient } from '@platform/client';
+import { RegistryApi, type Signed } from './registry-api.js';
+
+export interface ConsoleConfig {
+  authUrl: string;
+  socialUrl: string;
+  idleMinutes: number;
+}
+
+export interface StaffSession {
+  accountId: string;
+  name: string;
+  roles: string[];
+  client: PlatformClient;
+}
+
+const STAFF_ROLES = ['moderator', 'admin'];
+
+export class ConsoleSessions {
+  readonly registry = new RegistryApi();
+  developer: Signed | undefined;
+  staff: StaffSession | undefined;
+  private expiry: ReturnType<typeof setTimeout> | undefined;
+  private lastActivity = Date.now();
+
+  constructor(
+    readonly config: ConsoleConfig,
+    /** Called whenever a session starts or ends; `why` says why one ended. */
+    private readonly changed: (why?: string) => void,
+  ) {
+    for (const ev of ['pointerdown', 'keydown']) addEventListener(ev, () => (this.lastActivity = Date.now()), { capture: true, passive: true });
+    setInterval(() => this.checkIdle(), 5_000);
+  }
+
+  get any(): boolean {
+    return this.developer !== undefined || this.staff !== undefined;
+  }
+
+  private checkIdle(): void {
+    if (this.any && Date.now() - this.lastActivity > this.config.idleMinutes * 60_000) {
+      void this.signOut(`Signed out after ${this.config.idleMinutes} minutes without activity.`);
+    }
+  }
+
+  private adoptDeveloper(who: Signed): void {
+    this.developer = who;
+    clearTimeout(this.expiry);
+    // setTimeout holds at most ~24.8 days; the registry's longest token is 30 days, so it is capped.
+    this.expiry = setTimeout(() => this.endDeveloper('Your developer session expired: sign in again.'), Math.min(who.expiresAt - Date.now(), 2 ** 31 - 1));
+    this.lastActivity = Date.now();
+    this.changed();
+  }
+
+  async developerSignIn(email: string, password: string): Promise<void> {
+    this.adoptDeveloper(await this.registry.signIn(email, password));
+  }
+
+  async developerRegister(email: string, password: string, displayName: string): Promise<void> {
+    this.adoptDeveloper(await this.registry.register(email, password, displayName));
+  }
+
+  private endDeveloper(why?: string): void {
+    clearTimeout(this.expiry);
+    this.registry.signOut();
+    this.developer = undefined;
+    this.changed(why);
+  }
+
+  /** Signs in on auth; an account without the moderator or admin role is signed out again and refused. */
+  async staffSignIn(email: string, password: string): Promise<void> {
+    const client = createClient({ authUrl: this.config.authUrl, socialUrl: this.config.socialUrl, platform: 'web' });
+    await client.auth.signInWithEmail({ email, password });
+    const account = await client.auth.account();
+    if (!account.roles.some((r) => STAFF_ROLES.includes(r))) {
+      await client.auth.signOut().catch(() => {});
+      throw new Error('This account has neither the moderator nor the admin role.');
+    }
+    client.session.onChange((e) => {
+      if (e.type === 'signedOut' && this.staff?.client === client && e.reason !== 'signOut') {
+        this.staff = undefined;
+        this.changed('Your staff session ended: sign in again.');
+      }
+    });
+    this.staff = { accountId: account.id, name: account.display_name ?? email, roles: account.roles, client };
+    this.lastActivity = Date.now();
+    this.changed();
+  }
+
+  async signOut(why?: string): Promise<void> {
+    const staff = this.staff;
+    this.staff = undefined;
+    await staff?.client.auth.signOut().catch(() => {});
+    this.endDeveloper(why);
+  }
+}

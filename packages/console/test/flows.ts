@@ -1,0 +1,257 @@
+/**
+ * What the browser tests do, step by step, shared with the screenshot script (`snap` is called at each main
+ * page; the tests pass none). Each flow asserts as it goes, through what the page shows and through the
+ * services' APIs.
+ */
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import type { PlatformClient } from '@platform/client';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, GAME_SERVER_WAT, wat2wasm } from '@platform/e2e';
+import { PASSWORD, shows, unique, type ConsoleRig, type ConsoleTab } from './support.js';
+
+export type Snap = (name: string) => Promise<void>;
+const none: Snap = async () => {};
+
+const FORBIDDEN_WAT = `(module
+  (import "platform" "log" (func (param i32 i32)))
+  (import "env" "system" (func (param i32) (result i32)))
+  (import "wasi_snapshot_preview1" "path_open" (func (param i32 i32 i32 i32 i32 i64 i64 i32 i32) (result i32))))`;
+
+/** Reads the secret of the open "shown once" dialog, closes it and checks that it left the page. */
+async function takeSecret(tab: ConsoleTab, snap: Snap, name?: string): Promise<string> {
+  const secret = (await tab.page.locator('#secret-value').textContent()) ?? '';
+  assert.match(secret, /^gs_[A-Za-z0-9_-]{43}$/);
+  if (name) await snap(name);
+  await tab.page.click('#secret-done');
+  assert.equal(await tab.page.locator('#modal').isHidden(), true);
+  assert.ok(!(await tab.page.content()).includes(secret), 'the secret is gone from the page once the dialog is closed');
+  return secret;
+}
+
+/**
+ * A developer signs up, creates a game (its secret shown once), edits its settings and visibility, uploads an
+ * admitted module and a refused one, rotates the secret (the old one refused at once), sees a registered player
+ * and deletes the game after typing its name.
+ */
+export async function developerFlow(rig: ConsoleRig, tab: ConsoleTab, snap: Snap = none): Promise<{ gameName: string; email: string }> {
+  const { page } = tab;
+  const registry = rig.platform.registry;
+  await snap('sign-in');
+  const email = `${unique('dev')}@console.test`;
+  await page.fill('#dev-register [name=name]', 'Moonbase Studio');
+  await page.fill('#dev-register [name=email]', email);
+  await page.fill('#dev-register [name=password]', PASSWORD);
+  await page.click('#dev-register button');
+  await shows(page, 'h1', 'Your games');
+
+  const gameName = unique('Moon Lander');
+  await page.fill('#create-game [name=name]', gameName);
+  await page.fill('#create-game [name=launch]', './moonlander --server');
+  await page.click('#create-game button');
+  const firstSecret = await takeSecret(tab, snap, 'game-created');
+  await shows(page, '#game-title', gameName);
+  const apiKey = (await page.locator('#api-key').textContent()) ?? '';
+  assert.equal((await registry.call('POST', '/auth/validate-key', { body: { ApiKey: apiKey, ApiSecret: firstSecret } })).status, 200);
+
+  // Settings and cross-game visibility.
+  await page.selectOption('#game-settings [name=visibility]', 'full');
+  await page.fill('#game-settings [name=settings]', '{"maxPlayers": 8, "region": "eu"}');
+  await page.click('#game-settings button');
+  await shows(page, '#status', 'Settings saved.');
+  const gameId = page.url().split('/').pop() ?? '';
+  const dev = await registry.call('POST', '/developers/login', { body: { Email: email, Password: PASSWORD } });
+  const game = await registry.call('GET', `/games/${gameId}`, { token: dev.body.Token });
+  assert.equal(game.body.CrossGameVisibility, 'full');
+  assert.deepEqual(game.body.Settings, { maxPlayers: 8, region: 'eu' });
+  // Not JSON: refused in the page, nothing sent.
+  await page.fill('#game-settings [name=settings]', '{not json');
+  await page.click('#game-settings button');
+  await shows(page, '#status.error', 'Settings must be a JSON object.');
+  await page.fill('#game-settings [name=settings]', '{"maxPlayers": 8, "region": "eu"}');
+
+  // A module the allowlist admits, then one it refuses (nothing stored).
+  const good = await wat2wasm(GAME_SERVER_WAT);
+  await page.fill('#upload-module [name=version]', '1.0.0');
+  await page.setInputFiles('#upload-module [name=file]', { name: 'server.wasm', mimeType: 'application/wasm', buffer: good });
+  await page.click('#upload-module button');
+  await shows(page, '#upload-result', 'Admitted 1.0.0');
+  const sha = createHashHex(good);
+  await shows(page, '#upload-result', sha);
+  await shows(page, '#builds', 'platform.broadcast');
+  await page.fill('#upload-module [name=version]', '1.0.1');
+  await page.setInputFiles('#upload-module [name=file]', { name: 'evil.wasm', mimeType: 'application/wasm', buffer: await wat2wasm(FORBIDDEN_WAT) });
+  await page.click('#upload-module button');
+  await shows(page, '#upload-result', 'imports_not_allowed');
+  assert.deepEqual(await page.locator('#offending li').allTextContents(), ['env.system', 'wasi_snapshot_preview1.path_open']);
+  await snap('game');
+  const builds = await registry.call('GET', `/games/${gameId}/modules`, { token: dev.body.Token });
+  assert.deepEqual(builds.body.map((b: { Version: string }) => b.Version), ['1.0.0'], 'the refused build was not stored');
+
+  // Rotate the secret: confirmed, shown once; the old one is refused at once.
+  await page.click('#rotate-secret');
+  await page.click('#confirm-yes');
+  const secondSecret = await takeSecret(tab, none);
+  assert.notEqual(secondSecret, firstSecret);
+  assert.equal((await registry.call('POST', '/auth/validate-key', { body: { ApiKey: apiKey, ApiSecret: firstSecret } })).status, 401);
+  assert.equal((await registry.call('POST', '/auth/validate-key', { body: { ApiKey: apiKey, ApiSecret: secondSecret } })).status, 200);
+
+  // A player registered by the game server shows in the list.
+  const reg = await registry.call('POST', '/games/register-user', {
+    headers: { 'x-platform-api-key': apiKey, 'x-platform-api-secret': secondSecret },
+    body: { Email: `${unique('pilot')}@console.test`, Password: PASSWORD, DisplayName: 'Pilot One' },
+  });
+  assert.equal(reg.status, 200, JSON.stringify(reg.body));
+  await page.reload().catch(() => {}); // a reload signs out: the session was in memory only
+  await page.locator('#dev-signin').waitFor();
+  await page.fill('#dev-signin [name=email]', email);
+  await page.fill('#dev-signin [name=password]', PASSWORD);
+  await page.click('#dev-signin button');
+  await shows(page, '#app a', gameName);
+  await snap('games');
+  await page.click(`#app a:has-text("${gameName}")`);
+  await shows(page, '#players', 'Pilot One');
+
+  // Delete: the button stays disabled until the name is typed.
+  await page.click('#delete-game');
+  assert.equal(await page.locator('#confirm-yes').isDisabled(), true);
+  await page.fill('#confirm-text', 'wrong name');
+  assert.equal(await page.locator('#confirm-yes').isDisabled(), true);
+  await page.fill('#confirm-text', gameName);
+  await page.click('#confirm-yes');
+  await shows(page, '#status', `Deleted ${gameName}.`);
+  assert.equal((await registry.call('GET', `/games/${gameId}`, { token: dev.body.Token })).status, 404);
+  return { gameName, email };
+}
+
+function createHashHex(bytes: Buffer): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/** A staff account: registered through the SDK, the role granted in SQL (as an operator's grant-role would). */
+export async function staffAccount(rig: ConsoleRig, roles: string[]): Promise<{ email: string; id: string }> {
+  const c = rig.player();
+  const email = `${unique('mod')}@console.test`;
+  const { accountId } = await c.auth.register({ email, password: PASSWORD, display_name: 'Mia Moderator' });
+  await rig.platform.authDb.query('UPDATE accounts SET roles = $2::text[] WHERE id = $1', [accountId, ['player', ...roles]]);
+  await c.auth.signOut();
+  return { email, id: accountId! };
+}
+
+export async function staffSignIn(tab: ConsoleTab, email: string): Promise<void> {
+  await tab.page.fill('#staff-signin [name=email]', email);
+  await tab.page.fill('#staff-signin [name=password]', PASSWORD);
+  await tab.page.click('#staff-signin button');
+  await shows(tab.page, 'h1', 'Report queue');
+}
+
+/** A player with an email account and a social handle. */
+export async function newPlayer(rig: ConsoleRig, name: string): Promise<{ client: PlatformClient; email: string; accountId: string; publicId: string; fullHandle: string }> {
+  const client = rig.player();
+  const email = `${unique(name.toLowerCase())}@console.test`;
+  const { accountId } = await client.auth.register({ email, password: PASSWORD, display_name: name });
+  const me = await client.social.changeName(name);
+  return { client, email, accountId: accountId!, publicId: me.publicId, fullHandle: me.fullHandle };
+}
+
+/**
+ * A player reports another for threats in their party's chat; a moderator signs in to the console, opens the
+ * report with its snapshot and bans the player from it: the player's open socket closes (4003) and signing in
+ * is refused.
+ */
+export async function moderatorFlow(rig: ConsoleRig, tab: ConsoleTab, snap: Snap = none): Promise<void> {
+  const { page } = tab;
+  const vera = await newPlayer(rig, 'Vera');
+  const brutus = await newPlayer(rig, 'Brutus');
+  const rt = brutus.client.realtime();
+  const closed = new Promise<{ code: number }>((resolve) => rt.on('close', resolve));
+  await rt.connect();
+  try {
+    const party = await vera.client.social.createParty({ visibility: 'Public' });
+    await brutus.client.social.joinParty(party.partyId);
+    await brutus.client.social.sendChat('party', party.partyId, 'hand over your password or else');
+    await vera.client.social.report({ targetPublicId: brutus.publicId, reason: 'harassment', context: `party:${party.partyId} in the lobby` });
+
+    const mod = await staffAccount(rig, ['moderator']);
+    await staffSignIn(tab, mod.email);
+    await shows(page, '#reports', brutus.fullHandle);
+    await snap('reports');
+    await page.locator('#reports tr', { hasText: brutus.fullHandle }).first().locator('a').click();
+    await shows(page, '#snapshot-messages', 'hand over your password or else');
+    await shows(page, '#snapshot', brutus.fullHandle);
+    await snap('report');
+    await page.selectOption('#report-action [name=type]', 'ban');
+    await page.fill('#report-action [name=reason]', 'Threats in party chat');
+    await page.fill('#report-action [name=note]', 'Clear threat; permanent ban');
+    await page.click('#report-action button');
+    await page.click('#confirm-yes');
+    await shows(page, '#status', 'Sanction ban applied');
+    await shows(page, '#report-state-now', 'actioned');
+    await shows(page, '#history', 'Clear threat; permanent ban');
+    assert.equal((await closed).code, 4003, 'the banned player\'s socket is closed');
+  } finally {
+    rt.close();
+  }
+  const again = rig.player();
+  await assert.rejects(again.auth.signInWithEmail({ email: brutus.email, password: PASSWORD }), (e: { status: number; code: string }) => e.status === 403 && e.code === 'account_banned');
+}
+
+/**
+ * Account lookup: a player account is no staff (refused at staff sign-in); an admin finds a player by email, sees
+ * identities, sessions and the audit trail, applies a chat sanction and lifts it, and grants the moderator role.
+ */
+export async function accountFlow(rig: ConsoleRig, tab: ConsoleTab, snap: Snap = none): Promise<void> {
+  const { page } = tab;
+  const pat = await newPlayer(rig, 'Pat');
+  await page.fill('#staff-signin [name=email]', pat.email);
+  await page.fill('#staff-signin [name=password]', PASSWORD);
+  await page.click('#staff-signin button');
+  await shows(page, '#status.error', 'neither the moderator nor the admin role');
+
+  const admin = await staffAccount(rig, ['admin']);
+  await staffSignIn(tab, admin.email);
+  await page.click('#nav a:has-text("Accounts")');
+  await page.fill('#account-search [name=q]', pat.email);
+  await page.click('#account-search button');
+  await shows(page, '#accounts', pat.email);
+  await page.locator('#accounts a').first().click();
+  await shows(page, '#identities', pat.email);
+  assert.ok((await page.locator('#sessions tbody tr').count()) >= 1, 'the sign-up session is listed');
+  await shows(page, '#audit', 'login');
+
+  await page.selectOption('#account-sanction [name=type]', 'chat');
+  await page.selectOption('#account-sanction [name=duration]', { label: '1 day' });
+  await page.fill('#account-sanction [name=reason]', 'Spam in global chat');
+  await page.click('#account-sanction button');
+  await shows(page, '#status', 'Sanction chat applied.');
+  await shows(page, '#sanctions', 'Spam in global chat');
+  assert.equal(await page.locator('#sanctions .tag.active').count(), 1);
+  await shows(page, '#audit', 'sanction'); // who set it, in the account's audit trail
+  await snap('account');
+  const [set] = (await rig.platform.auth.call('GET', `/account/sanctions`, { token: await pat.client.session.accessToken() })).body.sanctions;
+  assert.equal(set.type, 'chat');
+  await page.click('#sanctions button.lift');
+  await page.click('#confirm-yes');
+  await shows(page, '#status', 'Sanction lifted.');
+  await shows(page, '#sanctions', 'lifted');
+  assert.equal(await page.locator('#sanctions .tag.active').count(), 0);
+
+  // An admin grants the moderator role; Pat is staff from the next sign-in.
+  await page.check('#account-roles [name=moderator]');
+  await page.click('#account-roles button');
+  await shows(page, '#status', 'Roles saved: player, moderator');
+  const { rows } = await rig.platform.authDb.query<{ roles: string[] }>('SELECT roles FROM accounts WHERE id = $1', [pat.accountId]);
+  assert.deepEqual(rows[0].roles, ['player', 'moderator']);
+}
+
+/** The super-admin (the registry's seeded account) sees every developer. */
+export async function superAdminFlow(tab: ConsoleTab, developerEmail: string | undefined, snap: Snap = none): Promise<void> {
+  const { page } = tab;
+  await page.fill('#dev-signin [name=email]', ADMIN_EMAIL);
+  await page.fill('#dev-signin [name=password]', ADMIN_PASSWORD);
+  await page.click('#dev-signin button');
+  await shows(page, 'h1', 'Every game');
+  await page.click('#nav a:has-text("Developers")');
+  await shows(page, '#developers', ADMIN_EMAIL);
+  if (developerEmail) await shows(page, '#developers', developerEmail);
+  await snap('developers');
+}
