@@ -148,10 +148,22 @@ describe('account', () => {
 
   it('export holds everything about the account and never a hash', async () => {
     const u = await register(h.app);
+    const moderator = '7d6c1f0e-2b8a-4f4e-9d6b-1c2a3b4c5d6e';
+    await h.tdb.db.query(
+      `INSERT INTO sanctions (account_id, type, reason, created_by, expires_at, lifted_at, lifted_by, lift_reason)
+       VALUES ($1, 'chat', 'spam in lobby', $2, now() + interval '1 day', now(), $2, 'appeal upheld')`,
+      [u.account_id, moderator],
+    );
     const r = await h.app.inject({ method: 'POST', url: '/account/export', headers: bearer(u.access_token) });
     assert.equal(r.statusCode, 200);
     const x = r.json();
-    assert.deepEqual(Object.keys(x).sort(), ['account', 'audit_log', 'credentials', 'devices', 'email_tokens', 'exported_at', 'identities', 'sessions']);
+    assert.deepEqual(Object.keys(x).sort(), ['account', 'audit_log', 'credentials', 'devices', 'email_tokens', 'exported_at', 'identities', 'sanctions', 'sessions']);
+    assert.equal(x.sanctions.length, 1);
+    assert.equal(x.sanctions[0].type, 'chat');
+    assert.equal(x.sanctions[0].reason, 'spam in lobby');
+    assert.equal(x.sanctions[0].lift_reason, 'appeal upheld');
+    assert.equal(x.sanctions[0].active, false);
+    assert.ok(!r.body.includes(moderator), 'the staff who set or lifted a sanction are not named');
     assert.equal(x.account.id, u.account_id);
     assert.equal(x.sessions.length, 1);
     assert.ok(x.audit_log.length >= 1);

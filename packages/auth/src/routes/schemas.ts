@@ -100,6 +100,8 @@ export const AccountExport = Type.Object({
   audit_log: ExportRows,
   /** Password-reset, verification and email-change tokens mailed (no hashes): docs/auth.md, "Email flows". */
   email_tokens: ExportRows,
+  /** The account's sanctions, ended ones too, without who set or lifted them: docs/auth.md, "Sanctions". */
+  sanctions: ExportRows,
 });
 
 export const AccountDeleted = Type.Object({ status: Type.Literal('deleted'), deleted_at: Timestamp, purge_after: Timestamp });

@@ -19,6 +19,7 @@ import { devicesOf } from '../queries/devices.js';
 import { emailTokensOf } from '../queries/email-tokens.js';
 import { deleteIdentities, identitiesOf, identityProvidersOf, insertEmailIdentity } from '../queries/identities.js';
 import { insertAccountDeletedNotice } from '../queries/outbox.js';
+import { sanctionsOf } from '../queries/sanctions.js';
 import { sessionsOf } from '../queries/sessions.js';
 import { audit, type AuditContext } from './audit.js';
 import type { Revoker } from './revocation.js';
@@ -133,6 +134,18 @@ async function exportAccount(db: Database, accountId: string) {
     sessions,
     audit_log: auditRows,
     email_tokens: await emailTokensOf(db, accountId),
+    // Every sanction of the account, lifted and ended ones too, without the staff who set or lifted it (as the
+    // player's own view, GET /account/sanctions, never names them).
+    sanctions: (await sanctionsOf(db, accountId)).map((x) => ({
+      id: x.id,
+      type: x.type,
+      reason: x.reason,
+      created_at: x.created_at,
+      expires_at: x.expires_at,
+      lifted_at: x.lifted_at,
+      lift_reason: x.lift_reason,
+      active: x.active,
+    })),
   };
 }
 
