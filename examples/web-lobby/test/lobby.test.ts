@@ -11,29 +11,10 @@
  */
 import { after, before, describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash, X509Certificate } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromiumLaunchOptions, chromiumSkip } from '@platform/kit/testing';
 import { freePort, startPlatform, type Platform } from '@platform/e2e';
 import { startLobbyServer, type LobbyServer } from '../src/serve.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium && process.env.REQUIRE_CHROMIUM === '1') throw new Error(`${CHROMIUM} is missing and REQUIRE_CHROMIUM=1`);
-
-/** base64(SHA-256(SubjectPublicKeyInfo)): the form --ignore-certificate-errors-spki-list takes. */
-const spkiHash = (certPem: string) =>
-  createHash('sha256').update(new X509Certificate(certPem).publicKey.export({ type: 'spki', format: 'der' })).digest('base64');
 
 /** Waits until an element matching `selector` contains `text` (the page updates live; no reloads). */
 const shows = (page: Page, selector: string, text: string) => page.locator(selector, { hasText: text }).first().waitFor();
@@ -67,7 +48,7 @@ const fetchFrom = (page: Page, url: string) =>
     }
   }, url);
 
-describe('web lobby: two players in Chromium', { skip: haveChromium ? false : `${CHROMIUM} is missing (install chromium)` }, () => {
+describe('web lobby: two players in Chromium', { skip: chromiumSkip() }, () => {
   let platform: Platform;
   let lobby: LobbyServer;
   let foreign: LobbyServer;
@@ -89,12 +70,7 @@ describe('web lobby: two players in Chromium', { skip: haveChromium ? false : `$
     lobby = await startLobbyServer({ config, port: lobbyPort });
     assert.equal(lobby.url, origin);
     foreign = await startLobbyServer({ config }); // the same page on another port: an origin the services refuse
-    const trusted = [platform.authTls.cert, platform.socialTls.cert].map(spkiHash).join(',');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [...CHROMIUM_ARGS, `--ignore-certificate-errors-spki-list=${trusted}`],
-    });
+    browser = await chromium.launch(chromiumLaunchOptions([platform.authTls.cert, platform.socialTls.cert]));
   });
 
   after(async () => {

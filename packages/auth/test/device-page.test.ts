@@ -10,36 +10,21 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash, X509Certificate } from 'node:crypto';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { loadOrCreateTls } from '@platform/kit';
+import { chromiumLaunchOptions, chromiumSkip } from '@platform/kit/testing';
 import { harness, register, guest, bearer, type Harness } from './support/harness.js';
 import { DEVICE_CODE_GRANT } from '../src/services/device-grant.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium && process.env.REQUIRE_CHROMIUM === '1') throw new Error(`${CHROMIUM} is missing and REQUIRE_CHROMIUM=1`);
-
-const spkiHash = (certPem: string) =>
-  createHash('sha256').update(new X509Certificate(certPem).publicKey.export({ type: 'spki', format: 'der' })).digest('base64');
 const sha256Hex = (s: string) => createHash('sha256').update(s).digest('hex');
 
-describe('the device approval page in Chromium', { skip: haveChromium ? false : `${CHROMIUM} is missing (install chromium)` }, () => {
+describe('the device approval page in Chromium', { skip: chromiumSkip() }, () => {
   let h: Harness;
   let browser: Browser;
   let url: string;
@@ -61,7 +46,7 @@ describe('the device approval page in Chromium', { skip: haveChromium ? false : 
     });
     await new Promise<void>((r) => foreign.listen(0, '127.0.0.1', r));
     foreignUrl = `http://127.0.0.1:${(foreign.address() as AddressInfo).port}`;
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: [...CHROMIUM_ARGS, `--ignore-certificate-errors-spki-list=${spkiHash(tls.cert)}`] });
+    browser = await chromium.launch(chromiumLaunchOptions([tls.cert]));
   });
   after(async () => {
     await browser?.close();

@@ -10,12 +10,11 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { CHROMIUM, assertNothingKept, haveChromium, openConsole, startRig, type ConsoleRig } from './support.js';
+import { chromiumSkip } from '@platform/kit/testing';
+import { assertNothingKept, openConsole, startRig, type ConsoleRig } from './support.js';
 import { developerFlow, superAdminFlow } from './flows.js';
 
-if (!haveChromium && process.env.REQUIRE_CHROMIUM === '1') throw new Error(`${CHROMIUM} is missing and REQUIRE_CHROMIUM=1`);
-
-describe('web console in Chromium: developers', { skip: haveChromium ? false : `${CHROMIUM} is missing (install chromium)` }, () => {
+describe('web console in Chromium: developers', { skip: chromiumSkip() }, () => {
   let rig: ConsoleRig;
   let developerEmail: string | undefined;
   before(async () => {

@@ -9,12 +9,11 @@
  * Without /usr/bin/chromium the suite skips, unless REQUIRE_CHROMIUM=1 (.ci/run), where it fails.
  */
 import { after, before, describe, it } from 'node:test';
-import { CHROMIUM, assertNothingKept, haveChromium, openConsole, startRig, type ConsoleRig } from './support.js';
+import { chromiumSkip } from '@platform/kit/testing';
+import { assertNothingKept, openConsole, startRig, type ConsoleRig } from './support.js';
 import { accountFlow, moderatorFlow } from './flows.js';
 
-if (!haveChromium && process.env.REQUIRE_CHROMIUM === '1') throw new Error(`${CHROMIUM} is missing and REQUIRE_CHROMIUM=1`);
-
-describe('web console in Chromium: moderation', { skip: haveChromium ? false : `${CHROMIUM} is missing (install chromium)` }, () => {
+describe('web console in Chromium: moderation', { skip: chromiumSkip() }, () => {
   let rig: ConsoleRig;
   before(async () => {
     rig = await startRig();

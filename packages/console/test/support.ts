@@ -6,22 +6,17 @@
  * Node for the players; and a recorder of everything secret the browser received, to prove none of it is kept.
  */
 import assert from 'node:assert/strict';
-import { createHash, randomUUID, X509Certificate } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { Agent, fetch as undiciFetch } from 'undici';
 import WebSocket from 'ws';
+import { chromiumLaunchOptions } from '@platform/kit/testing';
 import { freePort, startPlatform, type Platform } from '@platform/e2e';
 import { createClient, memoryStorage, type FetchLike, type PlatformClient } from '@platform/client';
 
-export const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-export const haveChromium = existsSync(CHROMIUM);
 export const PASSWORD = 'a perfectly long console passphrase';
 export const unique = (tag: string) => `${tag}-${randomUUID().slice(0, 8)}`;
 
-/** base64(SHA-256(SubjectPublicKeyInfo)): the form --ignore-certificate-errors-spki-list takes. */
-const spkiHash = (certPem: string) => createHash('sha256').update(new X509Certificate(certPem).publicKey.export({ type: 'spki', format: 'der' })).digest('base64');
 
 export interface ConsoleRig {
   platform: Platform;
@@ -38,11 +33,7 @@ export async function startRig(): Promise<ConsoleRig> {
   const origin = `http://127.0.0.1:${registryPort}`;
   const relaxed = { AUTH_RATE_LOGIN_PER_IP: '10000', AUTH_RATE_LOGIN_PER_IP_EMAIL: '10000', AUTH_RATE_GENERAL_PER_IP: '100000' };
   const platform = await startPlatform({ registryPort, authEnv: { ...relaxed, CORS_ALLOWED_ORIGINS: origin }, socialEnv: { CORS_ALLOWED_ORIGINS: origin } });
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [...CHROMIUM_ARGS, `--ignore-certificate-errors-spki-list=${[platform.authTls.cert, platform.socialTls.cert].map(spkiHash).join(',')}`],
-  });
+  const browser = await chromium.launch(chromiumLaunchOptions([platform.authTls.cert, platform.socialTls.cert]));
   // One agent per service: both self-signed certificates carry the same subject.
   const authAgent = new Agent({ connect: { ca: platform.authTls.cert } });
   const socialAgent = new Agent({ connect: { ca: platform.socialTls.cert } });

@@ -4,7 +4,8 @@
  * With DATABASE_URL / REDIS_URL set (CI) the real servers are used.
  */
 import { Writable } from 'node:stream';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID, X509Certificate } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { generate } from 'selfsigned';
@@ -304,4 +305,37 @@ export async function scrapeMetrics(url: string): Promise<ScrapedMetrics> {
     },
     labelsOf: (name) => matching(name, {}).map((s) => s.labels),
   };
+}
+
+/** Debian's Chromium, the one browser the browser tests drive (through playwright-core; never a browser from npm). */
+export const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/**
+ * The `skip` option of a browser suite: false when Chromium is installed, else the reason. With REQUIRE_CHROMIUM=1
+ * (.ci/run) a missing Chromium throws instead, so a browser suite never skips in CI.
+ */
+export function chromiumSkip(): false | string {
+  if (existsSync(CHROMIUM)) return false;
+  if (process.env.REQUIRE_CHROMIUM === '1') throw new Error(`${CHROMIUM} is missing and REQUIRE_CHROMIUM=1`);
+  return `${CHROMIUM} is missing (install chromium)`;
+}
+
+/** base64(SHA-256(SubjectPublicKeyInfo)) of a certificate: the form --ignore-certificate-errors-spki-list takes. */
+export const spkiHash = (certPem: string) =>
+  createHash('sha256').update(new X509Certificate(certPem).publicKey.export({ type: 'spki', format: 'der' })).digest('base64');
+
+/** playwright-core's launch options for Chromium, trusting exactly the keys of these (self-signed) certificates. */
+export function chromiumLaunchOptions(trustedCertPems: string[] = []) {
+  const trust = trustedCertPems.length ? [`--ignore-certificate-errors-spki-list=${trustedCertPems.map(spkiHash).join(',')}`] : [];
+  return { executablePath: CHROMIUM, headless: true, args: [...CHROMIUM_ARGS, ...trust] };
 }

@@ -110,8 +110,9 @@ async function decide(approve) {
     $('result').textContent = approve
       ? 'Approved. Return to your device: it signs in by itself.'
       : 'Denied. The device was not signed in.';
-    status('Done.');
+    // The page's own session ends before it says done (the test, and a player closing the tab, rely on it).
     await signOutPageSession();
+    status('Done.');
   } catch (err) {
     failed(err);
   }

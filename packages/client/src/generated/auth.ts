@@ -1851,6 +1851,9 @@ export interface operations {
                             provider_user_id: string;
                             verified: boolean;
                         }[];
+                        sanctions: {
+                            [key: string]: unknown;
+                        }[];
                         sessions: {
                             [key: string]: unknown;
                         }[];
