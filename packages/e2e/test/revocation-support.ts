@@ -34,14 +34,14 @@ async function secondSession(p: Platform, g: Player): Promise<Player> {
   return { ...g, token: r.body.access_token, refresh: r.body.refresh_token };
 }
 
-interface Sock {
+export interface Sock {
   ws: WebSocket;
   closed: Promise<{ code: number; reason: string; at: number }>;
   frames: { type: string; data: any }[];
 }
 
 /** A socket on a social node, set up (its first heartbeat answered). */
-function open(node: Client, token: string, ca: string): Promise<Sock> {
+export function open(node: Client, token: string, ca: string): Promise<Sock> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(`${node.url.replace(/^https/, 'wss')}/v1/ws`, { headers: { authorization: `Bearer ${token}` }, ca });
     const frames: Sock['frames'] = [];

@@ -7,31 +7,8 @@
 // belongs to the bench.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import WebSocket from 'ws';
 import { startPlatform, type Client, type Platform, type SocialNode } from '../src/index.js';
-import { guest } from './revocation-support.js';
-
-interface Sock {
-  ws: WebSocket;
-  frames: { type: string; data: any }[];
-  closed: Promise<{ code: number; reason: string; at: number }>;
-}
-
-/** A socket on a social node, set up (its first heartbeat answered). */
-function open(node: Client, token: string, ca: string): Promise<Sock> {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(`${node.url.replace(/^https/, 'wss')}/v1/ws`, { headers: { authorization: `Bearer ${token}` }, ca });
-    const frames: Sock['frames'] = [];
-    const closed = new Promise<{ code: number; reason: string; at: number }>((r) => ws.on('close', (code, reason) => r({ code, reason: reason.toString(), at: Date.now() })));
-    ws.on('message', (raw) => {
-      const f = JSON.parse(raw.toString());
-      frames.push(f);
-      if (f.type === 'heartbeatAck') resolve({ ws, frames, closed });
-    });
-    ws.once('open', () => ws.send(JSON.stringify({ type: 'heartbeat' })));
-    ws.once('error', reject);
-  });
-}
+import { guest, open, type Sock } from './revocation-support.js';
 
 /** The next frame (after `from`) matching, within 5 s. */
 async function frameAfter(s: Sock, from: number, match: (f: { type: string; data: any }) => boolean) {

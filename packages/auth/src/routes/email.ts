@@ -34,22 +34,18 @@ function limits(c: AuthContext) {
   };
 }
 
-export async function emailRoutes(app: App, c: AuthContext) {
-  passwordRoutes(app, c);
-  verificationRoutes(app, c);
-  emailChangeRoute(app, c);
-  linkPages(app);
-}
-
-/** /password/reset-request and /password/reset. */
-function passwordRoutes(app: App, c: AuthContext) {
+/**
+ * A route that asks for a mail to an address and answers 202 whatever the address: validation and both rate
+ * limits before the answer, `job` (the lookup, the token, the mail) after it.
+ */
+function mailRequestRoute(app: App, c: AuthContext, url: string, summary: string, job: (email: string) => unknown) {
   const { ipLimit, perAddress } = limits(c);
   app.post(
-    '/password/reset-request',
+    url,
     {
       schema: {
         tags: ['email'],
-        summary: 'Mail a password-reset link and code to the address, if it has an account (202 either way)',
+        summary,
         security: [],
         body: Type.Object({ email: Email }, { additionalProperties: false }),
         response: { 202: Accepted, ...errorResponses(BODY_ERRORS, COMMON_ERRORS) },
@@ -59,10 +55,25 @@ function passwordRoutes(app: App, c: AuthContext) {
     },
     async (req, reply) => {
       await perAddress(req.body.email);
-      afterResponse.set(req, () => c.emailFlows.requestPasswordReset(req.body.email));
+      afterResponse.set(req, () => job(req.body.email));
       reply.status(202);
       return { status: 'accepted' as const };
     },
+  );
+}
+
+export async function emailRoutes(app: App, c: AuthContext) {
+  passwordRoutes(app, c);
+  verificationRoutes(app, c);
+  emailChangeRoute(app, c);
+  linkPages(app);
+}
+
+/** /password/reset-request and /password/reset. */
+function passwordRoutes(app: App, c: AuthContext) {
+  const { ipLimit } = limits(c);
+  mailRequestRoute(app, c, '/password/reset-request', 'Mail a password-reset link and code to the address, if it has an account (202 either way)', (email) =>
+    c.emailFlows.requestPasswordReset(email),
   );
 
   app.post(
@@ -86,7 +97,7 @@ function passwordRoutes(app: App, c: AuthContext) {
 
 /** /email/verify and /email/verify/resend. */
 function verificationRoutes(app: App, c: AuthContext) {
-  const { ipLimit, perAddress } = limits(c);
+  const { ipLimit } = limits(c);
 
   app.post(
     '/email/verify',
@@ -110,25 +121,12 @@ function verificationRoutes(app: App, c: AuthContext) {
     async (req) => c.emailFlows.verifyEmail(req.body.token, c.auditCtx(req)),
   );
 
-  app.post(
+  mailRequestRoute(
+    app,
+    c,
     '/email/verify/resend',
-    {
-      schema: {
-        tags: ['email'],
-        summary: 'Mail a new verification link and code to the address, if it is an unverified account address (202 either way)',
-        security: [],
-        body: Type.Object({ email: Email }, { additionalProperties: false }),
-        response: { 202: Accepted, ...errorResponses(BODY_ERRORS, COMMON_ERRORS) },
-      },
-      config: ipLimit,
-      ...runAfterResponse,
-    },
-    async (req, reply) => {
-      await perAddress(req.body.email);
-      afterResponse.set(req, () => c.emailFlows.resendVerification(req.body.email));
-      reply.status(202);
-      return { status: 'accepted' as const };
-    },
+    'Mail a new verification link and code to the address, if it is an unverified account address (202 either way)',
+    (email) => c.emailFlows.resendVerification(email),
   );
 }
 
