@@ -178,6 +178,12 @@ function bearerToken(req: { headers: Record<string, unknown> }): string {
   return h.replace(/^Bearer\s+/i, '').trim();
 }
 
+/**
+ * Who a request acts as, once verified (a Bearer token's subject, or service:<name> for an internal caller): the
+ * audit entries it writes record it as their actor (services/audit.ts), so the player's export can leave staff out.
+ */
+const callers = new WeakMap<object, string>();
+
 /** Bearer authentication: the token's signature and claims, then the deny set (logout, reuse, deletion, operators). */
 function createAuthenticate(config: AuthConfig, state: StateStore, keys: KeyCache): AuthContext['authenticate'] {
   const verify = createAccessTokenVerifier({ issuer: config.issuer, audience: config.audience, keys: ownKeyResolver(keys) });
@@ -190,6 +196,7 @@ function createAuthenticate(config: AuthConfig, state: StateStore, keys: KeyCach
     });
     const revoked = (await state.setHas(DENY_SID, claims.sid)) || (await state.setHas(DENY_JTI, claims.jti));
     if (revoked && !opts.allowRevoked) throw fail('invalid_token', 'Access token rejected');
+    callers.set(req, claims.sub);
     return { ...claims, revoked };
   };
 }
@@ -272,10 +279,14 @@ export async function buildApp(config: AuthConfig, deps: AuthDeps): Promise<Auth
     mailer,
     emailFlows: createEmailFlows({ config, db, state, mailer, revoker, lockoutHooks: metrics.lockoutHooks }),
     outbox,
-    requireInternalCaller: (req) => internal.require(req),
+    requireInternalCaller: (req) => {
+      const name = internal.require(req);
+      callers.set(req, `service:${name}`);
+      return name;
+    },
     authenticate,
     optionalAuth: async (req) => (req.headers.authorization === undefined ? undefined : authenticate(req)),
-    auditCtx: (req) => ({ nodeId: config.nodeId, ip: req.ip }),
+    auditCtx: (req) => ({ nodeId: config.nodeId, ip: req.ip, actor: callers.get(req) ?? null }),
     async refreshKeys() {
       await advanceRotation(db, keyTimings(config), nodeCtx);
       await keys.reload();

@@ -27,7 +27,7 @@ try {
   }
   const { db, state } = await openAuthStores(config);
   try {
-    const r = await grantRoles(db, who, roles, { remove: flags.has('--remove'), ctx: { nodeId: `${config.nodeId}-cli`, ip: null } });
+    const r = await grantRoles(db, who, roles, { remove: flags.has('--remove'), ctx: { nodeId: `${config.nodeId}-cli`, ip: null, actor: 'cli' } });
     if (!r) {
       console.error(`no account with the email or id ${who}`);
       process.exitCode = 1;

@@ -24,28 +24,41 @@ export interface AuditEntry {
   event: AuditEvent;
   ip: string | null;
   nodeId: string;
+  /** Who acted (services/audit.ts); null: no signed-in caller. */
+  actor: string | null;
   detail: Record<string, unknown>;
 }
 
 export async function insertAuditEntry(db: Queryable, e: AuditEntry): Promise<void> {
-  await db.query('INSERT INTO audit_log (account_id, event, ip, node_id, detail) VALUES ($1, $2, $3, $4, $5)', [
+  await db.query('INSERT INTO audit_log (account_id, event, ip, node_id, actor, detail) VALUES ($1, $2, $3, $4, $5, $6)', [
     e.accountId,
     e.event,
     e.ip,
     e.nodeId,
+    e.actor,
     JSON.stringify(e.detail),
   ]);
 }
 
+export interface AuditRow {
+  id: string;
+  event: string;
+  ip: string | null;
+  node_id: string;
+  actor: string | null;
+  detail: Record<string, unknown>;
+  at: Date;
+}
+
 /** The account's audit entries, oldest first (privacy export). */
-export async function auditOf(db: Queryable, accountId: string): Promise<Record<string, unknown>[]> {
-  return (await db.query(`SELECT id, event, ip, node_id, detail, at FROM audit_log WHERE account_id = $1 ORDER BY at`, [accountId])).rows;
+export async function auditOf(db: Queryable, accountId: string): Promise<AuditRow[]> {
+  return (await db.query<AuditRow>(`SELECT id, event, ip, node_id, actor, detail, at FROM audit_log WHERE account_id = $1 ORDER BY at, id`, [accountId])).rows;
 }
 
 /** The account's latest audit entries, newest first (an operator's lookup). */
 export async function latestAuditOf(db: Queryable, accountId: string, limit: number) {
-  const r = await db.query<{ id: string; event: string; ip: string | null; node_id: string; detail: Record<string, unknown>; at: Date }>(
-    `SELECT id, event, ip, node_id, detail, at FROM audit_log WHERE account_id = $1 ORDER BY at DESC, id DESC LIMIT $2`,
+  const r = await db.query<AuditRow>(
+    `SELECT id, event, ip, node_id, actor, detail, at FROM audit_log WHERE account_id = $1 ORDER BY at DESC, id DESC LIMIT $2`,
     [accountId, limit],
   );
   return r.rows;

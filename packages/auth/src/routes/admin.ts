@@ -222,10 +222,10 @@ async function sanctionRoutes(app: App, c: AuthContext) {
       schema: {
         tags: ['admin'],
         summary: 'Lift an active sanction (staff); a lifted ban returns the account to active unless another ban is active',
-        description: 'Optional body {reason?: string}.',
         security,
         params: Type.Object({ sanctionId: Type.String({ minLength: 1, maxLength: 64 }) }),
-        response: { 200: SanctionSchema, ...errorResponses(...STAFF, BODY_ERRORS, 'sanction_not_found', 'sanction_not_active') },
+        description: 'Optional body {reason?: string}. Lifting a sanction of a moderator or admin needs the admin role (as setting one does).',
+        response: { 200: SanctionSchema, ...errorResponses(...STAFF, BODY_ERRORS, 'forbidden', 'sanction_not_found', 'sanction_not_active') },
       },
     },
     async (req) => {

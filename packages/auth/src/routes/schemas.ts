@@ -189,6 +189,7 @@ export const AccountLookup = Type.Object({
       event: Type.String(),
       ip: Type.Union([Type.String(), Type.Null()]),
       node_id: Type.String(),
+      actor: Type.Union([Type.String(), Type.Null()], { description: 'Who acted: an account id, service:<name>, cli; null: no signed-in caller' }),
       detail: Type.Object({}, { additionalProperties: true }),
       at: Timestamp,
     }),

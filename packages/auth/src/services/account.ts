@@ -21,7 +21,7 @@ import { deleteIdentities, identitiesOf, identityProvidersOf, insertEmailIdentit
 import { insertAccountDeletedNotice } from '../queries/outbox.js';
 import { sanctionsOf } from '../queries/sanctions.js';
 import { sessionsOf } from '../queries/sessions.js';
-import { audit, type AuditContext } from './audit.js';
+import { audit, ownAuditEntry, type AuditContext } from './audit.js';
 import type { Revoker } from './revocation.js';
 import { hashNewPassword } from './passwords.js';
 import { linkPlatformIdentity, verifyTicket, type PlatformVerifiers } from './platform.js';
@@ -132,7 +132,8 @@ async function exportAccount(db: Database, accountId: string) {
     credentials,
     devices: v.devices,
     sessions,
-    audit_log: auditRows,
+    // Entries a staff member or service wrote name neither them nor their address (services/audit.ts).
+    audit_log: auditRows.map((row) => ownAuditEntry(row, accountId)),
     email_tokens: await emailTokensOf(db, accountId),
     // Every sanction of the account, lifted and ended ones too, without the staff who set or lifted it (as the
     // player's own view, GET /account/sanctions, never names them).

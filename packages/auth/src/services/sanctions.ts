@@ -150,12 +150,20 @@ async function written(tx: Queryable, notice: SanctionNotice): Promise<SanctionN
   return notice;
 }
 
+/**
+ * The actor may act on a sanction of this account (set or lift alike): a moderator's or admin's sanctions are an
+ * admin's (or a service's) alone, so a moderator can neither set nor undo one.
+ */
+function assertAuthority(actor: Actor, a: AccountRow, verb: 'sanction' | 'lift a sanction of'): void {
+  if (a.roles.some((r) => PROTECTED_ROLES.includes(r)) && !actor.roles.some((r) => r === 'admin' || r === 'server')) {
+    throw adminRequired(`The admin role is required to ${verb} a moderator or admin`);
+  }
+}
+
 /** The target exists (not deleted) and the actor may sanction it: staff accounts only by an admin or a service. */
 function assertTarget(actor: Actor, a: AccountRow | undefined): asserts a is AccountRow {
   if (!a || a.status === 'deleted') throw accountNotFound();
-  if (a.roles.some((r) => PROTECTED_ROLES.includes(r)) && !actor.roles.some((r) => r === 'admin' || r === 'server')) {
-    throw adminRequired('The admin role is required to sanction a moderator or admin');
-  }
+  assertAuthority(actor, a, 'sanction');
 }
 
 interface SanctionDeps {
@@ -230,6 +238,8 @@ async function lift(d: SanctionDeps, actor: Actor, sanctionId: string, reason: s
     const row = await lockSanction(tx, sanctionId);
     if (!row) throw sanctionNotFound();
     if (!row.active) throw fail('sanction_not_active', row.lifted_at ? 'The sanction was lifted already' : 'The sanction has expired', { sanction_id: row.id });
+    const target = await lockAccount(tx, row.account_id);
+    if (target) assertAuthority(actor, target, 'lift a sanction of');
     const s = await liftSanction(tx, sanctionId, actor.id, reason ?? null);
     if (s.type === 'ban') await reactivateIfUnbanned(tx, s.account_id);
     await audit(tx, ctx, 'sanction_lift', s.account_id, { by: actor.id, ...detail(s), reason: reason ?? null });
@@ -275,6 +285,8 @@ export function createSanctionService(deps: SanctionDeps): SanctionService {
       return written(tx, noticeOf(s, 'applied'));
     },
     async liftBansInStatusChange(tx, actor, accountId, ctx) {
+      const target = await lockAccount(tx, accountId);
+      if (target) assertAuthority(actor, target, 'lift a sanction of');
       const out: SanctionNotice[] = [];
       for (const s of await liftActiveBans(tx, accountId, actor.id, 'Status set to active by an operator')) {
         await audit(tx, ctx, 'sanction_lift', accountId, { by: actor.id, ...detail(s), via: 'status' });
