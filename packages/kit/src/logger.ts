@@ -23,38 +23,94 @@ export const REDACTED_PATHS = [
   '*.ApiSecret',
 ];
 
-/** Query parameters that may carry a credential (WebSocket token, for instance), compared as queryParamName gives them. */
-const SECRET_QUERY_NAMES = new Set(['token', 'accesstoken', 'refreshtoken', 'secret', 'apikey', 'apisecret', 'password']);
-
 /**
- * A parameter's name as a reader of the query sees it: decoded the way URLSearchParams decodes it (what
- * social's gateway reads the token with: `access%5Ftoken`, `%61ccess_token` and `access_token` are one
- * name), lower-cased, and without spaces (`+`, `%20`), `_` and `-`, so every spelling of a secret's name
- * (`accessToken`, `access-token`, `access+token`) is caught.
+ * A field's or parameter's name as a reader sees it, whatever its spelling: decoded the way URLSearchParams
+ * decodes it (what social's gateway reads the token with: `access%5Ftoken`, `%61ccess_token` and `access_token`
+ * are one name), lower-cased, without spaces (`+`, `%20`), `_`, `-` and `.`, so `accessToken`, `access-token`,
+ * `x-api-secret` and `Client_Key` fall into the class of their last word.
  */
-function queryParamName(raw: string): string {
-  const name = new URLSearchParams(`${raw}=`).keys().next().value ?? raw;
-  return name.toLowerCase().replace(/[\s_-]+/g, '');
+export function fieldClassName(raw: string): string {
+  let name = raw;
+  try {
+    name = new URLSearchParams(`${raw}=`).keys().next().value ?? raw;
+  } catch {
+    // a malformed escape: the raw spelling
+  }
+  return name.toLowerCase().replace(/[\s_.-]+/g, '');
 }
 
+/** Credentials: any name ending in one of these words (api_key, client_secret, X-Internal-Key, guestSecret…). */
+const CREDENTIAL_ENDINGS = ['password', 'passwd', 'secret', 'token', 'apikey', 'clientkey', 'internalkey', 'masterkey', 'privatekey', 'authorization', 'cookie', 'ticket', 'otp'];
+/** One-time codes (device user_code, OAuth code, recovery codes); never `code` alone in a log object: that is an error's code. */
+const CODE_NAMES = new Set(['usercode', 'devicecode', 'authcode', 'authorizationcode', 'verificationcode', 'recoverycode', 'backupcode', 'totpcode']);
+/** Personal data: addresses and search text (a staff search is often an email). */
+const PERSONAL_ENDINGS = ['email', 'emailaddress'];
+
+/** Whether a field of this name holds a credential or personal data, whatever its spelling (never logged). */
+export function isSensitiveName(raw: string): boolean {
+  const n = fieldClassName(raw);
+  return CODE_NAMES.has(n) || CREDENTIAL_ENDINGS.some((w) => n.endsWith(w)) || PERSONAL_ENDINGS.some((w) => n.endsWith(w));
+}
+
+/** In a URL the query names `code` (OAuth) and `q` (search text) are sensitive too. */
+const SENSITIVE_QUERY_NAMES = new Set(['code', 'q', 'query', 'search']);
+/** A value that holds an address (an `@`, plain or encoded) is personal data wherever it appears in a URL. */
+const ADDRESS_LIKE = /@|%40/i;
+
 /**
- * The URL with the value of every secret parameter replaced by [REDACTED], whatever the spelling of its
- * name and however often it repeats, in the query and in a fragment. Everything else is left as sent.
+ * The URL with every sensitive value replaced by [REDACTED]: parameters whose name is of a sensitive class
+ * (credentials, one-time codes, addresses, search text) however it is spelled and however often it repeats, in
+ * the query and in a fragment; any value or path segment holding an address. Everything else is left as sent.
  */
 export function redactUrl(url: string): string {
   const start = url.search(/[?#]/);
-  if (start < 0) return url;
+  const path = start < 0 ? url : url.slice(0, start);
+  const redactedPath = ADDRESS_LIKE.test(path) ? path.split('/').map((seg) => (ADDRESS_LIKE.test(seg) ? '[REDACTED]' : seg)).join('/') : path;
+  if (start < 0) return redactedPath;
   return (
-    url.slice(0, start + 1) +
+    redactedPath +
+    url[start] +
     url
       .slice(start + 1)
       .split(/([&#])/)
       .map((pair) => {
         const eq = pair.indexOf('=');
-        return eq > 0 && SECRET_QUERY_NAMES.has(queryParamName(pair.slice(0, eq))) ? `${pair.slice(0, eq)}=[REDACTED]` : pair;
+        if (eq <= 0) return ADDRESS_LIKE.test(pair) ? '[REDACTED]' : pair;
+        const name = pair.slice(0, eq);
+        const sensitive = isSensitiveName(name) || SENSITIVE_QUERY_NAMES.has(fieldClassName(name)) || ADDRESS_LIKE.test(pair.slice(eq + 1));
+        return sensitive ? `${name}=[REDACTED]` : pair;
       })
       .join('')
   );
+}
+
+const CENSOR = '[REDACTED]';
+const MAX_REDACT_DEPTH = 8;
+
+/**
+ * A log object with the value of every field of a sensitive class replaced, at any depth (pino's `redact`
+ * names fixed paths only: `clientKey`, `client_key` and `ClientKey` are one field here). Copy on write: an object
+ * with nothing to redact is returned as it is.
+ */
+export function redactFields<T>(value: T, depth = 0): T {
+  if (value === null || typeof value !== 'object' || depth > MAX_REDACT_DEPTH) return value;
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    value.forEach((v, i) => {
+      const r = redactFields(v, depth + 1);
+      if (r !== v) (out ??= [...value])[i] = r;
+    });
+    return (out ?? value) as T;
+  }
+  // Plain data only: a request, a socket or an error has its own serializer and is not walked.
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return value;
+  let out: Record<string, unknown> | undefined;
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    const r = v !== undefined && v !== null && isSensitiveName(k) ? CENSOR : redactFields(v, depth + 1);
+    if (r !== v) (out ??= { ...(value as Record<string, unknown>) })[k] = r;
+  }
+  return (out ?? value) as T;
 }
 
 /** The fields of an error that are logged: its kind and where it came from, never the data it was handling. */
@@ -84,7 +140,9 @@ export function loggerOptions(service: string, level: string): LoggerOptions {
   return {
     level,
     base: { service },
-    redact: { paths: REDACTED_PATHS, censor: '[REDACTED]' },
+    redact: { paths: REDACTED_PATHS, censor: CENSOR },
+    // Every field by its class, whatever its spelling and depth (the paths above stay for the fixed headers).
+    formatters: { log: (obj) => redactFields(obj) },
     serializers: {
       err: serializeError,
       error: serializeError,

@@ -222,8 +222,45 @@ describe('redactUrl', () => {
       ['/x?api%5Fkey=K&refresh_token=R#token=T', '/x?api%5Fkey=[REDACTED]&refresh_token=[REDACTED]#token=[REDACTED]'],
       ['/x?access_token=a;b?c=d', '/x?access_token=[REDACTED]'],
       ['/x?handle=ada&limit=5', '/x?handle=ada&limit=5'],
+      // By class, whatever the spelling: client keys (a game secret sent by mistake), device codes, search text, addresses.
+      ['/v1/ws?clientKey=S&ClientKey=S&client_key=S', '/v1/ws?clientKey=[REDACTED]&ClientKey=[REDACTED]&client_key=[REDACTED]'],
+      ['/device?user_code=WDJB-MJHT&userCode=X&user%2Dcode=Y', '/device?user_code=[REDACTED]&userCode=[REDACTED]&user%2Dcode=[REDACTED]'],
+      ['/admin/accounts?q=victim%40example.test&limit=5', '/admin/accounts?q=[REDACTED]&limit=5'],
+      ['/admin/accounts?Q=ada&limit=5', '/admin/accounts?Q=[REDACTED]&limit=5'],
+      ['/x?next=a@b.test&guest_secret=G&x-api-secret=A', '/x?next=[REDACTED]&guest_secret=[REDACTED]&x-api-secret=[REDACTED]'],
+      ['/users/a%40b.test/profile?x=1', '/users/[REDACTED]/profile?x=1'],
+      ['/users/ada@b.test', '/users/[REDACTED]'],
+      ['/oauth/callback?code=C&state=s', '/oauth/callback?code=[REDACTED]&state=s'],
     ];
     for (const [url, want] of cases) assert.equal(redactUrl(url), want, url);
+  });
+});
+
+describe('log fields redacted by class', () => {
+  it('every credential, one-time code and address is censored at any depth and spelling; codes of errors and ids stay', async () => {
+    const { default: pino } = await import('pino');
+    const { loggerOptions } = await import('../src/logger.js');
+    const out: string[] = [];
+    const log = pino(loggerOptions('test', 'info'), { write: (s: string) => void out.push(s) });
+    log.info(
+      {
+        clientKey: 'GAME-SECRET-1',
+        nested: { 'X-Api-Secret': 'GAME-SECRET-2', guestSecret: 'GUEST-SECRET', deep: [{ user_code: 'WDJB-MJHT' }, { Email: 'victim@example.test' }] },
+        body: { Password: 'hunter2', refreshToken: 'RT', idempotency: 'keep-me' },
+        code: 'validation_failed',
+        accountId: '7d7c8f1c-0000-4000-8000-000000000001',
+      },
+      'something happened',
+    );
+    const line = out.join('');
+    for (const secret of ['GAME-SECRET-1', 'GAME-SECRET-2', 'GUEST-SECRET', 'WDJB-MJHT', 'victim@example.test', 'hunter2', '"RT"']) {
+      assert.ok(!line.includes(secret), `${secret} was logged: ${line}`);
+    }
+    const parsed = JSON.parse(line);
+    assert.equal(parsed.code, 'validation_failed');
+    assert.equal(parsed.accountId, '7d7c8f1c-0000-4000-8000-000000000001');
+    assert.equal(parsed.body.idempotency, 'keep-me');
+    assert.equal(parsed.clientKey, '[REDACTED]');
   });
 });
 
