@@ -208,8 +208,43 @@ function lazySerializers(externalSchemas: unknown, serializerOpts: unknown) {
   };
 }
 
+/**
+ * A request Fastify refuses before routing (a path with malformed percent-encoding or an overlong UTF-8
+ * sequence, FST_ERR_BAD_URL; a failed route constraint): answered in the house error format like any other 400.
+ */
+function frameworkErrorHandler(f: (n: string) => string) {
+  return (err: FastifyError, req: { id: string }, reply: { code(n: number): unknown; headers(h: Record<string, string>): unknown; send(b: unknown): unknown }) => {
+    const e = err.code === 'FST_ERR_BAD_URL' ? kitError('bad_request', 'The path is not a valid URL (malformed percent-encoding or UTF-8)') : kitError('bad_request', 'The request cannot be routed');
+    reply.headers({ 'x-request-id': req.id, ...SECURITY_HEADERS });
+    reply.code(e.status);
+    reply.send({ [f('code')]: e.code, [f('message')]: e.message, [f('requestId')]: req.id });
+  };
+}
+
+/** On every answer (kit, decision: docs/architecture.md, "Security headers"). */
+const SECURITY_HEADERS = { 'x-content-type-options': 'nosniff' } as const;
+
+/**
+ * Every answer is nosniff; every HTML page (the docs UI, auth's email-link and device pages, the console) is never
+ * framed and sends no referrer (its URL may carry a one-time token), whatever its route set itself.
+ */
+function installSecurityHeaders(app: App): void {
+  app.addHook('onSend', (_req, reply, payload, done) => {
+    reply.header('x-content-type-options', 'nosniff');
+    const type = String(reply.getHeader('content-type') ?? '');
+    if (type.startsWith('text/html')) {
+      if (!reply.hasHeader('x-frame-options')) reply.header('x-frame-options', 'DENY');
+      if (!reply.hasHeader('referrer-policy')) reply.header('referrer-policy', 'no-referrer');
+      const csp = reply.getHeader('content-security-policy');
+      if (csp === undefined) reply.header('content-security-policy', "frame-ancestors 'none'");
+      else if (!/frame-ancestors/i.test(String(csp))) reply.header('content-security-policy', `${String(csp)}; frame-ancestors 'none'`);
+    }
+    done(null, payload);
+  });
+}
+
 /** The Fastify instance with the shell's server options: logger, request ids, limits and connection timeouts. */
-function createFastify(opts: ServiceOptions): App {
+function createFastify(opts: ServiceOptions, f: (n: string) => string): App {
   const logger = opts.logStream
     ? { ...loggerOptions(opts.name, opts.logLevel ?? 'info'), stream: opts.logStream }
     : loggerOptions(opts.name, opts.logLevel ?? 'info');
@@ -235,6 +270,7 @@ function createFastify(opts: ServiceOptions): App {
     keepAliveTimeout: t.httpKeepAliveTimeoutMs,
     connectionTimeout: t.httpIdleTimeoutMs,
     schemaController: { compilersFactory: { buildSerializer: lazySerializers } },
+    frameworkErrors: frameworkErrorHandler(f),
     ...extra,
     http: { ...((extra.http as object | undefined) ?? {}), ...nodeServer },
     ...(https ? { https } : {}),
@@ -384,7 +420,8 @@ function installProbes(app: App, opts: ServiceOptions, f: (n: string) => string)
 
 export async function createService(opts: ServiceOptions): Promise<App> {
   const f = (n: string) => fieldName(opts.fieldCase, n);
-  const app = createFastify(opts);
+  const app = createFastify(opts, f);
+  installSecurityHeaders(app);
   // Every route is recorded as registered; the docs UI's routes are public by the prefix they are registered under.
   const routes: RegisteredRoute[] = [];
   registeredRoutes.set(app, routes);

@@ -19,6 +19,18 @@ describe('registry OpenAPI document and error codes', () => {
     assert.deepEqual(errorCodesMissingFromDoc(doc, registryErrors.entries), []);
   });
 
+  it('the docs page is never framed, sends no referrer and is nosniff; a malformed path answers in the house format', async () => {
+    const r = await h.app.inject({ method: 'GET', url: '/docs/' });
+    assert.equal(r.statusCode, 200);
+    assert.equal(r.headers['x-frame-options'], 'DENY');
+    assert.match(String(r.headers['content-security-policy']), /frame-ancestors 'none'/);
+    assert.equal(r.headers['x-content-type-options'], 'nosniff');
+    const bad = await h.app.inject({ method: 'GET', url: '/games/%C0%AE%C0%AE' });
+    assert.equal(bad.statusCode, 400);
+    assert.deepEqual(Object.keys(bad.json()).sort(), ['Code', 'Message', 'RequestId']);
+    assert.equal(bad.json().Code, 'bad_request');
+  });
+
   it('the OpenAPI document passes Redocly’s recommended rules with no error', async () => {
     const doc = (await h.app.inject({ method: 'GET', url: '/openapi.json' })).json();
     const { errors } = await lintOpenApi(doc);
