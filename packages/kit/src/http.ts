@@ -21,7 +21,7 @@ import { kitError, type ErrorCodes, type KitErrorCode } from './error-codes.js';
 import { fieldName, type FieldCase } from './field-case.js';
 import { installConnectionDrain } from './connection-drain.js';
 import { nodeServerTimeoutOptions, resolveHttpTimeouts, type HttpTimeouts } from './config.js';
-import { checkJsonInput, inputError } from './input.js';
+import { checkJsonInput, cleanNameFields, inputError } from './input.js';
 import { lazyChildLoggerFactory, loggerOptions } from './logger.js';
 import { publicPrefixRoute, type RegisteredRoute } from './route-access.js';
 import { installCors, type CorsSettings } from './cors.js';
@@ -336,6 +336,9 @@ function installValidation(app: App, f: (n: string) => string): void {
       const problem = checkJsonInput(value);
       if (problem) return done(inputError(problem, where, f('field')));
     }
+    // Names are shown to other people: no bidi override, zero-width or line-breaking character reaches a schema
+    // or a row (input.ts, displayText).
+    cleanNameFields(req.body);
     done();
   });
 }

@@ -72,3 +72,47 @@ export function inputError(problem: InputProblem, where: string, fieldKey = 'fie
   const field = problem.field || where;
   return kitError(problem.code, `${where}: ${problem.message}`, { [fieldKey]: field });
 }
+
+/**
+ * What another person must never be shown in a name: control characters (line breaks, tabs), format characters
+ * (bidi overrides and isolates such as U+202E, zero-width spaces, the BOM) and line and paragraph separators
+ * (U+2028, U+2029). The zero-width joiner is kept: emoji sequences need it.
+ */
+const CONTROLS = /[\p{Cc}\p{Zl}\p{Zp}]/gu;
+const FORMAT_BUT_ZWJ = /(?!\u200d)\p{Cf}/gu;
+
+/**
+ * Text as it is shown to another person: NFC-normalised, format characters removed, controls and separators
+ * turned to spaces, runs of white space collapsed to one, trimmed (docs/architecture.md, "Names shown to others").
+ */
+export function displayText(s: string): string {
+  return s.normalize('NFC').replace(FORMAT_BUT_ZWJ, '').replace(CONTROLS, ' ').replace(/\s+/gu, ' ').trim();
+}
+
+/** displayText for a value that may be absent. */
+export const displayTextOrNull = (s: string | null | undefined): string | null => (s === null || s === undefined ? null : displayText(s));
+
+/** A field of the name class (display_name, DisplayName, device-name, name, partyName, title…), whatever its spelling. */
+export function isNameField(key: string): boolean {
+  const n = key.toLowerCase().replace(/[\s_.-]+/g, '');
+  return n.endsWith('name') || n === 'title';
+}
+
+/**
+ * Every string under a name-class key, at any depth of a request body, made displayText in place (the body is the
+ * request's own parsed copy), before the schema runs: a name that is only invisible characters then fails the
+ * schema's minLength like an empty one.
+ */
+export function cleanNameFields(value: unknown, depth = 0): void {
+  if (value === null || typeof value !== 'object' || depth > MAX_JSON_DEPTH) return;
+  if (Array.isArray(value)) {
+    for (const v of value) cleanNameFields(v, depth + 1);
+    return;
+  }
+  const o = value as Record<string, unknown>;
+  for (const key of Object.keys(o)) {
+    const v = o[key];
+    if (typeof v === 'string' && isNameField(key)) o[key] = displayText(v);
+    else cleanNameFields(v, depth + 1);
+  }
+}

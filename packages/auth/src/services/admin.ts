@@ -1,5 +1,5 @@
 /** Operator actions on accounts: status, roles, search and lookup. Key rotation is in keys.ts, sanctions in sanctions.ts. */
-import { ConfigError, UUID_PATTERN, type Database } from '@platform/kit';
+import { ConfigError, UUID_PATTERN, displayText, type Database } from '@platform/kit';
 import { accountNotFound, fail } from '../errors.js';
 import { accountIdByEmail, accountListRow, lockAccount, searchAccounts, setAccountRoles, setAccountStatus, type AccountListRow } from '../queries/accounts.js';
 import { latestAuditOf } from '../queries/audit.js';
@@ -59,7 +59,8 @@ export async function changeAccountStatus(
 
 export const accountSummaryView = (a: AccountListRow) => ({
   id: a.id,
-  display_name: a.display_name,
+  // Shown to staff in the console: stripped of bidi and line-breaking characters stored before they were cleaned.
+  display_name: displayText(a.display_name),
   status: a.status,
   roles: a.roles,
   is_guest: a.is_guest,

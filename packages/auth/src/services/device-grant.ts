@@ -6,7 +6,7 @@
  * per code by AUTH_DEVICE_USER_CODE_MAX_ENTRIES); the device code is exchanged once. docs/auth.md, "Device authorization".
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { isUniqueViolation, randomToken, sha256Hex, type Database } from '@platform/kit';
+import { displayTextOrNull, isUniqueViolation, randomToken, sha256Hex, type Database } from '@platform/kit';
 import { CLIENT_ID, type AuthConfig } from '../config.js';
 import { fail } from '../errors.js';
 import { accountById } from '../queries/accounts.js';
@@ -127,7 +127,7 @@ export function createDeviceGrantService(config: AuthConfig, db: Database, token
     user_code: displayUserCode(code),
     client_id: g.client_id,
     client_verified: allowed.size > 0,
-    device_name: g.device_name,
+    device_name: displayTextOrNull(g.device_name),
     platform: g.platform,
     ip_prefix: g.ip_cidr,
     requested_at: g.created_at.toISOString(),

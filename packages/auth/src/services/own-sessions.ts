@@ -2,7 +2,7 @@
  * The player's own sessions: list them, end one, end all others. Every ending goes through the revoker (the deny
  * set, the bus and the outbox announce it: social closes the sockets of those sessions), reason `logout`.
  */
-import type { Database } from '@platform/kit';
+import { displayTextOrNull, type Database } from '@platform/kit';
 import { fail } from '../errors.js';
 import { isLiveSessionOf, liveSessionsOf } from '../queries/sessions.js';
 import { audit, type AuditContext } from './audit.js';
@@ -32,7 +32,7 @@ export function createOwnSessionService(db: Database, revoker: Revoker) {
         sessions: rows.map((r) => ({
           id: r.id,
           current: r.id === currentSid,
-          device: { id: r.device_id, platform: r.platform, name: r.device_name },
+          device: { id: r.device_id, platform: r.platform, name: displayTextOrNull(r.device_name) },
           auth_method: r.auth_method,
           client_id: r.client_id,
           ip_prefix: r.ip_cidr,
