@@ -3,6 +3,7 @@
  * a Fastify app. With deps.tls it serves HTTPS (TLS 1.3 only); without, tests
  * use app.inject.
  */
+import type { FastifyRequest } from 'fastify';
 import path from 'node:path';
 import type { KeyObject } from 'node:crypto';
 import type { DestinationStream } from 'pino';
@@ -26,7 +27,7 @@ import { createAccountService } from './services/account.js';
 import { KeyCache, KEY_ROTATION_CHANNEL, advanceRotation, ensureActiveKey, keyTimings } from './services/keys.js';
 import type { PlatformVerifiers } from './services/platform.js';
 import { createPlatformVerifiers } from './providers/index.js';
-import { createRateLimiter, type RateLimiter } from './services/rate-limit.js';
+import { createRateLimiter, type Limit, type RateLimiter } from './services/rate-limit.js';
 import { purgeDeletedAccounts, pruneIdleGuests } from './services/retention.js';
 import { createSignInService } from './services/sign-in.js';
 import { createTokenService } from './services/tokens.js';
@@ -34,7 +35,7 @@ import { createRevoker, DENY_JTI, DENY_SID } from './services/revocation.js';
 import { createOutboxWorker } from './services/outbox.js';
 import { createSanctionService } from './services/sanctions.js';
 import { createAuthMetrics, type AuthMetrics } from './services/metrics.js';
-import { createInternalAuth, type InternalAuth } from './services/internal.js';
+import { createInternalAuth, forwardedGameOf, type InternalAuth } from './services/internal.js';
 import { internalRoutes } from './routes/internal.js';
 import { signInRoutes } from './routes/sign-in.js';
 import { tokenRoutes } from './routes/tokens.js';
@@ -141,7 +142,12 @@ function serviceOptions(config: AuthConfig, deps: AuthDeps, keys: KeyCache, metr
 
 /** The general per-IP limit and each route's own limits, checked together in one round trip. */
 function installRateLimits(app: App, config: AuthConfig, limiter: RateLimiter, internal: InternalAuth): void {
-  const generalLimit = (req: { ip: string }) => ({ name: 'all:ip', key: req.ip, limit: config.rateGeneralPerIp });
+  // A request made for a player of a game (register-user) counts against the player's address and, separately, the game.
+  const generalLimits = (req: FastifyRequest): Limit[] => {
+    const game = forwardedGameOf(req);
+    const byAddress = { name: 'all:ip', key: req.ip, limit: config.rateGeneralPerIp };
+    return game === undefined ? [byAddress] : [byAddress, { name: 'all:game', key: game, limit: config.rateGeneralPerGame }];
+  };
   app.addHook('onRequest', async (req) => {
     // A service calling on behalf of a player (the registry's register-user) names the player's
     // address, so the per-IP limits and the audit see the player, not the service.
@@ -150,13 +156,13 @@ function installRateLimits(app: App, config: AuthConfig, limiter: RateLimiter, i
     // Exemptions are the route's (probes, key set), never a test on the URL. Routes with body-keyed limits
     // check everything in preHandler, in one round trip.
     if (route.rateLimited !== false && !route.bodyLimits) {
-      await limiter.check(generalLimit(req), ...(route.requestLimits?.(req) ?? []));
+      await limiter.check(...generalLimits(req), ...(route.requestLimits?.(req) ?? []));
     }
   });
   app.addHook('preHandler', async (req) => {
     const route = req.routeOptions.config;
     if (!route.bodyLimits) return;
-    await limiter.check(generalLimit(req), ...(route.requestLimits?.(req) ?? []), ...route.bodyLimits(req));
+    await limiter.check(...generalLimits(req), ...(route.requestLimits?.(req) ?? []), ...route.bodyLimits(req));
   });
 }
 

@@ -47,6 +47,11 @@ export const authVars = {
   purgeIntervalSeconds: vars.int('AUTH_PURGE_INTERVAL_SECONDS', { default: 3600, min: 1 }),
   rateWindowSeconds: vars.int('AUTH_RATE_WINDOW_SECONDS', { default: 60, min: 1 }),
   rateGeneralPerIp: vars.int('AUTH_RATE_GENERAL_PER_IP', { default: 600, min: 1 }),
+  rateGeneralPerGame: vars.int('AUTH_RATE_GENERAL_PER_GAME', {
+    default: 6000,
+    min: 1,
+    description: 'Requests per window an internal caller makes for the players of one game (X-Platform-Game-Id), whatever addresses it names',
+  }),
   rateLoginPerIpEmail: vars.int('AUTH_RATE_LOGIN_PER_IP_EMAIL', { default: 10, min: 1 }),
   rateLoginPerIp: vars.int('AUTH_RATE_LOGIN_PER_IP', { default: 100, min: 1 }),
   rateGuestPerDevice: vars.int('AUTH_RATE_GUEST_PER_DEVICE', { default: 5, min: 1 }),

@@ -15,6 +15,13 @@ import { fail } from '../errors.js';
 export const INTERNAL_KEY_HEADER = 'x-internal-key';
 /** The player's address, named by an internal caller acting for a player. */
 export const CLIENT_IP_HEADER = 'x-platform-client-ip';
+/** The game an internal caller acts for (the registry's register-user): counted by a limit of its own. */
+export const GAME_ID_HEADER = 'x-platform-game-id';
+const GAME_ID = /^[A-Za-z0-9-]{1,64}$/;
+
+/** The game named by the internal caller of this request (set by applyForwardedClientIp). */
+const forwardedGames = new WeakMap<object, string>();
+export const forwardedGameOf = (req: FastifyRequest): string | undefined => forwardedGames.get(req);
 
 export function createInternalAuth(keys: Map<string, string>, certificateCallers: ReadonlySet<string> = new Set()) {
   const entries = [...keys.entries()];
@@ -43,12 +50,22 @@ export function createInternalAuth(keys: Map<string, string>, certificateCallers
       if (presented(req) === undefined) throw fail('internal_key_required', 'This endpoint is for platform services (X-Internal-Key or an accepted client certificate)');
       throw fail('invalid_internal_key', 'The internal key is not valid');
     },
+    /**
+     * An authenticated internal caller acting for a player names the player's address (the per-address limits,
+     * lockout sources and audit see the player, not the service) and the game it acts for (a limit of its own).
+     */
     applyForwardedClientIp(req: FastifyRequest): void {
-      const v = req.headers[CLIENT_IP_HEADER];
-      const ip = (Array.isArray(v) ? v[0] : v)?.trim();
-      if (!ip || !isIP(ip) || !caller(req)) return;
+      const header = (name: string) => {
+        const v = req.headers[name];
+        return (Array.isArray(v) ? v[0] : v)?.trim();
+      };
+      const ip = header(CLIENT_IP_HEADER);
+      const game = header(GAME_ID_HEADER);
+      if ((!ip || !isIP(ip)) && (!game || !GAME_ID.test(game))) return;
+      if (!caller(req)) return;
+      if (game && GAME_ID.test(game)) forwardedGames.set(req, game);
       // Shadows Fastify's prototype getter for this request only.
-      Object.defineProperty(req, 'ip', { value: ip, configurable: true });
+      if (ip && isIP(ip)) Object.defineProperty(req, 'ip', { value: ip, configurable: true });
     },
   };
 }

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { Type } from 'typebox';
 import type { App } from '@platform/kit';
 import type { Context } from '../app.js';
@@ -19,11 +20,14 @@ export function registerUserRoutes(app: App, ctx: Context): void {
         description:
           'Game credentials in X-Platform-Api-Key / X-Platform-Api-Secret. Field combinations: Provider + Ticket (+ Nonce); ' +
           'Email + Password (the account is created when the email is unknown); UserId (an existing account). DisplayName is optional. ' +
-          'Idempotent: the same player registered twice answers 200 with the same registration and AccountCreated false.',
+          'Idempotent: the same player registered twice answers 200 with the same registration and AccountCreated false. ' +
+          'X-Platform-Player-Ip: the player’s own address (IPv4 or IPv6), as the game server saw it: auth counts sign-in limits and lockout per player address ' +
+          '(and separately per game), so one player’s failures never refuse the game’s other players. Without it every player of the call shares the game server’s address.',
         security: [{ gameKey: [], gameSecret: [] }],
         headers: Type.Object({
           'x-platform-api-key': Type.Optional(Type.String()),
           'x-platform-api-secret': Type.Optional(Type.String()),
+          'x-platform-player-ip': Type.Optional(Type.String({ maxLength: 64, description: 'The player’s address (IPv4 or IPv6); trusted only with valid game credentials' })),
         }),
         body: Type.Object(
           {
@@ -56,7 +60,12 @@ export function registerUserRoutes(app: App, ctx: Context): void {
       if (typeof key !== 'string' || typeof secret !== 'string' || key.length > 256 || secret.length > 256) throw invalidApiKey();
       const game = await ctx.gameKeys.validateKey(key, secret);
       if (!game) throw invalidApiKey();
-      return ctx.players.register(game.gameId, req.body, req.ip);
+      // Read only once the game's credentials are valid: an address named by an unauthenticated caller is never used.
+      const playerIp = req.headers['x-platform-player-ip']?.trim();
+      if (playerIp !== undefined && !isIP(playerIp)) {
+        throw fail('validation_failed', 'X-Platform-Player-Ip must be an IPv4 or IPv6 address', { Field: 'X-Platform-Player-Ip' });
+      }
+      return ctx.players.register(game.gameId, req.body, playerIp || req.ip);
     },
   );
 }

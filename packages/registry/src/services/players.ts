@@ -68,12 +68,20 @@ function mapAuthError(res: JsonResponse): AppError {
   }
 }
 
+/** Who a call to auth is for: the game, and the player's address (the game server's when it named none). */
+interface Caller {
+  gameId: string;
+  clientIp: string | undefined;
+}
+
 export function playerService(db: Database, auth: AuthClientOptions) {
-  async function call(method: string, path: string, body: unknown, clientIp: string | undefined, internal = false): Promise<JsonResponse> {
+  /** A call to auth for a player of `gameId`, from `clientIp` (the player's address, or the game server's when it named none). */
+  async function call(method: string, path: string, body: unknown, caller: Caller, internal = false): Promise<JsonResponse> {
     const headers: Record<string, string> = {};
     if (auth.internalKey) {
       headers['x-internal-key'] = auth.internalKey;
-      if (clientIp) headers['x-platform-client-ip'] = clientIp;
+      if (caller.clientIp) headers['x-platform-client-ip'] = caller.clientIp;
+      headers['x-platform-game-id'] = caller.gameId;
     } else if (internal) {
       throw authUnavailable('REGISTRY_AUTH_INTERNAL_KEY is not configured');
     }
@@ -88,12 +96,12 @@ export function playerService(db: Database, auth: AuthClientOptions) {
   }
 
   /** Closes the session a sign-in opened on our behalf; failures only leave a session to expire. */
-  async function closeSession(refreshToken: unknown, clientIp: string | undefined) {
+  async function closeSession(refreshToken: unknown, clientIp: Caller) {
     if (typeof refreshToken !== 'string') return;
     await call('POST', '/logout', { refresh_token: refreshToken }, clientIp).catch(() => {});
   }
 
-  async function resolve(input: RegisterUserInput, clientIp: string | undefined): Promise<{ sub: string; created: boolean }> {
+  async function resolve(input: RegisterUserInput, clientIp: Caller): Promise<{ sub: string; created: boolean }> {
     const has = (k: keyof RegisterUserInput) => input[k] !== undefined;
     const given = (['UserId', 'Provider', 'ExternalId', 'Ticket', 'Nonce', 'Email', 'Password'] as const).filter(has);
     const only = (...allowed: (keyof RegisterUserInput)[]) => given.every((k) => allowed.includes(k));
@@ -137,7 +145,7 @@ export function playerService(db: Database, auth: AuthClientOptions) {
 
   return {
     async register(gameId: string, input: RegisterUserInput, clientIp: string | undefined): Promise<RegisterUserResult> {
-      const { sub, created } = await resolve(input, clientIp);
+      const { sub, created } = await resolve(input, { gameId, clientIp });
       const row = await registrationQueries(db).upsert(gameId, sub, input.DisplayName ?? null);
       return { Registration: registrationView(row), Sub: sub, AccountCreated: created };
     },
