@@ -4,7 +4,9 @@
  * (docs/auth.md, "Sanctions"). Roles: player, moderator, admin. The account's tokens carry the new roles from
  * its next sign-in or refresh. Prints {"id", "roles"}; exit 1 when no account matches, 2 on a usage error.
  */
-import { ConfigError } from '@platform/kit';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { ConfigError, openEmbeddedPostgres, type EmbeddedPostgres } from '@platform/kit';
 import { readAuthConfig } from './config.js';
 import { GRANTABLE_ROLES, grantRoles } from './services/admin.js';
 import { openAuthStores } from './start.js';
@@ -25,7 +27,18 @@ try {
     console.error('DATABASE_URL is not set: with the embedded database stop the service and pass --offline (or use PUT /admin/accounts/{id}/roles as an admin)');
     process.exit(2);
   }
-  const { db, state } = await openAuthStores(config);
+  let embedded: EmbeddedPostgres | undefined;
+  if (!config.databaseUrl) {
+    // The embedded database where it is: npm start keeps every service in DATA_DIR/pg, auth started alone in
+    // DATA_DIR/auth/pg. Never a new one: an empty database here would only hide a wrong DATA_DIR.
+    const dir = [path.join(config.dataDir, 'pg'), path.join(config.authDir, 'pg')].find((d) => existsSync(path.join(d, 'PG_VERSION')));
+    if (!dir) {
+      console.error(`no embedded database under ${path.resolve(config.dataDir)} (neither pg/ of npm start nor auth/pg/): set DATA_DIR to the platform's data directory`);
+      process.exit(1);
+    }
+    embedded = await openEmbeddedPostgres(dir);
+  }
+  const { db, state } = await openAuthStores(config, embedded);
   try {
     const r = await grantRoles(db, who, roles, { remove: flags.has('--remove'), ctx: { nodeId: `${config.nodeId}-cli`, ip: null, actor: 'cli' } });
     if (!r) {
@@ -35,6 +48,7 @@ try {
   } finally {
     await state.close();
     await db.close();
+    await embedded?.close();
   }
 } catch (err) {
   if (err instanceof ConfigError) {

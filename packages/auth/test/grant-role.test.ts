@@ -5,10 +5,10 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Database, Env } from '@platform/kit';
+import { openEmbeddedPostgres, type Database, type Env } from '@platform/kit';
 import { buildApp, type AuthApp } from '../src/app.js';
 import { readAuthConfig } from '../src/config.js';
 import { openAuthStores } from '../src/start.js';
@@ -98,5 +98,31 @@ describe('grant-role CLI', () => {
     } finally {
       await closeAll();
     }
+  });
+
+  it("--offline finds npm start's database (DATA_DIR/pg, auth's schema); a data directory without one exits 1 and creates nothing", async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'grant-role-host-'));
+    const env = { DATA_DIR: dataDir, AUTH_MASTER_KEY: randomBytes(32).toString('hex') };
+    const config = readAuthConfig({ ...FAST_ENV, ...env });
+    // What npm start leaves: one embedded PostgreSQL at DATA_DIR/pg holding auth's schema.
+    const embedded = await openEmbeddedPostgres(path.join(dataDir, 'pg'));
+    const stores = await openAuthStores(config, embedded);
+    const app = await buildApp(config, stores);
+    const e = `host-admin-${randomBytes(3).toString('hex')}@example.test`;
+    assert.equal((await app.inject({ method: 'POST', url: '/register', payload: { email: e, password: GOOD_PASSWORD } })).statusCode, 201);
+    await app.close();
+    await stores.state.close();
+    await embedded.close();
+
+    const ok = cli(env, e, 'moderator', '--offline');
+    assert.equal(ok.status, 0, ok.stderr);
+    assert.deepEqual(JSON.parse(ok.stdout.trim().split('\n').pop()!).roles, ['player', 'moderator']);
+    assert.ok(!existsSync(path.join(dataDir, 'auth', 'pg')), 'no stray database beside the platform one');
+
+    const empty = mkdtempSync(path.join(tmpdir(), 'grant-role-empty-'));
+    const none = cli({ ...env, DATA_DIR: empty }, e, 'moderator', '--offline');
+    assert.equal(none.status, 1, none.stderr);
+    assert.match(none.stderr, /no embedded database/);
+    assert.deepEqual(readdirSync(empty), []);
   });
 });

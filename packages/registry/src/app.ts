@@ -15,6 +15,7 @@ import { moduleRoutes } from './routes/modules.js';
 import { validateKeyRoutes } from './routes/validate-key.js';
 import { registerUserRoutes } from './routes/register-user.js';
 import { playerService } from './services/players.js';
+import { staffRoleService } from './services/staff-roles.js';
 import { authenticator, type Authenticator } from './services/auth.js';
 import type { BlobStore } from './services/blobs.js';
 import { developerService, seedSuperAdmin } from './services/developers.js';
@@ -55,6 +56,7 @@ export interface Context {
   gameKeys: GameKeyService;
   modules: ReturnType<typeof moduleService>;
   players: ReturnType<typeof playerService>;
+  staffRoles: ReturnType<typeof staffRoleService>;
   metrics: RegistryMetrics;
 }
 
@@ -122,6 +124,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<App> {
     gameKeys: metrics.countKeyValidations(gameKeyService(db, cache, notices)),
     modules: metrics.countModuleUploads(moduleService(db, blobs, { maxBytes: config.moduleMaxBytes, allowlist: config.importAllowlist })),
     players: playerService(db, { url: config.authUrl, ca: config.authCa, internalKey: config.authInternalKey }),
+    staffRoles: staffRoleService({ url: config.authUrl, ca: config.authCa, internalKey: config.authInternalKey }),
     metrics,
   };
   developerRoutes(app, ctx);

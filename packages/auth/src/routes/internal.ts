@@ -5,6 +5,8 @@
 import { Type } from 'typebox';
 import type { App } from '@platform/kit';
 import type { AuthContext } from '../context.js';
+import { accountNotFound, fail } from '../errors.js';
+import { grantRoles } from '../services/admin.js';
 import { audit } from '../services/audit.js';
 import { serviceToken } from '../services/outbox.js';
 import { BODY_ERRORS, COMMON_ERRORS, errorResponses, optionalBody } from './schemas.js';
@@ -68,6 +70,47 @@ export async function internalRoutes(app: App, c: AuthContext) {
     async (req) => {
       c.requireInternalCaller(req);
       return c.accounts.summary(req.params.id);
+    },
+  );
+
+  await staffRoleRoutes(app, c, security);
+}
+
+/** The registry's super-admin making staff (docs/auth.md, "Internal endpoints and service callers"). */
+async function staffRoleRoutes(app: App, c: AuthContext, security: { internalKey: never[] }[]) {
+  app.post(
+    '/internal/staff-roles',
+    {
+      schema: {
+        tags: ['internal'],
+        summary: 'Grant or take away a staff role: the registry’s super-admin making moderators and admins (the registry only)',
+        description:
+          'Requires the internal key named `registry` (any other internal caller: 403 forbidden). The account is named by its email (any case) or id. ' +
+          'Audited as `role_change` with actor `service:registry` and `on_behalf_of` (the super-admin’s developer id). The account’s tokens carry the new roles from its next sign-in or refresh.',
+        security,
+        body: Type.Object(
+          {
+            account: Type.String({ minLength: 1, maxLength: 254, description: 'Email or account id' }),
+            role: Type.Union([Type.Literal('moderator'), Type.Literal('admin')]),
+            granted: Type.Boolean({ description: 'true: grant the role; false: take it away' }),
+            on_behalf_of: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Who asked the registry (recorded in the audit entry)' })),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object({ id: Type.String({ format: 'uuid' }), roles: Type.Array(Type.String()) }),
+          ...errorResponses(BODY_ERRORS, COMMON_ERRORS, 'internal_key_required', 'invalid_internal_key', 'forbidden', 'account_not_found'),
+        },
+      },
+    },
+    async (req) => {
+      const name = c.requireInternalCaller(req);
+      // One caller identity: the registry (its super-admin). A game server's or any other service's key is refused.
+      if (name !== 'registry') throw fail('forbidden', 'Only the registry may change staff roles through this endpoint');
+      const b = req.body;
+      const r = await grantRoles(c.db, b.account, [b.role], { remove: !b.granted, ctx: c.auditCtx(req), onBehalfOf: b.on_behalf_of });
+      if (!r) throw accountNotFound();
+      return r;
     },
   );
 }

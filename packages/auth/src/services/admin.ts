@@ -109,13 +109,13 @@ export async function lookupAccount(db: Database, sanctions: SanctionService, ac
  * An admin sets the account's roles (the whole list). Tokens carry roles: the new ones are in every token
  * issued from now on (sign-in and refresh), so a removed role lasts at most an access-token lifetime.
  */
-export async function setRoles(db: Database, actor: Actor, accountId: string, roles: string[], ctx: AuditContext) {
+export async function setRoles(db: Database, actor: Actor, accountId: string, roles: string[], ctx: AuditContext, extra: Record<string, unknown> = {}) {
   const wanted = [...new Set(roles)];
   const a = await db.transaction(async (tx) => {
     const before = await lockAccount(tx, accountId);
     if (!before || before.status === 'deleted') throw accountNotFound();
     await setAccountRoles(tx, accountId, wanted);
-    await audit(tx, ctx, 'role_change', accountId, { by: actor.id, from: before.roles, to: wanted });
+    await audit(tx, ctx, 'role_change', accountId, { by: actor.id, from: before.roles, to: wanted, ...extra });
     return accountListRow(tx, accountId);
   });
   return accountSummaryView(a!);
@@ -125,13 +125,13 @@ export async function setRoles(db: Database, actor: Actor, accountId: string, ro
  * The grant-role CLI: adds (or removes) roles of the account named by its email or id, audited as by `cli`.
  * Undefined when no (undeleted) account matches; a ConfigError for a role that cannot be granted.
  */
-export async function grantRoles(db: Database, who: string, roles: string[], opts: { remove: boolean; ctx: AuditContext }) {
+export async function grantRoles(db: Database, who: string, roles: string[], opts: { remove: boolean; ctx: AuditContext; onBehalfOf?: string }) {
   const bad = roles.filter((r) => !(GRANTABLE_ROLES as readonly string[]).includes(r));
   if (bad.length) throw new ConfigError([`not a role: ${bad.join(', ')} (roles: ${GRANTABLE_ROLES.join(', ')})`]);
   const id = UUID_PATTERN.test(who) ? who.toLowerCase() : await accountIdByEmail(db, normaliseEmail(who));
   const a = id ? await accountListRow(db, id) : undefined;
   if (!a || a.status === 'deleted') return undefined;
   const next = opts.remove ? a.roles.filter((r) => !roles.includes(r)) : [...new Set([...a.roles, ...roles])];
-  const r = await setRoles(db, { id: 'cli', roles: [] }, a.id, next, opts.ctx);
+  const r = await setRoles(db, { id: opts.ctx.actor ?? 'cli', roles: [] }, a.id, next, opts.ctx, opts.onBehalfOf ? { on_behalf_of: opts.onBehalfOf } : {});
   return { id: r.id, roles: r.roles };
 }

@@ -25,7 +25,7 @@ export async function audit(
 }
 
 /** Keys that name who acted, whatever the entry (older entries kept the staff member as detail.by). */
-const ACTOR_KEYS = new Set(['by', 'actor', 'created_by', 'lifted_by', 'ip', 'email']);
+const ACTOR_KEYS = new Set(['by', 'actor', 'created_by', 'lifted_by', 'on_behalf_of', 'ip', 'email']);
 
 /** The detail without any key naming an actor and without any value that is (or holds) the actor's id. */
 function withoutActor(detail: Record<string, unknown>, actor: string): Record<string, unknown> {

@@ -341,7 +341,7 @@ export interface paths {
         put?: never;
         /**
          * Lift an active sanction (staff); a lifted ban returns the account to active unless another ban is active
-         * @description Optional body {reason?: string}.
+         * @description Optional body {reason?: string}. Lifting a sanction of a moderator or admin needs the admin role (as setting one does).
          */
         post: operations["postAdminSanctionsBySanctionIdLift"];
         delete?: never;
@@ -560,6 +560,26 @@ export interface paths {
          * @description Requires X-Internal-Key (or an accepted client certificate on the mutual-TLS listener). The token is an ordinary access token (same format, key set, issuer and audience) with sub `service:<caller name>`, roles ["server"] and a random sid, valid for the access-token lifetime; verifiers check it offline and require the role. No body (or an empty object). Audited as `login` with method `internal_key`.
          */
         post: operations["postInternalServerToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/internal/staff-roles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Grant or take away a staff role: the registry’s super-admin making moderators and admins (the registry only)
+         * @description Requires the internal key named `registry` (any other internal caller: 403 forbidden). The account is named by its email (any case) or id. Audited as `role_change` with actor `service:registry` and `on_behalf_of` (the super-admin’s developer id). The account’s tokens carry the new roles from its next sign-in or refresh.
+         */
+        post: operations["postInternalStaffRoles"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3201,6 +3221,8 @@ export interface operations {
                         };
                         /** @description The latest 50, newest first */
                         audit: {
+                            /** @description Who acted: an account id, service:<name>, cli; null: no signed-in caller */
+                            actor: string | null;
                             /** Format: date-time */
                             at: string;
                             detail: {
@@ -4568,7 +4590,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description moderator_required: The moderator or admin role (or a server-role token) is required */
+            /** @description moderator_required: The moderator or admin role (or a server-role token) is required; forbidden: The admin role is required (admin endpoints, and sanctioning a moderator or admin) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4579,7 +4601,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "moderator_required";
+                        code: "moderator_required" | "forbidden";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -6569,6 +6591,231 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "internal_key_required" | "invalid_internal_key";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description payload_too_large: The body exceeds the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: A sliding-window rate limit is exceeded (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "database_unavailable" | "state_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postInternalStaffRoles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Email or account id */
+                    account: string;
+                    /** @description true: grant the role; false: take it away */
+                    granted: boolean;
+                    /** @description Who asked the registry (recorded in the audit entry) */
+                    on_behalf_of?: string;
+                    role: "moderator" | "admin";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        roles: string[];
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_key_required: An internal endpoint without X-Internal-Key (or an accepted client certificate); invalid_internal_key: The internal key is not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_key_required" | "invalid_internal_key";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description forbidden: The admin role is required (admin endpoints, and sanctioning a moderator or admin) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "forbidden";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description account_not_found: No such account (or it is deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "account_not_found";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */

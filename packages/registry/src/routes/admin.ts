@@ -30,4 +30,38 @@ export function adminRoutes(app: App, ctx: Context): void {
       return ctx.games.allUsers();
     },
   );
+
+  app.post(
+    '/admin/staff-roles',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Grant or take away a platform staff role (moderator, admin) on a player account at auth (super-admin)',
+        description:
+          'The account is named by its email or account id at auth. Applies at once (no restart); the account’s tokens carry the new roles ' +
+          'from its next sign-in or refresh. Audited at auth as a role change on behalf of this super-admin.',
+        security: bearer,
+        body: Type.Object(
+          {
+            Account: Type.String({ minLength: 1, maxLength: 254, description: 'Email or account id of the player account at auth' }),
+            Role: Type.Union([Type.Literal('moderator'), Type.Literal('admin')]),
+            Granted: Type.Boolean({ description: 'true: grant; false: take away' }),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object({ AccountId: Type.String(), Roles: Type.Array(Type.String()) }),
+          400: ErrorBody,
+          401: ErrorBody,
+          403: ErrorBody,
+          404: ErrorBody,
+          503: ErrorBody,
+        },
+      },
+    },
+    async (req) => {
+      const caller = await ctx.auth.superAdmin(req);
+      return ctx.staffRoles.change(caller.id, req.body);
+    },
+  );
 }

@@ -1,0 +1,41 @@
+/**
+ * The super-admin makes platform staff without stopping anything (docs/registry.md, "Staff roles"): a moderator
+ * or admin role granted or taken away on an auth account, through auth's POST /internal/staff-roles with the
+ * registry's internal key (the one caller that route accepts). The audit entry at auth names the super-admin.
+ */
+import { requestJson, type JsonResponse } from '@platform/kit';
+import { fail } from '../errors.js';
+import type { AuthClientOptions } from './players.js';
+
+export type StaffRole = 'moderator' | 'admin';
+
+export interface StaffRoleChange {
+  Account: string;
+  Role: StaffRole;
+  Granted: boolean;
+}
+
+const authUnavailable = (why: string) => fail('auth_unavailable', `The authentication service is unavailable (${why})`);
+
+export function staffRoleService(auth: AuthClientOptions) {
+  return {
+    async change(superAdminId: string, input: StaffRoleChange): Promise<{ AccountId: string; Roles: string[] }> {
+      if (!auth.internalKey) throw authUnavailable('REGISTRY_AUTH_INTERNAL_KEY is not configured');
+      let res: JsonResponse;
+      try {
+        res = await requestJson('POST', auth.url.replace(/\/+$/, '') + '/internal/staff-roles', {
+          body: { account: input.Account.trim(), role: input.Role, granted: input.Granted, on_behalf_of: `developer:${superAdminId}` },
+          headers: { 'x-internal-key': auth.internalKey },
+          ca: auth.ca,
+          timeoutMs: auth.timeoutMs ?? 10_000,
+        });
+      } catch (err) {
+        throw authUnavailable((err as Error).message);
+      }
+      if (res.status === 200) return { AccountId: res.body.id, Roles: res.body.roles };
+      if (res.status === 404) throw fail('user_not_found', 'No platform account has this email or id');
+      if (res.status === 400) throw fail('validation_failed', 'The account must be an email or an account id', { Field: 'Account' });
+      throw authUnavailable(`HTTP ${res.status}${res.body?.code ? ` ${res.body.code}` : ''}`);
+    },
+  };
+}
