@@ -134,7 +134,7 @@ function serviceOptions(config: AuthConfig, deps: AuthDeps, keys: KeyCache, metr
         { name: 'oauth', description: 'OAuth 2.0: device authorization grant (RFC 8628), token endpoint, metadata (RFC 8414), the approval page' },
         { name: 'email', description: 'Password reset and email verification (mailed tokens)' },
       ],
-      servers: [{ url: 'https://localhost:8443', description: 'npm start (embedded)' }],
+      servers: [{ url: config.linkBase, description: 'This service as players reach it (AUTH_PUBLIC_URL, else AUTH_ISSUER)' }],
       defaultSecurity: [{ bearer: [] }],
     },
   };

@@ -94,6 +94,8 @@ async function wiring(env: Env, dataDir: string, registryPort: number) {
     mailbox: env.AUTH_SMTP_URL ? undefined : path.resolve(env.AUTH_MAILBOX_DIR ?? path.join(dataDir, 'mailbox')),
     auth: {
       ...base,
+      // Tokens, mail links, the device page's URI, discovery and OpenAPI name the port auth runs on.
+      AUTH_ISSUER: env.AUTH_ISSUER ?? urls.auth,
       AUTH_MAILBOX_DIR: env.AUTH_MAILBOX_DIR ?? path.join(dataDir, 'mailbox'),
       AUTH_INTERNAL_KEYS: env.AUTH_INTERNAL_KEYS ?? `registry:${registryKey}`,
       AUTH_OUTBOX_TARGETS: env.AUTH_OUTBOX_TARGETS ?? `https://127.0.0.1:${socialPort}/v1/internal/auth-events`,
@@ -104,6 +106,7 @@ async function wiring(env: Env, dataDir: string, registryPort: number) {
       REGISTRY_AUTH_URL: env.REGISTRY_AUTH_URL ?? `https://127.0.0.1:${authPort}`,
       REGISTRY_AUTH_CA_FILE: env.REGISTRY_AUTH_CA_FILE ?? (env.AUTH_TLS_CERT ? authCert : localCa.certPath),
       REGISTRY_AUTH_INTERNAL_KEY: registryKey,
+      REGISTRY_PUBLIC_URL: env.REGISTRY_PUBLIC_URL ?? urls.registry,
       // The console in the browser reaches auth and social where npm start serves them.
       REGISTRY_CONSOLE_AUTH_URL: env.REGISTRY_CONSOLE_AUTH_URL ?? urls.auth,
       REGISTRY_CONSOLE_SOCIAL_URL: env.REGISTRY_CONSOLE_SOCIAL_URL ?? urls.social,
@@ -113,8 +116,19 @@ async function wiring(env: Env, dataDir: string, registryPort: number) {
       SOCIAL_AUTH_JWKS_URL: env.SOCIAL_AUTH_JWKS_URL ?? env.SOCIAL__AUTH__JWKSURL ?? `https://127.0.0.1:${authPort}/.well-known/jwks.json`,
       SOCIAL_AUTH_CA_FILE: env.SOCIAL_AUTH_CA_FILE ?? env.SOCIAL__AUTH__CAFILE ?? (env.AUTH_TLS_CERT ? authCert : localCa.certPath),
       SOCIAL_REGISTRY_URL: env.SOCIAL_REGISTRY_URL ?? env.SOCIAL__REGISTRY__URL ?? `http://127.0.0.1:${registryPort}`,
+      // The issuer auth signs with (above), whatever port it runs on.
+      SOCIAL_AUTH_ISSUER: env.SOCIAL_AUTH_ISSUER ?? env.SOCIAL__AUTH__ISSUER ?? env.AUTH_ISSUER ?? urls.auth,
     },
   };
+}
+
+/** REGISTRY_PORT (npm start only), else the registry's fixed port; a ConfigError for anything but a port number. */
+export function registryPortOf(env: Env): number {
+  const raw = env.REGISTRY_PORT?.trim();
+  if (!raw) return REGISTRY_PORT;
+  const port = Number(raw);
+  if (!/^\d+$/.test(raw) || port < 1 || port > 65535) throw new ConfigError([`REGISTRY_PORT must be a port number (1-65535), got ${JSON.stringify(raw)}`]);
+  return port;
 }
 
 /**
@@ -155,7 +169,7 @@ async function openSharedDatabase(dataDir: string, envs: Envs, log: (msg: string
  * Starts auth, the registry and social in this process (in that order: each may call the one before). Config
  * errors surface as the services' ConfigError; a failure stops what had started. `opening`: the embedded
  * database at DATA_DIR/pg, already being opened by the caller. Ports: AUTH_PORT and SOCIAL_PORT (alias SOCIAL__LISTEN__PORT) as the
- * services read them; the registry's is fixed (3004) but for `registryPort` (tests).
+ * services read them; the registry's is fixed (3004) but for REGISTRY_PORT (npm start only) and `registryPort` (tests).
  */
 export async function startHost(
   env: Env = process.env,
@@ -163,6 +177,15 @@ export async function startHost(
 ): Promise<RunningHost> {
   const log = opts.log ?? ((m: string) => console.log(`[platform] ${m}`));
   const dataDir = path.resolve(env.DATA_DIR ?? 'data');
+  // The registry's port is fixed by its spec (3004); npm start alone lets REGISTRY_PORT move it, for a machine where
+  // 3004 is taken, and every URL it prints or wires follows.
+  let registryPort: number;
+  try {
+    registryPort = opts.registryPort ?? registryPortOf(env);
+  } catch (err) {
+    await opts.opening?.then((pg) => pg.close()).catch(() => {});
+    throw err;
+  }
   const clashes = metricsPortClashes(env);
   if (clashes.length) {
     await opts.opening?.then((pg) => pg.close()).catch(() => {});
@@ -170,7 +193,7 @@ export async function startHost(
   }
   let envs: Envs;
   try {
-    envs = await wiring(env, dataDir, opts.registryPort ?? REGISTRY_PORT);
+    envs = await wiring(env, dataDir, registryPort);
   } catch (err) {
     await opts.opening?.then((pg) => pg.close()).catch(() => {});
     throw err;
@@ -189,7 +212,7 @@ export async function startHost(
     const auth = await startAuth(envs.auth, { embedded, handleSignals: false });
     stops.push(() => auth.close());
     metrics.auth = metricsOf(auth)?.endpoint?.url;
-    const registry = await startRegistry(envs.registry, { embedded, bus, handleSignals: false, port: opts.registryPort });
+    const registry = await startRegistry(envs.registry, { embedded, bus, handleSignals: false, port: registryPort });
     stops.push(() => registry.close());
     metrics.registry = registry.metricsUrl;
     const social = await startSocial(envs.social, { embedded, bus, handleSignals: false });

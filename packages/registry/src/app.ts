@@ -107,7 +107,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<App> {
         { name: 'admin', description: 'Super-admin views' },
         { name: 'auth', description: 'Game credential checks for the other services' },
       ],
-      servers: [{ url: 'http://localhost:3004', description: 'npm start (embedded)' }],
+      servers: [{ url: config.publicUrl, description: 'The registry as developers reach it (REGISTRY_PUBLIC_URL)' }],
       defaultSecurity: [{ bearerAuth: [] }],
     },
   });

@@ -105,6 +105,11 @@ export const registryVars = {
   }),
   authCaFile: vars.optionalString('REGISTRY_AUTH_CA_FILE', "PEM trusted for calls to the auth service (its self-signed certificate)"),
   authInternalKey: vars.optionalString('REGISTRY_AUTH_INTERNAL_KEY', "The registry's secret in the auth service's AUTH_INTERNAL_KEYS (sent as X-Internal-Key)"),
+  publicUrl: vars.url('REGISTRY_PUBLIC_URL', {
+    default: 'http://localhost:3004',
+    protocols: ['http', 'https'],
+    description: 'The registry as developers reach it (the OpenAPI servers entry); npm start sets it to where it serves the registry',
+  }),
   consoleEnabled: vars.bool('REGISTRY_CONSOLE', { default: true, description: 'Serve the web console at /console (docs/console.md)' }),
   consoleAuthUrl: vars.url('REGISTRY_CONSOLE_AUTH_URL', {
     default: 'https://localhost:8443',
