@@ -30,9 +30,14 @@ describe('web console in Chromium: developers', { skip: chromiumSkip() }, () => 
     await tab.context.close();
   });
 
-  it('the super-admin sees every developer; a developer has no Developers page', async () => {
+  it('the super-admin sees every developer and makes a player a moderator; a developer has no Developers page', async () => {
     const tab = await openConsole(rig);
-    await superAdminFlow(tab, developerEmail);
+    const staffEmail = `console-staff-${Date.now()}@example.test`;
+    const reg = await rig.platform.auth.call('POST', '/register', { body: { email: staffEmail, password: 'a long enough passphrase' } });
+    assert.ok(reg.status < 300, JSON.stringify(reg.body));
+    await superAdminFlow(tab, developerEmail, undefined, staffEmail);
+    const { rows } = await rig.platform.authDb.query<{ roles: string[] }>(`SELECT a.roles FROM accounts a JOIN identities i ON i.account_id = a.id WHERE i.provider = 'email' AND i.provider_user_id = $1`, [staffEmail]);
+    assert.deepEqual(rows[0].roles, ['player', 'moderator']);
     await assertNothingKept(tab);
     await tab.context.close();
   });

@@ -244,7 +244,7 @@ export async function accountFlow(rig: ConsoleRig, tab: ConsoleTab, snap: Snap =
 }
 
 /** The super-admin (the registry's seeded account) sees every developer. */
-export async function superAdminFlow(tab: ConsoleTab, developerEmail: string | undefined, snap: Snap = none): Promise<void> {
+export async function superAdminFlow(tab: ConsoleTab, developerEmail: string | undefined, snap: Snap = none, staffEmail?: string): Promise<void> {
   const { page } = tab;
   await page.fill('#dev-signin [name=email]', ADMIN_EMAIL);
   await page.fill('#dev-signin [name=password]', ADMIN_PASSWORD);
@@ -254,4 +254,11 @@ export async function superAdminFlow(tab: ConsoleTab, developerEmail: string | u
   await shows(page, '#developers', ADMIN_EMAIL);
   if (developerEmail) await shows(page, '#developers', developerEmail);
   await snap('developers');
+  if (staffEmail) {
+    // Staff made while the platform runs: the player account becomes a moderator at auth.
+    await page.fill('#staff-roles [name=account]', staffEmail);
+    await page.selectOption('#staff-roles [name=role]', 'moderator');
+    await page.click('#staff-roles button');
+    await shows(page, '#status', 'moderator');
+  }
 }

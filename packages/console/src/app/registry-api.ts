@@ -87,6 +87,8 @@ export class RegistryApi {
   uploadModule = (id: string, upload: ModuleUpload) => this.call<ModuleBuild>('POST', `/games/${seg(id)}/modules`, upload);
   players = (id: string) => this.call<Registration[]>('GET', `/games/${seg(id)}/users`);
   developers = () => this.call<Developer[]>('GET', '/admin/developers');
+  staffRole = (Account: string, Role: 'moderator' | 'admin', Granted: boolean) =>
+    this.call<RegistryResult<'/admin/staff-roles', 'post'>>('POST', '/admin/staff-roles', { Account, Role, Granted });
 }
 
 /** The `exp` of a JWT (epoch ms); a token without one is treated as expiring in an hour. */

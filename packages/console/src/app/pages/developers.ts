@@ -1,6 +1,28 @@
-/** Super-admin: every developer account. */
-import { h, table, when } from '../dom.js';
+/** Super-admin: every developer account, and platform staff made without stopping anything. */
+import { fields, h, table, when } from '../dom.js';
 import type { Ui } from '../ui.js';
+
+/** Grant or take away moderator or admin on a player account at auth (registry POST /admin/staff-roles). */
+function staffRoleForm(ui: Ui): HTMLElement {
+  const form = h(
+    'form',
+    { class: 'inline', id: 'staff-roles' },
+    h('label', null, 'Player account (email or id)', h('input', { name: 'account', required: true, maxLength: 254 })),
+    h('label', null, 'Role', h('select', { name: 'role' }, h('option', { value: 'moderator' }, 'moderator'), h('option', { value: 'admin' }, 'admin'))),
+    h('label', null, 'Change', h('select', { name: 'granted' }, h('option', { value: 'grant' }, 'grant'), h('option', { value: 'remove' }, 'take away'))),
+    h('button', { type: 'submit' }, 'Apply'),
+  );
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const f = fields(form);
+    const role = f.role === 'admin' ? 'admin' : 'moderator';
+    void ui.attempt('Changing staff roles', async () => {
+      const r = await ui.s.registry.staffRole(f.account, role, f.granted === 'grant');
+      ui.say(`Roles of ${r.AccountId}: ${r.Roles.join(', ')} (from the account's next sign-in or token refresh).`);
+    });
+  });
+  return form;
+}
 
 export async function developersPage(ui: Ui, main: HTMLElement): Promise<void> {
   const developers = (await ui.attempt('Loading developers', () => ui.s.registry.developers())) ?? [];
@@ -14,5 +36,6 @@ export async function developersPage(ui: Ui, main: HTMLElement): Promise<void> {
         developers.map((d) => [d.DisplayName, d.Email, d.Role, h('code', null, d.Id), when(d.CreatedAt)]),
       ),
     ),
+    h('section', { class: 'card' }, h('h2', null, 'Platform staff'), staffRoleForm(ui)),
   );
 }
