@@ -8,7 +8,7 @@
  */
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
-import type { App } from './http.js';
+import type { App } from './app-type.js';
 
 /** One key for a TCP connection and the TLS socket over it (both have the same remote end). */
 const keyOf = (s: Socket) => `${s.remoteAddress}|${s.remotePort}`;

@@ -8,7 +8,7 @@
 import cors from '@fastify/cors';
 import type { FastifyBaseLogger } from 'fastify';
 import { ConfigError } from './config.js';
-import type { App } from './http.js';
+import type { App } from './app-type.js';
 
 /** What a service's config carries for CORS (its config object passes as is). */
 export interface CorsSettings {

@@ -7,7 +7,7 @@
 // Carried into dist/http.d.ts: the services' route schemas use the `tags` that @fastify/swagger adds to FastifySchema.
 /// <reference types="@fastify/swagger" preserve="true" />
 import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyError, type FastifyServerOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
@@ -27,10 +27,12 @@ import { publicPrefixRoute, type RegisteredRoute } from './route-access.js';
 import { installCors, type CorsSettings } from './cors.js';
 import { installResponseContract, responseChecksEnabled } from './response-contract.js';
 import { installHttpMetrics, type ServiceMetrics } from './metrics.js';
+import { withTimeout, type App } from './app-type.js';
 
 export { fieldName, type FieldCase } from './field-case.js';
 
-export type App = FastifyInstance<any, any, any, any, TypeBoxTypeProvider>;
+export type { App } from './app-type.js';
+export { withTimeout } from './app-type.js';
 
 /** HSTS of every service that terminates TLS: one year, subdomains included. */
 export const HSTS = 'max-age=31536000; includeSubDomains';
@@ -454,21 +456,6 @@ export async function createService(opts: ServiceOptions): Promise<App> {
   return app;
 }
 
-export function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
-    p.then(
-      (v) => {
-        clearTimeout(t);
-        resolve(v);
-      },
-      (e) => {
-        clearTimeout(t);
-        reject(e);
-      },
-    );
-  });
-}
 
 /**
  * Listens and installs SIGTERM/SIGINT handlers: stop accepting, let in-flight

@@ -11,7 +11,7 @@
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Database } from './db.js';
-import { withTimeout, type App } from './http.js';
+import { withTimeout, type App } from './app-type.js';
 
 export { Counter, Gauge, Histogram, Registry } from 'prom-client';
 

@@ -5,7 +5,7 @@
  * changes hands.
  */
 import { mkdirSync } from 'node:fs';
-import type { Database, PoolStats, QueryResult, Queryable } from './db.js';
+import type { Database, PoolStats, QueryResult, Queryable } from './db-types.js';
 
 export interface EmbeddedPostgres {
   readonly dataDir?: string;

@@ -8,7 +8,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from './http.js';
+import type { App } from './app-type.js';
 
 export const CHECK_RESPONSES_ENV = 'PLATFORM_CHECK_RESPONSES';
 

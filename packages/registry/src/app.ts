@@ -4,9 +4,7 @@
  * ones. Building also prepares the shared state: the token-signing key and
  * the seeded super-admin.
  */
-import { createService, dummyPasswordHash, type App, type Database, type StateStore } from '@platform/kit';
-import type { DestinationStream } from 'pino';
-import type { RegistryConfig } from './config.js';
+import { createService, dummyPasswordHash, type App } from '@platform/kit';
 import { adminRoutes } from './routes/admin.js';
 import { consoleRoutes } from './routes/console.js';
 import { developerRoutes } from './routes/developers.js';
@@ -16,49 +14,19 @@ import { validateKeyRoutes } from './routes/validate-key.js';
 import { registerUserRoutes } from './routes/register-user.js';
 import { playerService } from './services/players.js';
 import { staffRoleService } from './services/staff-roles.js';
-import { authenticator, type Authenticator } from './services/auth.js';
-import type { BlobStore } from './services/blobs.js';
+import { authenticator } from './services/auth.js';
 import { developerService, seedSuperAdmin } from './services/developers.js';
 import { gameService } from './services/games.js';
-import { gameKeyService, type GameKeyService } from './services/game-keys.js';
+import { gameKeyService } from './services/game-keys.js';
 import { registryErrors } from './errors.js';
+import type { AppConfig, AppDeps, Context } from './context.js';
 import { ApiKeyCache } from './services/api-key-cache.js';
 import { gameNotices } from './services/game-notices.js';
 import { moduleService } from './services/modules.js';
 import { loadSigningKey, tokenService } from './services/tokens.js';
-import { createRegistryMetrics, type RegistryMetrics } from './services/metrics.js';
+import { createRegistryMetrics } from './services/metrics.js';
 
-export type AppConfig = Omit<RegistryConfig, 'masterKey'> & { masterKey: Buffer };
-
-export interface AppDeps {
-  db: Database;
-  state: StateStore;
-  /**
-   * Where notices to the other services go (kit GAME_CREDENTIALS_CHANNEL): `state` by default, which in
-   * production is the Redis every service shares; npm start on memory passes one store all services share.
-   */
-  bus?: StateStore;
-  blobs: BlobStore;
-  logStream?: DestinationStream;
-  /** Milliseconds since the epoch; tests move it to mint expired tokens. */
-  clock?: () => number;
-  /** Where a generated super-admin password is shown, once (stderr by default). */
-  announce?: (text: string) => void;
-}
-
-export interface Context {
-  config: AppConfig;
-  /** Shared state across nodes (sign-in limits). */
-  state: StateStore;
-  auth: Authenticator;
-  developers: ReturnType<typeof developerService>;
-  games: ReturnType<typeof gameService>;
-  gameKeys: GameKeyService;
-  modules: ReturnType<typeof moduleService>;
-  players: ReturnType<typeof playerService>;
-  staffRoles: ReturnType<typeof staffRoleService>;
-  metrics: RegistryMetrics;
-}
+export type { AppConfig, AppDeps, Context } from './context.js';
 
 const announceToStderr = (text: string) => process.stderr.write(text);
 

@@ -3,7 +3,7 @@
  * by the same contract suite. Publishes go through the memory bus, asynchronously like Redis.
  */
 import { checkAppends, compareLogIds, withLogId, type LogAppend, type LogRead, type LogReadOutcome, type LogRetention } from './event-log.js';
-import type { StateStore } from './store.js';
+import type { StateStore } from './types.js';
 
 interface Item {
   id: string;

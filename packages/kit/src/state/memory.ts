@@ -4,7 +4,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { kitError } from '../error-codes.js';
-import type { RateDecision, StateStore } from './store.js';
+import type { RateDecision, StateStore } from './types.js';
 import { createMemoryLogs } from './event-log-memory.js';
 
 interface Entry {

@@ -7,7 +7,7 @@ import { Redis } from 'ioredis';
 import { AppError } from '../errors.js';
 import { kitError } from '../error-codes.js';
 import { HIT_ALL_SCRIPT, INCR_SCRIPT, SET_ADD_SCRIPT, SET_HAS_SCRIPT } from './lua.js';
-import type { RateDecision, StateStore, WindowHit } from './store.js';
+import type { RateDecision, StateStore, WindowHit } from './types.js';
 import { LOG_APPEND_SCRIPT, LOG_READ_SCRIPT } from './event-log-lua.js';
 import { checkAppends, type LogReadResult } from './event-log.js';
 

@@ -9,7 +9,7 @@
 import { loadConsoleAssets, type ConsoleAsset } from '@platform/console';
 import type { App } from '@platform/kit';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Context } from '../app.js';
+import type { Context } from '../context.js';
 
 const origin = (url: string) => new URL(url).origin;
 

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { createRateLimiter, type App } from '@platform/kit';
-import type { Context } from '../app.js';
+import type { Context } from '../context.js';
 import { AuthResponse, ErrorBody } from './schemas.js';
 
 const Email = Type.String({ format: 'email', maxLength: 254 });

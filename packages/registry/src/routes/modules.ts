@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { App } from '@platform/kit';
-import type { Context } from '../app.js';
+import type { Context } from '../context.js';
 import { moduleBodyLimit } from '../services/modules.js';
 import { bearer, ErrorBody, GameParams, ModuleBuildView, Packaging } from './schemas.js';
 

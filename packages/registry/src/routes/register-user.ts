@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { Type } from 'typebox';
 import type { App } from '@platform/kit';
-import type { Context } from '../app.js';
+import type { Context } from '../context.js';
 import { ErrorBody, UserRegistrationView } from './schemas.js';
 import { fail } from '../errors.js';
 

@@ -7,7 +7,7 @@ import { gameQueries, type CrossGameVisibility, type GameRow } from '../queries/
 import { clientCacheKey, type ApiKeyCache } from './api-key-cache.js';
 import type { GameNotices } from './game-notices.js';
 import type { Caller } from './auth.js';
-import { checkGameId, gameNotFound, gameView, ownerOf, type GameView } from './games.js';
+import { checkGameId, gameNotFound, gameView, ownerOf, type GameView } from './game-views.js';
 
 const newApiSecret = () => `gs_${randomToken(32)}`;
 export const newClientKey = () => `ck_${randomToken(24)}`;

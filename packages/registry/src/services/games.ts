@@ -1,11 +1,12 @@
 /**
  * Games: developer-scoped CRUD, API credentials and key validation.
  */
-import { randomToken, UUID_PATTERN as UUID, type Database } from '@platform/kit';
+import { randomToken, type Database } from '@platform/kit';
 import { newClientKey, withSecret } from './game-keys.js';
 import { gameQueries, type CrossGameVisibility, type GamePatch, type GameRow } from '../queries/games.js';
 import { moduleQueries } from '../queries/modules.js';
-import { registrationQueries, type RegistrationRow } from '../queries/registrations.js';
+import { registrationQueries } from '../queries/registrations.js';
+import { checkGameId, gameNotFound, gameView, ownerOf, registrationView, type GameView, type UserRegistrationView } from './game-views.js';
 import type { BlobStore } from './blobs.js';
 import type { GameNotices } from './game-notices.js';
 import type { Caller } from './auth.js';
@@ -13,59 +14,9 @@ import { fail } from '../errors.js';
 
 export const SETTINGS_MAX_BYTES = 16 * 1024;
 
-export interface GameView {
-  GameId: string;
-  DeveloperId: string;
-  DisplayName: string;
-  ApiKey: string;
-  ClientKey: string;
-  LaunchCommand: string | null;
-  Settings: Record<string, unknown>;
-  CrossGameVisibility: CrossGameVisibility;
-  CreatedAt: string;
-  UpdatedAt: string;
-}
-
-export interface UserRegistrationView {
-  Id: string;
-  UserId: string;
-  GameId: string;
-  DisplayName: string | null;
-  RegisteredAt: string;
-}
-
-export const gameView = (g: GameRow): GameView => ({
-  GameId: g.id,
-  DeveloperId: g.developer_id,
-  DisplayName: g.display_name,
-  ApiKey: g.api_key,
-  ClientKey: g.client_key,
-  LaunchCommand: g.launch_command,
-  Settings: g.settings,
-  CrossGameVisibility: g.cross_game_visibility,
-  CreatedAt: new Date(g.created_at).toISOString(),
-  UpdatedAt: new Date(g.updated_at).toISOString(),
-});
-
-export const registrationView = (r: RegistrationRow): UserRegistrationView => ({
-  Id: r.id,
-  UserId: r.user_id,
-  GameId: r.game_id,
-  DisplayName: r.display_name,
-  RegisteredAt: new Date(r.registered_at).toISOString(),
-});
+export { gameView, registrationView, gameNotFound, ownerOf, checkGameId, type GameView, type UserRegistrationView } from './game-views.js';
 
 const newApiKey = () => `gk_${randomToken(24)}`;
-
-export const gameNotFound = () => fail('game_not_found', 'No such game');
-
-/** The owner filter of a caller: a super-admin sees every game. */
-export const ownerOf = (caller: Caller): string | null => (caller.role === 'super-admin' ? null : caller.id);
-
-/** Another developer's game, a missing one and a malformed id all look the same: 404. */
-export function checkGameId(gameId: string): void {
-  if (!UUID.test(gameId)) throw gameNotFound();
-}
 
 function checkSettings(settings: Record<string, unknown>): void {
   if (Buffer.byteLength(JSON.stringify(settings)) > SETTINGS_MAX_BYTES) {
