@@ -136,10 +136,17 @@ export async function setPasswordHash(tx: Queryable, identityId: string, hash: s
   return r.rows[0]?.id;
 }
 
-/** Marks the identity verified while it still has this address; false when it changed or is gone. */
-export async function markIdentityVerified(tx: Queryable, identityId: string, email: string): Promise<boolean> {
-  const r = await tx.query(`UPDATE identities SET verified = true WHERE id = $1 AND provider = 'email' AND provider_user_id = $2`, [identityId, email]);
-  return (r.rowCount ?? 0) > 0;
+/**
+ * Marks the identity verified while it still has this address: false when it changed or is gone, else whether
+ * this is the first proof of the address (it was unverified: the proof claims the account).
+ */
+export async function markIdentityVerified(tx: Queryable, identityId: string, email: string): Promise<false | { firstProof: boolean }> {
+  const r = await tx.query<{ was: boolean }>(
+    `UPDATE identities i SET verified = true FROM identities o
+      WHERE i.id = $1 AND o.id = i.id AND i.provider = 'email' AND i.provider_user_id = $2 RETURNING o.verified AS was`,
+    [identityId, email],
+  );
+  return r.rows[0] ? { firstProof: !r.rows[0].was } : false;
 }
 
 /** Switches the email identity to a new (verified) address; a unique violation means the address was taken. */

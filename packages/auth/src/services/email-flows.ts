@@ -7,7 +7,7 @@
  * happen after the answer (services/mailer.ts, `defer`), so neither the answer nor its time tells whether the
  * address is known.
  */
-import { createSourceLockout, isUniqueViolation, lockoutSource, randomToken, sha256Hex, verifyPassword, type Database, type LockoutHooks, type StateStore } from '@platform/kit';
+import { createSourceLockout, isUniqueViolation, lockoutSource, randomToken, sha256Hex, verifyPassword, type Database, type LockoutHooks, type Queryable, type StateStore } from '@platform/kit';
 import type { AuthConfig } from '../config.js';
 import { accountInactive, fail } from '../errors.js';
 import { lockAccountStatus } from '../queries/accounts.js';
@@ -26,7 +26,7 @@ import {
   type EmailTokenPurpose,
   type EmailTokenRow,
 } from '../queries/email-tokens.js';
-import { accountOfIdentity } from '../queries/identities.js';
+import { accountOfIdentity, claimPending, removeIdentitiesExcept } from '../queries/identities.js';
 import { audit, type AuditContext } from './audit.js';
 import type { Mailer } from './mailer.js';
 import { emailChangeNoticeMail, passwordChangedMail, passwordResetMail, verifyEmailMail, type MailContext } from './mail-templates.js';
@@ -53,7 +53,7 @@ function refuseToken(row: EmailTokenRow | undefined, purposes: EmailTokenPurpose
 /** The stored form of a presented token; anything not shaped like one of ours is unknown. */
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 
-type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
+type Tx = Queryable;
 
 /** The deps with what every flow derives from them. */
 interface Flows extends Deps {
@@ -95,14 +95,27 @@ async function sendVerification(f: Flows, accountId: string): Promise<void> {
 }
 
 /**
+ * The first proof of a mailbox that was unverified on the account (a reset or a verification) claims the account
+ * for the mailbox's owner: every other identity (the guest device credential, platform identities), linked before
+ * the proof by whoever held the account, is removed and audited `unlink` (`by: account_claim`). The caller ends
+ * every session (docs/auth.md, "Account claim"). Returns the providers removed.
+ */
+async function claimAccount(tx: Queryable, accountId: string, identityId: string, ctx: AuditContext): Promise<string[]> {
+  const removed = await removeIdentitiesExcept(tx, accountId, identityId);
+  for (const r of removed) await audit(tx, ctx, 'unlink', accountId, { provider: r.provider, identity_id: r.id, by: 'account_claim' });
+  return removed.map((r) => r.provider);
+}
+
+/**
  * The new password (same policy as sign-up), then in one transaction through the revoker: the token spent,
- * the password replaced, the address marked verified (the mail reached it), the other reset tokens spent,
- * every session of the account ended (`password_reset`, account scope) and an audit `password_reset`.
+ * the password replaced, the address marked verified (the mail reached it; a first proof claims the account),
+ * the other reset tokens spent, every session of the account ended (`password_reset`, account scope) and an
+ * audit `password_reset`.
  */
 async function resetPassword(f: Flows, input: { token: string; password: string }, ctx: AuditContext): Promise<{ sessions_revoked: number }> {
   const row = await presented(f.db, input.token, ['password_reset']);
   const hash = await hashNewPassword(input.password, f.config.passwordParams);
-  const { sessions, value: credentialId } = await f.revoker.revoke(
+  const { sessions, value } = await f.revoker.revoke(
     { reason: 'password_reset', accountId: row.account_id },
     {
       before: async (tx) => {
@@ -110,41 +123,58 @@ async function resetPassword(f: Flows, input: { token: string; password: string 
         if ((await lockAccountStatus(tx, t.account_id)) !== 'active') throw fail('invalid_email_token', 'The token is not valid');
         const credential = await setPasswordHash(tx, t.identity_id, hash);
         if (!credential) throw fail('invalid_email_token', 'The token is not valid');
-        await markIdentityVerified(tx, t.identity_id, t.email);
+        const proof = await markIdentityVerified(tx, t.identity_id, t.email);
+        const claimed = proof && proof.firstProof ? await claimAccount(tx, t.account_id, t.identity_id, ctx) : [];
         await spendAccountEmailTokens(tx, t.account_id, 'password_reset');
-        return credential;
+        await spendAccountEmailTokens(tx, t.account_id, 'verify_email');
+        return { credential, claimed };
       },
-      after: async (tx, ended) => {
-        await audit(tx, ctx, 'password_reset', row.account_id, { sessions_revoked: ended.length });
+      after: async (tx, ended, v) => {
+        await audit(tx, ctx, 'password_reset', row.account_id, { sessions_revoked: ended.length, ...(v.claimed.length ? { claimed: v.claimed } : {}) });
       },
     },
   );
   // The source that proved the mailbox is no longer locked out of the credential.
-  await f.lockout.success(credentialId, lockoutSource(ctx.ip)).catch(() => undefined);
+  await f.lockout.success(value.credential, lockoutSource(ctx.ip)).catch(() => undefined);
   f.mailer.enqueue(passwordChangedMail(f.mail, row.email, ''));
   return { sessions_revoked: sessions.length };
 }
 
-/** A verification or email-change token: the address is verified, or becomes the account's address. */
-async function verifyEmail(f: Flows, token: string, ctx: AuditContext): Promise<{ email: string; verified: true; changed: boolean }> {
-  await presented(f.db, token, ['verify_email', 'email_change']);
+type Verified = { email: string; verified: true; changed: boolean };
+
+/**
+ * A verification or email-change token: the address is verified, or becomes the account's address. A first
+ * proof of the address on an account holding other identities claims it (claimAccount): through the revoker,
+ * so every session ends in the same transaction (`account_claimed`, account scope).
+ */
+async function verifyEmail(f: Flows, token: string, ctx: AuditContext): Promise<Verified> {
+  const row = await presented(f.db, token, ['verify_email', 'email_change']);
+  const apply = async (tx: Queryable): Promise<{ result: Verified; claimed: string[] }> => {
+    const t = await consume(tx, token, ['verify_email', 'email_change']);
+    if ((await lockAccountStatus(tx, t.account_id)) === 'deleted') throw fail('invalid_email_token', 'The token is not valid');
+    if (t.purpose === 'verify_email') {
+      // The identity changed address (or is gone) since the mail: this token proves nothing any more.
+      const proof = await markIdentityVerified(tx, t.identity_id, t.email);
+      if (!proof) throw fail('invalid_email_token', 'The token is not valid');
+      const claimed = proof.firstProof ? await claimAccount(tx, t.account_id, t.identity_id, ctx) : [];
+      await audit(tx, ctx, 'email_verified', t.account_id, { identity_id: t.identity_id, ...(claimed.length ? { claimed } : {}) });
+      return { result: { email: t.email, verified: true as const, changed: false }, claimed };
+    }
+    const old = await changeIdentityEmail(tx, t.identity_id, t.email);
+    if (old === undefined) throw fail('invalid_email_token', 'The token is not valid');
+    await spendAccountEmailTokens(tx, t.account_id, 'verify_email');
+    await spendAccountEmailTokens(tx, t.account_id, 'password_reset');
+    await audit(tx, ctx, 'email_verified', t.account_id, { identity_id: t.identity_id, changed: true });
+    return { result: { email: t.email, verified: true as const, changed: true }, claimed: [] };
+  };
   try {
-    return await f.db.transaction(async (tx) => {
-      const t = await consume(tx, token, ['verify_email', 'email_change']);
-      if ((await lockAccountStatus(tx, t.account_id)) === 'deleted') throw fail('invalid_email_token', 'The token is not valid');
-      if (t.purpose === 'verify_email') {
-        // The identity changed address (or is gone) since the mail: this token proves nothing any more.
-        if (!(await markIdentityVerified(tx, t.identity_id, t.email))) throw fail('invalid_email_token', 'The token is not valid');
-        await audit(tx, ctx, 'email_verified', t.account_id, { identity_id: t.identity_id });
-        return { email: t.email, verified: true as const, changed: false };
-      }
-      const old = await changeIdentityEmail(tx, t.identity_id, t.email);
-      if (old === undefined) throw fail('invalid_email_token', 'The token is not valid');
-      await spendAccountEmailTokens(tx, t.account_id, 'verify_email');
-      await spendAccountEmailTokens(tx, t.account_id, 'password_reset');
-      await audit(tx, ctx, 'email_verified', t.account_id, { identity_id: t.identity_id, changed: true });
-      return { email: t.email, verified: true as const, changed: true };
-    });
+    if (row.purpose === 'verify_email' && (await claimPending(f.db, row.identity_id))) {
+      return (await f.revoker.revoke({ reason: 'account_claimed', accountId: row.account_id }, { before: apply })).value.result;
+    }
+    const r = await f.db.transaction(apply);
+    // An identity linked between the check and the transaction was removed: the sessions end too.
+    if (r.claimed.length) await f.revoker.revoke({ reason: 'account_claimed', accountId: row.account_id });
+    return r.result;
   } catch (err) {
     if (isUniqueViolation(err, 'identities_provider_user')) throw fail('email_taken', 'An account with this email exists');
     throw err;

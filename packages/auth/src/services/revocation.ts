@@ -33,9 +33,11 @@ export type RevocationReason =
   | 'account_banned'
   | 'account_deleted'
   // a password reset ends every session of the account (services/email-flows.ts)
-  | 'password_reset';
+  | 'password_reset'
+  // the first proof of the account's mailbox claimed it for the mailbox's owner (services/email-flows.ts)
+  | 'account_claimed';
 
-const ACCOUNT_SCOPE: ReadonlySet<RevocationReason> = new Set<RevocationReason>(['account_locked', 'account_banned', 'account_deleted', 'password_reset']);
+const ACCOUNT_SCOPE: ReadonlySet<RevocationReason> = new Set<RevocationReason>(['account_locked', 'account_banned', 'account_deleted', 'password_reset', 'account_claimed']);
 
 /** The notice, on the bus and (with `id` and `type` first) in the outbox; snake_case like every auth payload. */
 export interface RevocationNotice {
