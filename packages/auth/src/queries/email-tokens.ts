@@ -13,6 +13,8 @@ export interface IssuedToken {
   identity_id: string;
   email: string;
   display_name: string;
+  /** Whether the address was proven (only then may a mail to it carry the display name). */
+  verified: boolean;
 }
 
 /**
@@ -22,7 +24,7 @@ export interface IssuedToken {
 export async function issueResetToken(db: Queryable, email: string, tokenHash: string, ttlSeconds: number): Promise<IssuedToken | undefined> {
   const r = await db.query<IssuedToken>(
     `WITH target AS (
-       SELECT i.id AS identity_id, i.account_id, i.provider_user_id AS email, a.display_name
+       SELECT i.id AS identity_id, i.account_id, i.provider_user_id AS email, a.display_name, i.verified
          FROM identities i JOIN accounts a ON a.id = i.account_id
          JOIN credentials c ON c.identity_id = i.id AND c.type = 'password'
         WHERE i.provider = 'email' AND i.provider_user_id = $1 AND a.status = 'active'
@@ -31,7 +33,7 @@ export async function issueResetToken(db: Queryable, email: string, tokenHash: s
        SELECT 'password_reset', account_id, identity_id, email, $2, now() + make_interval(secs => $3::int) FROM target
        RETURNING account_id
      )
-     SELECT t.account_id, t.identity_id, t.email, t.display_name FROM target t JOIN issued USING (account_id)`,
+     SELECT t.account_id, t.identity_id, t.email, t.display_name, t.verified FROM target t JOIN issued USING (account_id)`,
     [email, tokenHash, ttlSeconds],
   );
   return r.rows[0];
@@ -44,7 +46,7 @@ export async function issueResetToken(db: Queryable, email: string, tokenHash: s
 export async function issueVerifyTokenByEmail(db: Queryable, email: string, tokenHash: string, ttlSeconds: number): Promise<IssuedToken | undefined> {
   const r = await db.query<IssuedToken>(
     `WITH target AS (
-       SELECT i.id AS identity_id, i.account_id, i.provider_user_id AS email, a.display_name
+       SELECT i.id AS identity_id, i.account_id, i.provider_user_id AS email, a.display_name, i.verified
          FROM identities i JOIN accounts a ON a.id = i.account_id
         WHERE i.provider = 'email' AND i.provider_user_id = $1 AND NOT i.verified AND a.status <> 'deleted'
      ), issued AS (
@@ -52,7 +54,7 @@ export async function issueVerifyTokenByEmail(db: Queryable, email: string, toke
        SELECT 'verify_email', account_id, identity_id, email, $2, now() + make_interval(secs => $3::int) FROM target
        RETURNING account_id
      )
-     SELECT t.account_id, t.identity_id, t.email, t.display_name FROM target t JOIN issued USING (account_id)`,
+     SELECT t.account_id, t.identity_id, t.email, t.display_name, t.verified FROM target t JOIN issued USING (account_id)`,
     [email, tokenHash, ttlSeconds],
   );
   return r.rows[0];

@@ -91,7 +91,7 @@ async function sendVerification(f: Flows, accountId: string): Promise<void> {
   if (!id || id.verified) return;
   const { token, hash } = newToken();
   await insertEmailToken(f.db, { purpose: 'verify_email', accountId, identityId: id.identity_id, email: id.email, tokenHash: hash, ttlSeconds: f.verifyTtl });
-  f.mailer.enqueue(verifyEmailMail(f.mail, id.email, id.display_name, token, f.config.emailVerifyTtlHours, false));
+  f.mailer.enqueue(verifyEmailMail(f.mail, id.email, token, f.config.emailVerifyTtlHours, false));
 }
 
 /**
@@ -136,7 +136,7 @@ async function resetPassword(f: Flows, input: { token: string; password: string 
   );
   // The source that proved the mailbox is no longer locked out of the credential.
   await f.lockout.success(value.credential, lockoutSource(ctx.ip)).catch(() => undefined);
-  f.mailer.enqueue(passwordChangedMail(f.mail, row.email, ''));
+  f.mailer.enqueue(passwordChangedMail(f.mail, row.email));
   return { sessions_revoked: sessions.length };
 }
 
@@ -219,8 +219,8 @@ async function requestEmailChange(f: Flows, accountId: string, input: { email: s
     await insertEmailToken(tx, { purpose: 'email_change', accountId, identityId: id.identity_id, email: next, tokenHash: hash, ttlSeconds: f.verifyTtl });
     await audit(tx, ctx, 'email_change', accountId, { outcome: 'requested' });
   });
-  f.mailer.enqueue(verifyEmailMail(f.mail, next, id.display_name, token, f.config.emailVerifyTtlHours, true));
-  f.mailer.enqueue(emailChangeNoticeMail(f.mail, id.email, id.display_name, next));
+  f.mailer.enqueue(verifyEmailMail(f.mail, next, token, f.config.emailVerifyTtlHours, true));
+  f.mailer.enqueue(emailChangeNoticeMail(f.mail, { address: id.email, verified: id.verified, name: id.display_name }, next));
   return { pending_email: next };
 }
 
@@ -250,7 +250,7 @@ export function createEmailFlows(d: Deps) {
       f.mailer.defer('password_reset', async () => {
         const { token, hash } = newToken();
         const issued = await issueResetToken(f.db, normaliseEmail(email), hash, f.resetTtl);
-        return issued && passwordResetMail(f.mail, issued.email, issued.display_name, token, config.passwordResetTtlMinutes);
+        return issued && passwordResetMail(f.mail, { address: issued.email, verified: issued.verified, name: issued.display_name }, token, config.passwordResetTtlMinutes);
       });
     },
 
@@ -262,7 +262,7 @@ export function createEmailFlows(d: Deps) {
       f.mailer.defer('verify_email', async () => {
         const { token, hash } = newToken();
         const issued = await issueVerifyTokenByEmail(f.db, normaliseEmail(email), hash, f.verifyTtl);
-        return issued && verifyEmailMail(f.mail, issued.email, issued.display_name, token, config.emailVerifyTtlHours, false);
+        return issued && verifyEmailMail(f.mail, issued.email, token, config.emailVerifyTtlHours, false);
       });
     },
 
