@@ -49,9 +49,13 @@ export async function accountSummary(db: Queryable, accountId: string): Promise<
   return r.rows[0];
 }
 
-/** A new (non-guest) account with the default roles and status. */
-export async function insertAccount(tx: Queryable, displayName: string): Promise<AccountRow> {
-  return (await tx.query<AccountRow>(`INSERT INTO accounts (display_name, is_guest) VALUES ($1, false) RETURNING *`, [displayName])).rows[0];
+/** A new (non-guest) account with the default roles and status (`id`: drawn before, e.g. announced in an answer). */
+export async function insertAccount(tx: Queryable, displayName: string, id?: string): Promise<AccountRow> {
+  const r = await tx.query<AccountRow>(`INSERT INTO accounts (id, display_name, is_guest) VALUES (COALESCE($2::uuid, gen_random_uuid()), $1, false) RETURNING *`, [
+    displayName,
+    id ?? null,
+  ]);
+  return r.rows[0];
 }
 
 /** A guest that links a credential of its own is no longer a guest. */

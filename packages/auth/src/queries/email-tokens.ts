@@ -93,6 +93,23 @@ export async function insertEmailToken(
   );
 }
 
+/**
+ * An email-change token to `email` unless another identity has that address: one statement either way (run after
+ * the answer, so the request's time does not depend on the address). True when the token was written.
+ */
+export async function issueEmailChangeToken(
+  db: Queryable,
+  t: { accountId: string; identityId: string; email: string; tokenHash: string; ttlSeconds: number },
+): Promise<boolean> {
+  const r = await db.query(
+    `INSERT INTO email_tokens (purpose, account_id, identity_id, email, token_hash, expires_at)
+     SELECT 'email_change', $1, $2, $3, $4, now() + make_interval(secs => $5::int)
+      WHERE NOT EXISTS (SELECT 1 FROM identities WHERE provider = 'email' AND provider_user_id = $3)`,
+    [t.accountId, t.identityId, t.email, t.tokenHash, t.ttlSeconds],
+  );
+  return (r.rowCount ?? 0) > 0;
+}
+
 export interface EmailTokenRow {
   id: string;
   purpose: EmailTokenPurpose;

@@ -17,6 +17,7 @@ import {
   emailIdentityOf,
   emailTokenByHash,
   insertEmailToken,
+  issueEmailChangeToken,
   issueResetToken,
   issueVerifyTokenByEmail,
   markIdentityVerified,
@@ -26,10 +27,10 @@ import {
   type EmailTokenPurpose,
   type EmailTokenRow,
 } from '../queries/email-tokens.js';
-import { accountOfIdentity, claimPending, removeIdentitiesExcept } from '../queries/identities.js';
+import { claimPending, removeIdentitiesExcept } from '../queries/identities.js';
 import { audit, type AuditContext } from './audit.js';
-import type { Mailer } from './mailer.js';
-import { emailChangeNoticeMail, passwordChangedMail, passwordResetMail, verifyEmailMail, type MailContext } from './mail-templates.js';
+import type { Mailer, OutgoingMail } from './mailer.js';
+import { addressInUseMail, emailChangeNoticeMail, passwordChangedMail, passwordResetMail, verifyEmailMail, type MailContext } from './mail-templates.js';
 import { dummyHashFor, hashNewPassword } from './passwords.js';
 import type { Revoker } from './revocation.js';
 import { normaliseEmail } from './sign-in-common.js';
@@ -85,13 +86,13 @@ async function consume(tx: Tx, token: string, purposes: EmailTokenPurpose[]): Pr
   return row;
 }
 
-/** A verification mail for an identity just created or linked (sign-up, link); the caller does not wait for it. */
-async function sendVerification(f: Flows, accountId: string): Promise<void> {
+/** A verification mail for an identity just created or linked (sign-up, link); none when there is nothing to verify. */
+async function verificationMail(f: Flows, accountId: string): Promise<OutgoingMail | undefined> {
   const id = await emailIdentityOf(f.db, accountId);
-  if (!id || id.verified) return;
+  if (!id || id.verified) return undefined;
   const { token, hash } = newToken();
   await insertEmailToken(f.db, { purpose: 'verify_email', accountId, identityId: id.identity_id, email: id.email, tokenHash: hash, ttlSeconds: f.verifyTtl });
-  f.mailer.enqueue(verifyEmailMail(f.mail, id.email, token, f.config.emailVerifyTtlHours, false));
+  return verifyEmailMail(f.mail, id.email, token, f.config.emailVerifyTtlHours, false);
 }
 
 /**
@@ -199,10 +200,17 @@ async function checkChangePassword(f: Flows, accountId: string, id: EmailIdentit
 }
 
 /**
- * An email change (Bearer + the current password): the new address is mailed a token and becomes the
- * account's address only when it is confirmed (POST /email/verify); the old address is told.
+ * An email change (Bearer + the current password): the new address is mailed a token and becomes the account's
+ * address only when it is confirmed (POST /email/verify); the old address is told. The answer is the same whether
+ * or not the new address has an account (no enumeration): what depends on it — the token, or instead a mail to its
+ * owner (`address_in_use`) — is `mailAfterAnswer`, run by the route once the answer is sent.
  */
-async function requestEmailChange(f: Flows, accountId: string, input: { email: string; password: string }, ctx: AuditContext): Promise<{ pending_email: string }> {
+async function requestEmailChange(
+  f: Flows,
+  accountId: string,
+  input: { email: string; password: string },
+  ctx: AuditContext,
+): Promise<{ pending_email: string; mailAfterAnswer: () => void }> {
   const next = normaliseEmail(input.email);
   const id = await emailIdentityOf(f.db, accountId);
   if (!id) {
@@ -212,16 +220,19 @@ async function requestEmailChange(f: Flows, accountId: string, input: { email: s
   }
   await checkChangePassword(f, accountId, id, input.password, ctx);
   if (next === id.email) throw fail('email_unchanged', 'This is the current email address');
-  if (await accountOfIdentity(f.db, 'email', next)) throw fail('email_taken', 'An account with this email exists');
-  const { token, hash } = newToken();
   await f.db.transaction(async (tx) => {
     if ((await lockAccountStatus(tx, accountId)) !== 'active') throw accountInactive();
-    await insertEmailToken(tx, { purpose: 'email_change', accountId, identityId: id.identity_id, email: next, tokenHash: hash, ttlSeconds: f.verifyTtl });
     await audit(tx, ctx, 'email_change', accountId, { outcome: 'requested' });
   });
-  f.mailer.enqueue(verifyEmailMail(f.mail, next, token, f.config.emailVerifyTtlHours, true));
+  // The old address is told in every case (its owner may be the requester: the mails it gets must not differ).
   f.mailer.enqueue(emailChangeNoticeMail(f.mail, { address: id.email, verified: id.verified, name: id.display_name }, next));
-  return { pending_email: next };
+  const mailAfterAnswer = () =>
+    f.mailer.defer('email_change', async () => {
+      const { token, hash } = newToken();
+      const issued = await issueEmailChangeToken(f.db, { accountId, identityId: id.identity_id, email: next, tokenHash: hash, ttlSeconds: f.verifyTtl });
+      return issued ? verifyEmailMail(f.mail, next, token, f.config.emailVerifyTtlHours, true) : addressInUseMail(f.mail, next, 'email_change');
+    });
+  return { pending_email: next, mailAfterAnswer };
 }
 
 export function createEmailFlows(d: Deps) {
@@ -240,7 +251,20 @@ export function createEmailFlows(d: Deps) {
     ),
   };
   return {
-    sendVerification: (accountId: string) => sendVerification(f, accountId),
+    /** The verification mail of an identity just created or linked (queued; the caller does not wait for delivery). */
+    async sendVerification(accountId: string): Promise<void> {
+      const m = await verificationMail(f, accountId);
+      if (m) f.mailer.enqueue(m);
+    },
+
+    /**
+     * After the answer to a sign-up that answers alike for every address (AUTH_EMAIL_VERIFICATION=required):
+     * `create` writes the account (false: the address has one already); then the verification mail, or a mail to
+     * the address's owner instead.
+     */
+    afterSignUp(email: string, accountId: string, create: () => Promise<boolean>): void {
+      f.mailer.defer('sign_up', async () => ((await create()) ? verificationMail(f, accountId) : addressInUseMail(f.mail, normaliseEmail(email), 'sign_up')));
+    },
 
     /**
      * 202 whatever the address; a mail only when it is an active account with a password. The lookup and the

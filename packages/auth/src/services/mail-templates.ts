@@ -93,3 +93,20 @@ export function passwordChangedMail(ctx: MailContext, to: string): OutgoingMail 
   ];
   return mail('password_changed', to, `${ctx.product}: your password was reset`, [hello, '', ...lines], html(ctx, [hello, ...lines]));
 }
+
+/**
+ * To an address that already has an account, when someone asked to sign up with it or to make it another account's
+ * address: the answer to the asker was the same as for a free address (no enumeration), the owner learns it here.
+ * The address may not be verified: no requester-chosen text.
+ */
+export function addressInUseMail(ctx: MailContext, to: string, asked: 'sign_up' | 'email_change'): OutgoingMail {
+  const hello = greeting({ address: to, verified: false });
+  const lines = [
+    asked === 'sign_up'
+      ? `Someone asked to sign up for ${ctx.product} with this address, which already has a ${ctx.product} account. No new account was made.`
+      : `Someone asked to make this address the email address of another ${ctx.product} account. This address already has an account, so nothing changed.`,
+    'If it was you: sign in with this address, or choose "Forgot password" in the game to reset the password.',
+    'If it was not you, ignore this mail.',
+  ];
+  return mail('address_in_use', to, `${ctx.product}: this address already has an account`, [hello, '', ...lines], html(ctx, [hello, ...lines]));
+}
