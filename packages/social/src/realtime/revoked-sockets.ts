@@ -19,8 +19,9 @@ function affects(r: Revocation, conn: Connection): boolean {
   const p = conn.principal;
   if (p.sid && r.sids.includes(p.sid)) return true;
   if (r.scope !== 'account' || p.accountId !== r.accountId) return false;
-  // Tokens issued after the revocation (a new sign-in once an account is active again) stay.
-  return p.issuedAt === undefined || p.issuedAt <= Math.floor(r.revokedAt / 1000);
+  // Tokens issued after the revocation (a new sign-in once an account is active again, or right after a password
+  // reset) stay: compared in milliseconds, not whole seconds.
+  return p.issuedAt === undefined || p.issuedAt <= r.revokedAt;
 }
 
 /** Closes this node's sockets the revocation names; returns how many. */

@@ -18,7 +18,10 @@ export const AUTH_REVOCATION_CHANNEL = 'auth:revocation';
 export const REVOCATIONS_CHANNEL = 'social:revocations';
 /** State store: revoked session ids, each expiring when the last token of its session has. */
 export const REVOKED_SIDS = 'social:revoked:sids';
-/** State store: `<account id> <unix seconds>` — the account's tokens issued up to that second are refused. */
+/**
+ * State store: `<account id> <unix milliseconds>` — the account's tokens issued up to that instant are refused (a
+ * record written before milliseconds, `<unix seconds>`, covers the whole second).
+ */
 export const REVOKED_ACCOUNTS = 'social:revoked:accounts';
 
 /** The longest an access token lives (the spec's 15 minutes plus a minute of clock skew). */
@@ -39,7 +42,7 @@ export interface Revocation {
 export interface TokenHolder {
   accountId: string;
   sid?: string;
-  /** The token's `iat`, unix seconds. */
+  /** The token's `iat`, unix milliseconds (AccessClaims.iatMs). */
   issuedAt?: number;
 }
 
@@ -70,7 +73,14 @@ export function parseAuthNotice(n: Record<string, unknown>): Revocation | undefi
   return { reason, scope, accountId, sids: sids as string[], revokedAt: at, until: Math.min(end, Date.now() + MAX_TOKEN_LIFE_MS) };
 }
 
-const cutoffOf = (r: Revocation) => Math.floor(r.revokedAt / 1000);
+/** Tokens issued up to this instant (ms) are refused: a token issued after the revocation, even within its second, is not. */
+const cutoffOf = (r: Revocation) => r.revokedAt;
+
+/** A stored cutoff: milliseconds, or (a record of an older node) whole seconds, read as the end of that second. */
+const storedCutoffMs = (v: string) => {
+  const n = Number(v);
+  return n < 1e11 ? n * 1000 + 999 : n;
+};
 
 /** The record every node reads: each sid, and the account's cutoff, expiring with the tokens. */
 async function recordInStore(state: StateStore, r: Revocation): Promise<void> {
@@ -87,7 +97,7 @@ async function loadFromStore(state: StateStore): Promise<Revocation[]> {
   const out: Revocation[] = [{ reason: 'loaded', scope: 'session', accountId: '', sids: await state.setMembers(REVOKED_SIDS), revokedAt: 0, until }];
   for (const m of await state.setMembers(REVOKED_ACCOUNTS)) {
     const [accountId, cutoff] = m.split(' ');
-    const revokedAt = Number(cutoff) * 1000;
+    const revokedAt = storedCutoffMs(cutoff);
     if (accountId && Number.isFinite(revokedAt)) out.push({ reason: 'loaded', scope: 'account', accountId, sids: [], revokedAt, until });
   }
   return out;
