@@ -209,6 +209,30 @@ export function scenarios(label: string, platformOptions: Parameters<typeof star
       for (const node of nodes()) await refusedBy(node, reg.body.access_token, ca);
     });
 
+    it('a role taken away reaches both social nodes at once: the old token is stale (401, socket 4004), a refreshed one has the new roles', async () => {
+      const m = await guest(p);
+      await p.auth.app.auth.db.query(`UPDATE accounts SET roles = ARRAY['player', 'moderator'] WHERE id = $1`, [m.accountId]);
+      const promoted = await p.auth.call('POST', '/refresh', { body: { refresh_token: m.refresh } });
+      assert.equal(promoted.status, 200);
+      const staff = promoted.body.access_token as string;
+      for (const node of nodes()) assert.equal((await node.call('GET', '/v1/moderation/reports', { token: staff })).status, 200);
+      const socks = [await open(p.social, staff, ca), await open(nodeB, staff, ca)];
+      const r = await p.auth.call('PUT', `/admin/accounts/${m.accountId}/roles`, { token: adminToken, body: { roles: ['player'] } });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      // At once: the PUT answered after the notice was delivered (or published on the shared bus).
+      for (const node of nodes()) {
+        const stale = await node.call('GET', '/v1/moderation/reports', { token: staff });
+        assert.deepEqual([stale.status, stale.body.code], [401, 'unauthorized'], JSON.stringify(stale.body));
+      }
+      for (const c of await closedWithin(p, m.accountId, socks)) assert.deepEqual(c, { code: 4004, reason: 'token_expired' });
+      const next = await p.auth.call('POST', '/refresh', { body: { refresh_token: promoted.body.refresh_token } });
+      assert.equal(next.status, 200, 'the session lives on');
+      for (const node of nodes()) {
+        const demoted = await node.call('GET', '/v1/moderation/reports', { token: next.body.access_token });
+        assert.deepEqual([demoted.status, demoted.body.code], [403, 'moderator_required']);
+      }
+    });
+
     it('account deletion closes the sockets on both nodes (4001); the same token gets 401 at once, not a profile', async () => {
       const a = await guest(p);
       const [onA, onB] = [await open(p.social, a.token, ca), await open(nodeB, a.token, ca)];

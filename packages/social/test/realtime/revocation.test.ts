@@ -105,6 +105,27 @@ describe('realtime: revocation notices (high-security node A, default node B)', 
     }
   });
 
+  it('roles_changed: the account’s earlier tokens are stale (401 unauthorized, socket 4004: refresh), not revoked; a node started later knows it too', async () => {
+    const sub = `acct-${randomUUID()}`;
+    const cut = Date.now() - 1000;
+    const old = await h.keys.sign(sub, { iatMs: cut - 100, roles: ['player', 'moderator'] });
+    const fresh = await h.keys.sign(sub, { iatMs: cut + 100 });
+    const sock = await ready(await connect(nodeB.urls.ws, old));
+    await h.state.state.publish('auth:revocation', JSON.stringify(notice({ reason: 'roles_changed', scope: 'account', account_id: sub, revoked_at: new Date(cut).toISOString() })));
+    assert.deepEqual(await sock.closed, { code: 4004, reason: 'token_expired' });
+    for (const url of [nodeA.http, nodeB.urls.http]) {
+      assert.deepEqual(await me(url, old), { status: 401, code: 'unauthorized' });
+      assert.equal((await me(url, fresh)).status, 200);
+    }
+    const late = await startSecondNode(h);
+    try {
+      assert.deepEqual(await me(late.urls.http, old), { status: 401, code: 'unauthorized' });
+      assert.equal((await me(late.urls.http, fresh)).status, 200);
+    } finally {
+      await late.close();
+    }
+  });
+
   it('the high-security node refuses a token recorded in the state store that no node heard of; the default node does not', async () => {
     const sub = `acct-${randomUUID()}`;
     const sid = randomUUID();
