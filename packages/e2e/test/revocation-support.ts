@@ -209,6 +209,21 @@ export function scenarios(label: string, platformOptions: Parameters<typeof star
       for (const node of nodes()) await refusedBy(node, reg.body.access_token, ca);
     });
 
+    it('account pre-hijacking: a guest links an address it does not own; the owner’s reset closes the guest’s sockets and refuses its token', async () => {
+      const attacker = await guest(p);
+      const address = `victim-${randomBytes(4).toString('hex')}@example.test`;
+      const link = await p.auth.call('POST', '/account/link', { token: attacker.token, body: { email: address, password: 'the attacker chose it 1' } });
+      assert.equal(link.status, 200, JSON.stringify(link.body));
+      const socks = [await open(p.social, attacker.token, ca), await open(nodeB, attacker.token, ca)];
+      assert.equal((await p.auth.call('POST', '/password/reset-request', { body: { email: address } })).status, 202);
+      const token = await mailedResetCode(p, address);
+      assert.equal((await p.auth.call('POST', '/password/reset', { body: { token, password: 'the owner of the mailbox 2' } })).status, 200);
+      for (const c of await closedWithin(p, attacker.accountId, socks)) assert.deepEqual(c, { code: 4002, reason: 'session_revoked' });
+      for (const node of nodes()) await refusedBy(node, attacker.token, ca);
+      const restore = await p.auth.call('POST', '/guest/restore', { body: { account_id: attacker.accountId, guest_secret: attacker.secret, device_fingerprint: attacker.fingerprint } });
+      assert.deepEqual([restore.status, restore.body.code], [401, 'invalid_credentials']);
+    });
+
     it('a role taken away reaches both social nodes at once: the old token is stale (401, socket 4004), a refreshed one has the new roles', async () => {
       const m = await guest(p);
       await p.auth.app.auth.db.query(`UPDATE accounts SET roles = ARRAY['player', 'moderator'] WHERE id = $1`, [m.accountId]);
