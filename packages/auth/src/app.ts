@@ -31,7 +31,7 @@ import { createRateLimiter, type Limit, type RateLimiter } from './services/rate
 import { purgeDeletedAccounts, pruneIdleGuests } from './services/retention.js';
 import { createSignInService } from './services/sign-in.js';
 import { createTokenService } from './services/tokens.js';
-import { createRevoker, DENY_JTI, DENY_SID } from './services/revocation.js';
+import { createRevoker, DENY_ACCOUNT_PREFIX, DENY_JTI, DENY_SID } from './services/revocation.js';
 import { createOutboxWorker } from './services/outbox.js';
 import { createSanctionService } from './services/sanctions.js';
 import { createAuthMetrics, type AuthMetrics } from './services/metrics.js';
@@ -190,7 +190,7 @@ function bearerToken(req: { headers: Record<string, unknown> }): string {
  */
 const callers = new WeakMap<object, string>();
 
-/** Bearer authentication: the token's signature and claims, then the deny set (logout, reuse, deletion, operators). */
+/** Bearer authentication: the token's signature and claims, then the deny set (logout, reuse, deletion, operators) and the account's cut. */
 function createAuthenticate(config: AuthConfig, state: StateStore, keys: KeyCache): AuthContext['authenticate'] {
   const verify = createAccessTokenVerifier({ issuer: config.issuer, audience: config.audience, keys: ownKeyResolver(keys) });
   return async (req, opts = {}) => {
@@ -200,7 +200,13 @@ function createAuthenticate(config: AuthConfig, state: StateStore, keys: KeyCach
       if (reason) (req as { log?: { debug(o: object, m: string): void } }).log?.debug({ reason }, 'access token rejected');
       throw err;
     });
-    const revoked = (await state.setHas(DENY_SID, claims.sid)) || (await state.setHas(DENY_JTI, claims.jti));
+    // The deny set (sid, jti) and the account's cut (account-scope revocations, a role taken away), in parallel.
+    const [sid, jti, cut] = await Promise.all([
+      state.setHas(DENY_SID, claims.sid),
+      state.setHas(DENY_JTI, claims.jti),
+      state.get(`${DENY_ACCOUNT_PREFIX}${claims.sub}`),
+    ]);
+    const revoked = sid || jti || (cut !== null && claims.iatMs <= Number(cut));
     if (revoked && !opts.allowRevoked) throw fail('invalid_token', 'Access token rejected');
     callers.set(req, claims.sub);
     return { ...claims, revoked };

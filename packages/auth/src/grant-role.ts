@@ -2,13 +2,14 @@
  * `npm run grant-role -w @platform/auth -- <email | account id> <role>… [--remove] [--offline]`: adds (or, with
  * --remove, takes away) roles of an account directly in the configured database — how the first admin is made
  * (docs/auth.md, "Sanctions"). Roles: player, moderator, admin. The account's tokens carry the new roles from
- * its next sign-in or refresh. Prints {"id", "roles"}; exit 1 when no account matches, 2 on a usage error.
+ * its next sign-in or refresh; a role taken away also refuses the tokens issued before (a `roles_changed` notice). Prints {"id", "roles"}; exit 1 when no account matches, 2 on a usage error.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError, openEmbeddedPostgres, type EmbeddedPostgres } from '@platform/kit';
 import { readAuthConfig } from './config.js';
 import { GRANTABLE_ROLES, grantRoles } from './services/admin.js';
+import { createRevoker } from './services/revocation.js';
 import { openAuthStores } from './start.js';
 
 const USAGE = 'usage: grant-role <email | account id> <player|moderator|admin>… [--remove] [--offline]';
@@ -40,7 +41,9 @@ try {
   }
   const { db, state } = await openAuthStores(config, embedded);
   try {
-    const r = await grantRoles(db, who, roles, { remove: flags.has('--remove'), ctx: { nodeId: `${config.nodeId}-cli`, ip: null, actor: 'cli' } });
+    // A role taken away is announced like a revocation (written to the outbox, which the running service delivers).
+    const revoker = createRevoker({ config, db, state, log: { warn: (obj, msg) => console.error(msg, obj) } });
+    const r = await grantRoles(db, revoker, who, roles, { remove: flags.has('--remove'), ctx: { nodeId: `${config.nodeId}-cli`, ip: null, actor: 'cli' } });
     if (!r) {
       console.error(`no account with the email or id ${who}`);
       process.exitCode = 1;

@@ -28,6 +28,8 @@ describe('AUTH_EMAIL_VERIFICATION=required', () => {
     const r = await post('/register', { email: e, password: GOOD_PASSWORD });
     assert.equal(r.statusCode, 202, r.body);
     assert.deepEqual(Object.keys(r.json()).sort(), ['account_id', 'email_verification_required']);
+    // The account is written once the answer is sent (the same answer for every address: enumeration.test.ts).
+    await h.app.auth.mailer.idle();
     const sessions = await h.tdb.db.query(`SELECT count(*)::int AS n FROM sessions WHERE account_id = $1`, [r.json().account_id]);
     assert.equal(sessions.rows[0].n, 0);
     const wrong = await post('/login', { email: e, password: 'not the password' });
@@ -42,6 +44,7 @@ describe('AUTH_EMAIL_VERIFICATION=required', () => {
   it('a password reset verifies the address (the mail reached it): the player signs in after it', async () => {
     const e = email();
     assert.equal((await post('/register', { email: e, password: GOOD_PASSWORD })).statusCode, 202);
+    await h.app.auth.mailer.idle();
     assert.equal((await post('/password/reset-request', { email: e })).statusCode, 202);
     const token = tokenOf(await mailTo(e, 'reset your password'));
     assert.equal((await post('/password/reset', { token, password: 'a fresh and long passphrase' })).statusCode, 200);

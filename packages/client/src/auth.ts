@@ -152,6 +152,7 @@ export class AuthApi {
    * Creates an email account and signs it in (201). When the service requires a verified email
    * (`AUTH_EMAIL_VERIFICATION=required`) it answers 202 without tokens: nothing is signed in,
    * `emailVerificationRequired` is true, and the player confirms the mailed token (`verifyEmail`) and then signs in.
+   * That answer is the same whether or not the address has an account (its owner is mailed instead of a token).
    */
   async register(input: Omit<RegisterInput, 'device'>): Promise<{ accountId: string | undefined; emailVerificationRequired: boolean }> {
     const askedAt = this.d.now();
@@ -191,7 +192,9 @@ export class AuthApi {
 
   /**
    * Asks to change the account's email address (the current password proves the player): the new address is
-   * mailed a code, and only `verifyEmail` with it switches the address.
+   * mailed a code, and only `verifyEmail` with it switches the address. It resolves alike whether or not the new
+   * address has an account (no enumeration): an address with an account gets no code (its owner is told instead),
+   * and `verifyEmail` would answer 409 `email_taken` should it be taken by the time the code is used.
    */
   changeEmail(input: EmailChangeInput): Promise<EmailChange> {
     return this.call('POST', '/account/email', input);

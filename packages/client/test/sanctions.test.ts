@@ -58,4 +58,18 @@ describe('client: sanctions', () => {
     assert.ok(e instanceof PlatformError);
     assert.deepEqual([e.details.reason, e.details.expires_at], ['Cheating', null]);
   });
+
+  it('a moderator whose role is taken away: the next moderation call refreshes (still signed in) and is refused 403 moderator_required', async () => {
+    const m = await player(tp, 'Mod');
+    const accountId = (await m.session.get())!.accountId!;
+    await tp.platform.auth.app.auth.db.query(`UPDATE accounts SET roles = ARRAY['player', 'moderator'] WHERE id = $1`, [accountId]);
+    await m.session.refresh();
+    assert.ok(Array.isArray((await m.moderation.reports()).reports));
+    const r = await tp.platform.auth.call('PUT', `/admin/accounts/${accountId}/roles`, { token: adminToken, body: { roles: ['player'] } });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    // The token still in hand carries the old role; social refuses it as stale (not revoked), so the SDK refreshes.
+    await rejects(m.moderation.reports(), 403, 'moderator_required');
+    assert.ok(await m.session.get(), 'not signed out');
+    assert.ok(Array.isArray((await m.auth.getSanctions()).sanctions));
+  });
 });

@@ -6,6 +6,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import WebSocket from 'ws';
 import { startPlatform, type Client, type Platform, type SocialNode } from '../src/index.js';
 
@@ -100,6 +102,25 @@ async function refusedBy(node: Client, token: string, ca: string) {
   assert.match(s, /closed before set up: 4401 token_revoked/);
 }
 
+/** The reset code mailed to `address` (auth writes its mail to the mailbox directory here). */
+async function mailedResetCode(p: Platform, address: string): Promise<string> {
+  const mailer = p.auth.app.auth.mailer;
+  // The job starts once the 202 is sent (over real HTTP, maybe after the client read it): look again a while.
+  for (let tries = 0; tries < 50; tries++) {
+    await mailer.idle();
+    for (const f of readdirSync(mailer.mailbox!).filter((n) => n.includes('-password_reset-'))) {
+      // The text part is quoted-printable (soft line breaks, =XX).
+      const raw = readFileSync(path.join(mailer.mailbox!, f), 'utf8')
+        .replace(/=\r?\n/g, '')
+        .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+      const code = /^reset code: ([A-Za-z0-9_-]{43})$/m.exec(raw);
+      if (raw.includes(address) && code) return code[1];
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`no reset mail to ${address}`);
+}
+
 /** A player's admin: a guest given the admin role, its token refreshed to carry it. */
 async function admin(p: Platform): Promise<string> {
   const a = await guest(p);
@@ -161,13 +182,70 @@ export function scenarios(label: string, platformOptions: Parameters<typeof star
       for (const node of nodes()) for (const t of [a.token, other.token]) await refusedBy(node, t, ca);
       await stillOpen(theirs);
       theirs.ws.close();
-      // Reactivated: the old sessions stay ended; a new one (issued after the ban's second) works everywhere.
+      // Reactivated: the old sessions stay ended; a new one, signed in at once (most often within the ban's second:
+      // the cut is in milliseconds), works everywhere.
       assert.equal((await p.auth.call('POST', `/admin/accounts/${a.accountId}/status`, { token: adminToken, body: { status: 'active' } })).status, 200);
-      await new Promise((r) => setTimeout(r, 1100 - (Date.now() % 1000)));
       const again = await secondSession(p, a);
       for (const node of nodes()) assert.equal((await node.call('GET', '/v1/me', { token: again.token })).status, 200);
       (await open(nodeB, again.token, ca)).ws.close();
       for (const node of nodes()) await refusedBy(node, a.token, ca);
+    });
+
+    it('a sign-in right after a password reset works on both nodes at once; the sessions before it are refused', async () => {
+      const address = `reset-${randomBytes(4).toString('hex')}@example.test`;
+      const [first, second] = ['the first long passphrase 1', 'the second long passphrase 2'];
+      const reg = await p.auth.call('POST', '/register', { body: { email: address, password: first } });
+      assert.equal(reg.status, 201, JSON.stringify(reg.body));
+      const old = await open(p.social, reg.body.access_token, ca);
+      assert.equal((await p.auth.call('POST', '/password/reset-request', { body: { email: address } })).status, 202);
+      const token = await mailedResetCode(p, address);
+      assert.equal((await p.auth.call('POST', '/password/reset', { body: { token, password: second } })).status, 200);
+      // At once, most often within the reset's second (which a cut in whole seconds refused for up to a second).
+      const login = await p.auth.call('POST', '/login', { body: { email: address, password: second } });
+      assert.equal(login.status, 200);
+      for (const node of nodes()) assert.equal((await node.call('GET', '/v1/me', { token: login.body.access_token })).status, 200);
+      (await open(nodeB, login.body.access_token, ca)).ws.close();
+      for (const c of await closedWithin(p, reg.body.account_id, [old])) assert.deepEqual(c, { code: 4002, reason: 'session_revoked' });
+      for (const node of nodes()) await refusedBy(node, reg.body.access_token, ca);
+    });
+
+    it('account pre-hijacking: a guest links an address it does not own; the owner’s reset closes the guest’s sockets and refuses its token', async () => {
+      const attacker = await guest(p);
+      const address = `victim-${randomBytes(4).toString('hex')}@example.test`;
+      const link = await p.auth.call('POST', '/account/link', { token: attacker.token, body: { email: address, password: 'the attacker chose it 1' } });
+      assert.equal(link.status, 200, JSON.stringify(link.body));
+      const socks = [await open(p.social, attacker.token, ca), await open(nodeB, attacker.token, ca)];
+      assert.equal((await p.auth.call('POST', '/password/reset-request', { body: { email: address } })).status, 202);
+      const token = await mailedResetCode(p, address);
+      assert.equal((await p.auth.call('POST', '/password/reset', { body: { token, password: 'the owner of the mailbox 2' } })).status, 200);
+      for (const c of await closedWithin(p, attacker.accountId, socks)) assert.deepEqual(c, { code: 4002, reason: 'session_revoked' });
+      for (const node of nodes()) await refusedBy(node, attacker.token, ca);
+      const restore = await p.auth.call('POST', '/guest/restore', { body: { account_id: attacker.accountId, guest_secret: attacker.secret, device_fingerprint: attacker.fingerprint } });
+      assert.deepEqual([restore.status, restore.body.code], [401, 'invalid_credentials']);
+    });
+
+    it('a role taken away reaches both social nodes at once: the old token is stale (401, socket 4004), a refreshed one has the new roles', async () => {
+      const m = await guest(p);
+      await p.auth.app.auth.db.query(`UPDATE accounts SET roles = ARRAY['player', 'moderator'] WHERE id = $1`, [m.accountId]);
+      const promoted = await p.auth.call('POST', '/refresh', { body: { refresh_token: m.refresh } });
+      assert.equal(promoted.status, 200);
+      const staff = promoted.body.access_token as string;
+      for (const node of nodes()) assert.equal((await node.call('GET', '/v1/moderation/reports', { token: staff })).status, 200);
+      const socks = [await open(p.social, staff, ca), await open(nodeB, staff, ca)];
+      const r = await p.auth.call('PUT', `/admin/accounts/${m.accountId}/roles`, { token: adminToken, body: { roles: ['player'] } });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      // At once: the PUT answered after the notice was delivered (or published on the shared bus).
+      for (const node of nodes()) {
+        const stale = await node.call('GET', '/v1/moderation/reports', { token: staff });
+        assert.deepEqual([stale.status, stale.body.code], [401, 'unauthorized'], JSON.stringify(stale.body));
+      }
+      for (const c of await closedWithin(p, m.accountId, socks)) assert.deepEqual(c, { code: 4004, reason: 'token_expired' });
+      const next = await p.auth.call('POST', '/refresh', { body: { refresh_token: promoted.body.refresh_token } });
+      assert.equal(next.status, 200, 'the session lives on');
+      for (const node of nodes()) {
+        const demoted = await node.call('GET', '/v1/moderation/reports', { token: next.body.access_token });
+        assert.deepEqual([demoted.status, demoted.body.code], [403, 'moderator_required']);
+      }
     });
 
     it('account deletion closes the sockets on both nodes (4001); the same token gets 401 at once, not a profile', async () => {

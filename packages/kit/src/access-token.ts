@@ -34,6 +34,13 @@ export interface AccessClaims {
   aud: string;
   /** Unix seconds, whatever the format carried. */
   iat: number;
+  /**
+   * Issued at in Unix milliseconds, at the precision the token carries: the platform's signer writes milliseconds
+   * (a PASETO time with a fraction, a JWT NumericDate with decimals); a token with whole seconds reads as the start of
+   * its second. Revocation cuts compare this, so a token issued just after a revocation is not refused with the
+   * tokens of the second it happened in (docs/auth.md, "Revocation").
+   */
+  iatMs: number;
   exp: number;
   jti: string;
   kid: string;
@@ -271,6 +278,12 @@ function toSeconds(v: unknown, name: string): number {
   throw invalid(`claim ${name} is missing or malformed`);
 }
 
+/** A NumericDate (seconds, decimals allowed) as whole milliseconds. */
+function toMillis(v: unknown, name: string): number {
+  if (typeof v === 'number' && Number.isFinite(v)) return Math.floor(Math.round(v * 1e6) / 1e3);
+  throw invalid(`claim ${name} is missing or malformed`);
+}
+
 function claimString(p: Record<string, unknown>, name: string): string {
   const v = p[name];
   if (typeof v !== 'string' || !v) throw invalid(`claim ${name} is missing`);
@@ -284,6 +297,7 @@ function claimString(p: Record<string, unknown>, name: string): string {
 function readClaims(p: Record<string, unknown>, kid: string, format: TokenFormat, iatMs?: number, expMs?: number): AccessClaims {
   const roles = p.roles;
   if (!Array.isArray(roles)) throw invalid('claim roles is malformed');
+  const issuedMs = iatMs ?? toMillis(p.iat, 'iat');
   for (let i = 0; i < roles.length; i++) if (typeof roles[i] !== 'string') throw invalid('claim roles is malformed');
   return {
     sub: claimString(p, 'sub'),
@@ -293,7 +307,8 @@ function readClaims(p: Record<string, unknown>, kid: string, format: TokenFormat
     region: typeof p.region === 'string' ? p.region : '',
     iss: claimString(p, 'iss'),
     aud: Array.isArray(p.aud) ? String(p.aud[0]) : claimString(p, 'aud'),
-    iat: iatMs !== undefined ? Math.floor(iatMs / 1000) : toSeconds(p.iat, 'iat'),
+    iat: Math.floor(issuedMs / 1000),
+    iatMs: issuedMs,
     exp: expMs !== undefined ? Math.floor(expMs / 1000) : toSeconds(p.exp, 'exp'),
     jti: claimString(p, 'jti'),
     kid,
@@ -351,8 +366,9 @@ export interface AccessTokenInput {
   roles: string[];
   region: string;
   jti: string;
-  /** Unix seconds. */
+  /** Unix seconds; a fraction (milliseconds) is written as such (AccessClaims.iatMs). */
   iat: number;
+  /** Unix seconds (whole). */
   exp: number;
 }
 
@@ -370,11 +386,15 @@ export function signAccessToken(format: TokenFormat, key: SigningKey, iss: strin
   if (format === 'jwt') {
     return signEdDsaJwt(
       { alg: 'EdDSA', typ: 'JWT', kid: key.kid },
-      { sid: c.sid, platform: c.platform, roles: c.roles, region: c.region, sub: c.sub, iss, aud, iat: c.iat, exp: c.exp, jti: c.jti },
+      { sid: c.sid, platform: c.platform, roles: c.roles, region: c.region, sub: c.sub, iss, aud, iat: Math.round(c.iat * 1000) / 1000, exp: c.exp, jti: c.jti },
       key.privateKey,
     );
   }
-  const iso = (s: number) => new Date(s * 1000).toISOString().replace(/\.\d{3}Z$/, '+00:00');
+  // RFC 3339 with +00:00; milliseconds only when there are some (`…:05.123+00:00`, else `…:05+00:00`).
+  const iso = (s: number) => {
+    const ms = Math.round(s * 1000);
+    return new Date(ms).toISOString().replace(ms % 1000 ? /Z$/ : /\.\d{3}Z$/, '+00:00');
+  };
   const claims = { sub: c.sub, sid: c.sid, platform: c.platform, roles: c.roles, region: c.region, iss, aud, iat: iso(c.iat), exp: iso(c.exp), jti: c.jti };
   return signPasetoV4Public(Buffer.from(JSON.stringify(claims)), key.privateKey, Buffer.from(JSON.stringify({ kid: key.kid })));
 }

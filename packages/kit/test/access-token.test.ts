@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { decodeJwt, jwtVerify } from 'jose';
 import {
   paserkPid,
   publicJwk,
@@ -58,7 +59,23 @@ describe('access tokens', () => {
       if (format === 'paseto') assert.match(token, /^v4\.public\./);
       assert.deepEqual(tokenKid(token), { format, kid: key.kid });
       const got = await verify(token);
-      assert.deepEqual(got, { ...c, iss: 'https://auth.test', aud: 'platform', kid: key.kid, format });
+      assert.deepEqual(got, { ...c, iatMs: c.iat * 1000, iss: 'https://auth.test', aud: 'platform', kid: key.kid, format });
+    });
+
+    it(`${format}: iat carries milliseconds (iatMs) when signed with them; whole seconds read as the start of the second`, async () => {
+      const ms = Date.now() - 5000;
+      const at = Math.floor(ms / 1000) * 1000 + 123;
+      const c = claims({ iat: at / 1000 });
+      const token = signAccessToken(format, key, 'https://auth.test', 'platform', c);
+      const got = await verify(token);
+      assert.deepEqual([got.iatMs, got.iat], [at, Math.floor(at / 1000)]);
+      const payload = format === 'paseto' ? JSON.parse(Buffer.from(token.split('.')[2], 'base64url').subarray(0, -64).toString()) : decodeJwt(token);
+      if (format === 'paseto') assert.match(payload.iat, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.123\+00:00$/);
+      else assert.equal(payload.iat, at / 1000);
+      // Independent verifiers accept it.
+      if (format === 'jwt') await jwtVerify(token, key.publicKey, { issuer: 'https://auth.test', audience: 'platform' });
+      const whole = await verify(signAccessToken(format, key, 'https://auth.test', 'platform', claims({ iat: Math.floor(at / 1000) })));
+      assert.equal(whole.iatMs, Math.floor(at / 1000) * 1000);
     });
 
     it(`${format}: refuses wrong issuer, audience, expiry, unknown key and tampering`, async () => {

@@ -30,7 +30,7 @@ export interface KeySet {
   url: string;
   sign(
     sub: string,
-    opts?: { format?: TokenFormat; expOffsetSec?: number; iss?: string; aud?: string; key?: 'current' | 'other'; roles?: string[]; sid?: string; iatOffsetSec?: number },
+    opts?: { format?: TokenFormat; expOffsetSec?: number; iss?: string; aud?: string; key?: 'current' | 'other'; roles?: string[]; sid?: string; iatOffsetSec?: number; iatMs?: number },
   ): Promise<string>;
   /** Replaces the served key with a new one (what a rotation does). */
   rotate(): void;
@@ -59,7 +59,7 @@ export async function startKeySet(): Promise<KeySet> {
         roles: opts.roles ?? ['player'],
         region: 'eu',
         jti: randomUUID(),
-        iat: now - (opts.iatOffsetSec ?? 5),
+        iat: opts.iatMs !== undefined ? opts.iatMs / 1000 : now - (opts.iatOffsetSec ?? 5),
         exp: now + (opts.expOffsetSec ?? 600),
       });
     },

@@ -49,9 +49,13 @@ export async function accountSummary(db: Queryable, accountId: string): Promise<
   return r.rows[0];
 }
 
-/** A new (non-guest) account with the default roles and status. */
-export async function insertAccount(tx: Queryable, displayName: string): Promise<AccountRow> {
-  return (await tx.query<AccountRow>(`INSERT INTO accounts (display_name, is_guest) VALUES ($1, false) RETURNING *`, [displayName])).rows[0];
+/** A new (non-guest) account with the default roles and status (`id`: drawn before, e.g. announced in an answer). */
+export async function insertAccount(tx: Queryable, displayName: string, id?: string): Promise<AccountRow> {
+  const r = await tx.query<AccountRow>(`INSERT INTO accounts (id, display_name, is_guest) VALUES (COALESCE($2::uuid, gen_random_uuid()), $1, false) RETURNING *`, [
+    displayName,
+    id ?? null,
+  ]);
+  return r.rows[0];
 }
 
 /** A guest that links a credential of its own is no longer a guest. */
@@ -76,13 +80,31 @@ export async function markAccountDeleted(tx: Queryable, accountId: string): Prom
   return d.rows[0].deleted_at;
 }
 
-/** An operator's status change; false when there is no such account (or it is deleted). */
-export async function setAccountStatus(tx: Queryable, accountId: string, status: 'active' | 'locked' | 'banned'): Promise<boolean> {
-  const r = await tx.query<{ id: string }>(
-    `UPDATE accounts SET status = $2, updated_at = now() WHERE id = $1 AND status <> 'deleted' RETURNING id`,
-    [accountId, status],
+/** An operator's lock set (true) or removed (false); `status` is then settled (settleAccountStatus). */
+export async function setOperatorLock(tx: Queryable, accountId: string, locked: boolean): Promise<void> {
+  await tx.query(
+    `UPDATE accounts SET locked_at = CASE WHEN $2 THEN COALESCE(locked_at, now()) END, updated_at = now() WHERE id = $1 AND status <> 'deleted'`,
+    [accountId, locked],
   );
-  return r.rowCount > 0;
+}
+
+/**
+ * The effective status from the facts (migration 0007): banned while a ban sanction is active, else locked while an
+ * operator's lock is in force, else active; a deleted account stays deleted. Every change of a lock or a ban ends
+ * here, so ending one never undoes the other. Returns the status.
+ */
+export async function settleAccountStatus(tx: Queryable, accountId: string): Promise<AccountStatus | undefined> {
+  const r = await tx.query<{ status: AccountStatus }>(
+    `UPDATE accounts a SET status = CASE
+         WHEN EXISTS (SELECT 1 FROM sanctions s WHERE s.account_id = a.id AND s.type = 'ban' AND s.lifted_at IS NULL
+                        AND (s.expires_at IS NULL OR s.expires_at > now())) THEN 'banned'
+         WHEN a.locked_at IS NOT NULL THEN 'locked'
+         ELSE 'active' END,
+       updated_at = now()
+      WHERE a.id = $1 AND a.status <> 'deleted' RETURNING a.status`,
+    [accountId],
+  );
+  return r.rows[0]?.status;
 }
 
 /** What an operator's search and lookup show of an account (email: its email identity, if any). */

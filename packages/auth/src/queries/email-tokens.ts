@@ -13,6 +13,8 @@ export interface IssuedToken {
   identity_id: string;
   email: string;
   display_name: string;
+  /** Whether the address was proven (only then may a mail to it carry the display name). */
+  verified: boolean;
 }
 
 /**
@@ -22,7 +24,7 @@ export interface IssuedToken {
 export async function issueResetToken(db: Queryable, email: string, tokenHash: string, ttlSeconds: number): Promise<IssuedToken | undefined> {
   const r = await db.query<IssuedToken>(
     `WITH target AS (
-       SELECT i.id AS identity_id, i.account_id, i.provider_user_id AS email, a.display_name
+       SELECT i.id AS identity_id, i.account_id, i.provider_user_id AS email, a.display_name, i.verified
          FROM identities i JOIN accounts a ON a.id = i.account_id
          JOIN credentials c ON c.identity_id = i.id AND c.type = 'password'
         WHERE i.provider = 'email' AND i.provider_user_id = $1 AND a.status = 'active'
@@ -31,7 +33,7 @@ export async function issueResetToken(db: Queryable, email: string, tokenHash: s
        SELECT 'password_reset', account_id, identity_id, email, $2, now() + make_interval(secs => $3::int) FROM target
        RETURNING account_id
      )
-     SELECT t.account_id, t.identity_id, t.email, t.display_name FROM target t JOIN issued USING (account_id)`,
+     SELECT t.account_id, t.identity_id, t.email, t.display_name, t.verified FROM target t JOIN issued USING (account_id)`,
     [email, tokenHash, ttlSeconds],
   );
   return r.rows[0];
@@ -44,7 +46,7 @@ export async function issueResetToken(db: Queryable, email: string, tokenHash: s
 export async function issueVerifyTokenByEmail(db: Queryable, email: string, tokenHash: string, ttlSeconds: number): Promise<IssuedToken | undefined> {
   const r = await db.query<IssuedToken>(
     `WITH target AS (
-       SELECT i.id AS identity_id, i.account_id, i.provider_user_id AS email, a.display_name
+       SELECT i.id AS identity_id, i.account_id, i.provider_user_id AS email, a.display_name, i.verified
          FROM identities i JOIN accounts a ON a.id = i.account_id
         WHERE i.provider = 'email' AND i.provider_user_id = $1 AND NOT i.verified AND a.status <> 'deleted'
      ), issued AS (
@@ -52,7 +54,7 @@ export async function issueVerifyTokenByEmail(db: Queryable, email: string, toke
        SELECT 'verify_email', account_id, identity_id, email, $2, now() + make_interval(secs => $3::int) FROM target
        RETURNING account_id
      )
-     SELECT t.account_id, t.identity_id, t.email, t.display_name FROM target t JOIN issued USING (account_id)`,
+     SELECT t.account_id, t.identity_id, t.email, t.display_name, t.verified FROM target t JOIN issued USING (account_id)`,
     [email, tokenHash, ttlSeconds],
   );
   return r.rows[0];
@@ -89,6 +91,23 @@ export async function insertEmailToken(
      VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6::int))`,
     [t.purpose, t.accountId, t.identityId, t.email, t.tokenHash, t.ttlSeconds],
   );
+}
+
+/**
+ * An email-change token to `email` unless another identity has that address: one statement either way (run after
+ * the answer, so the request's time does not depend on the address). True when the token was written.
+ */
+export async function issueEmailChangeToken(
+  db: Queryable,
+  t: { accountId: string; identityId: string; email: string; tokenHash: string; ttlSeconds: number },
+): Promise<boolean> {
+  const r = await db.query(
+    `INSERT INTO email_tokens (purpose, account_id, identity_id, email, token_hash, expires_at)
+     SELECT 'email_change', $1, $2, $3, $4, now() + make_interval(secs => $5::int)
+      WHERE NOT EXISTS (SELECT 1 FROM identities WHERE provider = 'email' AND provider_user_id = $3)`,
+    [t.accountId, t.identityId, t.email, t.tokenHash, t.ttlSeconds],
+  );
+  return (r.rowCount ?? 0) > 0;
 }
 
 export interface EmailTokenRow {
@@ -136,10 +155,17 @@ export async function setPasswordHash(tx: Queryable, identityId: string, hash: s
   return r.rows[0]?.id;
 }
 
-/** Marks the identity verified while it still has this address; false when it changed or is gone. */
-export async function markIdentityVerified(tx: Queryable, identityId: string, email: string): Promise<boolean> {
-  const r = await tx.query(`UPDATE identities SET verified = true WHERE id = $1 AND provider = 'email' AND provider_user_id = $2`, [identityId, email]);
-  return (r.rowCount ?? 0) > 0;
+/**
+ * Marks the identity verified while it still has this address: false when it changed or is gone, else whether
+ * this is the first proof of the address (it was unverified: the proof claims the account).
+ */
+export async function markIdentityVerified(tx: Queryable, identityId: string, email: string): Promise<false | { firstProof: boolean }> {
+  const r = await tx.query<{ was: boolean }>(
+    `UPDATE identities i SET verified = true FROM identities o
+      WHERE i.id = $1 AND o.id = i.id AND i.provider = 'email' AND i.provider_user_id = $2 RETURNING o.verified AS was`,
+    [identityId, email],
+  );
+  return r.rows[0] ? { firstProof: !r.rows[0].was } : false;
 }
 
 /** Switches the email identity to a new (verified) address; a unique violation means the address was taken. */

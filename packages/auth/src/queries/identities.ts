@@ -71,6 +71,30 @@ export async function touchIdentityLogin(tx: Queryable, identityId: string): Pro
   await tx.query(`UPDATE identities SET last_login_at = now() WHERE id = $1`, [identityId]);
 }
 
+/**
+ * The claim of an account by the first proof of its mailbox (docs/auth.md, "Account claim"): every identity
+ * but the proven email identity is removed (credentials cascade), with the guest Idempotency-Keys that could
+ * hand a guest secret out again. Returns what was removed.
+ */
+export async function removeIdentitiesExcept(tx: Queryable, accountId: string, keepIdentityId: string): Promise<{ id: string; provider: string }[]> {
+  const r = await tx.query<{ id: string; provider: string }>(
+    `DELETE FROM identities WHERE account_id = $1 AND id <> $2 RETURNING id, provider`,
+    [accountId, keepIdentityId],
+  );
+  await tx.query(`DELETE FROM guest_idempotency WHERE account_id = $1`, [accountId]);
+  return r.rows;
+}
+
+/** Whether the identity is unverified while its account holds other identities (a proof would claim it). */
+export async function claimPending(db: Queryable, identityId: string): Promise<boolean> {
+  const r = await db.query<{ pending: boolean }>(
+    `SELECT NOT i.verified AND EXISTS (SELECT 1 FROM identities o WHERE o.account_id = i.account_id AND o.id <> i.id) AS pending
+       FROM identities i WHERE i.id = $1`,
+    [identityId],
+  );
+  return r.rows[0]?.pending ?? false;
+}
+
 /** Credentials go with them (cascade). */
 export async function deleteIdentities(tx: Queryable, identityIds: string[]): Promise<void> {
   await tx.query(`DELETE FROM identities WHERE id = ANY($1::uuid[])`, [identityIds]);

@@ -164,7 +164,7 @@ async function accountAdminRoutes(app: App, c: AuthContext) {
     async (req) => {
       const actor = await actorOf(c, req);
       if (!actor.roles.includes('admin')) throw adminRequired();
-      return setRoles(c.db, actor, accountId(req.params.id), req.body.roles, c.auditCtx(req));
+      return setRoles(c.db, c.revoker, actor, accountId(req.params.id), req.body.roles, c.auditCtx(req));
     },
   );
 }

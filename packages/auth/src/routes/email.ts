@@ -7,6 +7,7 @@ import type { FastifyRequest } from 'fastify';
 import type { App } from '@platform/kit';
 import type { AuthContext } from '../context.js';
 import { normaliseEmail } from '../services/sign-in-common.js';
+import { afterResponse, afterResponseHook } from './after-response.js';
 import { EMAIL_LINK_PAGES, EMAIL_LINK_SCRIPT } from './email-link-page.js';
 import { BEARER_ERRORS, BODY_ERRORS, COMMON_ERRORS, Email, errorResponses, Password } from './schemas.js';
 
@@ -14,17 +15,6 @@ import { BEARER_ERRORS, BODY_ERRORS, COMMON_ERRORS, Email, errorResponses, Passw
 const EmailToken = Type.String({ minLength: 1, maxLength: 256, description: 'The token (or code) from the mail' });
 const TOKEN_ERRORS = ['invalid_email_token', 'email_token_used', 'email_token_expired'] as const;
 const Accepted = Type.Object({ status: Type.Literal('accepted') }, { description: 'Always, whether or not the address has an account' });
-
-/**
- * Work that must not delay the answer (the address lookup of the reset request and the resend): started once the
- * response is sent (the route's onResponse hook), so even an in-process database (PGlite) cannot hold the answer.
- */
-const afterResponse = new WeakMap<FastifyRequest, () => void>();
-const runAfterResponse = {
-  onResponse: async (req: FastifyRequest) => {
-    afterResponse.get(req)?.();
-  },
-};
 
 /** Per IP, before the body is read (every email-flow endpoint); per address, in the handler (a longer window). */
 function limits(c: AuthContext) {
@@ -51,11 +41,11 @@ function mailRequestRoute(app: App, c: AuthContext, url: string, summary: string
         response: { 202: Accepted, ...errorResponses(BODY_ERRORS, COMMON_ERRORS) },
       },
       config: ipLimit,
-      ...runAfterResponse,
+      ...afterResponseHook,
     },
     async (req, reply) => {
       await perAddress(req.body.email);
-      afterResponse.set(req, () => job(req.body.email));
+      afterResponse(req, () => job(req.body.email));
       reply.status(202);
       return { status: 'accepted' as const };
     },
@@ -139,22 +129,27 @@ function emailChangeRoute(app: App, c: AuthContext) {
     {
       schema: {
         tags: ['account'],
-        summary: 'Change the account’s email address: the new address is confirmed by mail before it takes effect',
+        summary: 'Change the account’s email address: the new address is confirmed by mail before it takes effect (202 alike whether or not the address has an account)',
         security: [{ bearer: [] }],
         body: Type.Object({ email: Email, password: Password }, { additionalProperties: false }),
         response: {
-          202: Type.Object({ pending_email: Type.String({ description: 'Mailed a token; POST /email/verify with it switches the address' }) }),
-          ...errorResponses(BEARER_ERRORS, BODY_ERRORS, COMMON_ERRORS, 'invalid_credentials', 'account_locked', 'identity_not_found', 'email_unchanged', 'email_taken'),
+          202: Type.Object({
+            pending_email: Type.String({ description: 'Mailed a token (POST /email/verify with it switches the address); an address with an account is told instead' }),
+          }),
+          ...errorResponses(BEARER_ERRORS, BODY_ERRORS, COMMON_ERRORS, 'invalid_credentials', 'account_locked', 'identity_not_found', 'email_unchanged'),
         },
       },
       config: ipLimit,
+      ...afterResponseHook,
     },
     async (req, reply) => {
       const claims = await c.authenticate(req);
       await perAddress(req.body.email);
       const r = await c.emailFlows.requestEmailChange(claims.sub, { email: req.body.email, password: req.body.password }, c.auditCtx(req));
+      // Whether the new address has an account decides only what is mailed, after the answer.
+      afterResponse(req, r.mailAfterAnswer);
       reply.status(202);
-      return r;
+      return { pending_email: r.pending_email };
     },
   );
 }

@@ -108,7 +108,7 @@ async function staffRoleRoutes(app: App, c: AuthContext, security: { internalKey
       // One caller identity: the registry (its super-admin). A game server's or any other service's key is refused.
       if (name !== 'registry') throw fail('forbidden', 'Only the registry may change staff roles through this endpoint');
       const b = req.body;
-      const r = await grantRoles(c.db, b.account, [b.role], { remove: !b.granted, ctx: c.auditCtx(req), onBehalfOf: b.on_behalf_of });
+      const r = await grantRoles(c.db, c.revoker, b.account, [b.role], { remove: !b.granted, ctx: c.auditCtx(req), onBehalfOf: b.on_behalf_of });
       if (!r) throw accountNotFound();
       return r;
     },

@@ -4,6 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import type { App } from '@platform/kit';
 import type { AuthContext } from '../context.js';
 import { fail } from '../errors.js';
+import { afterResponse, afterResponseHook } from './after-response.js';
 import {
   BEARER_ERRORS,
   BODY_ERRORS,
@@ -119,24 +120,31 @@ function emailRoutes(app: App, c: AuthContext) {
           201: TokenResponse,
           202: Type.Object(
             { account_id: Type.String({ format: 'uuid' }), email_verification_required: Type.Literal(true) },
-            { description: 'AUTH_EMAIL_VERIFICATION=required: the account exists, no session until the mailed token confirms the address' },
+            {
+              description:
+                'AUTH_EMAIL_VERIFICATION=required: the same answer for every address; no session until the mailed token confirms the address (an address with an account: its owner is mailed instead)',
+            },
           ),
           ...errorResponses(BODY_ERRORS, COMMON_ERRORS, 'weak_password', 'email_taken'),
         },
       },
       config: loginLimits,
+      ...afterResponseHook,
     },
     async (req, reply) => {
       const r = await signIn.register(
         { email: req.body.email, password: req.body.password, displayName: req.body.display_name, device: req.body.device },
         c.auditCtx(req),
       );
-      // The verification mail (queued; a failure here does not undo the sign-up: the player asks for another).
-      await c.emailFlows.sendVerification(r.account_id).catch((err: unknown) => req.log.warn({ err: (err as Error).message }, 'verification mail not queued'));
-      if (!('access_token' in r)) {
+      if ('create' in r) {
+        // AUTH_EMAIL_VERIFICATION=required: the same answer for every address; the account (or a mail to the owner
+        // of a taken address) after it.
+        afterResponse(req, () => c.emailFlows.afterSignUp(req.body.email, r.account_id, r.create));
         reply.status(202);
         return { account_id: r.account_id, email_verification_required: true as const };
       }
+      // The verification mail (queued; a failure here does not undo the sign-up: the player asks for another).
+      await c.emailFlows.sendVerification(r.account_id).catch((err: unknown) => req.log.warn({ err: (err as Error).message }, 'verification mail not queued'));
       reply.status(201);
       return r;
     },

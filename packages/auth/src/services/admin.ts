@@ -1,7 +1,7 @@
 /** Operator actions on accounts: status, roles, search and lookup. Key rotation is in keys.ts, sanctions in sanctions.ts. */
-import { ConfigError, UUID_PATTERN, displayText, type Database } from '@platform/kit';
+import { ConfigError, UUID_PATTERN, displayText, type Database, type Queryable } from '@platform/kit';
 import { accountNotFound, fail } from '../errors.js';
-import { accountIdByEmail, accountListRow, lockAccount, searchAccounts, setAccountRoles, setAccountStatus, type AccountListRow } from '../queries/accounts.js';
+import { accountIdByEmail, accountListRow, lockAccount, searchAccounts, setAccountRoles, setOperatorLock, settleAccountStatus, type AccountListRow } from '../queries/accounts.js';
 import { latestAuditOf } from '../queries/audit.js';
 import { identitiesOf } from '../queries/identities.js';
 import { latestSessionsOf } from '../queries/sessions.js';
@@ -18,9 +18,10 @@ export const GRANTABLE_ROLES = ['player', 'moderator', 'admin'] as const;
 const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
 
 /**
- * Transition of the account status. Banning sets a permanent ban sanction (services/sanctions.ts); locking or
- * banning ends every session through the revoker (deny set, bus, outbox: open sockets close at once);
- * reactivation lifts every active ban and ends nothing (docs/auth.md).
+ * Transition of the account status. Banning sets a permanent ban sanction (services/sanctions.ts), locking sets
+ * the operator's lock (accounts.locked_at): kept apart, so ending one leaves the other; the status is settled from
+ * both. Locking or banning ends every session through the revoker (deny set, bus, outbox: open sockets close at
+ * once); reactivation lifts every active ban and the lock, and ends nothing (docs/auth.md).
  */
 export async function changeAccountStatus(
   deps: { db: Database; revoker: Revoker; sanctions: SanctionService },
@@ -36,7 +37,8 @@ export async function changeAccountStatus(
       const a = await lockAccount(tx, accountId);
       if (!a || a.status === 'deleted') throw accountNotFound();
       notices.push(...(await sanctions.liftBansInStatusChange(tx, actor, accountId, ctx)));
-      await setAccountStatus(tx, accountId, status);
+      await setOperatorLock(tx, accountId, false);
+      await settleAccountStatus(tx, accountId);
     });
     await sanctions.announce(notices);
     return { id: accountId, status, sessions: [] };
@@ -48,7 +50,9 @@ export async function changeAccountStatus(
         const a = await lockAccount(tx, accountId);
         if (!a || a.status === 'deleted') throw accountNotFound();
         if (status === 'banned') notices.push(await sanctions.banInStatusChange(tx, actor, a, ctx));
-        await setAccountStatus(tx, accountId, status);
+        else await setOperatorLock(tx, accountId, true);
+        // A lock under a ban shows as banned until the ban ends, then as locked (migration 0007).
+        await settleAccountStatus(tx, accountId);
       },
       after: (tx, ended) => audit(tx, ctx, 'logout', accountId, { by: 'admin', status, sessions_revoked: ended.length }),
     },
@@ -106,32 +110,39 @@ export async function lookupAccount(db: Database, sanctions: SanctionService, ac
 }
 
 /**
- * An admin sets the account's roles (the whole list). Tokens carry roles: the new ones are in every token
- * issued from now on (sign-in and refresh), so a removed role lasts at most an access-token lifetime.
+ * An admin sets the account's roles (the whole list). Tokens carry roles: the new ones are in every token issued
+ * from now on (sign-in and refresh). A role taken away must not outlive the change in the tokens issued before it:
+ * then the change goes through the revoker (`roles_changed`, account scope, no session ended), so every verifier
+ * refuses those tokens at once and the client refreshes for one with the new roles (docs/auth.md, "Roles").
  */
-export async function setRoles(db: Database, actor: Actor, accountId: string, roles: string[], ctx: AuditContext, extra: Record<string, unknown> = {}) {
+export async function setRoles(db: Database, revoker: Revoker, actor: Actor, accountId: string, roles: string[], ctx: AuditContext, extra: Record<string, unknown> = {}) {
   const wanted = [...new Set(roles)];
-  const a = await db.transaction(async (tx) => {
+  const change = async (tx: Queryable) => {
     const before = await lockAccount(tx, accountId);
     if (!before || before.status === 'deleted') throw accountNotFound();
     await setAccountRoles(tx, accountId, wanted);
     await audit(tx, ctx, 'role_change', accountId, { by: actor.id, from: before.roles, to: wanted, ...extra });
-    return accountListRow(tx, accountId);
-  });
-  return accountSummaryView(a!);
+    return { before: before.roles, after: await accountListRow(tx, accountId) };
+  };
+  // Whether a role goes away is read again under the row lock: the revoker's notice is only skipped when none does.
+  const current = await accountListRow(db, accountId);
+  const removes = !current || current.roles.some((r) => !wanted.includes(r));
+  const r = removes ? (await revoker.revoke({ reason: 'roles_changed', accountId, keepSessions: true }, { before: change })).value : await db.transaction(change);
+  if (!removes && r.before.some((x) => !wanted.includes(x))) await revoker.revoke({ reason: 'roles_changed', accountId, keepSessions: true });
+  return accountSummaryView(r.after!);
 }
 
 /**
  * The grant-role CLI: adds (or removes) roles of the account named by its email or id, audited as by `cli`.
  * Undefined when no (undeleted) account matches; a ConfigError for a role that cannot be granted.
  */
-export async function grantRoles(db: Database, who: string, roles: string[], opts: { remove: boolean; ctx: AuditContext; onBehalfOf?: string }) {
+export async function grantRoles(db: Database, revoker: Revoker, who: string, roles: string[], opts: { remove: boolean; ctx: AuditContext; onBehalfOf?: string }) {
   const bad = roles.filter((r) => !(GRANTABLE_ROLES as readonly string[]).includes(r));
   if (bad.length) throw new ConfigError([`not a role: ${bad.join(', ')} (roles: ${GRANTABLE_ROLES.join(', ')})`]);
   const id = UUID_PATTERN.test(who) ? who.toLowerCase() : await accountIdByEmail(db, normaliseEmail(who));
   const a = id ? await accountListRow(db, id) : undefined;
   if (!a || a.status === 'deleted') return undefined;
   const next = opts.remove ? a.roles.filter((r) => !roles.includes(r)) : [...new Set([...a.roles, ...roles])];
-  const r = await setRoles(db, { id: opts.ctx.actor ?? 'cli', roles: [] }, a.id, next, opts.ctx, opts.onBehalfOf ? { on_behalf_of: opts.onBehalfOf } : {});
+  const r = await setRoles(db, revoker, { id: opts.ctx.actor ?? 'cli', roles: [] }, a.id, next, opts.ctx, opts.onBehalfOf ? { on_behalf_of: opts.onBehalfOf } : {});
   return { id: r.id, roles: r.roles };
 }

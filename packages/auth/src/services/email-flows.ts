@@ -7,7 +7,7 @@
  * happen after the answer (services/mailer.ts, `defer`), so neither the answer nor its time tells whether the
  * address is known.
  */
-import { createSourceLockout, isUniqueViolation, lockoutSource, randomToken, sha256Hex, verifyPassword, type Database, type LockoutHooks, type StateStore } from '@platform/kit';
+import { createSourceLockout, isUniqueViolation, lockoutSource, randomToken, sha256Hex, verifyPassword, type Database, type LockoutHooks, type Queryable, type StateStore } from '@platform/kit';
 import type { AuthConfig } from '../config.js';
 import { accountInactive, fail } from '../errors.js';
 import { lockAccountStatus } from '../queries/accounts.js';
@@ -17,6 +17,7 @@ import {
   emailIdentityOf,
   emailTokenByHash,
   insertEmailToken,
+  issueEmailChangeToken,
   issueResetToken,
   issueVerifyTokenByEmail,
   markIdentityVerified,
@@ -26,10 +27,10 @@ import {
   type EmailTokenPurpose,
   type EmailTokenRow,
 } from '../queries/email-tokens.js';
-import { accountOfIdentity } from '../queries/identities.js';
+import { claimPending, removeIdentitiesExcept } from '../queries/identities.js';
 import { audit, type AuditContext } from './audit.js';
-import type { Mailer } from './mailer.js';
-import { emailChangeNoticeMail, passwordChangedMail, passwordResetMail, verifyEmailMail, type MailContext } from './mail-templates.js';
+import type { Mailer, OutgoingMail } from './mailer.js';
+import { addressInUseMail, emailChangeNoticeMail, passwordChangedMail, passwordResetMail, verifyEmailMail, type MailContext } from './mail-templates.js';
 import { dummyHashFor, hashNewPassword } from './passwords.js';
 import type { Revoker } from './revocation.js';
 import { normaliseEmail } from './sign-in-common.js';
@@ -53,7 +54,7 @@ function refuseToken(row: EmailTokenRow | undefined, purposes: EmailTokenPurpose
 /** The stored form of a presented token; anything not shaped like one of ours is unknown. */
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 
-type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
+type Tx = Queryable;
 
 /** The deps with what every flow derives from them. */
 interface Flows extends Deps {
@@ -85,24 +86,37 @@ async function consume(tx: Tx, token: string, purposes: EmailTokenPurpose[]): Pr
   return row;
 }
 
-/** A verification mail for an identity just created or linked (sign-up, link); the caller does not wait for it. */
-async function sendVerification(f: Flows, accountId: string): Promise<void> {
+/** A verification mail for an identity just created or linked (sign-up, link); none when there is nothing to verify. */
+async function verificationMail(f: Flows, accountId: string): Promise<OutgoingMail | undefined> {
   const id = await emailIdentityOf(f.db, accountId);
-  if (!id || id.verified) return;
+  if (!id || id.verified) return undefined;
   const { token, hash } = newToken();
   await insertEmailToken(f.db, { purpose: 'verify_email', accountId, identityId: id.identity_id, email: id.email, tokenHash: hash, ttlSeconds: f.verifyTtl });
-  f.mailer.enqueue(verifyEmailMail(f.mail, id.email, id.display_name, token, f.config.emailVerifyTtlHours, false));
+  return verifyEmailMail(f.mail, id.email, token, f.config.emailVerifyTtlHours, false);
+}
+
+/**
+ * The first proof of a mailbox that was unverified on the account (a reset or a verification) claims the account
+ * for the mailbox's owner: every other identity (the guest device credential, platform identities), linked before
+ * the proof by whoever held the account, is removed and audited `unlink` (`by: account_claim`). The caller ends
+ * every session (docs/auth.md, "Account claim"). Returns the providers removed.
+ */
+async function claimAccount(tx: Queryable, accountId: string, identityId: string, ctx: AuditContext): Promise<string[]> {
+  const removed = await removeIdentitiesExcept(tx, accountId, identityId);
+  for (const r of removed) await audit(tx, ctx, 'unlink', accountId, { provider: r.provider, identity_id: r.id, by: 'account_claim' });
+  return removed.map((r) => r.provider);
 }
 
 /**
  * The new password (same policy as sign-up), then in one transaction through the revoker: the token spent,
- * the password replaced, the address marked verified (the mail reached it), the other reset tokens spent,
- * every session of the account ended (`password_reset`, account scope) and an audit `password_reset`.
+ * the password replaced, the address marked verified (the mail reached it; a first proof claims the account),
+ * the other reset tokens spent, every session of the account ended (`password_reset`, account scope) and an
+ * audit `password_reset`.
  */
 async function resetPassword(f: Flows, input: { token: string; password: string }, ctx: AuditContext): Promise<{ sessions_revoked: number }> {
   const row = await presented(f.db, input.token, ['password_reset']);
   const hash = await hashNewPassword(input.password, f.config.passwordParams);
-  const { sessions, value: credentialId } = await f.revoker.revoke(
+  const { sessions, value } = await f.revoker.revoke(
     { reason: 'password_reset', accountId: row.account_id },
     {
       before: async (tx) => {
@@ -110,41 +124,58 @@ async function resetPassword(f: Flows, input: { token: string; password: string 
         if ((await lockAccountStatus(tx, t.account_id)) !== 'active') throw fail('invalid_email_token', 'The token is not valid');
         const credential = await setPasswordHash(tx, t.identity_id, hash);
         if (!credential) throw fail('invalid_email_token', 'The token is not valid');
-        await markIdentityVerified(tx, t.identity_id, t.email);
+        const proof = await markIdentityVerified(tx, t.identity_id, t.email);
+        const claimed = proof && proof.firstProof ? await claimAccount(tx, t.account_id, t.identity_id, ctx) : [];
         await spendAccountEmailTokens(tx, t.account_id, 'password_reset');
-        return credential;
+        await spendAccountEmailTokens(tx, t.account_id, 'verify_email');
+        return { credential, claimed };
       },
-      after: async (tx, ended) => {
-        await audit(tx, ctx, 'password_reset', row.account_id, { sessions_revoked: ended.length });
+      after: async (tx, ended, v) => {
+        await audit(tx, ctx, 'password_reset', row.account_id, { sessions_revoked: ended.length, ...(v.claimed.length ? { claimed: v.claimed } : {}) });
       },
     },
   );
   // The source that proved the mailbox is no longer locked out of the credential.
-  await f.lockout.success(credentialId, lockoutSource(ctx.ip)).catch(() => undefined);
-  f.mailer.enqueue(passwordChangedMail(f.mail, row.email, ''));
+  await f.lockout.success(value.credential, lockoutSource(ctx.ip)).catch(() => undefined);
+  f.mailer.enqueue(passwordChangedMail(f.mail, row.email));
   return { sessions_revoked: sessions.length };
 }
 
-/** A verification or email-change token: the address is verified, or becomes the account's address. */
-async function verifyEmail(f: Flows, token: string, ctx: AuditContext): Promise<{ email: string; verified: true; changed: boolean }> {
-  await presented(f.db, token, ['verify_email', 'email_change']);
+type Verified = { email: string; verified: true; changed: boolean };
+
+/**
+ * A verification or email-change token: the address is verified, or becomes the account's address. A first
+ * proof of the address on an account holding other identities claims it (claimAccount): through the revoker,
+ * so every session ends in the same transaction (`account_claimed`, account scope).
+ */
+async function verifyEmail(f: Flows, token: string, ctx: AuditContext): Promise<Verified> {
+  const row = await presented(f.db, token, ['verify_email', 'email_change']);
+  const apply = async (tx: Queryable): Promise<{ result: Verified; claimed: string[] }> => {
+    const t = await consume(tx, token, ['verify_email', 'email_change']);
+    if ((await lockAccountStatus(tx, t.account_id)) === 'deleted') throw fail('invalid_email_token', 'The token is not valid');
+    if (t.purpose === 'verify_email') {
+      // The identity changed address (or is gone) since the mail: this token proves nothing any more.
+      const proof = await markIdentityVerified(tx, t.identity_id, t.email);
+      if (!proof) throw fail('invalid_email_token', 'The token is not valid');
+      const claimed = proof.firstProof ? await claimAccount(tx, t.account_id, t.identity_id, ctx) : [];
+      await audit(tx, ctx, 'email_verified', t.account_id, { identity_id: t.identity_id, ...(claimed.length ? { claimed } : {}) });
+      return { result: { email: t.email, verified: true as const, changed: false }, claimed };
+    }
+    const old = await changeIdentityEmail(tx, t.identity_id, t.email);
+    if (old === undefined) throw fail('invalid_email_token', 'The token is not valid');
+    await spendAccountEmailTokens(tx, t.account_id, 'verify_email');
+    await spendAccountEmailTokens(tx, t.account_id, 'password_reset');
+    await audit(tx, ctx, 'email_verified', t.account_id, { identity_id: t.identity_id, changed: true });
+    return { result: { email: t.email, verified: true as const, changed: true }, claimed: [] };
+  };
   try {
-    return await f.db.transaction(async (tx) => {
-      const t = await consume(tx, token, ['verify_email', 'email_change']);
-      if ((await lockAccountStatus(tx, t.account_id)) === 'deleted') throw fail('invalid_email_token', 'The token is not valid');
-      if (t.purpose === 'verify_email') {
-        // The identity changed address (or is gone) since the mail: this token proves nothing any more.
-        if (!(await markIdentityVerified(tx, t.identity_id, t.email))) throw fail('invalid_email_token', 'The token is not valid');
-        await audit(tx, ctx, 'email_verified', t.account_id, { identity_id: t.identity_id });
-        return { email: t.email, verified: true as const, changed: false };
-      }
-      const old = await changeIdentityEmail(tx, t.identity_id, t.email);
-      if (old === undefined) throw fail('invalid_email_token', 'The token is not valid');
-      await spendAccountEmailTokens(tx, t.account_id, 'verify_email');
-      await spendAccountEmailTokens(tx, t.account_id, 'password_reset');
-      await audit(tx, ctx, 'email_verified', t.account_id, { identity_id: t.identity_id, changed: true });
-      return { email: t.email, verified: true as const, changed: true };
-    });
+    if (row.purpose === 'verify_email' && (await claimPending(f.db, row.identity_id))) {
+      return (await f.revoker.revoke({ reason: 'account_claimed', accountId: row.account_id }, { before: apply })).value.result;
+    }
+    const r = await f.db.transaction(apply);
+    // An identity linked between the check and the transaction was removed: the sessions end too.
+    if (r.claimed.length) await f.revoker.revoke({ reason: 'account_claimed', accountId: row.account_id });
+    return r.result;
   } catch (err) {
     if (isUniqueViolation(err, 'identities_provider_user')) throw fail('email_taken', 'An account with this email exists');
     throw err;
@@ -169,10 +200,17 @@ async function checkChangePassword(f: Flows, accountId: string, id: EmailIdentit
 }
 
 /**
- * An email change (Bearer + the current password): the new address is mailed a token and becomes the
- * account's address only when it is confirmed (POST /email/verify); the old address is told.
+ * An email change (Bearer + the current password): the new address is mailed a token and becomes the account's
+ * address only when it is confirmed (POST /email/verify); the old address is told. The answer is the same whether
+ * or not the new address has an account (no enumeration): what depends on it — the token, or instead a mail to its
+ * owner (`address_in_use`) — is `mailAfterAnswer`, run by the route once the answer is sent.
  */
-async function requestEmailChange(f: Flows, accountId: string, input: { email: string; password: string }, ctx: AuditContext): Promise<{ pending_email: string }> {
+async function requestEmailChange(
+  f: Flows,
+  accountId: string,
+  input: { email: string; password: string },
+  ctx: AuditContext,
+): Promise<{ pending_email: string; mailAfterAnswer: () => void }> {
   const next = normaliseEmail(input.email);
   const id = await emailIdentityOf(f.db, accountId);
   if (!id) {
@@ -182,16 +220,19 @@ async function requestEmailChange(f: Flows, accountId: string, input: { email: s
   }
   await checkChangePassword(f, accountId, id, input.password, ctx);
   if (next === id.email) throw fail('email_unchanged', 'This is the current email address');
-  if (await accountOfIdentity(f.db, 'email', next)) throw fail('email_taken', 'An account with this email exists');
-  const { token, hash } = newToken();
   await f.db.transaction(async (tx) => {
     if ((await lockAccountStatus(tx, accountId)) !== 'active') throw accountInactive();
-    await insertEmailToken(tx, { purpose: 'email_change', accountId, identityId: id.identity_id, email: next, tokenHash: hash, ttlSeconds: f.verifyTtl });
     await audit(tx, ctx, 'email_change', accountId, { outcome: 'requested' });
   });
-  f.mailer.enqueue(verifyEmailMail(f.mail, next, id.display_name, token, f.config.emailVerifyTtlHours, true));
-  f.mailer.enqueue(emailChangeNoticeMail(f.mail, id.email, id.display_name, next));
-  return { pending_email: next };
+  // The old address is told in every case (its owner may be the requester: the mails it gets must not differ).
+  f.mailer.enqueue(emailChangeNoticeMail(f.mail, { address: id.email, verified: id.verified, name: id.display_name }, next));
+  const mailAfterAnswer = () =>
+    f.mailer.defer('email_change', async () => {
+      const { token, hash } = newToken();
+      const issued = await issueEmailChangeToken(f.db, { accountId, identityId: id.identity_id, email: next, tokenHash: hash, ttlSeconds: f.verifyTtl });
+      return issued ? verifyEmailMail(f.mail, next, token, f.config.emailVerifyTtlHours, true) : addressInUseMail(f.mail, next, 'email_change');
+    });
+  return { pending_email: next, mailAfterAnswer };
 }
 
 export function createEmailFlows(d: Deps) {
@@ -210,7 +251,20 @@ export function createEmailFlows(d: Deps) {
     ),
   };
   return {
-    sendVerification: (accountId: string) => sendVerification(f, accountId),
+    /** The verification mail of an identity just created or linked (queued; the caller does not wait for delivery). */
+    async sendVerification(accountId: string): Promise<void> {
+      const m = await verificationMail(f, accountId);
+      if (m) f.mailer.enqueue(m);
+    },
+
+    /**
+     * After the answer to a sign-up that answers alike for every address (AUTH_EMAIL_VERIFICATION=required):
+     * `create` writes the account (false: the address has one already); then the verification mail, or a mail to
+     * the address's owner instead.
+     */
+    afterSignUp(email: string, accountId: string, create: () => Promise<boolean>): void {
+      f.mailer.defer('sign_up', async () => ((await create()) ? verificationMail(f, accountId) : addressInUseMail(f.mail, normaliseEmail(email), 'sign_up')));
+    },
 
     /**
      * 202 whatever the address; a mail only when it is an active account with a password. The lookup and the
@@ -220,7 +274,7 @@ export function createEmailFlows(d: Deps) {
       f.mailer.defer('password_reset', async () => {
         const { token, hash } = newToken();
         const issued = await issueResetToken(f.db, normaliseEmail(email), hash, f.resetTtl);
-        return issued && passwordResetMail(f.mail, issued.email, issued.display_name, token, config.passwordResetTtlMinutes);
+        return issued && passwordResetMail(f.mail, { address: issued.email, verified: issued.verified, name: issued.display_name }, token, config.passwordResetTtlMinutes);
       });
     },
 
@@ -232,7 +286,7 @@ export function createEmailFlows(d: Deps) {
       f.mailer.defer('verify_email', async () => {
         const { token, hash } = newToken();
         const issued = await issueVerifyTokenByEmail(f.db, normaliseEmail(email), hash, f.verifyTtl);
-        return issued && verifyEmailMail(f.mail, issued.email, issued.display_name, token, config.emailVerifyTtlHours, false);
+        return issued && verifyEmailMail(f.mail, issued.email, token, config.emailVerifyTtlHours, false);
       });
     },
 

@@ -17,6 +17,8 @@ import type { OutboxWorker } from './outbox.js';
 
 export const DENY_SID = 'deny:sid';
 export const DENY_JTI = 'deny:jti';
+/** `deny:account:<account id>` = unix milliseconds: the account's tokens issued up to then are refused (account scope). */
+export const DENY_ACCOUNT_PREFIX = 'deny:account:';
 
 /** The bus channel of revocation notices (the same payload as the outbox notice). */
 export const REVOCATION_CHANNEL = 'auth:revocation';
@@ -33,9 +35,21 @@ export type RevocationReason =
   | 'account_banned'
   | 'account_deleted'
   // a password reset ends every session of the account (services/email-flows.ts)
-  | 'password_reset';
+  | 'password_reset'
+  // the first proof of the account's mailbox claimed it for the mailbox's owner (services/email-flows.ts)
+  | 'account_claimed'
+  // a role was taken away (services/admin.ts): no session ends, the tokens issued before carry the old roles and
+  // are refused everywhere; the client refreshes for a token with the new roles
+  | 'roles_changed';
 
-const ACCOUNT_SCOPE: ReadonlySet<RevocationReason> = new Set<RevocationReason>(['account_locked', 'account_banned', 'account_deleted', 'password_reset']);
+const ACCOUNT_SCOPE: ReadonlySet<RevocationReason> = new Set<RevocationReason>([
+  'account_locked',
+  'account_banned',
+  'account_deleted',
+  'password_reset',
+  'account_claimed',
+  'roles_changed',
+]);
 
 /** The notice, on the bus and (with `id` and `type` first) in the outbox; snake_case like every auth payload. */
 export interface RevocationNotice {
@@ -65,6 +79,8 @@ export interface RevocationTarget {
   jti?: string;
   /** Sessions to deny and announce although they were not live (the presented token's, on a retried deletion). */
   alsoSids?: string[];
+  /** Account scope without ending a session (`roles_changed`): only the tokens issued up to now are refused. */
+  keepSessions?: boolean;
 }
 
 export interface RevokeOptions<T> {
@@ -83,6 +99,9 @@ export interface Revoker {
 interface Logger {
   warn(obj: object, msg: string): void;
 }
+
+/** The outbox as the revoker needs it: a process without a worker (the grant-role CLI) leaves delivery to the service's. */
+type Delivery = Pick<OutboxWorker, 'deliverNow'>;
 
 function notices(target: RevocationTarget, endedNow: number, sids: string[], maxAccessTtlMs: number): RevocationNotice[] {
   const scope = ACCOUNT_SCOPE.has(target.reason) ? 'account' : 'session';
@@ -103,7 +122,7 @@ function notices(target: RevocationTarget, endedNow: number, sids: string[], max
   return out;
 }
 
-export function createRevoker(deps: { config: AuthConfig; db: Database; state: StateStore; outbox: OutboxWorker; log: Logger }): Revoker {
+export function createRevoker(deps: { config: AuthConfig; db: Database; state: StateStore; outbox?: Delivery; log: Logger }): Revoker {
   const { config, db, state, outbox, log } = deps;
   const maxAccessTtlMs = config.accessTtlSeconds * 1000 + 60_000;
 
@@ -111,11 +130,14 @@ export function createRevoker(deps: { config: AuthConfig; db: Database; state: S
     // The deny set first: auth's own endpoints refuse the tokens from now on.
     await Promise.all(sids.map((sid) => state.setAdd(DENY_SID, sid, maxAccessTtlMs)));
     if (target.jti) await state.setAdd(DENY_JTI, target.jti, maxAccessTtlMs);
+    // Account scope: the account's tokens issued up to the notice (to the millisecond) too.
+    const cut = written.find((n) => n.scope === 'account');
+    if (cut) await state.set(`${DENY_ACCOUNT_PREFIX}${target.accountId}`, String(Date.parse(cut.revoked_at)), maxAccessTtlMs);
     // The bus is best effort (the outbox row is the durable copy): a failed publish is logged, not thrown.
     await Promise.all(
       written.map((n) => state.publish(REVOCATION_CHANNEL, JSON.stringify(n)).catch((err) => log.warn({ err, notice: n.id }, 'revocation not published on the bus'))),
     );
-    if (written.length) await outbox.deliverNow(config.revocationWaitMs);
+    if (written.length && outbox) await outbox.deliverNow(config.revocationWaitMs);
   }
 
   return {
@@ -124,7 +146,9 @@ export function createRevoker(deps: { config: AuthConfig; db: Database; state: S
       const { sessions, value, sids, written } = await db.transaction(async (tx) => {
         const value = (await opts.before?.(tx)) as T;
         let sessions: string[];
-        if (target.sessionId) {
+        if (target.keepSessions) {
+          sessions = [];
+        } else if (target.sessionId) {
           sessions = (await revokeSession(tx, target.sessionId)) ? [target.sessionId] : [];
           await spendUnusedSessionTokens(tx, target.sessionId);
         } else if (target.exceptSessionId) {

@@ -16,9 +16,8 @@ import { randomUUID } from 'node:crypto';
 import type { Database, Queryable, StateStore } from '@platform/kit';
 import type { AuthConfig } from '../config.js';
 import { accountNotFound, adminRequired, fail, moderatorRequired, sanctionNotFound } from '../errors.js';
-import { lockAccount, setAccountStatus, type AccountRow } from '../queries/accounts.js';
+import { lockAccount, settleAccountStatus, type AccountRow } from '../queries/accounts.js';
 import {
-  activeBan,
   endExpiredSanctions,
   insertSanction,
   insertSanctionNotice,
@@ -177,10 +176,13 @@ interface SanctionDeps {
 
 const detail = (s: SanctionRow) => ({ sanction_id: s.id, type: s.type, expires_at: iso(s.expires_at) });
 
-/** After an ended ban: the account returns to active unless another ban is active (or it is not banned). */
+/**
+ * After an ended ban: the status is settled from the facts — banned while another ban is active, locked while an
+ * operator's lock (set before or during the ban) is in force, else active.
+ */
 async function reactivateIfUnbanned(tx: Queryable, accountId: string): Promise<void> {
   const a = await lockAccount(tx, accountId);
-  if (a?.status === 'banned' && !(await activeBan(tx, accountId))) await setAccountStatus(tx, accountId, 'active');
+  if (a?.status === 'banned') await settleAccountStatus(tx, accountId);
 }
 
 /** The bus (best effort: the outbox row is the durable copy, so a failed publish is logged, not thrown). */
@@ -204,7 +206,7 @@ async function create(d: SanctionDeps, types: readonly string[], actor: Actor, a
     const a = await lockAccount(tx, accountId);
     assertTarget(actor, a);
     const s = await insertSanction(tx, { accountId, type: input.type, reason: input.reason, createdBy: actor.id, expiresAt });
-    if (input.type === 'ban' && a.status !== 'banned') await setAccountStatus(tx, accountId, 'banned');
+    if (input.type === 'ban') await settleAccountStatus(tx, accountId);
     return s;
   };
   if (input.type === 'ban') {

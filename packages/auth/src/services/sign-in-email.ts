@@ -1,4 +1,5 @@
 /** Email and password: sign-up and sign-in, with the per-source lockout (kit lockout.ts; docs/auth.md, "Lockout"). */
+import { randomUUID } from 'node:crypto';
 import { createSourceLockout, isUniqueViolation, lockoutSource, sha256Hex, verifyPassword, type LockoutHooks, type StateStore } from '@platform/kit';
 import { fail } from '../errors.js';
 import { insertAccount } from '../queries/accounts.js';
@@ -14,27 +15,56 @@ const invalidCredentials = () => fail('invalid_credentials', 'The email or passw
 
 type RegisterInput = { email: string; password: string; displayName?: string; device?: DeviceInput };
 
+/** AUTH_EMAIL_VERIFICATION=required: the account id of the answer, and the write that happens after it. */
+export type DeferredSignUp = { account_id: string; create: () => Promise<boolean> };
+
 /**
- * With AUTH_EMAIL_VERIFICATION=required the account is made without a session (no tokens until the email is
- * verified and the player signs in): `{ account_id }` only.
+ * With AUTH_EMAIL_VERIFICATION=required the answer is the same for every address (no enumeration): the account id
+ * is drawn and the password hashed (the same work for every address) before it; the rows are written after it
+ * (`create`: false when the address has an account already, whose owner is then mailed instead).
  */
-async function register(d: SignInDeps, input: RegisterInput, ctx: AuditContext): Promise<SignInResult | { account_id: string }> {
+async function register(d: SignInDeps, input: RegisterInput, ctx: AuditContext): Promise<SignInResult | DeferredSignUp> {
   const email = normaliseEmail(input.email);
   const hash = await hashNewPassword(input.password, d.config.passwordParams);
-  const withSession = d.config.emailVerification !== 'required';
+  const displayName = input.displayName ?? email.split('@')[0];
+  if (d.config.emailVerification === 'required') {
+    const accountId = randomUUID();
+    return { account_id: accountId, create: () => createUnverified(d, accountId, { email, hash, displayName, device: input.device }, ctx) };
+  }
   try {
     const r = await d.db.transaction(async (tx) => {
-      const a = await insertAccount(tx, input.displayName ?? email.split('@')[0]);
-      const identityId = await insertEmailIdentity(tx, a.id, email, withSession);
+      const a = await insertAccount(tx, displayName);
+      const identityId = await insertEmailIdentity(tx, a.id, email, true);
       await insertPasswordCredential(tx, identityId, hash);
       const deviceId = await recordDevice(tx, input.device, a.id);
-      await audit(tx, ctx, 'login', a.id, { method: 'email', outcome: withSession ? 'success' : 'registered_unverified', registered: true });
-      return withSession ? openSession(d.tokens, tx, a, 'email', deviceId, ctx) : { accountId: a.id };
+      await audit(tx, ctx, 'login', a.id, { method: 'email', outcome: 'success', registered: true });
+      return openSession(d.tokens, tx, a, 'email', deviceId, ctx);
     });
-    if ('accountId' in r) return { account_id: r.accountId };
     return finish(d.tokens, r);
   } catch (err) {
     if (isUniqueViolation(err, 'identities_provider_user')) throw fail('email_taken', 'An account with this email exists');
+    throw err;
+  }
+}
+
+/** The account of a deferred sign-up, without a session; false when the address has an account already. */
+async function createUnverified(
+  d: SignInDeps,
+  accountId: string,
+  input: { email: string; hash: string; displayName: string; device?: DeviceInput },
+  ctx: AuditContext,
+): Promise<boolean> {
+  try {
+    await d.db.transaction(async (tx) => {
+      const a = await insertAccount(tx, input.displayName, accountId);
+      const identityId = await insertEmailIdentity(tx, a.id, input.email, false);
+      await insertPasswordCredential(tx, identityId, input.hash);
+      await recordDevice(tx, input.device, a.id);
+      await audit(tx, ctx, 'login', a.id, { method: 'email', outcome: 'registered_unverified', registered: true });
+    });
+    return true;
+  } catch (err) {
+    if (isUniqueViolation(err, 'identities_provider_user')) return false;
     throw err;
   }
 }

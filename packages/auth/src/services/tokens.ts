@@ -71,7 +71,9 @@ function createRotator(db: Database, refreshTtlMs: number) {
 
 /** The session's access token, signed with the current key. */
 async function accessToken(config: AuthConfig, keys: KeyCache, s: SessionSubject, sid: string, platform: string): Promise<string> {
-  const iat = Math.floor(Date.now() / 1000);
+  // iat in milliseconds: a revocation cut refuses the tokens issued before it, not those of the same second after it.
+  const nowMs = Date.now();
+  const iat = Math.floor(nowMs / 1000);
   return signAccessToken(config.tokenFormat, keys.signingKey(), config.issuer, config.audience, {
     sub: s.accountId,
     sid,
@@ -79,7 +81,7 @@ async function accessToken(config: AuthConfig, keys: KeyCache, s: SessionSubject
     roles: s.roles,
     region: s.region || config.defaultRegion,
     jti: randomUUID(),
-    iat,
+    iat: nowMs / 1000,
     exp: iat + config.accessTtlSeconds,
   });
 }

@@ -82,7 +82,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Change the account’s email address: the new address is confirmed by mail before it takes effect */
+        /** Change the account’s email address: the new address is confirmed by mail before it takes effect (202 alike whether or not the address has an account) */
         post: operations["postAccountEmail"];
         delete?: never;
         options?: never;
@@ -1593,7 +1593,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Mailed a token; POST /email/verify with it switches the address */
+                        /** @description Mailed a token (POST /email/verify with it switches the address); an address with an account is told instead */
                         pending_email: string;
                     };
                 };
@@ -1661,7 +1661,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description email_unchanged: The new email is the current one; email_taken: An account with this email exists */
+            /** @description email_unchanged: The new email is the current one */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1672,7 +1672,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "email_unchanged" | "email_taken";
+                        code: "email_unchanged";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -8631,7 +8631,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_EMAIL_VERIFICATION=required: the account exists, no session until the mailed token confirms the address */
+            /** @description AUTH_EMAIL_VERIFICATION=required: the same answer for every address; no session until the mailed token confirms the address (an address with an account: its owner is mailed instead) */
             202: {
                 headers: {
                     [name: string]: unknown;

@@ -17,7 +17,7 @@ export interface Principal {
   roles?: readonly string[];
   /** The token's session (`sid`); none in API-key mode. */
   sid?: string;
-  /** The token's `iat` (unix seconds); none in API-key mode. */
+  /** The token's `iat` in unix milliseconds (AccessClaims.iatMs); none in API-key mode. */
   issuedAt?: number;
 }
 
@@ -50,7 +50,7 @@ export function createAuthenticator(opts: { verifier?: AccessTokenVerifier; apiK
       let principal: Principal;
       try {
         const claims = await opts.verifier(m[1]);
-        principal = { accountId: claims.sub, sid: claims.sid, issuedAt: claims.iat, expiresAt: claims.exp * 1000, roles: claims.roles };
+        principal = { accountId: claims.sub, sid: claims.sid, issuedAt: claims.iatMs, expiresAt: claims.exp * 1000, roles: claims.roles };
       } catch (err) {
         // key_set_unavailable (503) passes through; every rejection is a plain 401.
         if ((err as { status?: number }).status === 503) throw err;

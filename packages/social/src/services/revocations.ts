@@ -18,7 +18,10 @@ export const AUTH_REVOCATION_CHANNEL = 'auth:revocation';
 export const REVOCATIONS_CHANNEL = 'social:revocations';
 /** State store: revoked session ids, each expiring when the last token of its session has. */
 export const REVOKED_SIDS = 'social:revoked:sids';
-/** State store: `<account id> <unix seconds>` — the account's tokens issued up to that second are refused. */
+/**
+ * State store: `<account id> <unix milliseconds>` — the account's tokens issued up to that instant are refused (a
+ * record written before milliseconds, `<unix seconds>`, covers the whole second).
+ */
 export const REVOKED_ACCOUNTS = 'social:revoked:accounts';
 
 /** The longest an access token lives (the spec's 15 minutes plus a minute of clock skew). */
@@ -39,7 +42,7 @@ export interface Revocation {
 export interface TokenHolder {
   accountId: string;
   sid?: string;
-  /** The token's `iat`, unix seconds. */
+  /** The token's `iat`, unix milliseconds (AccessClaims.iatMs). */
   issuedAt?: number;
 }
 
@@ -70,15 +73,28 @@ export function parseAuthNotice(n: Record<string, unknown>): Revocation | undefi
   return { reason, scope, accountId, sids: sids as string[], revokedAt: at, until: Math.min(end, Date.now() + MAX_TOKEN_LIFE_MS) };
 }
 
-const cutoffOf = (r: Revocation) => Math.floor(r.revokedAt / 1000);
+/** Tokens issued up to this instant (ms) are refused: a token issued after the revocation, even within its second, is not. */
+const cutoffOf = (r: Revocation) => r.revokedAt;
+
+/** A stored cutoff: milliseconds, or (a record of an older node) whole seconds, read as the end of that second. */
+const storedCutoffMs = (v: string) => {
+  const n = Number(v);
+  return n < 1e11 ? n * 1000 + 999 : n;
+};
+
+/**
+ * A role taken away (auth's `roles_changed`): the account's tokens issued before carry the old roles. They are
+ * refused as stale, not revoked — 401 `unauthorized` and close 4004 `token_expired`, so clients refresh (the session
+ * lives on) rather than sign out (docs/social.md, "Revocation").
+ */
+export const ROLES_CHANGED = 'roles_changed';
+const isStale = (r: Pick<Revocation, 'reason'>) => r.reason === ROLES_CHANGED;
 
 /** The record every node reads: each sid, and the account's cutoff, expiring with the tokens. */
 async function recordInStore(state: StateStore, r: Revocation): Promise<void> {
   const ttl = Math.max(1000, r.until - Date.now());
-  await Promise.all([
-    ...r.sids.map((sid) => state.setAdd(REVOKED_SIDS, sid, ttl)),
-    ...(r.scope === 'account' ? [state.setAdd(REVOKED_ACCOUNTS, `${r.accountId} ${cutoffOf(r)}`, ttl)] : []),
-  ]);
+  const member = `${r.accountId} ${cutoffOf(r)}${isStale(r) ? ` ${ROLES_CHANGED}` : ''}`;
+  await Promise.all([...r.sids.map((sid) => state.setAdd(REVOKED_SIDS, sid, ttl)), ...(r.scope === 'account' ? [state.setAdd(REVOKED_ACCOUNTS, member, ttl)] : [])]);
 }
 
 /** The live record, as revocations lasting the longest token life from now (the store keeps no end per entry we read back). */
@@ -86,32 +102,50 @@ async function loadFromStore(state: StateStore): Promise<Revocation[]> {
   const until = Date.now() + MAX_TOKEN_LIFE_MS;
   const out: Revocation[] = [{ reason: 'loaded', scope: 'session', accountId: '', sids: await state.setMembers(REVOKED_SIDS), revokedAt: 0, until }];
   for (const m of await state.setMembers(REVOKED_ACCOUNTS)) {
-    const [accountId, cutoff] = m.split(' ');
-    const revokedAt = Number(cutoff) * 1000;
-    if (accountId && Number.isFinite(revokedAt)) out.push({ reason: 'loaded', scope: 'account', accountId, sids: [], revokedAt, until });
+    const [accountId, cutoff, reason] = m.split(' ');
+    const revokedAt = storedCutoffMs(cutoff);
+    if (accountId && Number.isFinite(revokedAt)) out.push({ reason: reason === ROLES_CHANGED ? ROLES_CHANGED : 'loaded', scope: 'account', accountId, sids: [], revokedAt, until });
   }
   return out;
 }
 
-export async function createRevocations(deps: { state: StateStore; highSecurity: boolean; origin: string; log: Log }): Promise<Revocations> {
-  const { state, log } = deps;
+/** What this node heard, in memory: revoked sessions, and per account the cut of revoked and of stale tokens. */
+function heardHere() {
   const sids = new Map<string, number>();
   const accounts = new Map<string, { cutoff: number; until: number }>();
+  /** Accounts whose tokens up to the cutoff carry roles taken away since (stale, not revoked). */
+  const stale = new Map<string, { cutoff: number; until: number }>();
+  const cutCovers = (cuts: typeof accounts, h: TokenHolder, now: number, unknownIat: boolean) => {
+    const a = cuts.get(h.accountId);
+    return !!a && a.until > now && (h.issuedAt === undefined ? unknownIat : h.issuedAt <= a.cutoff);
+  };
+  return {
+    remember(r: Revocation) {
+      for (const sid of r.sids) sids.set(sid, Math.max(sids.get(sid) ?? 0, r.until));
+      if (r.scope !== 'account') return;
+      const cuts = isStale(r) ? stale : accounts;
+      const had = cuts.get(r.accountId);
+      cuts.set(r.accountId, { cutoff: Math.max(had?.cutoff ?? 0, cutoffOf(r)), until: Math.max(had?.until ?? 0, r.until) });
+    },
+    revoked(h: TokenHolder): boolean {
+      const now = Date.now();
+      return (!!h.sid && (sids.get(h.sid) ?? 0) > now) || cutCovers(accounts, h, now, true);
+    },
+    stale: (h: TokenHolder): boolean => cutCovers(stale, h, Date.now(), false),
+    denySid: (sid: string, until: number) => sids.set(sid, until),
+    sweep(now: number) {
+      for (const [sid, end] of sids) if (end <= now) sids.delete(sid);
+      for (const cuts of [accounts, stale]) for (const [id, a] of cuts) if (a.until <= now) cuts.delete(id);
+    },
+  };
+}
+
+export async function createRevocations(deps: { state: StateStore; highSecurity: boolean; origin: string; log: Log }): Promise<Revocations> {
+  const { state, log } = deps;
+  const heard = heardHere();
   const listeners: ((r: Revocation) => void)[] = [];
-
-  const remember = (r: Revocation) => {
-    for (const sid of r.sids) sids.set(sid, Math.max(sids.get(sid) ?? 0, r.until));
-    if (r.scope !== 'account') return;
-    const had = accounts.get(r.accountId);
-    accounts.set(r.accountId, { cutoff: Math.max(had?.cutoff ?? 0, cutoffOf(r)), until: Math.max(had?.until ?? 0, r.until) });
-  };
-
-  const revokedHere = (h: TokenHolder) => {
-    const now = Date.now();
-    if (h.sid && (sids.get(h.sid) ?? 0) > now) return true;
-    const a = accounts.get(h.accountId);
-    return !!a && a.until > now && (h.issuedAt === undefined || h.issuedAt <= a.cutoff);
-  };
+  const remember = heard.remember;
+  const revokedHere = heard.revoked;
 
   const applyHere = (r: Revocation) => {
     remember(r);
@@ -148,9 +182,7 @@ export async function createRevocations(deps: { state: StateStore; highSecurity:
   // What was revoked before this node started (subscribed first: nothing falls between).
   for (const r of await loadFromStore(state)) remember(r);
   const sweep = setInterval(() => {
-    const now = Date.now();
-    for (const [sid, end] of sids) if (end <= now) sids.delete(sid);
-    for (const [id, a] of accounts) if (a.until <= now) accounts.delete(id);
+    heard.sweep(Date.now());
   }, 60_000);
   sweep.unref();
 
@@ -158,9 +190,10 @@ export async function createRevocations(deps: { state: StateStore; highSecurity:
     revokedHere,
     async check(h) {
       if (revokedHere(h)) throw socialError('token_revoked', 'This token’s session has ended; sign in again');
+      if (heard.stale(h)) throw socialError('unauthorized', 'The account’s roles changed since this token was issued; refresh it');
       if (!deps.highSecurity || !h.sid) return;
       if (await state.setHas(REVOKED_SIDS, h.sid)) {
-        sids.set(h.sid, Date.now() + MAX_TOKEN_LIFE_MS);
+        heard.denySid(h.sid, Date.now() + MAX_TOKEN_LIFE_MS);
         throw socialError('token_revoked', 'This token’s session has ended; sign in again');
       }
     },

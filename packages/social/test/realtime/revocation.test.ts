@@ -78,6 +78,54 @@ describe('realtime: revocation notices (high-security node A, default node B)', 
     assert.equal((await me(nodeB.urls.http, await h.keys.sign(banned, { iatOffsetSec: -2 }))).status, 200);
   });
 
+  it('an account cut is as fine as the tokens: a token issued after it within the same second works, one issued before it in that second is refused', async () => {
+    for (const format of ['paseto', 'jwt'] as const) {
+      const sub = `acct-${randomUUID()}`;
+      // The revocation half-way through a second three seconds ago; two tokens 100 ms either side of it.
+      const cut = (Math.floor(Date.now() / 1000) - 3) * 1000 + 500;
+      const before = await h.keys.sign(sub, { format, iatMs: cut - 100 });
+      const after = await h.keys.sign(sub, { format, iatMs: cut + 100 });
+      const [oldSock, newSock] = [await ready(await connect(nodeB.urls.ws, before)), await ready(await connect(nodeA.ws, after))];
+      await h.state.state.publish('auth:revocation', JSON.stringify(notice({ reason: 'password_reset', scope: 'account', account_id: sub, revoked_at: new Date(cut).toISOString() })));
+      assert.deepEqual(await oldSock.closed, { code: 4002, reason: 'session_revoked' });
+      for (const url of [nodeA.http, nodeB.urls.http]) {
+        assert.deepEqual(await me(url, before), { status: 401, code: 'token_revoked' }, format);
+        assert.equal((await me(url, after)).status, 200, `${format}: issued 100 ms after the cut`);
+      }
+      newSock.send({ type: 'heartbeat' });
+      await newSock.next('heartbeatAck');
+      // A node started now reads the cut from the state store with the same precision.
+      const late = await startSecondNode(h);
+      try {
+        assert.deepEqual(await me(late.urls.http, before), { status: 401, code: 'token_revoked' });
+        assert.equal((await me(late.urls.http, after)).status, 200);
+      } finally {
+        await late.close();
+      }
+    }
+  });
+
+  it('roles_changed: the account’s earlier tokens are stale (401 unauthorized, socket 4004: refresh), not revoked; a node started later knows it too', async () => {
+    const sub = `acct-${randomUUID()}`;
+    const cut = Date.now() - 1000;
+    const old = await h.keys.sign(sub, { iatMs: cut - 100, roles: ['player', 'moderator'] });
+    const fresh = await h.keys.sign(sub, { iatMs: cut + 100 });
+    const sock = await ready(await connect(nodeB.urls.ws, old));
+    await h.state.state.publish('auth:revocation', JSON.stringify(notice({ reason: 'roles_changed', scope: 'account', account_id: sub, revoked_at: new Date(cut).toISOString() })));
+    assert.deepEqual(await sock.closed, { code: 4004, reason: 'token_expired' });
+    for (const url of [nodeA.http, nodeB.urls.http]) {
+      assert.deepEqual(await me(url, old), { status: 401, code: 'unauthorized' });
+      assert.equal((await me(url, fresh)).status, 200);
+    }
+    const late = await startSecondNode(h);
+    try {
+      assert.deepEqual(await me(late.urls.http, old), { status: 401, code: 'unauthorized' });
+      assert.equal((await me(late.urls.http, fresh)).status, 200);
+    } finally {
+      await late.close();
+    }
+  });
+
   it('the high-security node refuses a token recorded in the state store that no node heard of; the default node does not', async () => {
     const sub = `acct-${randomUUID()}`;
     const sid = randomUUID();
