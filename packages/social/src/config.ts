@@ -23,6 +23,10 @@ const spec = {
   ),
   caFile: aliased(vars.optionalString('SOCIAL_AUTH_CA_FILE', 'PEM trusted for the JWKS fetch and the auth service calls'), 'SOCIAL__AUTH__CAFILE'),
   apiKey: aliased(vars.optionalString('SOCIAL_AUTH_API_KEY', 'Enables server-to-server API-key mode'), 'SOCIAL__AUTH__APIKEY'),
+  authInternalKey: aliased(vars.optionalString(
+    'SOCIAL_AUTH_INTERNAL_KEY',
+    'Social:Auth:InternalKey — social\'s secret in the auth service\'s AUTH_INTERNAL_KEYS (sent as X-Internal-Key to ask whether an account is active)',
+  ), 'SOCIAL__AUTH__INTERNALKEY'),
   highSecurity: aliased(vars.bool('SOCIAL_AUTH_HIGH_SECURITY', {
     default: false,
     description: 'Social:Auth:HighSecurity — every request and upgrade also reads the revoked sessions from the state store (docs/social.md, "Revocation")',

@@ -4005,7 +4005,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description key_set_unavailable: The token key set cannot be fetched; retry later; database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later */
+            /** @description key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached or failed (a moderation action applied no sanction; retry); database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4016,7 +4016,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "key_set_unavailable" | "database_unavailable" | "state_unavailable";
+                        code: "key_set_unavailable" | "auth_unavailable" | "database_unavailable" | "state_unavailable";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
