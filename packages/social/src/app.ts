@@ -7,6 +7,8 @@ import type { DestinationStream } from 'pino';
 import {
   createAccessTokenVerifier,
   createService,
+  cursorSealer,
+  serviceSecret,
   remoteKeyResolver,
   routeAccess,
   type App,
@@ -184,7 +186,9 @@ export async function buildApp(config: SocialConfig, deps: SocialDeps): Promise<
   // Chat sanctions announced by auth (bus and outbox): chat refused on every node (docs/social.md, "Sanctions").
   const sanctions = await createSanctions({ state: deps.state, origin: events.origin, log: app.log });
   app.addHook('onClose', () => sanctions.close());
-  const ctx: Ctx = { db: deps.db, state: deps.state, config, events, metrics, sanctions, authAdmin: createAuthAdmin(config), now: deps.now ?? (() => new Date()) };
+  // One cursor key for every node: kept in the database, made by the first node to start (kit cursor.ts).
+  const cursors = cursorSealer(await serviceSecret(deps.db, 'cursors'));
+  const ctx: Ctx = { db: deps.db, state: deps.state, config, events, metrics, sanctions, authAdmin: createAuthAdmin(config), cursors, now: deps.now ?? (() => new Date()) };
 
   const keys =
     deps.keys ??

@@ -2,6 +2,7 @@
 // filters and cursor paging; erasure of the reporter and of the target; bad input.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { befriend, startHarness, type Harness, type TestUser } from './support.js';
 
 describe('moderation queue', () => {
@@ -181,6 +182,19 @@ describe('moderation queue', () => {
       assert.ok(['invalid_cursor', 'validation_failed', 'invalid_character'].includes(r.body.code), `${bad}: ${r.body.code}`);
     }
     assert.equal((await q(`cursor=${Buffer.from('r1.00000000-0000-4000-8000-000000000000').toString('base64url')}`)).body.code, 'invalid_cursor');
+    // Sealed with the server key: a cursor forged for an existing report (the old plain `r1.<id>`), any bit flip of
+    // a real one, and another list's cursor (the notification inbox's) are refused.
+    assert.equal((await q(`cursor=${Buffer.from(`r1.${all[2].reportId}`).toString('base64url')}`)).body.code, 'invalid_cursor');
+    const real = Buffer.from((await q('limit=1')).body.nextCursor, 'base64url');
+    for (let bit = 0; bit < real.length * 8; bit++) {
+      const flipped = Buffer.from(real);
+      flipped[bit >> 3] ^= 1 << (bit & 7);
+      assert.equal((await q(`limit=1&cursor=${flipped.toString('base64url')}`)).body.code, 'invalid_cursor', `bit ${bit}`);
+    }
+    for (let i = 0; i < 2; i++) await h.req(null, 'POST', '/v1/internal/notifications', { body: { noticeId: randomUUID(), publicId: mod.publicId, message: 'x' }, headers: { authorization: `Bearer ${await h.keys.sign('service:moderation', { roles: ['server'] })}` } });
+    const inboxCursor = (await h.req(mod, 'GET', '/v1/notifications?limit=1')).body.nextCursor;
+    assert.ok(inboxCursor);
+    assert.equal((await q(`cursor=${inboxCursor}`)).body.code, 'invalid_cursor');
     for (const bad of ['limit=0', 'limit=101', 'limit=abc', 'state=open', 'reason=rude', 'unknown=1']) {
       const r = await q(bad);
       assert.equal(r.status, 400, bad);
