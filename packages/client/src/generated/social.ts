@@ -6133,7 +6133,17 @@ export interface operations {
                                 sanctionId?: string;
                                 state: "received" | "in_review" | "actioned" | "dismissed";
                             }[];
+                            /** @description When the last merged repeat was filed; null: none */
+                            lastReportedAt: string | null;
                             reason: string;
+                            /** @description Reports by the same reporter about the same target merged into this one (docs/social.md, "Reports") */
+                            repeatCount: number;
+                            /** @description The newest 20 merged repeats, oldest first */
+                            repeats: {
+                                at: string;
+                                context: string | null;
+                                reason: string;
+                            }[];
                             reporter: {
                                 fullHandle: string;
                                 publicId: string;
@@ -6337,7 +6347,17 @@ export interface operations {
                             sanctionId?: string;
                             state: "received" | "in_review" | "actioned" | "dismissed";
                         }[];
+                        /** @description When the last merged repeat was filed; null: none */
+                        lastReportedAt: string | null;
                         reason: string;
+                        /** @description Reports by the same reporter about the same target merged into this one (docs/social.md, "Reports") */
+                        repeatCount: number;
+                        /** @description The newest 20 merged repeats, oldest first */
+                        repeats: {
+                            at: string;
+                            context: string | null;
+                            reason: string;
+                        }[];
                         reporter: {
                             fullHandle: string;
                             publicId: string;
@@ -6576,7 +6596,17 @@ export interface operations {
                                 sanctionId?: string;
                                 state: "received" | "in_review" | "actioned" | "dismissed";
                             }[];
+                            /** @description When the last merged repeat was filed; null: none */
+                            lastReportedAt: string | null;
                             reason: string;
+                            /** @description Reports by the same reporter about the same target merged into this one (docs/social.md, "Reports") */
+                            repeatCount: number;
+                            /** @description The newest 20 merged repeats, oldest first */
+                            repeats: {
+                                at: string;
+                                context: string | null;
+                                reason: string;
+                            }[];
                             reporter: {
                                 fullHandle: string;
                                 publicId: string;
@@ -6879,7 +6909,17 @@ export interface operations {
                             sanctionId?: string;
                             state: "received" | "in_review" | "actioned" | "dismissed";
                         }[];
+                        /** @description When the last merged repeat was filed; null: none */
+                        lastReportedAt: string | null;
                         reason: string;
+                        /** @description Reports by the same reporter about the same target merged into this one (docs/social.md, "Reports") */
+                        repeatCount: number;
+                        /** @description The newest 20 merged repeats, oldest first */
+                        repeats: {
+                            at: string;
+                            context: string | null;
+                            reason: string;
+                        }[];
                         reporter: {
                             fullHandle: string;
                             publicId: string;

@@ -63,6 +63,9 @@ function reportView(r: ReportRow, moderators: Map<string, Named>) {
     reporter: named(r.reporter_public_id, r.reporter_handle, r.reporter_discriminator),
     target: named(r.target_public_id, r.target_handle, r.target_discriminator),
     snapshot: (r.snapshot ?? null) as ReportSnapshot | null,
+    repeatCount: r.repeat_count,
+    lastReportedAt: r.last_reported_at ? new Date(r.last_reported_at).toISOString() : null,
+    repeats: r.repeats,
     history: r.history.map((m) => ({
       state: m.state,
       at: m.at,
