@@ -68,7 +68,8 @@ function parsed(channel: string, entries: readonly LogEntry[]): Replayed[] {
 
 /**
  * The other user an event is about, when what it shows of them is hidden over HTTP once a block stands between
- * the two or that user is erased: their chat message (history leaves it out), presence, profile, request,
+ * the two or that user is erased: their chat message (history leaves it out), presence (to friends only, as
+ * GET /v1/presence/{id}), profile, request,
  * invite, and the notification they caused (the inbox deletes it). Undefined for the events that tell the
  * recipient's own state (friendRemoved, party membership), which live delivery gave as well.
  */
@@ -98,7 +99,9 @@ async function visibleNow(ctx: Ctx, viewerId: string, entries: Replayed[]): Prom
   const visible = await visiblePublicIds(ctx.db, viewerId, others);
   return entries.filter((e) => {
     const other = counterpartOf(e.env);
-    return other === undefined || visible.has(other);
+    if (other === undefined) return true;
+    // Presence is shown to friends only (GET /v1/presence/{id}: not_visible otherwise).
+    return e.env.type === 'friendPresenceChanged' ? visible.get(other)?.friend === true : visible.has(other);
   });
 }
 

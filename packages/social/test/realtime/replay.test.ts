@@ -232,6 +232,23 @@ describe(`realtime: resume with replay, two nodes (${backend})`, () => {
     assert.deepEqual(replayed.filter((f) => f.type === 'friendRemoved').map((f) => f.data.publicId).sort(), [v.publicId, w.publicId].sort());
   });
 
+  it('an ex-friend’s presence is not replayed (presence is for friends), their dm still is (history keeps it)', async () => {
+    const x = await h.user('Unfriended');
+    const v = await h.user('Exfriend');
+    await befriend(h, x, v);
+    const dm = (await h.req(x, 'GET', '/v1/friends')).body[0].dmChannelId;
+    const s = await open(nodeA.ws, x);
+    const since = lastId(s);
+    await s.close();
+    assert.equal((await post(v, '/v1/presence', { state: 'away' })).status, 200);
+    assert.equal((await post(v, `/v1/chat/dm/${dm}/messages`, { body: 'last words' })).status, 201);
+    assert.equal((await h.req(v, 'DELETE', `/v1/friends/${x.publicId}`)).status, 204);
+    const back = await open(nodeB.urls.ws, x, { lastEventId: since });
+    await back.next('caughtUp');
+    const replayed = back.frames.slice(0, back.frames.findIndex((f) => f.type === 'caughtUp')).map((f) => f.type);
+    assert.deepEqual(replayed, ['chatMessage', 'friendRemoved']);
+  });
+
   it('a socket gets its events in id order across channels, also while one waits for a read', { skip: !process.env.DATABASE_URL && 'needs PostgreSQL (a table lock holds the read)' }, async () => {
     const a = await h.user('Ordered');
     const c = await h.user('Cold');
