@@ -7,7 +7,7 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { readFileSync } from 'node:fs';
 import { platformProviderVars } from './providers/index.js';
-import { readConfig, commonVars, metricsVars, vars, ConfigError, type Env, type Argon2Params } from '@platform/kit';
+import { readConfig, commonVars, metricsVars, vars, ConfigError, AUTH_SERVICE_NAME as RESERVED_CALLER, type Env, type Argon2Params } from '@platform/kit';
 
 export const authVars = {
   ...commonVars,
@@ -193,6 +193,8 @@ export function readAuthConfig(env: Env = process.env): AuthConfig {
     // The secret itself is never echoed in the message.
     if (i < 1 || !/^[a-z0-9_-]{1,64}$/i.test(name) || secret.length < 16) {
       problems.push(`AUTH_INTERNAL_KEYS: each entry must be name:secret with a secret of at least 16 characters (entry ${internalKeys.size + 1})`);
+    } else if (name.toLowerCase() === RESERVED_CALLER) {
+      problems.push(`AUTH_INTERNAL_KEYS: "${name}" is reserved for the auth service's own notices (service:auth); name the caller otherwise`);
     } else internalKeys.set(name, secret);
   }
   for (const t of raw.outboxTargets) {
@@ -207,6 +209,7 @@ export function readAuthConfig(env: Env = process.env): AuthConfig {
   const internalMtlsCallers = new Set<string>();
   for (const name of raw.internalMtlsCallers) {
     if (!/^[a-z0-9_.-]{1,64}$/i.test(name)) problems.push(`AUTH_INTERNAL_MTLS_CALLERS: ${JSON.stringify(name)} is not a caller name`);
+    else if (name.toLowerCase() === RESERVED_CALLER) problems.push(`AUTH_INTERNAL_MTLS_CALLERS: "${name}" is reserved for the auth service's own notices (service:auth)`);
     else internalMtlsCallers.add(name);
   }
   let internalMtlsCa: string | undefined;

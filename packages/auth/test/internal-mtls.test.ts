@@ -114,6 +114,7 @@ describe('internal callers over mutual TLS', () => {
     assert.match(problems({ AUTH_INTERNAL_MTLS_PORT: '8443', AUTH_INTERNAL_MTLS_CA_FILE: ca, AUTH_INTERNAL_MTLS_CALLERS: 'x' }), /must differ from AUTH_PORT/);
     assert.match(problems({ AUTH_INTERNAL_MTLS_PORT: '18443', AUTH_INTERNAL_MTLS_CA_FILE: path.join(dir, 'missing.pem'), AUTH_INTERNAL_MTLS_CALLERS: 'x' }), /cannot read/);
     assert.match(problems({ AUTH_INTERNAL_MTLS_CALLERS: 'bad name!' }), /is not a caller name/);
+    assert.match(problems({ AUTH_INTERNAL_MTLS_CALLERS: 'matchmaking,auth' }), /"auth" is reserved/);
     assert.equal(problems({ AUTH_INTERNAL_MTLS_PORT: '18443', AUTH_INTERNAL_MTLS_CA_FILE: ca, AUTH_INTERNAL_MTLS_CALLERS: 'matchmaking' }), '');
   });
 });

@@ -192,6 +192,9 @@ describe('outbox configuration', () => {
       ['AUTH_OUTBOX_TARGETS', 'not a url'],
       ['AUTH_INTERNAL_KEYS', 'registry'],
       ['AUTH_INTERNAL_KEYS', 'registry:short'],
+      // The auth service's own name: a key under it would mint tokens social takes for auth's notices.
+      ['AUTH_INTERNAL_KEYS', 'auth:0123456789abcdef0123'],
+      ['AUTH_INTERNAL_KEYS', 'registry:0123456789abcdef0123,Auth:0123456789abcdef0124'],
       ['AUTH_OUTBOX_CA_FILE', '/nonexistent/ca.pem'],
       ['AUTH_DB_SCHEMA', 'Bad-Schema'],
     ]) {

@@ -12,9 +12,18 @@
  * heartbeat and reports the socket open when it is answered (the server handles frames only after the socket's
  * channels are live).
  */
-import { PlatformError } from './errors.js';
-import { closeReason, type ClientFrame, type CloseReason, type RealtimeEvents, type ServerFrame } from './events.js';
+import { parseRetryAfter, PlatformError } from './errors.js';
+import { closeReason, type ClientFrame, type CloseReason, type RealtimeEvents } from './events.js';
+import { laterId, parseFrame, refusalCode } from './realtime-wire.js';
 import type { ChatKind, PresenceInput } from './types.js';
+
+/** The HTTP answer to a refused handshake, as `ws` hands it over (Node's IncomingMessage). */
+export interface HandshakeResponse {
+  statusCode?: number;
+  headers: Record<string, string | string[] | undefined>;
+  on(event: 'data', listener: (chunk: string | Uint8Array) => void): unknown;
+  on(event: 'end' | 'error' | 'close', listener: () => void): unknown;
+}
 
 /** The part of the WebSocket API the client uses (the browser's, Node 22's global, `ws`'s). */
 export interface WebSocketLike {
@@ -23,6 +32,14 @@ export interface WebSocketLike {
   close(code?: number, reason?: string): void;
   // `any`: the browser's and `ws`'s event types differ; the handlers below read only `data` and `code`.
   addEventListener(type: 'open' | 'message' | 'close' | 'error', listener: (event: any) => void): void;
+  /**
+   * `ws` (Node) only: the HTTP answer of a refused handshake. A client without `Origin` (not a browser) is refused
+   * with the HTTP status (401, 429 + Retry-After, 400, 503) instead of in band; the client reads it as the close
+   * 4000 + status with the body's code (docs/social-realtime.md, "Refused connections").
+   */
+  on?(event: 'unexpected-response', listener: (request: unknown, response: HandshakeResponse) => void): unknown;
+  /** `ws` only: ends a handshake that got an HTTP answer. */
+  terminate?(): void;
 }
 export type WebSocketConstructor = new (url: string, protocols?: string | string[]) => WebSocketLike;
 
@@ -88,6 +105,8 @@ export class RealtimeClient {
   private failuresBeforeOpen = 0;
   /** The server refused the last token (4401 unauthorized): the next attempt asks for a new one. */
   private tokenRefused = false;
+  /** The server's Retry-After of the last refusal (429, 503; in band or over HTTP): the next attempt waits at least this. */
+  private retryAfterMs = 0;
   /** The token the open socket holds (sent at connect or in the last `authenticate` frame). */
   private socketToken: string | undefined;
   private renewing = false;
@@ -235,6 +254,32 @@ export class RealtimeClient {
 
   private attach(ws: WebSocketLike): void {
     let errorCode: string | undefined;
+    let retryAfterSeconds: number | undefined;
+    // A handshake refused over HTTP (ws in Node): the same close as the in-band refusal, 4000 + status.
+    let refusedWith: number | undefined;
+    ws.on?.('unexpected-response', (_req, res) => {
+      let text = '';
+      let done = false;
+      const decoder = new TextDecoder();
+      const finish = () => {
+        if (done) return;
+        done = true;
+        const status = res.statusCode ?? 0;
+        refusedWith = status >= 400 && status < 600 ? 4000 + status : undefined;
+        errorCode = refusalCode(text);
+        const header = res.headers['retry-after'];
+        retryAfterSeconds = parseRetryAfter(Array.isArray(header) ? header[0] : header);
+        // `ws` then reports an error and the close (1006), read below as the refusal.
+        if (ws.terminate) ws.terminate();
+        else ws.close();
+      };
+      res.on('data', (chunk) => {
+        if (text.length < 8192) text += typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
+      });
+      res.on('end', finish);
+      res.on('error', finish);
+      res.on('close', finish);
+    });
     ws.addEventListener('open', () => {
       ws.send(JSON.stringify({ type: 'heartbeat' } satisfies ClientFrame));
       this.startHeartbeat(ws);
@@ -244,8 +289,8 @@ export class RealtimeClient {
       if (!frame || this.ws !== ws) return;
       if (typeof frame.id === 'string' && (this.lastId === undefined || laterId(frame.id, this.lastId))) this.lastId = frame.id;
       // The error frame that preceded a close explains it (e.g. rate_limited before 1008); acks say nothing.
-      if (frame.type === 'error') errorCode = frame.data.code;
-      else if (frame.type !== 'heartbeatAck') errorCode = undefined;
+      if (frame.type === 'error') [errorCode, retryAfterSeconds] = [frame.data.code, frame.data.retryAfterSeconds];
+      else if (frame.type !== 'heartbeatAck') [errorCode, retryAfterSeconds] = [undefined, undefined];
       if (frame.type === 'heartbeatAck' && !this.ready) this.markOpen();
       else if (frame.type === 'heartbeatAck' && frame.data.presence === 'lapsed' && this.ready) this.revivePresence();
       for (const fn of this.frameHandlers) fn(frame.type, frame.data, frame.id);
@@ -254,8 +299,11 @@ export class RealtimeClient {
     ws.addEventListener('error', () => {
       // A close event follows; it carries what there is to know.
     });
-    ws.addEventListener('close', (ev: { code: number }) => {
+    ws.addEventListener('close', (closeEvent: { code: number }) => {
       if (this.ws !== ws) return;
+      const ev = { code: refusedWith ?? closeEvent.code };
+      const refusedForNow = ev.code === 4429 || ev.code === 4503;
+      this.retryAfterMs = refusedForNow && typeof retryAfterSeconds === 'number' && retryAfterSeconds > 0 ? retryAfterSeconds * 1000 : 0;
       this.ws = undefined;
       this.stopHeartbeat();
       const wasReady = this.ready;
@@ -338,7 +386,9 @@ export class RealtimeClient {
 
   private scheduleReconnect(): void {
     if (!this.wanted || this.reconnectTimer) return;
-    const delayMs = this.backoffDelay(this.attempt);
+    // Never sooner than the server asked (Retry-After of a 429 / 4429, a draining node's 503 / 4503).
+    const delayMs = Math.max(this.backoffDelay(this.attempt), this.retryAfterMs);
+    this.retryAfterMs = 0;
     this.attempt++;
     this.emit('reconnecting', { attempt: this.attempt, delayMs });
     this.reconnectTimer = setTimeout(() => {
@@ -391,24 +441,3 @@ const FOR_GOOD_MESSAGES: Partial<Record<CloseReason, string>> = {
   account_deleted: 'The account was erased',
   game_credentials_revoked: "The game's client key was replaced (or the game deleted): a new build or configuration is needed",
 };
-
-/**
- * True when event id `a` (`<ms>-<n>`) comes after `b`; an id of another form (a server that no longer knows it
- * answers resync) is replaced by any id the server sends.
- */
-function laterId(a: string, b: string): boolean {
-  const x = /^(\d+)-(\d+)$/.exec(a);
-  const y = /^(\d+)-(\d+)$/.exec(b);
-  if (!x || !y) return true;
-  return Number(x[1]) > Number(y[1]) || (Number(x[1]) === Number(y[1]) && Number(x[2]) > Number(y[2]));
-}
-
-function parseFrame(data: unknown): ServerFrame | undefined {
-  if (typeof data !== 'string') return undefined;
-  try {
-    const f = JSON.parse(data) as { type?: unknown; data?: unknown };
-    return f && typeof f.type === 'string' ? (f as ServerFrame) : undefined;
-  } catch {
-    return undefined;
-  }
-}

@@ -9,9 +9,11 @@
  * Without /usr/bin/chromium the suite skips, unless REQUIRE_CHROMIUM=1 (.ci/run), where it fails.
  */
 import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
 import { chromiumSkip } from '@platform/kit/testing';
 import { assertNothingKept, openConsole, startRig, type ConsoleRig } from './support.js';
-import { accountFlow, moderatorFlow } from './flows.js';
+import { accountFlow, moderatorFlow, staffAccount, staffSignIn } from './flows.js';
+import { shows } from './support.js';
 
 describe('web console in Chromium: moderation', { skip: chromiumSkip() }, () => {
   let rig: ConsoleRig;
@@ -23,6 +25,33 @@ describe('web console in Chromium: moderation', { skip: chromiumSkip() }, () => 
   it('a moderator opens a report with its snapshot and bans the player: the player’s socket closes (4003)', async () => {
     const tab = await openConsole(rig);
     await moderatorFlow(rig, tab);
+    await assertNothingKept(tab);
+    await tab.context.close();
+  });
+
+  it('the queue pages past 100 reports of a state: Older reports shows the rest, Newest goes back; repeats show as ×N', async () => {
+    // 130 dismissed reports (their reporters and targets erased: no player needed), one merged one among them.
+    await rig.platform.socialDb.query(
+      `INSERT INTO reports (reason, context, state, created_at, repeat_count)
+         SELECT 'spam', 'bulk ' || g, 'dismissed', now() - interval '1 day' - g * interval '1 second', CASE WHEN g = 120 THEN 7 ELSE 0 END
+           FROM generate_series(1, 130) g`,
+    );
+    const tab = await openConsole(rig);
+    const mod = await staffAccount(rig, ['moderator']);
+    await staffSignIn(tab, mod.email);
+    await tab.page.selectOption('#report-state', 'dismissed');
+    await shows(tab.page, '#reports', 'bulk 99');
+    const rows = () => tab.page.locator('#reports tbody tr', { hasText: 'bulk ' }).count();
+    assert.equal(await rows(), 100);
+    assert.equal(await tab.page.locator('#reports', { hasText: 'bulk 101' }).count(), 0);
+    await tab.page.click('#reports-older');
+    await shows(tab.page, '#reports', 'bulk 130');
+    assert.equal(await rows(), 30);
+    await shows(tab.page, '#reports tr', '×7');
+    assert.equal(await tab.page.locator('#reports-older').count(), 0, 'the last page');
+    await tab.page.click('#reports-newest');
+    await shows(tab.page, '#reports', 'bulk 99');
+    assert.equal(await rows(), 100);
     await assertNothingKept(tab);
     await tab.context.close();
   });

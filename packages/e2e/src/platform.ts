@@ -93,12 +93,16 @@ export interface Platform {
   authTls: TlsMaterial;
   socialTls: TlsMaterial;
   internalKey: string;
+  /** The moderation tool's key in auth's AUTH_INTERNAL_KEYS (name `moderation`: social's moderation notices). */
+  moderationKey: string;
   auth: Client & { app: AuthApp };
   registry: Client & { app: App };
   social: Client;
   socialUrl: string;
   /** Auth's database (tests grant roles in SQL: `UPDATE accounts SET roles = …`). */
   authDb: Database;
+  /** Social's database (tests count its profiles). */
+  socialDb: Database;
   /** Every social node (the first is `social`), with its URL; `socialNodes` of the options. */
   socialNodes: (Client & { url: string })[];
   /** Stops the social service (its data stays); the auth outbox then fails and retries. `abrupt`: every connection cut at once. */
@@ -135,11 +139,13 @@ export interface PlatformOptions {
   registryPort?: number;
 }
 
+/** Auth's other internal callers: social (its account checks) and a moderation tool. */
+type InternalKeys = { social: string; moderation: string };
 type Stores = { db: TestDatabase['db']; state: TestStateStore['state'] };
 type Tls = Awaited<ReturnType<typeof loadOrCreateTls>>;
 
 /** Auth on a free port, its outbox aimed at social's (future) address. */
-async function startAuth(o: { dir: string; stores: Stores; tls: Tls; internalKey: string; socialUrl: string; socialTls: Tls; env?: Env }) {
+async function startAuth(o: { dir: string; stores: Stores; tls: Tls; internalKey: string; keys: InternalKeys; socialUrl: string; socialTls: Tls; env?: Env }) {
   const { dir, stores, internalKey, socialUrl, socialTls } = o;
   await migrateAuth(stores.db);
   const authConfig = readAuthConfig({
@@ -150,7 +156,7 @@ async function startAuth(o: { dir: string; stores: Stores; tls: Tls; internalKey
     AUTH_PASSWORD_TIME_COST: '1',
     AUTH_ISSUER: ISSUER,
     AUTH_AUDIENCE: AUDIENCE,
-    AUTH_INTERNAL_KEYS: `registry:${internalKey}`,
+    AUTH_INTERNAL_KEYS: `registry:${internalKey},social:${o.keys.social},moderation:${o.keys.moderation}`,
     AUTH_OUTBOX_TARGETS: `${socialUrl}/v1/internal/auth-events`,
     AUTH_OUTBOX_CA_FILE: socialTls.certPath,
     AUTH_OUTBOX_POLL_MS: '200',
@@ -205,6 +211,20 @@ async function startSocialNode(d: TestDatabase, s: TestStateStore, config: Retur
   };
 }
 
+/** Social's settings: auth's key set and CA, the registry, social's internal key at auth. */
+function socialSettings(o: { authUrl: string; authTls: Tls; registryUrl: string; internalKey: string; env?: Env }) {
+  return readSocialConfig({
+    LOG_LEVEL: 'silent',
+    SOCIAL__AUTH__JWKSURL: `${o.authUrl}/.well-known/jwks.json`,
+    SOCIAL__AUTH__CAFILE: o.authTls.certPath,
+    SOCIAL__AUTH__ISSUER: ISSUER,
+    SOCIAL__AUTH__AUDIENCE: AUDIENCE,
+    SOCIAL__REGISTRY__URL: o.registryUrl,
+    SOCIAL_AUTH_INTERNAL_KEY: o.internalKey,
+    ...o.env,
+  });
+}
+
 /** A database and a state store for each service, opened together (an embedded PGlite takes seconds to start). */
 async function openStores() {
   const dbs: TestDatabase[] = [];
@@ -227,12 +247,13 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Platfor
   const authTls = await loadOrCreateTls({ dir: path.join(dir, 'auth-tls') });
   const socialTls = await loadOrCreateTls({ dir: path.join(dir, 'social-tls') });
   const internalKey = randomBytes(24).toString('base64url');
+  const keys: InternalKeys = { social: randomBytes(24).toString('base64url'), moderation: randomBytes(24).toString('base64url') };
   const socialReservation = await reservePort();
   const socialPort = socialReservation.port;
   const socialUrl = `https://127.0.0.1:${socialPort}`;
   const { dbs, states, opened, authStores, regStores, socialStores } = await openStores();
 
-  const { authApp, authUrl } = await startAuth({ dir, stores: authStores, tls: authTls, internalKey, socialUrl, socialTls, env: opts.authEnv });
+  const { authApp, authUrl } = await startAuth({ dir, stores: authStores, tls: authTls, internalKey, keys, socialUrl, socialTls, env: opts.authEnv });
   // The registry's notices go to social's store: its own connection on Redis, the same object in memory. With
   // `sharedBus` social's store is auth's (auth's channels reach social too).
   const socialState = opts.sharedBus ? opened.auth.s : opened.social.s;
@@ -246,15 +267,7 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Platfor
   // social
   await migrate(socialStores.db, SOCIAL_MIGRATIONS);
   if (opts.sharedBus) socialStores.state = await sameState();
-  const socialConfig = readSocialConfig({
-    LOG_LEVEL: 'silent',
-    SOCIAL__AUTH__JWKSURL: `${authUrl}/.well-known/jwks.json`,
-    SOCIAL__AUTH__CAFILE: authTls.certPath,
-    SOCIAL__AUTH__ISSUER: ISSUER,
-    SOCIAL__AUTH__AUDIENCE: AUDIENCE,
-    SOCIAL__REGISTRY__URL: registryUrl,
-    ...opts.socialEnv,
-  });
+  const socialConfig = socialSettings({ authUrl, authTls, registryUrl, internalKey: keys.social, env: opts.socialEnv });
   let socialApp: App | undefined;
   const startSocial = async () => {
     if (socialApp) return;
@@ -285,9 +298,11 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Platfor
     authTls,
     socialTls,
     internalKey,
+    moderationKey: keys.moderation,
     auth: { ...client(authUrl, authTls.cert), app: authApp },
     registry: { ...client(registryUrl), app: registryApp },
     authDb: authStores.db,
+    socialDb: socialStores.db,
     social: client(socialUrl, socialTls.cert),
     socialUrl,
     socialNodes: [{ ...client(socialUrl, socialTls.cert), url: socialUrl }, ...more.nodes],

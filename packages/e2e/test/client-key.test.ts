@@ -136,8 +136,8 @@ describe('the client key end to end', () => {
       for (const s of [bobInG, bobInH, adaInG]) s.ws.close();
       await Promise.all([bobInG.closed, bobInH.closed, adaInG.closed]);
     }
-    // A refusal a browser can read: an error frame, then close 4401 with the code as reason.
-    const bad = await open(bob.token, { clientKey: 'ck_not_a_key' });
+    // A refusal a browser can read (its handshake carries Origin): an error frame, then close 4401 with the code as reason.
+    const bad = await open(bob.token, { clientKey: 'ck_not_a_key', headers: { origin: 'https://game.example' } });
     assert.deepEqual(await bad.closed, { code: 4401, reason: 'invalid_client_key' });
     assert.deepEqual(bad.frames.map((f) => [f.type, f.data.code]), [['error', 'invalid_client_key']]);
   });
@@ -152,8 +152,10 @@ describe('the client key end to end', () => {
     const refused = await social(bob.token, 'GET', '/v1/friends', { headers: { 'x-platform-client-key': old } });
     assert.equal(refused.status, 401);
     assert.equal(refused.body.code, 'invalid_client_key');
-    const socket = await open(bob.token, { clientKey: old });
+    const socket = await open(bob.token, { clientKey: old, headers: { origin: 'https://game.example' } });
     assert.equal((await socket.closed).code, 4401);
+    // Without Origin (not a browser) the handshake itself answers 401.
+    await assert.rejects(open(bob.token, { clientKey: old }), /Unexpected server response: 401/);
     assert.equal((await social(ada.token, 'POST', '/v1/presence', { body: { state: 'online', richPresence: { activity: 'Podium' } }, headers: ck(g) })).status, 200);
     const fresh = await social(bob.token, 'GET', '/v1/friends', { headers: ck(g) });
     assert.equal(fresh.status, 200);

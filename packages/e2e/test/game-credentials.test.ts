@@ -79,10 +79,10 @@ describe('game credentials revoked at once on every social node', () => {
     assert.ok(r.status === 200 || r.status === 401, JSON.stringify(r.body));
     return r.status === 401 && r.body.code === code;
   };
-  /** New sockets with these credentials are refused on both nodes: error frame, then 4401 with the code. */
+  /** New sockets with these credentials are refused on both nodes: to a browser (Origin) an error frame, then 4401 with the code. */
   const refusedSockets = async (o: { clientKey?: string; headers?: Record<string, string> }, code: string) => {
     for (const node of nodes) {
-      const s = await open(node, o);
+      const s = await open(node, { ...o, headers: { ...o.headers, origin: 'https://game.example' } });
       assert.deepEqual(await s.closed, { code: 4401, reason: code });
       assert.deepEqual(s.frames.map((f) => [f.type, f.data.code]), [['error', code]]);
     }

@@ -169,18 +169,64 @@ describe('emergency key rotation reaches social at once (no shared pub/sub)', ()
   });
 });
 
-describe('a server-role token from auth opens social’s server endpoint', () => {
-  it('POST /internal/server-token (internal key) → a token social accepts; a player token is refused with 403', async () => {
+describe('each internal route of social takes its one server identity', () => {
+  const notify = (token: string, body: Record<string, unknown>) => p.social.call('POST', '/v1/internal/notifications', { token, body: { noticeId: randomUUID(), message: 'Be nice', ...body } });
+
+  it('a token from POST /internal/server-token (the registry’s) cannot send auth’s notices: a forged revocation, deletion or sanction does nothing', async () => {
     const issued = await p.auth.call('POST', '/internal/server-token', { headers: { 'x-internal-key': p.internalKey } });
     assert.equal(issued.status, 200, JSON.stringify(issued.body));
     assert.equal(issued.body.sub, 'service:registry');
-    const notice = { id: randomUUID(), type: 'something.else' };
-    const ok = await p.social.call('POST', '/v1/internal/auth-events', { token: issued.body.access_token, body: notice });
-    assert.equal(ok.status, 200, JSON.stringify(ok.body));
-    assert.equal(ok.body.status, 'ignored');
-    const player = await guest(p);
-    const refused = await p.social.call('POST', '/v1/internal/auth-events', { token: player.token, body: notice });
+    const victim = await guest(p);
+    const other = await guest(p);
+    await friends(p, victim, other);
+    const now = new Date();
+    const forged = [
+      { id: randomUUID(), type: 'revocation', reason: 'logout', scope: 'account', account_id: victim.accountId, sids: [], revoked_at: now.toISOString(), until: new Date(now.getTime() + 900_000).toISOString() },
+      { id: randomUUID(), type: 'account.deleted', account_id: victim.accountId },
+      { id: randomUUID(), type: 'sanction', event: 'applied', sanction_id: randomUUID(), account_id: victim.accountId, sanction_type: 'chat', expires_at: null },
+      { id: randomUUID(), type: 'something.else' },
+    ];
+    for (const body of forged) {
+      const r = await p.social.call('POST', '/v1/internal/auth-events', { token: issued.body.access_token, body });
+      assert.equal(r.status, 403, `${body.type}: ${JSON.stringify(r.body)}`);
+      assert.equal(r.body.code, 'forbidden');
+    }
+    // The victim's token still works, the friendship stands, chat is open.
+    const list = await p.social.call('GET', '/v1/friends', { token: victim.token });
+    assert.equal(list.status, 200, JSON.stringify(list.body));
+    assert.equal(list.body.length, 1);
+    const sent = await p.social.call('POST', `/v1/chat/dm/${list.body[0].dmChannelId}/messages`, { token: victim.token, body: { body: 'still here' } });
+    assert.equal(sent.status, 201, JSON.stringify(sent.body));
+    // Auth's own outbox token (service:auth) is still taken; a player's is refused.
+    const own = await serviceToken(p.auth.app.auth.config, p.auth.app.auth.keys);
+    assert.equal((await p.social.call('POST', '/v1/internal/auth-events', { token: own, body: forged[3] })).body.status, 'ignored');
+    const refused = await p.social.call('POST', '/v1/internal/auth-events', { token: victim.token, body: forged[3] });
     assert.equal(refused.status, 403);
     assert.equal(refused.body.code, 'forbidden');
+    // …and neither auth nor the registry may address moderation notices.
+    for (const token of [issued.body.access_token, own]) assert.equal((await notify(token, { accountId: victim.accountId })).status, 403);
+  });
+
+  it('moderation notices: a profile only for an account auth knows as active (not for an unknown or deleted one)', async () => {
+    const issued = await p.auth.call('POST', '/internal/server-token', { headers: { 'x-internal-key': p.moderationKey } });
+    assert.equal(issued.body.sub, 'service:moderation');
+    const token = issued.body.access_token as string;
+    const profiles = async () => Number((await p.socialDb.query<{ n: string }>('SELECT count(*) AS n FROM users')).rows[0].n);
+    const before = await profiles();
+    // Unknown ids (a uuid, anything else) and a deleted account: 404, nothing made.
+    const gone = await guest(p);
+    assert.equal((await p.auth.call('DELETE', '/account', { token: gone.token })).status, 202);
+    for (const accountId of [randomUUID(), 'not-an-account', gone.accountId]) {
+      const r = await notify(token, { accountId });
+      assert.equal(r.status, 404, `${accountId}: ${JSON.stringify(r.body)}`);
+      assert.equal(r.body.code, 'user_not_found');
+    }
+    assert.equal(await profiles(), before, 'no profile for an account auth does not know as active');
+    // An active account social has not seen yet: its profile is made and the notice waits for its first visit.
+    const fresh = await guest(p);
+    const made = await notify(token, { accountId: fresh.accountId, message: 'Welcome, and behave' });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const inbox = await p.social.call('GET', '/v1/notifications', { token: fresh.token });
+    assert.deepEqual(inbox.body.notifications.map((n: { data: { message: string } }) => n.data.message), ['Welcome, and behave']);
   });
 });

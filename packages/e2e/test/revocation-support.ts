@@ -43,9 +43,9 @@ export interface Sock {
 }
 
 /** A socket on a social node, set up (its first heartbeat answered). */
-export function open(node: Client, token: string, ca: string): Promise<Sock> {
+export function open(node: Client, token: string, ca: string, headers: Record<string, string> = {}): Promise<Sock> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(`${node.url.replace(/^https/, 'wss')}/v1/ws`, { headers: { authorization: `Bearer ${token}` }, ca });
+    const ws = new WebSocket(`${node.url.replace(/^https/, 'wss')}/v1/ws`, { headers: { authorization: `Bearer ${token}`, ...headers }, ca });
     const frames: Sock['frames'] = [];
     const closed = new Promise<{ code: number; reason: string; at: number }>((r) => ws.on('close', (code, reason) => r({ code, reason: reason.toString(), at: Date.now() })));
     ws.on('message', (raw) => {
@@ -91,11 +91,12 @@ async function stillOpen(s: Sock) {
   assert.equal(s.ws.readyState, WebSocket.OPEN);
 }
 
-/** The token is refused by a node: 401 token_revoked over HTTP, and the upgrade refused in band (4401). */
+/** The token is refused by a node: 401 token_revoked over HTTP and on a non-browser's upgrade, in band (4401) to a browser's. */
 async function refusedBy(node: Client, token: string, ca: string) {
   const me = await node.call('GET', '/v1/me', { token });
   assert.deepEqual([me.status, me.body.code], [401, 'token_revoked'], JSON.stringify(me.body));
-  const s = await open(node, token, ca).then(
+  await assert.rejects(open(node, token, ca), /Unexpected server response: 401/);
+  const s = await open(node, token, ca, { origin: 'https://game.example' }).then(
     () => assert.fail('the socket opened with a revoked token'),
     (err: Error) => err.message,
   );

@@ -8,10 +8,10 @@
  * Wiring (each only when not set in the environment):
  *   - both TLS certificates are made before any service starts (each service trusts the other's);
  *   - registry → auth: REGISTRY_AUTH_URL, REGISTRY_AUTH_CA_FILE, REGISTRY_AUTH_INTERNAL_KEY;
- *   - auth: AUTH_INTERNAL_KEYS (registry's key), AUTH_OUTBOX_TARGETS → social, AUTH_OUTBOX_CA_FILE, AUTH_MAILBOX_DIR
+ *   - auth: AUTH_INTERNAL_KEYS (registry's and social's keys), AUTH_OUTBOX_TARGETS → social, AUTH_OUTBOX_CA_FILE, AUTH_MAILBOX_DIR
  *     (DATA_DIR/mailbox: without AUTH_SMTP_URL mail is written there, not sent);
- *   - social: SOCIAL_AUTH_JWKS_URL, SOCIAL_AUTH_CA_FILE, SOCIAL_REGISTRY_URL (or their SOCIAL__ aliases);
- *   - the internal key is generated once into DATA_DIR/internal-keys.json (mode 0600);
+ *   - social: SOCIAL_AUTH_JWKS_URL, SOCIAL_AUTH_CA_FILE, SOCIAL_REGISTRY_URL, SOCIAL_AUTH_INTERNAL_KEY (or their SOCIAL__ aliases);
+ *   - the internal keys are generated once into DATA_DIR/internal-keys.json (mode 0600);
  *   - without REDIS_URL, one in-memory store is the bus the services' notices travel on (the registry's game
  *     credential notices reach social at once, as on a shared Redis); with it, each service's own store is.
  */
@@ -42,11 +42,13 @@ export interface RunningHost {
 }
 
 /** Service-to-service secrets, generated once (development only; production sets the variables). */
-function internalKeys(dataDir: string): { registry: string } {
+function internalKeys(dataDir: string): { registry: string; social: string } {
   const file = path.join(dataDir, 'internal-keys.json');
-  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8'));
+  const kept: Partial<Record<'registry' | 'social', string>> = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
+  // A data directory of an older version has the registry's key only: social's is added.
+  if (kept.registry && kept.social) return kept as { registry: string; social: string };
   mkdirSync(dataDir, { recursive: true });
-  const keys = { registry: randomBytes(32).toString('base64url') };
+  const keys = { registry: kept.registry ?? randomBytes(32).toString('base64url'), social: kept.social ?? randomBytes(32).toString('base64url') };
   writeFileSync(file, JSON.stringify(keys, null, 2) + '\n', { mode: 0o600 });
   return keys;
 }
@@ -82,7 +84,9 @@ async function wiring(env: Env, dataDir: string, registryPort: number) {
   const localCa = await loadOrCreateLocalCa(path.join(dataDir, 'ca'));
   if (!env.AUTH_TLS_CERT) await loadOrCreateTls({ dir: path.dirname(authCert), ca: localCa, commonName: 'auth.platform.localhost' });
   if (!(env.SOCIAL_TLS_CERT_FILE ?? env.SOCIAL__TLS__CERTFILE)) await loadOrCreateTls({ dir: path.dirname(socialCert), ca: localCa, commonName: 'social.platform.localhost' });
-  const registryKey = env.REGISTRY_AUTH_INTERNAL_KEY ?? internalKeys(dataDir).registry;
+  const generated = internalKeys(dataDir);
+  const registryKey = env.REGISTRY_AUTH_INTERNAL_KEY ?? generated.registry;
+  const socialKey = env.SOCIAL_AUTH_INTERNAL_KEY ?? env.SOCIAL__AUTH__INTERNALKEY ?? generated.social;
   const cors = corsWithConsole(env, registryPort);
   const base: Env = { ...env, DATA_DIR: dataDir, ...(cors !== undefined ? { CORS_ALLOWED_ORIGINS: cors } : {}) };
   const urls = { auth: `https://localhost:${authPort}`, registry: `http://localhost:${registryPort}`, social: `https://localhost:${socialPort}` };
@@ -97,7 +101,7 @@ async function wiring(env: Env, dataDir: string, registryPort: number) {
       // Tokens, mail links, the device page's URI, discovery and OpenAPI name the port auth runs on.
       AUTH_ISSUER: env.AUTH_ISSUER ?? urls.auth,
       AUTH_MAILBOX_DIR: env.AUTH_MAILBOX_DIR ?? path.join(dataDir, 'mailbox'),
-      AUTH_INTERNAL_KEYS: env.AUTH_INTERNAL_KEYS ?? `registry:${registryKey}`,
+      AUTH_INTERNAL_KEYS: env.AUTH_INTERNAL_KEYS ?? `registry:${registryKey},social:${socialKey}`,
       AUTH_OUTBOX_TARGETS: env.AUTH_OUTBOX_TARGETS ?? `https://127.0.0.1:${socialPort}/v1/internal/auth-events`,
       AUTH_OUTBOX_CA_FILE: env.AUTH_OUTBOX_CA_FILE ?? ((env.SOCIAL_TLS_CERT_FILE ?? env.SOCIAL__TLS__CERTFILE) ? socialCert : localCa.certPath),
     },
@@ -118,6 +122,8 @@ async function wiring(env: Env, dataDir: string, registryPort: number) {
       SOCIAL_REGISTRY_URL: env.SOCIAL_REGISTRY_URL ?? env.SOCIAL__REGISTRY__URL ?? `http://127.0.0.1:${registryPort}`,
       // The issuer auth signs with (above), whatever port it runs on.
       SOCIAL_AUTH_ISSUER: env.SOCIAL_AUTH_ISSUER ?? env.SOCIAL__AUTH__ISSUER ?? env.AUTH_ISSUER ?? urls.auth,
+      // Social asks auth whether an account is active before it makes a profile for a moderation notice.
+      SOCIAL_AUTH_INTERNAL_KEY: socialKey,
     },
   };
 }

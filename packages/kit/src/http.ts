@@ -434,8 +434,11 @@ export async function createService(opts: ServiceOptions): Promise<App> {
     publicPrefixRoute(route, ['/docs']);
     // The CORS preflight route: answered before any service hook, never with credentials.
     if (route.method === 'OPTIONS' && route.url === '*') route.config = { ...(route.config ?? {}), access: 'public' } as never;
-    const access = (route.config as { access?: RegisteredRoute['access'] } | undefined)?.access ?? 'authenticated';
-    for (const method of [route.method].flat()) routes.push({ method, url: route.url, access });
+    const config = route.config as { access?: RegisteredRoute['access']; caller?: string } | undefined;
+    const access = config?.access ?? 'authenticated';
+    // An internal route accepts one server identity, named where the route is declared (route-access.ts).
+    if (access === 'internal' && !config?.caller) throw new Error(`${route.url}: an internal route must name its caller (config.caller)`);
+    for (const method of [route.method].flat()) routes.push({ method, url: route.url, access, ...(config?.caller ? { caller: config.caller } : {}) });
     documentOperation(route as RouteForDocs, opts);
     if (opts.errorCodes) documentErrorCodes(route as RouteForDocs, opts.errorCodes, opts.fieldCase, opts.rateLimitsAllRoutes ?? false);
   });

@@ -22,3 +22,4 @@ export * from './game-credentials.js';
 export * from './metrics.js';
 export * from './metrics-listener.js';
 export { CHECK_RESPONSES_ENV, responseChecksEnabled } from './response-contract.js';
+export * from './cursor.js';

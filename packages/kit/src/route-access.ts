@@ -17,16 +17,30 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Who may call the route (route-access.ts); `authenticated` when absent. */
     access?: RouteAccess;
+    /**
+     * `internal` routes: the one server identity (the token's `sub`, `service:<name>`) the route accepts; every
+     * other server identity is refused (403). Checked by the service's route-access hook.
+     */
+    caller?: string;
     /** False exempts the route from general rate limits (probes, the key set). */
     rateLimited?: boolean;
   }
 }
+
+/**
+ * The subject of the auth service's own server tokens (its outbox notices). Auth never mints it for another
+ * caller: `auth` is a reserved name in AUTH_INTERNAL_KEYS and AUTH_INTERNAL_MTLS_CALLERS.
+ */
+export const AUTH_SERVICE_NAME = 'auth';
+export const serviceSubject = (name: string): string => `service:${name}`;
 
 /** A route as registered, for tests that walk every route of a service. */
 export interface RegisteredRoute {
   method: string;
   url: string;
   access: RouteAccess;
+  /** The one server identity an `internal` route accepts. */
+  caller?: string;
 }
 
 /**

@@ -210,6 +210,18 @@ describe('http shell in lower case', () => {
   });
 });
 
+describe('internal routes', () => {
+  it('an internal route must name its one caller: without config.caller it is refused at registration, with one it is recorded', async () => {
+    const { routesOf } = await import('../src/index.js');
+    const app = await createService({ name: 'demo', fieldCase: 'camel', logStream: capture().stream });
+    assert.throws(() => app.post('/v1/internal/x', { config: { access: 'internal' } }, async () => ({})), /must name its caller/);
+    app.post('/v1/internal/y', { config: { access: 'internal', caller: 'service:auth' } }, async () => ({}));
+    await app.ready();
+    assert.deepEqual(routesOf(app).filter((r) => r.access === 'internal'), [{ method: 'POST', url: '/v1/internal/y', access: 'internal', caller: 'service:auth' }]);
+    await app.close();
+  });
+});
+
 describe('redactUrl', () => {
   it('redacts secret parameters by decoded, case-folded name, every occurrence, query and fragment', async () => {
     const { redactUrl } = await import('../src/logger.js');

@@ -7,6 +7,8 @@ import type { DestinationStream } from 'pino';
 import {
   createAccessTokenVerifier,
   createService,
+  cursorSealer,
+  serviceSecret,
   remoteKeyResolver,
   routeAccess,
   type App,
@@ -98,7 +100,7 @@ function createApp(config: SocialConfig, deps: SocialDeps, metrics: SocialMetric
         },
         userId: { type: 'apiKey', in: 'header', name: 'X-User-Id', description: 'API-key mode: the account the call acts for' },
         accessToken: { type: 'apiKey', in: 'query', name: 'access_token', description: 'GET /v1/ws only (browsers): the access token as a query parameter' },
-        serverToken: { type: 'http', scheme: 'bearer', bearerFormat: 'PASETO v4.public or EdDSA JWT', description: 'An access token with the server role (auth service notices)' },
+        serverToken: { type: 'http', scheme: 'bearer', bearerFormat: 'PASETO v4.public or EdDSA JWT', description: 'An access token with the server role of the route\'s one caller: service:auth (auth notices), service:moderation (moderation notices)' },
       },
       tags: [
         { name: 'self', description: 'The caller: profile, name, privacy export and erasure' },
@@ -147,7 +149,7 @@ function authenticateRequests(app: App, ctx: Ctx, auth: { authenticator: Authent
     // the router only without an upgrade (400 whatever the credentials); upgrades authenticate in the gateway.
     if (access === 'public' || access === 'unmatched') return;
     if (access === 'internal') {
-      const claims = await auth.verifyServer(req.headers);
+      const claims = await auth.verifyServer(req.headers, req.routeOptions.config?.caller);
       req.principal = { accountId: claims.sub };
       return;
     }
@@ -184,7 +186,9 @@ export async function buildApp(config: SocialConfig, deps: SocialDeps): Promise<
   // Chat sanctions announced by auth (bus and outbox): chat refused on every node (docs/social.md, "Sanctions").
   const sanctions = await createSanctions({ state: deps.state, origin: events.origin, log: app.log });
   app.addHook('onClose', () => sanctions.close());
-  const ctx: Ctx = { db: deps.db, state: deps.state, config, events, metrics, sanctions, authAdmin: createAuthAdmin(config), now: deps.now ?? (() => new Date()) };
+  // One cursor key for every node: kept in the database, made by the first node to start (kit cursor.ts).
+  const cursors = cursorSealer(await serviceSecret(deps.db, 'cursors'));
+  const ctx: Ctx = { db: deps.db, state: deps.state, config, events, metrics, sanctions, authAdmin: createAuthAdmin(config), cursors, now: deps.now ?? (() => new Date()) };
 
   const keys =
     deps.keys ??
@@ -200,7 +204,7 @@ export async function buildApp(config: SocialConfig, deps: SocialDeps): Promise<
   await followKeyRotations(app, deps.state, keys);
   probeRoutes(app);
   authenticateRequests(app, ctx, { authenticator, tenancy, verifyServer });
-  registerRoutes(app, ctx, { refreshKeys: async () => keys?.refresh(), requireServer: (req) => verifyServer(req.headers), revocations });
+  registerRoutes(app, ctx, { refreshKeys: async () => keys?.refresh(), requireServer: (req) => verifyServer(req.headers, req.routeOptions.config?.caller), revocations });
   const realtime = attachRealtime(app, ctx, { authenticator, tenancy, bus: deps.bus ?? deps.state, revocations });
   metrics.watchRealtime(realtime);
 

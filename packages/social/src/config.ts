@@ -23,6 +23,10 @@ const spec = {
   ),
   caFile: aliased(vars.optionalString('SOCIAL_AUTH_CA_FILE', 'PEM trusted for the JWKS fetch and the auth service calls'), 'SOCIAL__AUTH__CAFILE'),
   apiKey: aliased(vars.optionalString('SOCIAL_AUTH_API_KEY', 'Enables server-to-server API-key mode'), 'SOCIAL__AUTH__APIKEY'),
+  authInternalKey: aliased(vars.optionalString(
+    'SOCIAL_AUTH_INTERNAL_KEY',
+    'Social:Auth:InternalKey — social\'s secret in the auth service\'s AUTH_INTERNAL_KEYS (sent as X-Internal-Key to ask whether an account is active)',
+  ), 'SOCIAL__AUTH__INTERNALKEY'),
   highSecurity: aliased(vars.bool('SOCIAL_AUTH_HIGH_SECURITY', {
     default: false,
     description: 'Social:Auth:HighSecurity — every request and upgrade also reads the revoked sessions from the state store (docs/social.md, "Revocation")',
@@ -42,6 +46,12 @@ const spec = {
   chatPerMinute: aliased(vars.int('SOCIAL_LIMITS_CHAT_PER_MINUTE', { default: 60, min: 1, max: 100_000 }), 'SOCIAL__LIMITS__CHATPERMINUTE'),
   actionsPerMinute: aliased(vars.int('SOCIAL_LIMITS_ACTIONS_PER_MINUTE', { default: 30, min: 1, max: 100_000 }), 'SOCIAL__LIMITS__ACTIONSPERMINUTE'),
   searchesPerMinute: aliased(vars.int('SOCIAL_LIMITS_SEARCHES_PER_MINUTE', { default: 30, min: 1, max: 100_000, description: 'User searches per user and minute' }), 'SOCIAL__LIMITS__SEARCHESPERMINUTE'),
+  reportMergeHours: aliased(vars.int('SOCIAL_REPORTS_MERGE_HOURS', {
+    default: 24,
+    min: 1,
+    max: 720,
+    description: 'Social:Reports:MergeHours — a reporter\'s repeated report about the same target within this time, while the first is open, is merged into it',
+  }), 'SOCIAL__REPORTS__MERGEHOURS'),
   searchMinPrefix: aliased(vars.int('SOCIAL_SEARCH_MIN_PREFIX', { default: 2, min: 1, max: 32, description: 'Shortest name prefix a search accepts (an exact Name#1234 always)' }), 'SOCIAL__SEARCH__MINPREFIX'),
   tlsMode: aliased(vars.oneOf('SOCIAL_TLS_MODE', ['https', 'http'] as const, { default: 'https' }), 'SOCIAL__TLS__MODE'),
   tlsCertFile: aliased(vars.optionalString('SOCIAL_TLS_CERT_FILE'), 'SOCIAL__TLS__CERTFILE'),

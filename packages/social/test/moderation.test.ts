@@ -2,6 +2,7 @@
 // filters and cursor paging; erasure of the reporter and of the target; bad input.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { befriend, startHarness, type Harness, type TestUser } from './support.js';
 
 describe('moderation queue', () => {
@@ -148,10 +149,10 @@ describe('moderation queue', () => {
   });
 
   it('filters by state, reason and target, pages newest first with a cursor, and refuses bad cursors', async () => {
-    const reporter = await h.user('Pager');
     const target = await h.user('Paged');
     const reasons = ['spam', 'cheating', 'spam', 'other', 'spam'];
-    for (const reason of reasons) await report(reporter, target, { reason });
+    // Five reporters: one reporter's repeats would be merged into one report (below).
+    for (const reason of reasons) await report(await h.user('Pager'), target, { reason });
     const q = (query: string) => h.req(mod, 'GET', `/v1/moderation/reports?targetPublicId=${encodeURIComponent(target.publicId)}&${query}`);
     const seen: string[] = [];
     let cursor: string | undefined;
@@ -181,11 +182,49 @@ describe('moderation queue', () => {
       assert.ok(['invalid_cursor', 'validation_failed', 'invalid_character'].includes(r.body.code), `${bad}: ${r.body.code}`);
     }
     assert.equal((await q(`cursor=${Buffer.from('r1.00000000-0000-4000-8000-000000000000').toString('base64url')}`)).body.code, 'invalid_cursor');
+    // Sealed with the server key: a cursor forged for an existing report (the old plain `r1.<id>`), any bit flip of
+    // a real one, and another list's cursor (the notification inbox's) are refused.
+    assert.equal((await q(`cursor=${Buffer.from(`r1.${all[2].reportId}`).toString('base64url')}`)).body.code, 'invalid_cursor');
+    const real = Buffer.from((await q('limit=1')).body.nextCursor, 'base64url');
+    for (let bit = 0; bit < real.length * 8; bit++) {
+      const flipped = Buffer.from(real);
+      flipped[bit >> 3] ^= 1 << (bit & 7);
+      assert.equal((await q(`limit=1&cursor=${flipped.toString('base64url')}`)).body.code, 'invalid_cursor', `bit ${bit}`);
+    }
+    for (let i = 0; i < 2; i++) await h.req(null, 'POST', '/v1/internal/notifications', { body: { noticeId: randomUUID(), publicId: mod.publicId, message: 'x' }, headers: { authorization: `Bearer ${await h.keys.sign('service:moderation', { roles: ['server'] })}` } });
+    const inboxCursor = (await h.req(mod, 'GET', '/v1/notifications?limit=1')).body.nextCursor;
+    assert.ok(inboxCursor);
+    assert.equal((await q(`cursor=${inboxCursor}`)).body.code, 'invalid_cursor');
     for (const bad of ['limit=0', 'limit=101', 'limit=abc', 'state=open', 'reason=rude', 'unknown=1']) {
       const r = await q(bad);
       assert.equal(r.status, 400, bad);
       assert.equal(r.body.code, 'validation_failed', bad);
     }
+  });
+
+  it('a reporter flooding one target makes one report: repeats are merged into it while it is open, with the same answer', async () => {
+    const flooder = await h.user('Flooder');
+    const target = await h.user('Flooded');
+    const other = await h.user('Witness');
+    await report(flooder, target, { reason: 'spam', context: 'first' });
+    // 30 more within the minute (the outreach limit is raised here), in parallel too: all answered 202 received.
+    await Promise.all(Array.from({ length: 30 }, (_, i) => report(flooder, target, { reason: i % 2 ? 'spam' : 'harassment', context: `again ${i}` })));
+    await report(other, target, { reason: 'cheating' });
+    const queue = (await h.req(mod, 'GET', `/v1/moderation/reports?targetPublicId=${encodeURIComponent(target.publicId)}&limit=100`)).body.reports;
+    assert.equal(queue.length, 2, 'one report per reporter');
+    const merged = queue.find((r: { reporter: { publicId: string } }) => r.reporter.publicId === flooder.publicId);
+    assert.equal(merged.context, 'first');
+    assert.equal(merged.repeatCount, 30);
+    assert.equal(merged.repeats.length, 20, 'the newest 20 repeats are kept');
+    assert.ok(merged.lastReportedAt);
+    assert.equal(queue.find((r: { reporter: { publicId: string } }) => r.reporter.publicId === other.publicId).repeatCount, 0);
+    // Once the report is decided, a new report is a new one (and merges stop going into the final one).
+    assert.equal((await h.req(mod, 'POST', `/v1/moderation/reports/${merged.reportId}/state`, { body: { state: 'dismissed' } })).status, 200);
+    await report(flooder, target, { reason: 'harassment', context: 'it started again' });
+    await report(flooder, target, { reason: 'harassment', context: 'and again' });
+    const after = (await h.req(mod, 'GET', `/v1/moderation/reports?targetPublicId=${encodeURIComponent(target.publicId)}&limit=100`)).body.reports;
+    assert.equal(after.length, 3);
+    assert.deepEqual([after[0].context, after[0].repeatCount, after[0].repeats.map((x: { context: string }) => x.context)], ['it started again', 1, ['and again']]);
   });
 
   it('unknown, malformed and encoded report ids are 404 report_not_found; bad bodies are 400', async () => {
@@ -241,5 +280,29 @@ describe('moderation queue', () => {
     assert.equal(r.snapshot, null);
     assert.equal(r.reason, 'harassment');
     assert.equal(r.state, 'received');
+  });
+});
+
+describe('repeated reports past the merge window', () => {
+  let h: Harness;
+  let now = new Date('2026-01-01T00:00:00Z');
+  before(async () => {
+    h = await startHarness({ SOCIAL__REPORTS__MERGEHOURS: '2' }, { now: () => now });
+  });
+  after(async () => h.close());
+
+  it('a repeat within the window is merged, one after it is a report of its own', async () => {
+    const mod = await h.user('Mod', { roles: ['moderator'] });
+    const a = await h.user('Reporter');
+    const b = await h.user('Reported');
+    const file = async (context: string) => assert.equal((await h.req(a, 'POST', '/v1/reports', { body: { targetPublicId: b.publicId, reason: 'spam', context } })).status, 202);
+    const queue = async () => (await h.req(mod, 'GET', `/v1/moderation/reports?targetPublicId=${encodeURIComponent(b.publicId)}`)).body.reports;
+    await file('t0');
+    now = new Date(now.getTime() + 119 * 60_000);
+    await file('t119');
+    assert.deepEqual((await queue()).map((r: { context: string; repeatCount: number }) => [r.context, r.repeatCount]), [['t0', 1]]);
+    now = new Date(now.getTime() + 2 * 60_000);
+    await file('t121');
+    assert.deepEqual((await queue()).map((r: { context: string; repeatCount: number }) => [r.context, r.repeatCount]), [['t121', 0], ['t0', 1]]);
   });
 });

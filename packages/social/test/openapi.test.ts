@@ -85,8 +85,12 @@ describe('social OpenAPI document and error codes', () => {
     assert.deepEqual(success('/v1/ws', 'get'), ['101']);
     const ws = doc.paths['/v1/ws'].get.responses;
     assert.ok(codesOf(ws['400'])!.includes('upgrade_required'));
-    // Refused handshakes are told in band (error frame + close 4000 + status), never as an HTTP status.
-    for (const status of ['401', '403', '429']) assert.equal(ws[status], undefined, `no HTTP ${status} on /v1/ws`);
+    // A refused handshake: the HTTP status to a client without Origin, in band to a browser (the table below).
+    assert.ok(codesOf(ws['401'])!.includes('unauthorized') && codesOf(ws['401'])!.includes('invalid_client_key'));
+    assert.ok(codesOf(ws['400'])!.includes('incomplete_game_credentials'));
+    assert.deepEqual(codesOf(ws['429']), ['too_many_sockets']);
+    assert.ok(codesOf(ws['503'])!.includes('shutting_down'));
+    assert.equal(ws['403'], undefined, 'no refusal answers 403');
     const described = doc.paths['/v1/ws'].get.description ?? '';
     for (const [close, code] of [['4401', 'unauthorized'], ['4401', 'invalid_client_key'], ['4429', 'too_many_sockets'], ['4503', 'shutting_down']]) {
       assert.ok(described.includes(`| ${close} | \`${code}\` |`), `${code} (${close}) listed`);

@@ -56,11 +56,49 @@ describe('route access by the route that runs', () => {
     for (const v of pathVariants(INTERNAL)) await answer('POST', v.path, attacker.token, { id: randomUUID(), type: 'key_rotation' });
     assert.equal(h.keys.fetches, fetchesBefore, 'no key-set refetch for a player');
 
-    // The route itself works for a server-role caller (plain and encoded spelling alike).
-    const server = await h.keys.sign(`service:${randomUUID()}`, { roles: ['server'] });
+    // The route itself works for its server caller, the auth service (plain and encoded spelling alike).
+    const server = await h.keys.sign('service:auth', { roles: ['server'] });
     const ok = await answer('POST', '/v1/%69nternal/auth-events', server, notice());
     assert.deepEqual(ok, { status: 200, code: undefined });
     assert.notEqual((await h.req(victim, 'GET', '/v1/me')).body.publicId, victim.publicId, 'erased by the server notice');
+  });
+
+  it('each internal route names one server identity and refuses every other (403), whatever the notice', async () => {
+    const internal = routesOf(h.app).filter((r) => r.access === 'internal');
+    assert.deepEqual(internal.map((r) => `${r.method} ${r.url} ${r.caller}`).sort(), [
+      'POST /v1/internal/auth-events service:auth',
+      'POST /v1/internal/notifications service:moderation',
+    ]);
+    const victim = await h.user('Victim2');
+    const friend = await h.user('Friend2');
+    await h.req(victim, 'POST', '/v1/friends/requests', { body: { toPublicId: friend.publicId } });
+    await h.req(friend, 'POST', `/v1/friends/requests/${victim.publicId}/accept`);
+    const now = new Date();
+    const bodies: Record<string, unknown[]> = {
+      '/v1/internal/auth-events': [
+        { id: randomUUID(), type: 'account.deleted', account_id: victim.sub },
+        { id: randomUUID(), type: 'key_rotation' },
+        { id: randomUUID(), type: 'revocation', reason: 'logout', scope: 'account', account_id: victim.sub, sids: [], revoked_at: now.toISOString(), until: new Date(now.getTime() + 600_000).toISOString() },
+        { id: randomUUID(), type: 'sanction', event: 'applied', sanction_id: randomUUID(), account_id: victim.sub, sanction_type: 'chat', expires_at: null },
+      ],
+      '/v1/internal/notifications': [{ noticeId: randomUUID(), publicId: victim.publicId, message: 'forged' }],
+    };
+    const fetches = h.keys.fetches;
+    for (const route of internal) {
+      // The registry's token, a game server's, the other internal route's caller, a look-alike name.
+      const others = ['service:registry', `service:game-${randomUUID()}`, 'service:Auth', 'auth', ...internal.map((r) => r.caller!)].filter((c) => c !== route.caller);
+      for (const sub of others) {
+        const token = await h.keys.sign(sub, { roles: ['server'] });
+        for (const body of bodies[route.url]) assert.deepEqual(await answer('POST', route.url, token, body), { status: 403, code: 'forbidden' }, `${sub} on ${route.url}`);
+      }
+    }
+    assert.equal(h.keys.fetches, fetches, 'no key-set refetch for another caller');
+    // Nothing happened: the victim keeps profile, friend, chat and an unrevoked token; no notice was stored.
+    assert.equal((await h.req(victim, 'GET', '/v1/me')).body.publicId, victim.publicId);
+    assert.equal((await h.req(victim, 'GET', '/v1/friends')).body.length, 1);
+    const dm = (await h.req(victim, 'GET', '/v1/friends')).body[0].dmChannelId;
+    assert.equal((await h.req(victim, 'POST', `/v1/chat/dm/${dm}/messages`, { body: { body: 'still here' } })).status, 201);
+    assert.equal((await h.req(victim, 'GET', '/v1/notifications')).body.notifications.length, 1, 'only the acceptance');
   });
 
   it('every route answers every spelling of its path as the plain path, or reaches no route', async () => {

@@ -837,7 +837,7 @@ export interface paths {
          * Open the WebSocket channel
          * @description A WebSocket upgrade (`Upgrade: websocket`), authenticated like any route, or with the access token in the `bearer` subprotocol or the `access_token` query parameter. Frames, close codes and limits: docs/social-realtime.md. Without an upgrade the answer is 400 `upgrade_required`, whatever the credentials. A reconnecting client sends the last event id it saw in the `lastEventId` query parameter: what it missed is replayed before new events, or one `resync` frame tells it to reload (docs/social-realtime.md, "Resume and replay").
          *
-         *     A refused handshake is told in band, never as an HTTP status (a browser could not read it): the socket opens, receives one frame `{type: "error", data: {code, message, retryAfterSeconds?}}` and is closed with 4000 + the code’s HTTP status, the code as the close reason:
+         *     A refused handshake: a client that sends no `Origin` header (not a browser: game engines, servers, `ws` in Node) gets the HTTP status below with the error body `{code, message, requestId, retryAfterSeconds?}` (429 `too_many_sockets` and 503 `shutting_down` with `Retry-After`). A browser cannot read a refused handshake’s status, so its handshake (it always sends `Origin`) is refused in band: the socket opens, receives one frame `{type: "error", data: {code, message, retryAfterSeconds?}}` and is closed with 4000 + the code’s HTTP status, the code as the close reason:
          *
          *     | close | code |
          *     |---|---|
@@ -4005,7 +4005,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description key_set_unavailable: The token key set cannot be fetched; retry later; database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later */
+            /** @description key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached or failed (a moderation action applied no sanction; retry); database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4016,7 +4016,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "key_set_unavailable" | "database_unavailable" | "state_unavailable";
+                        code: "key_set_unavailable" | "auth_unavailable" | "database_unavailable" | "state_unavailable";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -6133,7 +6133,17 @@ export interface operations {
                                 sanctionId?: string;
                                 state: "received" | "in_review" | "actioned" | "dismissed";
                             }[];
+                            /** @description When the last merged repeat was filed; null: none */
+                            lastReportedAt: string | null;
                             reason: string;
+                            /** @description Reports by the same reporter about the same target merged into this one (docs/social.md, "Reports") */
+                            repeatCount: number;
+                            /** @description The newest 20 merged repeats, oldest first */
+                            repeats: {
+                                at: string;
+                                context: string | null;
+                                reason: string;
+                            }[];
                             reporter: {
                                 fullHandle: string;
                                 publicId: string;
@@ -6337,7 +6347,17 @@ export interface operations {
                             sanctionId?: string;
                             state: "received" | "in_review" | "actioned" | "dismissed";
                         }[];
+                        /** @description When the last merged repeat was filed; null: none */
+                        lastReportedAt: string | null;
                         reason: string;
+                        /** @description Reports by the same reporter about the same target merged into this one (docs/social.md, "Reports") */
+                        repeatCount: number;
+                        /** @description The newest 20 merged repeats, oldest first */
+                        repeats: {
+                            at: string;
+                            context: string | null;
+                            reason: string;
+                        }[];
                         reporter: {
                             fullHandle: string;
                             publicId: string;
@@ -6576,7 +6596,17 @@ export interface operations {
                                 sanctionId?: string;
                                 state: "received" | "in_review" | "actioned" | "dismissed";
                             }[];
+                            /** @description When the last merged repeat was filed; null: none */
+                            lastReportedAt: string | null;
                             reason: string;
+                            /** @description Reports by the same reporter about the same target merged into this one (docs/social.md, "Reports") */
+                            repeatCount: number;
+                            /** @description The newest 20 merged repeats, oldest first */
+                            repeats: {
+                                at: string;
+                                context: string | null;
+                                reason: string;
+                            }[];
                             reporter: {
                                 fullHandle: string;
                                 publicId: string;
@@ -6879,7 +6909,17 @@ export interface operations {
                             sanctionId?: string;
                             state: "received" | "in_review" | "actioned" | "dismissed";
                         }[];
+                        /** @description When the last merged repeat was filed; null: none */
+                        lastReportedAt: string | null;
                         reason: string;
+                        /** @description Reports by the same reporter about the same target merged into this one (docs/social.md, "Reports") */
+                        repeatCount: number;
+                        /** @description The newest 20 merged repeats, oldest first */
+                        repeats: {
+                            at: string;
+                            context: string | null;
+                            reason: string;
+                        }[];
                         reporter: {
                             fullHandle: string;
                             publicId: string;
@@ -12287,7 +12327,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; upgrade_required: GET /v1/ws without a WebSocket upgrade */
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; upgrade_required: GET /v1/ws without a WebSocket upgrade; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12298,7 +12338,70 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "bad_request" | "invalid_character" | "too_deep" | "upgrade_required";
+                        code: "bad_request" | "invalid_character" | "too_deep" | "upgrade_required" | "incomplete_game_credentials" | "ambiguous_game_credentials";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description name_unavailable: No free discriminator for this display name */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "name_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description too_many_sockets: The per-user or per-address socket cap of a node (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "too_many_sockets";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -12329,7 +12432,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; registry_unavailable: The game registry cannot be reached; auth_unavailable: The auth service cannot be reached or failed (a moderation action applied no sanction; retry); shutting_down: The node is draining; reconnect (Retry-After) */
+            /** @description key_set_unavailable: The token key set cannot be fetched; retry later; registry_unavailable: The game registry cannot be reached; database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; shutting_down: The node is draining; reconnect (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12340,7 +12443,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "registry_unavailable" | "auth_unavailable" | "shutting_down";
+                        code: "key_set_unavailable" | "registry_unavailable" | "database_unavailable" | "state_unavailable" | "shutting_down";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */

@@ -63,3 +63,17 @@ export async function chatExclusions(db: Queryable, authorPublicIds: string[]): 
   );
   return r.rows;
 }
+
+/**
+ * Those of `publicIds` the viewer may see now — existing users with no block between them and the viewer either
+ * way (the viewer's own publicId included) — each with whether they are the viewer's friend. One statement.
+ */
+export async function visiblePublicIds(db: Queryable, viewer: string, publicIds: string[]): Promise<Map<string, { friend: boolean }>> {
+  const r = await db.query<{ public_id: string; friend: boolean }>(
+    `SELECT u.public_id, EXISTS (SELECT 1 FROM friendships f WHERE f.user_id = $1 AND f.friend_id = u.id) AS friend FROM users u
+      WHERE u.public_id = ANY($2::text[])
+        AND NOT EXISTS (SELECT 1 FROM blocks b WHERE (b.blocker = $1 AND b.blocked = u.id) OR (b.blocker = u.id AND b.blocked = $1))`,
+    [viewer, publicIds],
+  );
+  return new Map(r.rows.map((x) => [x.public_id, { friend: x.friend }]));
+}

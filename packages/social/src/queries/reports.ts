@@ -16,6 +16,16 @@ export interface ReportMove {
   sanctionId?: string;
 }
 
+/** A repeated report merged into an open one: its reason, context and when it was filed. */
+export interface ReportRepeat {
+  reason: string;
+  context: string | null;
+  at: string;
+}
+
+/** How many of a report's merged repeats are kept (the newest); `repeat_count` counts them all. */
+export const REPEATS_KEPT = 20;
+
 export interface ReportRow {
   id: string;
   reason: string;
@@ -26,6 +36,10 @@ export interface ReportRow {
   history: ReportMove[];
   created_at: Date;
   updated_at: Date | null;
+  /** Reports by the same reporter about the same target merged into this one (queries: fileOrMergeReport). */
+  repeat_count: number;
+  repeats: ReportRepeat[];
+  last_reported_at: Date | null;
   reporter_public_id: string | null;
   reporter_handle: string | null;
   reporter_discriminator: string | null;
@@ -35,22 +49,45 @@ export interface ReportRow {
 }
 
 const SELECT_REPORT = `SELECT r.id, r.reason, r.context, r.game_id, r.state, r.snapshot, r.history, r.created_at, r.updated_at,
+       r.repeat_count, r.repeats, r.last_reported_at,
        rep.public_id AS reporter_public_id, rep.display_name AS reporter_handle, rep.discriminator AS reporter_discriminator,
        tgt.public_id AS target_public_id, tgt.display_name AS target_handle, tgt.discriminator AS target_discriminator
   FROM reports r LEFT JOIN users rep ON rep.id = r.reporter LEFT JOIN users tgt ON tgt.id = r.target`;
 
 export async function insertReport(
   db: Queryable,
-  r: { reporter: string; target: string; reason: string; context: string | null; gameId: string | null; snapshot: unknown },
+  r: { reporter: string; target: string; reason: string; context: string | null; gameId: string | null; snapshot: unknown; at: Date },
 ): Promise<void> {
-  await db.query('INSERT INTO reports (reporter, target, reason, context, game_id, snapshot) VALUES ($1, $2, $3, $4, $5, $6)', [
+  await db.query('INSERT INTO reports (reporter, target, reason, context, game_id, snapshot, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
     r.reporter,
     r.target,
     r.reason,
     r.context,
     r.gameId,
     JSON.stringify(r.snapshot),
+    r.at,
   ]);
+}
+
+/** Serialises the reports of one reporter about one target (inside a transaction). */
+export async function lockReportPair(db: Queryable, reporter: string, target: string): Promise<void> {
+  await db.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`report:${reporter}:${target}`]);
+}
+
+/**
+ * Merges a repeat into the reporter's newest open report (received, in_review) about the target filed after
+ * `since`: one more in `repeat_count`, the repeat appended to `repeats` (the oldest dropped past REPEATS_KEPT).
+ * False when there is none (the caller files a new report).
+ */
+export async function mergeRepeat(db: Queryable, m: { reporter: string; target: string; since: Date; repeat: ReportRepeat }): Promise<boolean> {
+  const r = await db.query(
+    `UPDATE reports SET repeat_count = repeat_count + 1, last_reported_at = $4::timestamptz,
+            repeats = (CASE WHEN jsonb_array_length(repeats) >= $5 THEN repeats - 0 ELSE repeats END) || jsonb_build_array($6::jsonb)
+      WHERE id = (SELECT id FROM reports WHERE reporter = $1 AND target = $2 AND state IN ('received', 'in_review') AND created_at > $3
+                   ORDER BY created_at DESC LIMIT 1)`,
+    [m.reporter, m.target, m.since, m.repeat.at, REPEATS_KEPT, JSON.stringify(m.repeat)],
+  );
+  return r.rowCount > 0;
 }
 
 export interface ReportFilter {

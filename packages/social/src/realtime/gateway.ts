@@ -69,12 +69,11 @@ export function attachRealtime(app: App, ctx: Ctx, deps: { authenticator: Authen
     accept: (req, socket, head, user, game, release, principal) =>
       wss.handleUpgrade(req, socket, head, (ws) => {
         ws.once('close', release);
-        const revoked = refusedCredential(deps.tenancy, game);
-        if (revoked) return refuseSocket(ws, revoked);
         const conn = connections.open(ws, user, game, principal, resumeFrom(req));
         // A revocation that arrived while this upgrade's token was being checked (API-key callers carry no token).
         if (principal.sid && deps.revocations?.revokedHere(principal)) closeConn(conn, CLOSE.sessionRevoked, 'session_revoked');
       }),
+    revokedCredential: (game) => refusedCredential(deps.tenancy, game),
     refuse: (req, socket, head, refusal) =>
       wss.handleUpgrade(req, socket, head, (ws) => {
         refusing.add(ws);

@@ -10,6 +10,7 @@
 import type { IncomingMessage } from 'node:http';
 import { compareLogIds, isLogId, type LogEntry, type LogRetention } from '@platform/kit';
 import type { Ctx } from '../services/context.js';
+import { visiblePublicIds } from '../queries/relations.js';
 import { partyChannel, replayLog, userChannel, type EventEnvelope } from '../services/events.js';
 import type { Connection, Sender } from './connection.js';
 import { eventFrame } from './fanout.js';
@@ -63,6 +64,45 @@ const within = (ws: { from: string; to?: string }[], id: string) =>
 
 function parsed(channel: string, entries: readonly LogEntry[]): Replayed[] {
   return entries.map((e) => ({ id: e.id, channel, env: JSON.parse(e.entry) as EventEnvelope }));
+}
+
+/**
+ * The other user an event is about, when what it shows of them is hidden over HTTP once a block stands between
+ * the two or that user is erased: their chat message (history leaves it out), presence (to friends only, as
+ * GET /v1/presence/{id}), profile, request,
+ * invite, and the notification they caused (the inbox deletes it). Undefined for the events that tell the
+ * recipient's own state (friendRemoved, party membership), which live delivery gave as well.
+ */
+export function counterpartOf(env: EventEnvelope): string | undefined {
+  const data = (env.data ?? {}) as { publicId?: string; fromPublicId?: string; actor?: { publicId?: string } | null };
+  switch (env.type) {
+    case 'chatMessage':
+    case 'partyInviteReceived':
+    case 'gameInviteReceived':
+      return data.fromPublicId;
+    case 'friendPresenceChanged':
+    case 'friendProfileChanged':
+    case 'friendRequestReceived':
+    case 'friendRequestAccepted':
+      return data.publicId;
+    case 'notification':
+      return data.actor?.publicId;
+    default:
+      return undefined;
+  }
+}
+
+/** The entries the viewer may still see at delivery time (the visibility of HTTP reads), read in one statement. */
+async function visibleNow(ctx: Ctx, viewerId: string, entries: Replayed[]): Promise<Replayed[]> {
+  const others = [...new Set(entries.map((e) => counterpartOf(e.env)).filter((p): p is string => p !== undefined))];
+  if (!others.length) return entries;
+  const visible = await visiblePublicIds(ctx.db, viewerId, others);
+  return entries.filter((e) => {
+    const other = counterpartOf(e.env);
+    if (other === undefined) return true;
+    // Presence is shown to friends only (GET /v1/presence/{id}: not_visible otherwise).
+    return e.env.type === 'friendPresenceChanged' ? visible.get(other)?.friend === true : visible.has(other);
+  });
 }
 
 export interface Replayer {
@@ -129,7 +169,8 @@ export function createReplayer(deps: { ctx: Ctx; sender: Sender; dispatch: Dispa
       const mine = parsed(channel, results[0].entries);
       const theirs = await partyEntries(after, head, partyWindows(after, mine, conn.partyId));
       if (!theirs) return resync(conn, head, 'expired');
-      const all = [...mine, ...theirs].sort((a, b) => compareLogIds(a.id, b.id));
+      // Blocks and erasures since the events were logged apply as in HTTP reads (control messages pass).
+      const all = await visibleNow(ctx, conn.user.id, [...mine, ...theirs].sort((a, b) => compareLogIds(a.id, b.id)));
       // The replayed frames leave in as few writes as the socket buffer allows (not one system call each).
       const socket = (conn.ws as unknown as { _socket?: { cork(): void; uncork(): void } })._socket;
       socket?.cork();

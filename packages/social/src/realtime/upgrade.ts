@@ -2,9 +2,10 @@
  * The upgrade of GET /v1/ws: path and method (refused with a plain HTTP error: not a socket of ours), then the
  * per-node socket caps, authentication (same rules as HTTP, plus a token in the `bearer` subprotocol or the
  * `access_token` query parameter) and tenancy (headers, or the client key in the `clientKey` query
- * parameter). A refusal from there on completes the handshake and tells the client in band, an error frame
- * and a 4xxx close code (docs/social-realtime.md, "Refused connections"): a browser hides the status of a
- * refused upgrade and reports only 1006.
+ * parameter). A refusal from there on is answered by the client's kind (docs/social-realtime.md, "Refused
+ * connections"): a browser (it sends `Origin` with every handshake) hides the status of a refused upgrade and
+ * reports only 1006, so its handshake completes to tell it in band (an error frame and a 4xxx close code); any
+ * other client gets the specification's HTTP status (401, 429 and 503 with Retry-After, 400 …) and the error body.
  */
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import { randomUUID } from 'node:crypto';
@@ -32,14 +33,21 @@ export function socketToken(req: IncomingMessage): string | undefined {
 }
 
 /** Writes an HTTP error response on a socket that asked for an upgrade, and closes it. */
-function writeError(socket: Duplex, status: number, code: string, message: string): void {
+function writeError(socket: Duplex, status: number, code: string, message: string, retryAfterSeconds?: number): void {
   if (!socket.writable) return void socket.destroy();
-  const body = JSON.stringify({ code, message, requestId: randomUUID() });
+  const body = JSON.stringify({ code, message, requestId: randomUUID(), ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) });
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      (retryAfterSeconds !== undefined ? `Retry-After: ${retryAfterSeconds}\r\n` : '') +
       `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   );
 }
+
+/**
+ * A browser sends `Origin` on every WebSocket handshake (the page's origin) and cannot read the status of a
+ * refused one; a client that sends none (a game engine, a server, `ws` in Node) can.
+ */
+export const fromBrowser = (req: IncomingMessage): boolean => req.headers.origin !== undefined;
 
 /** An error of social's list, with its listed status, as a plain HTTP answer (not a WebSocket handshake of ours). */
 const reject = (socket: Duplex, code: SocialErrorCode, message: string) => writeError(socket, socialErrors.status(code), code, message);
@@ -67,8 +75,10 @@ export interface UpgradeDeps {
   draining(): boolean;
   /** Completes the handshake; `release` uncounts the socket (call it once the socket closes). */
   accept(req: IncomingMessage, socket: Duplex, head: Buffer, user: UserRow, game: GameContext, release: () => void, principal: Principal): void;
-  /** Completes the handshake only to send the refusal (an error frame) and close. */
+  /** Completes the handshake only to send the refusal (an error frame) and close (browsers). */
   refuse(req: IncomingMessage, socket: Duplex, head: Buffer, refusal: Refusal): void;
+  /** The refusal of a game credential revoked while the upgrade was checked (undefined: not revoked). */
+  revokedCredential(game: GameContext): Refusal | undefined;
 }
 
 /** The profile and game of the caller, as for an HTTP request (an AppError otherwise). */
@@ -130,7 +140,8 @@ export function createUpgradeHandler(deps: UpgradeDeps): (req: IncomingMessage, 
     if (req.method !== 'GET' || String(req.headers.upgrade).toLowerCase() !== 'websocket') {
       return reject(socket, 'upgrade_required', 'GET /v1/ws must be a WebSocket upgrade');
     }
-    const refuse = (r: Refusal) => deps.refuse(req, socket, head, r);
+    // In band for a browser, the HTTP status for any other client (the spec's 401, 429, 400, 503).
+    const refuse = (r: Refusal) => (fromBrowser(req) ? deps.refuse(req, socket, head, r) : writeError(socket, r.status, r.code, r.message, r.retryAfterSeconds));
     if (deps.draining()) return refuse(shuttingDown);
     // Caps per node (docs/social-realtime.md): per remote address before any work, per user once known.
     const address = req.socket.remoteAddress ?? 'unknown';
@@ -149,6 +160,8 @@ export function createUpgradeHandler(deps: UpgradeDeps): (req: IncomingMessage, 
       return refuse(refusal('internal_error', 'The upgrade could not be handled'));
     }
     if (deps.draining()) return refuse(shuttingDown);
+    const revoked = deps.revokedCredential(caller.game);
+    if (revoked) return refuse(revoked);
     if (counts.userFull(caller.user.id, config.wsMaxSocketsPerUser) || counts.addressFull(address, config.wsMaxSocketsPerAddress)) {
       return refuse(refusal('too_many_sockets', 'Too many open sockets for this user; close one first', 5));
     }

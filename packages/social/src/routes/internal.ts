@@ -5,7 +5,7 @@
  * every notice is idempotent here.
  */
 import { Type } from 'typebox';
-import { type AccessClaims, type App } from '@platform/kit';
+import { AUTH_SERVICE_NAME, serviceSubject, type AccessClaims, type App } from '@platform/kit';
 import type { FastifyRequest } from 'fastify';
 import type { Ctx } from '../services/context.js';
 import { eraseAccount } from '../services/account.js';
@@ -40,7 +40,7 @@ const Notice = Type.Object(
 
 export interface InternalRouteOptions {
   refreshKeys(): Promise<void>;
-  /** Verifies the caller holds a server-role token; throws 401/403 otherwise. */
+  /** Verifies the caller holds a server-role token of the route's caller (config.caller); throws 401/403 otherwise. */
   requireServer(req: FastifyRequest): Promise<AccessClaims>;
   revocations: Revocations;
 }
@@ -84,7 +84,8 @@ export function internalRoutes(app: App, ctx: Ctx, opts: InternalRouteOptions): 
           ...errorResponses(ANY_ROUTE, BODY, 'unauthorized', 'forbidden', 'key_set_unavailable', 'database_unavailable', 'state_unavailable'),
         },
       },
-      config: { noProfile: true, access: 'internal' },
+      // The auth service alone (its outbox signs as service:auth, a name auth mints for no other caller).
+      config: { noProfile: true, access: 'internal', caller: serviceSubject(AUTH_SERVICE_NAME) },
     },
     async (req) => {
       // Checked here as well as by the route-access hook: this handler erases accounts.

@@ -40,6 +40,9 @@ export const ReportView = Type.Object({
   reporter: Named,
   target: Named,
   snapshot: SnapshotSchema,
+  repeatCount: Type.Integer({ minimum: 0, description: 'Reports by the same reporter about the same target merged into this one (docs/social.md, "Reports")' }),
+  lastReportedAt: Type.Union([Str, Type.Null()], { description: 'When the last merged repeat was filed; null: none' }),
+  repeats: Type.Array(Type.Object({ reason: Str, context: Type.Union([Str, Type.Null()]), at: Str }), { description: 'The newest 20 merged repeats, oldest first' }),
   history: Type.Array(
     Type.Object({ state: ReportStateSchema, at: Str, by: Named, note: Type.Optional(Str), sanctionId: Type.Optional(Type.String({ description: 'The sanction a moderation action set (auth)' })) }),
   ),

@@ -2,7 +2,7 @@
  * The caller's notification inbox (/v1/notifications), and the server-to-server way to address a
  * moderation notice to a user (/v1/internal/notifications, a server-role token as for the auth notices).
  */
-import type { App } from '@platform/kit';
+import { serviceSubject, type App } from '@platform/kit';
 import { Type } from 'typebox';
 import type { Ctx } from '../services/context.js';
 import { socialError } from '../services/errors.js';
@@ -16,7 +16,7 @@ import {
   readNotification,
   removeNotification,
 } from '../services/notifications.js';
-import { ensureUser, requireUser } from '../services/users.js';
+import { requireUser, userForAccountNotice } from '../services/users.js';
 import type { InternalRouteOptions } from './internal.js';
 import { NotificationDto } from './schemas.js';
 import { ANY_ROUTE, BODY, CALLER, CallerHeaders, errorResponses, NoContent, VALIDATED } from './responses.js';
@@ -127,6 +127,9 @@ const ModerationNotice = Type.Object(
   { additionalProperties: false },
 );
 
+/** The one server identity that may address moderation notices. */
+export const MODERATION_CALLER = serviceSubject('moderation');
+
 /** Server to server: a moderation notice into a user's inbox. */
 function moderationRoute(app: App, ctx: Ctx, internal: Pick<InternalRouteOptions, 'requireServer'>): void {
   app.post(
@@ -140,10 +143,11 @@ function moderationRoute(app: App, ctx: Ctx, internal: Pick<InternalRouteOptions
         response: {
           200: NotificationDto,
           201: NotificationDto,
-          ...errorResponses(ANY_ROUTE, BODY, 'unauthorized', 'forbidden', 'target_required', 'user_not_found', 'name_unavailable', 'key_set_unavailable', 'database_unavailable', 'state_unavailable'),
+          ...errorResponses(ANY_ROUTE, BODY, 'unauthorized', 'forbidden', 'target_required', 'user_not_found', 'name_unavailable', 'key_set_unavailable', 'auth_unavailable', 'database_unavailable', 'state_unavailable'),
         },
       },
-      config: { noProfile: true, access: 'internal' },
+      // The moderation tool alone (auth's AUTH_INTERNAL_KEYS name `moderation`); docs/social.md, "Moderation notices".
+      config: { noProfile: true, access: 'internal', caller: MODERATION_CALLER },
     },
     async (req, reply) => {
       // Checked here as well as by the route-access hook, as on every internal route.
@@ -152,8 +156,8 @@ function moderationRoute(app: App, ctx: Ctx, internal: Pick<InternalRouteOptions
       if ((b.accountId === undefined) === (b.publicId === undefined)) throw socialError('target_required', 'Give exactly one of accountId or publicId');
       const message = b.message.trim();
       if (!message) throw socialError('validation_failed', 'message must not be blank', { field: 'message' });
-      // An account seen here first gets its profile now, so the notice waits for the player's first visit.
-      const recipient = b.accountId !== undefined ? await ensureUser(ctx, b.accountId) : await requireUser(ctx.db, b.publicId!);
+      // An account seen here first gets its profile now (when auth knows it as active), so the notice waits for the player's first visit.
+      const recipient = b.accountId !== undefined ? await userForAccountNotice(ctx, b.accountId) : await requireUser(ctx.db, b.publicId!);
       const title = b.title?.trim();
       const r = await notifyModeration(ctx, recipient, b.noticeId.toLowerCase(), {
         message,

@@ -21,6 +21,12 @@ export interface AuthSanction {
 
 export interface AuthAdmin {
   sanction(token: string, accountId: string, body: { type: string; reason: string; duration_seconds?: number }): Promise<AuthSanction>;
+  /**
+   * The account's id as auth spells it when auth knows it as active (GET /internal/accounts/{id} with
+   * Social:Auth:InternalKey); undefined for an unknown, deleted, locked or banned account, and when no internal
+   * key is configured (nothing can be confirmed). 503 `auth_unavailable` when auth cannot answer.
+   */
+  activeAccount(accountId: string): Promise<string | undefined>;
 }
 
 const TIMEOUT_MS = 5000;
@@ -43,9 +49,26 @@ function mapRefusal(res: JsonResponse): Error {
   return socialError('auth_unavailable', `The auth service answered ${res.status}`);
 }
 
-export function createAuthAdmin(config: Pick<SocialConfig, 'authUrl' | 'jwksUrl' | 'ca'>): AuthAdmin {
+export function createAuthAdmin(config: Pick<SocialConfig, 'authUrl' | 'jwksUrl' | 'ca' | 'authInternalKey'>): AuthAdmin {
   const base = authBaseUrl(config);
   return {
+    async activeAccount(accountId) {
+      if (!base || !config.authInternalKey) return undefined;
+      let res: JsonResponse;
+      try {
+        res = await requestJson('GET', `${base}/internal/accounts/${encodeURIComponent(accountId)}`, {
+          headers: { 'x-internal-key': config.authInternalKey },
+          ca: config.ca,
+          timeoutMs: TIMEOUT_MS,
+        });
+      } catch {
+        throw socialError('auth_unavailable', 'The auth service cannot be reached');
+      }
+      if (res.status === 200) return res.body?.status === 'active' && typeof res.body.id === 'string' ? (res.body.id as string) : undefined;
+      // Unknown or deleted (404), or an id auth's schema refuses (400): not an account auth knows.
+      if (res.status === 404 || res.status === 400) return undefined;
+      throw socialError('auth_unavailable', `The auth service answered ${res.status} to the account check`);
+    },
     async sanction(token, accountId, body) {
       if (!base) throw socialError('auth_unavailable', 'No auth service is configured (Social:Auth:Url or Social:Auth:JwksUrl)');
       let res: JsonResponse;

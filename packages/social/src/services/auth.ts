@@ -64,11 +64,14 @@ export function createAuthenticator(opts: { verifier?: AccessTokenVerifier; apiK
 
 type Headers = Record<string, string | string[] | undefined>;
 
-/** Verifies a server-to-server caller: an access token with the `server` role. */
-export type ServerVerifier = (headers: Headers) => Promise<AccessClaims>;
+/**
+ * Verifies a server-to-server caller: an access token with the `server` role whose subject is `caller`, the one
+ * identity the route accepts (its config.caller); another server identity is 403 `forbidden`.
+ */
+export type ServerVerifier = (headers: Headers, caller: string | undefined) => Promise<AccessClaims>;
 
 /**
- * Server-to-server notices: a token with the `server` role. A notice may be signed with a key that an
+ * Server-to-server notices: a token with the `server` role, of the route's one caller. A notice may be signed with a key that an
  * emergency rotation has just made (the key_rotation notice itself is), so an unknown kid here forces one
  * key-set refetch, at most once a second.
  */
@@ -76,7 +79,7 @@ export function createServerVerifier(opts: { verifier?: AccessTokenVerifier; key
   const { verifier, keys } = opts;
   let lastForcedRefresh = 0;
   const rejected = () => socialError('unauthorized', 'A server token is required');
-  return async (headers) => {
+  return async (headers, caller) => {
     const auth = headers.authorization;
     const m = typeof auth === 'string' ? /^Bearer\s+(\S+)$/i.exec(auth) : null;
     if (!m || !verifier || !keys) throw rejected();
@@ -95,6 +98,7 @@ export function createServerVerifier(opts: { verifier?: AccessTokenVerifier; key
       }
     }
     if (!claims.roles.includes('server')) throw socialError('forbidden', 'The server role is required');
+    if (caller === undefined || claims.sub !== caller) throw socialError('forbidden', `This endpoint accepts ${caller ?? 'no caller'} only`);
     return claims;
   };
 }

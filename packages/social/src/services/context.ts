@@ -1,5 +1,5 @@
 /** What every service function needs: stores, settings, events and a clock. */
-import type { Database, GameCredentialRef, StateStore } from '@platform/kit';
+import type { CursorSealer, Database, GameCredentialRef, StateStore } from '@platform/kit';
 import type { SocialConfig } from '../config.js';
 import type { EventPublisher } from './events.js';
 import type { SocialMetrics } from './metrics.js';
@@ -16,6 +16,8 @@ export interface Ctx {
   sanctions: Sanctions;
   /** The auth service's staff API (moderation actions). */
   authAdmin: AuthAdmin;
+  /** Seals and opens the paging cursors (kit cursor.ts), with the key every node shares. */
+  cursors: CursorSealer;
   now(): Date;
 }
 

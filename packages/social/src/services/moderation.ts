@@ -36,15 +36,14 @@ export function assertModerator(roles: readonly string[] | undefined): void {
   if (!roles?.some((r) => MODERATOR_ROLES.includes(r))) throw socialError('moderator_required', 'The moderator or admin role is required');
 }
 
-const CURSOR_PREFIX = 'r1.';
+const CURSOR_KIND = 'reports';
 
-/** An opaque cursor: the last report of the page (the list continues after it in the queue's order). */
-const encodeCursor = (id: string) => Buffer.from(CURSOR_PREFIX + id).toString('base64url');
+/** A sealed cursor (kit cursor.ts): the last report of the page (the list continues after it in the queue's order). */
+const encodeCursor = (ctx: Ctx, id: string) => ctx.cursors.seal(CURSOR_KIND, id);
 
-function decodeCursor(cursor: string): string {
-  const text = /^[A-Za-z0-9_-]{1,200}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
-  const id = text.startsWith(CURSOR_PREFIX) ? text.slice(CURSOR_PREFIX.length) : '';
-  if (!UUID_PATTERN.test(id)) throw socialError('invalid_cursor', 'The cursor is not one this list gave', { field: 'cursor' });
+function decodeCursor(ctx: Ctx, cursor: string): string {
+  const id = ctx.cursors.open(CURSOR_KIND, cursor);
+  if (id === undefined || !UUID_PATTERN.test(id)) throw socialError('invalid_cursor', 'The cursor is not one this list gave', { field: 'cursor' });
   return id.toLowerCase();
 }
 
@@ -64,6 +63,9 @@ function reportView(r: ReportRow, moderators: Map<string, Named>) {
     reporter: named(r.reporter_public_id, r.reporter_handle, r.reporter_discriminator),
     target: named(r.target_public_id, r.target_handle, r.target_discriminator),
     snapshot: (r.snapshot ?? null) as ReportSnapshot | null,
+    repeatCount: r.repeat_count,
+    lastReportedAt: r.last_reported_at ? new Date(r.last_reported_at).toISOString() : null,
+    repeats: r.repeats,
     history: r.history.map((m) => ({
       state: m.state,
       at: m.at,
@@ -87,7 +89,7 @@ export async function listQueue(
   ctx: Ctx,
   q: { state?: ReportState; targetPublicId?: string; reason?: string; cursor?: string; limit: number },
 ) {
-  const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
+  const after = q.cursor === undefined ? undefined : decodeCursor(ctx, q.cursor);
   if (after && !(await reportExists(ctx.db, after))) throw socialError('invalid_cursor', 'The cursor is not one this list gave', { field: 'cursor' });
   let target: string | undefined;
   if (q.targetPublicId !== undefined) {
@@ -99,7 +101,7 @@ export async function listQueue(
   // One more than the page: whether a next page exists, without a count.
   const rows = await listReports(ctx.db, { state: q.state, target, reason: q.reason, after, limit: q.limit + 1 });
   const page = rows.slice(0, q.limit);
-  return { reports: await views(ctx, page), ...(rows.length > q.limit ? { nextCursor: encodeCursor(page[page.length - 1].id) } : {}) };
+  return { reports: await views(ctx, page), ...(rows.length > q.limit ? { nextCursor: encodeCursor(ctx, page[page.length - 1].id) } : {}) };
 }
 
 const notFound = () => socialError('report_not_found', 'No such report');

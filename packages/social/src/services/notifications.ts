@@ -4,7 +4,6 @@
  * online, and published live as the `notification` event. A muted or blocked actor's notifications are
  * neither stored nor delivered. Pages are newest first behind an opaque cursor bound to the reader.
  */
-import { createHash } from 'node:crypto';
 import { UUID_PATTERN as UUID, type Queryable } from '@platform/kit';
 import type { Ctx, UserRow } from './context.js';
 import { socialError } from './errors.js';
@@ -145,31 +144,28 @@ export async function notifyModeration(
 
 // ------------------------------------------------------------ cursors
 
-/** A short tag of the reader: a cursor read by another user is refused. */
-const readerTag = (me: UserRow) => createHash('sha256').update(`notifications:${me.public_id}`).digest().subarray(0, 6).toString('base64url');
 const MAX_SEQ = 9223372036854775807n;
+const CURSOR_KIND = 'notifications';
 
-export function encodeCursor(me: UserRow, seq: string): string {
-  return Buffer.from(`n1:${seq}:${readerTag(me)}`).toString('base64url');
+/** A sealed cursor (kit cursor.ts): the position, encrypted and authenticated, bound to its reader. */
+export function encodeCursor(ctx: Ctx, me: UserRow, seq: string): string {
+  return ctx.cursors.seal(CURSOR_KIND, seq, me.id);
 }
 
 /** The position a cursor names; 400 `invalid_cursor` for anything this service did not give this reader. */
-export function decodeCursor(me: UserRow, cursor: string): string {
-  const bad = () => socialError('invalid_cursor', 'cursor is not a cursor of your notifications (use nextCursor as given)', { field: 'cursor' });
-  if (!/^[A-Za-z0-9_-]{1,128}$/.test(cursor)) throw bad();
-  const text = Buffer.from(cursor, 'base64url').toString('utf8');
-  // Node's decoder is lenient: only the canonical spelling of a cursor is one.
-  if (Buffer.from(text).toString('base64url') !== cursor) throw bad();
-  const m = /^n1:(0|[1-9]\d{0,18}):([A-Za-z0-9_-]{8})$/.exec(text);
-  if (!m || BigInt(m[1]) > MAX_SEQ || m[2] !== readerTag(me)) throw bad();
-  return m[1];
+export function decodeCursor(ctx: Ctx, me: UserRow, cursor: string): string {
+  const seq = ctx.cursors.open(CURSOR_KIND, cursor, me.id);
+  if (seq === undefined || !/^(0|[1-9]\d{0,18})$/.test(seq) || BigInt(seq) > MAX_SEQ) {
+    throw socialError('invalid_cursor', 'cursor is not a cursor of your notifications (use nextCursor as given)', { field: 'cursor' });
+  }
+  return seq;
 }
 
 // ------------------------------------------------------------ the inbox
 
 export async function listNotifications(ctx: Ctx, me: UserRow, q: { limit?: number; cursor?: string; unread?: boolean }) {
   const limit = q.limit ?? DEFAULT_PAGE;
-  const beforeSeq = q.cursor !== undefined ? decodeCursor(me, q.cursor) : null;
+  const beforeSeq = q.cursor !== undefined ? decodeCursor(ctx, me, q.cursor) : null;
   // One more than asked: whether a next page exists without a second query.
   const [rows, unread] = await Promise.all([
     inboxPage(ctx.db, { userId: me.id, beforeSeq, unreadOnly: q.unread === true, limit: limit + 1 }),
@@ -179,7 +175,7 @@ export async function listNotifications(ctx: Ctx, me: UserRow, q: { limit?: numb
   const more = rows.length > limit;
   return {
     notifications: page.map((r) => toDto(r)),
-    ...(more ? { nextCursor: encodeCursor(me, page[page.length - 1].seq) } : {}),
+    ...(more ? { nextCursor: encodeCursor(ctx, me, page[page.length - 1].seq) } : {}),
     unreadCount: unread,
   };
 }

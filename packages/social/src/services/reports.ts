@@ -1,11 +1,11 @@
 /** Reports to moderation: filed by players, with a snapshot of the target taken at that moment. */
-import { UUID_PATTERN } from '@platform/kit';
+import { UUID_PATTERN, type Queryable } from '@platform/kit';
 import type { Ctx, GameContext, UserRow } from './context.js';
 import { dmPeer } from './chat.js';
 import { limitOutreach } from './limits.js';
 import { fullHandle, resolveTarget } from './users.js';
 import { socialError } from './errors.js';
-import { insertReport, lastMessagesOf } from '../queries/reports.js';
+import { insertReport, lastMessagesOf, lockReportPair, mergeRepeat } from '../queries/reports.js';
 import { isPartyMember } from '../queries/parties.js';
 
 export const REPORT_REASONS = ['spam', 'harassment', 'cheating', 'offensive_name', 'inappropriate_content', 'other'] as const;
@@ -69,7 +69,18 @@ export async function fileReport(
   if (target?.id === me.id) throw socialError('cannot_report_self', 'You cannot report yourself');
   await limitOutreach(ctx, me.id);
   if (!target) return { status: 'received' as const };
+  // A repeat of an open report of the same pair within the window is merged into it, not filed again (the
+  // answer is the same either way: a report never tells what happened to it). One pair at a time.
+  const at = ctx.now();
+  const since = new Date(at.getTime() - ctx.config.reportMergeHours * 3_600_000);
+  const context = body.context ?? null;
+  const merge = (db: Queryable) => mergeRepeat(db, { reporter: me.id, target: target.id, since, repeat: { reason: body.reason, context, at: at.toISOString() } });
+  // A flood is one UPDATE per repeat; a first report takes its snapshot, then files it unless a repeat raced it.
+  if (await merge(ctx.db)) return { status: 'received' as const };
   const snapshot = await snapshotOf(ctx, me, target, body.context);
-  await insertReport(ctx.db, { reporter: me.id, target: target.id, reason: body.reason, context: body.context ?? null, gameId: game.gameId, snapshot });
+  await ctx.db.transaction(async (tx) => {
+    await lockReportPair(tx, me.id, target.id);
+    if (!(await merge(tx))) await insertReport(tx, { reporter: me.id, target: target.id, reason: body.reason, context, gameId: game.gameId, snapshot, at });
+  });
   return { status: 'received' as const };
 }

@@ -55,6 +55,19 @@ export async function ensureUser(ctx: Ctx, accountId: string, handleHint?: strin
   throw socialError('name_unavailable', 'No free discriminator for this display name');
 }
 
+/**
+ * The profile of an account named by a server caller (a moderation notice): an existing profile, or one made
+ * now only for an account the auth service knows as active (never for an unknown, deleted, locked or banned
+ * one); otherwise 404 `user_not_found`.
+ */
+export async function userForAccountNotice(ctx: Ctx, accountId: string): Promise<UserRow> {
+  const existing = await userByAccount(ctx.db, accountId);
+  if (existing) return existing;
+  const confirmed = await ctx.authAdmin.activeAccount(accountId);
+  if (confirmed === undefined) throw socialError('user_not_found', 'No active account has this id');
+  return ensureUser(ctx, confirmed);
+}
+
 /** Renames a user; keeps the discriminator when only the letter case changes. */
 export async function rename(ctx: Ctx, user: UserRow, displayName: string): Promise<UserRow> {
   const name = normaliseDisplayName(displayName);

@@ -2,7 +2,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHarness, type Harness } from '../support.js';
-import { accepted, connect, listen, refused, type Client } from './support.js';
+import { accepted, BROWSER, connect, listen, refused, type Client } from './support.js';
 
 describe('realtime: socket caps', () => {
   let h: Harness;
@@ -17,7 +17,9 @@ describe('realtime: socket caps', () => {
     const a = await h.user('Capped');
     const open: Client[] = [];
     for (let i = 0; i < 3; i++) open.push(await connect(url.ws, a.token));
+    // 429 with Retry-After for a client without Origin; in band (4429, retryAfterSeconds) for a browser.
     assert.equal((await refused(connect(url.ws, a.token), 429, 'too_many_sockets')).retryAfterSeconds, 5);
+    assert.equal((await refused(connect(url.ws, a.token, { headers: BROWSER }), 429, 'too_many_sockets')).retryAfterSeconds, 5);
     await open.shift()!.close();
     // The close reaches the server at once; the next upgrade is accepted.
     let again: Client | undefined;

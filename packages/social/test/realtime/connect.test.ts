@@ -10,7 +10,7 @@ import { loadOrCreateTls, tls13Options } from '@platform/kit';
 import { captureLogs } from '@platform/kit/testing';
 import { buildApp, readSocialConfig } from '../../src/index.js';
 import { ISSUER, startHarness, type Harness } from '../support.js';
-import { connect, listen, refused } from './support.js';
+import { BROWSER, connect, listen, refused, type Rejected } from './support.js';
 
 // One harness (database, stores, key set, registry) for both groups: a harness start is the slow part.
 let h: Harness;
@@ -35,7 +35,30 @@ describe('realtime: connecting', () => {
     }
   });
 
-  it('refuses missing, malformed, foreign and expired tokens with 4401 unauthorized', async () => {
+  it('the spec’s statuses on the handshake for a client without Origin (401, 400); in band for a browser (4401, 4400)', async () => {
+    const u = await h.user('Nob');
+    // Not a browser (no Origin, as a game engine or `ws` sends): the HTTP status and the error body, no socket.
+    for (const [p, status, code] of [
+      [connect(url.ws, null), 401, 'unauthorized'],
+      [connect(url.ws, 'not-a-token', { via: 'subprotocol' }), 401, 'unauthorized'],
+      [connect(url.ws, u.token, { headers: { 'x-platform-game-key': 'k' } }), 400, 'incomplete_game_credentials'],
+      [connect(`${url.ws}?clientKey=ck_unknown`, u.token), 401, 'invalid_client_key'],
+    ] as const) {
+      const err = await p.then(
+        () => assert.fail(`${code}: the socket opened`),
+        (e: Rejected) => e,
+      );
+      assert.deepEqual([err.status, err.body.code, err.headers['content-type']], [status, code, 'application/json; charset=utf-8']);
+      assert.ok(err.body.requestId && err.body.message);
+    }
+    // A browser (Origin): it cannot read a refused handshake's status, so the socket opens to say why and closes.
+    await refused(connect(url.ws, null, { headers: BROWSER }), 401, 'unauthorized');
+    await refused(connect(url.ws, 'not-a-token', { via: 'subprotocol', headers: BROWSER }), 401, 'unauthorized');
+    await refused(connect(url.ws, u.token, { headers: { ...BROWSER, 'x-platform-game-key': 'k' } }), 400, 'incomplete_game_credentials');
+    await refused(connect(`${url.ws}?clientKey=ck_unknown`, u.token, { headers: BROWSER }), 401, 'invalid_client_key');
+  });
+
+  it('refuses missing, malformed, foreign and expired tokens with 401 unauthorized', async () => {
     await refused(connect(url.ws, null), 401, 'unauthorized');
     await refused(connect(url.ws, 'not-a-token'), 401, 'unauthorized');
     await refused(connect(url.ws, await h.keys.sign('acct-x', { key: 'other' })), 401, 'unauthorized');
@@ -190,6 +213,7 @@ describe('realtime: TLS and shutdown', () => {
     assert.equal((await b.closed).code, 1001);
     await closing;
     assert.equal((await refused(connect(url.ws, u.token), 503, 'shutting_down')).retryAfterSeconds, 1);
+    assert.equal((await refused(connect(url.ws, u.token, { headers: BROWSER }), 503, 'shutting_down')).retryAfterSeconds, 1);
     assert.equal(app.realtime.connections(), 0);
     await app.close();
 

@@ -173,6 +173,82 @@ describe(`realtime: resume with replay, two nodes (${backend})`, () => {
     assert.equal(back.frames.filter((f) => f.type === 'partyMemberLeft' && f.data.publicId === a.publicId).length, 1);
   });
 
+  it('after a block, replay hides what HTTP hides: the blocker’s dm, presence, kick notice and invite; the user’s own changes still come', async () => {
+    const x = await h.user('Blocked');
+    const v = await h.user('Blocker');
+    const y = await h.user('Bystander');
+    await befriend(h, x, v);
+    await befriend(h, x, y);
+    const party = (await h.req(v, 'POST', '/v1/parties', { body: { visibility: 'FriendsOnly' } })).body;
+    assert.equal((await h.req(x, 'POST', `/v1/parties/${party.partyId}/join`, { body: {} })).status, 200);
+    const dm = (await h.req(x, 'GET', '/v1/friends')).body.find((f: { publicId: string }) => f.publicId === v.publicId).dmChannelId;
+    const s = await open(nodeA.ws, x);
+    const since = lastId(s);
+    await s.close();
+    // While x is away, v writes, changes presence, invites to a game, kicks x; y writes too. Then v blocks x.
+    assert.equal((await post(v, `/v1/chat/dm/${dm}/messages`, { body: 'from v' })).status, 201);
+    assert.equal((await post(v, '/v1/presence', { state: 'busy' })).status, 200);
+    assert.equal((await post(v, '/v1/invites/game', { toPublicId: x.publicId, sessionHandle: 's-1' })).status, 201);
+    assert.equal((await post(v, `/v1/parties/${party.partyId}/kick`, { publicId: x.publicId })).status, 200);
+    const ydm = (await h.req(x, 'GET', '/v1/friends')).body.find((f: { publicId: string }) => f.publicId === y.publicId).dmChannelId;
+    assert.equal((await post(y, `/v1/chat/dm/${ydm}/messages`, { body: 'from y' })).status, 201);
+    assert.equal((await post(v, `/v1/blocks/${x.publicId}`)).status, 204);
+    // What HTTP shows x now: no dm from v, no notification by v, v's presence hidden.
+    const history = (await h.req(x, 'GET', `/v1/chat/dm/${dm}/messages`)).body.messages;
+    assert.deepEqual(history.map((m: { body: string }) => m.body), []);
+    const inbox = (await h.req(x, 'GET', '/v1/notifications')).body.notifications;
+    assert.ok(!inbox.some((n: { actor?: { publicId: string } }) => n.actor?.publicId === v.publicId));
+    assert.equal((await h.req(x, 'GET', `/v1/presence/${v.publicId}`)).status, 404);
+
+    const back = await open(nodeB.urls.ws, x, { lastEventId: since });
+    await back.next('caughtUp');
+    const about = (f: Frame) => f.data?.fromPublicId ?? f.data?.actor?.publicId ?? f.data?.publicId;
+    const seen = back.frames.slice(0, back.frames.findIndex((f) => f.type === 'caughtUp')).map((f) => `${f.type}:${f.data?.kind ?? f.data?.reason ?? ''}:${about(f) === v.publicId ? 'v' : about(f) === y.publicId ? 'y' : 'x'}`);
+    // The kick (x's own membership) and the friendship's end, as live; y's message and its notification-free dm.
+    assert.deepEqual(seen, ['partyMemberLeft:kicked:x', 'chatMessage::y', 'friendRemoved::v']);
+  });
+
+  it('the same for a block the resuming user made meanwhile (another device) and for an erased sender', async () => {
+    const x = await h.user('Resumer');
+    const v = await h.user('Pest');
+    const w = await h.user('Leaver');
+    await befriend(h, x, v);
+    await befriend(h, x, w);
+    const dmOf = async (u: TestUser) => (await h.req(x, 'GET', '/v1/friends')).body.find((f: { publicId: string }) => f.publicId === u.publicId).dmChannelId;
+    const [dmV, dmW] = [await dmOf(v), await dmOf(w)];
+    const s = await open(nodeA.ws, x);
+    const since = lastId(s);
+    await s.close();
+    assert.equal((await post(v, `/v1/chat/dm/${dmV}/messages`, { body: 'pest' })).status, 201);
+    assert.equal((await post(w, `/v1/chat/dm/${dmW}/messages`, { body: 'leaver' })).status, 201);
+    assert.equal((await post(w, '/v1/me/name', { displayName: 'Gone Soon' })).status, 200);
+    assert.equal((await post(x, `/v1/blocks/${v.publicId}`)).status, 204);
+    assert.equal((await h.req(w, 'DELETE', '/v1/me')).status, 200);
+    const back = await open(nodeB.urls.ws, x, { lastEventId: since });
+    await back.next('caughtUp');
+    const replayed = back.frames.slice(0, back.frames.findIndex((f) => f.type === 'caughtUp'));
+    assert.deepEqual(replayed.filter((f) => f.type === 'chatMessage'), []);
+    assert.deepEqual(replayed.filter((f) => f.type === 'friendProfileChanged'), []);
+    assert.deepEqual(replayed.filter((f) => f.type === 'friendRemoved').map((f) => f.data.publicId).sort(), [v.publicId, w.publicId].sort());
+  });
+
+  it('an ex-friend’s presence is not replayed (presence is for friends), their dm still is (history keeps it)', async () => {
+    const x = await h.user('Unfriended');
+    const v = await h.user('Exfriend');
+    await befriend(h, x, v);
+    const dm = (await h.req(x, 'GET', '/v1/friends')).body[0].dmChannelId;
+    const s = await open(nodeA.ws, x);
+    const since = lastId(s);
+    await s.close();
+    assert.equal((await post(v, '/v1/presence', { state: 'away' })).status, 200);
+    assert.equal((await post(v, `/v1/chat/dm/${dm}/messages`, { body: 'last words' })).status, 201);
+    assert.equal((await h.req(v, 'DELETE', `/v1/friends/${x.publicId}`)).status, 204);
+    const back = await open(nodeB.urls.ws, x, { lastEventId: since });
+    await back.next('caughtUp');
+    const replayed = back.frames.slice(0, back.frames.findIndex((f) => f.type === 'caughtUp')).map((f) => f.type);
+    assert.deepEqual(replayed, ['chatMessage', 'friendRemoved']);
+  });
+
   it('a socket gets its events in id order across channels, also while one waits for a read', { skip: !process.env.DATABASE_URL && 'needs PostgreSQL (a table lock holds the read)' }, async () => {
     const a = await h.user('Ordered');
     const c = await h.user('Cold');

@@ -31,6 +31,8 @@ export interface Client {
   /** Frames that arrived as binary WebSocket frames (the protocol is JSON text: always 0). */
   binaryFrames: number;
   protocol: string;
+  /** Opened by connect() with an `Origin` header (a browser's handshake). */
+  browser?: boolean;
   /** Resolves with the next not-yet-consumed frame of `type` matching `pred`. */
   next(type: string, pred?: (data: any) => boolean): Promise<Frame>;
   /** Frames of `type` received so far (not consumed). */
@@ -97,7 +99,13 @@ export function wrap(ws: WebSocket): Client {
 export interface Rejected {
   status: number;
   body: any;
+  headers: IncomingMessage['headers'];
+  /** The handshake carried `Origin` (a browser's). */
+  browser: boolean;
 }
+
+/** An `Origin` header: what a browser sends with every handshake (refusals then come in band). */
+export const BROWSER = { origin: 'https://game.example' };
 
 /** Opens a socket; rejects with {status, body} when the server answers HTTP instead of upgrading. */
 export function connect(url: string, token: string | null, opts: { via?: Via; headers?: Record<string, string>; ca?: string | Buffer; protocols?: string[] } = {}): Promise<Client> {
@@ -111,9 +119,10 @@ export function connect(url: string, token: string | null, opts: { via?: Via; he
     else target = `${url}?access_token=${encodeURIComponent(token)}`;
   }
   const options: ClientOptions = { headers, ...(opts.ca ? { ca: opts.ca } : {}) };
+  const browser = Object.keys(headers).some((k) => k.toLowerCase() === 'origin');
   return new Promise((resolve, reject) => {
     const ws = protocols ? new WebSocket(target, protocols, options) : new WebSocket(target, options);
-    const client = wrap(ws);
+    const client = Object.assign(wrap(ws), { browser });
     ws.once('open', () => {
       client.protocol = ws.protocol;
       resolve(client);
@@ -129,7 +138,7 @@ export function connect(url: string, token: string | null, opts: { via?: Via; he
         } catch {
           /* text */
         }
-        reject({ status: res.statusCode ?? 0, body } satisfies Rejected);
+        reject({ status: res.statusCode ?? 0, body, headers: res.headers, browser } satisfies Rejected);
       });
     });
     ws.once('error', (err) => reject(err));
@@ -140,15 +149,17 @@ export function connect(url: string, token: string | null, opts: { via?: Via; he
 const HTTP_REFUSALS = new Set(['route_not_found', 'upgrade_required']);
 
 /**
- * Expects the connection to be refused (docs/social-realtime.md, "Refused connections"): the handshake
- * completes, one error frame with `code` arrives, then the close with 4000 + `status` and `code` as reason.
- * Refusals of upgrades that are not ours (another path) stay HTTP answers with `status`. Returns the error
- * frame's data (the HTTP body for those).
+ * Expects the connection to be refused (docs/social-realtime.md, "Refused connections"). A browser (the
+ * handshake carried `Origin`): the handshake completes, one error frame with `code` arrives, then the close with
+ * 4000 + `status` and `code` as reason. Any other client: the HTTP `status` with the error body, and
+ * `Retry-After` (= the body's retryAfterSeconds) on 429 and on a 503 that knows when (draining). Refusals of upgrades that are not ours (another
+ * path, no upgrade) are HTTP answers for everyone. Returns the error frame's data (the HTTP body otherwise).
  */
 export async function refused(p: Promise<Client>, status: number, code: string): Promise<any> {
   return p.then(
     async (c) => {
       assert.ok(!HTTP_REFUSALS.has(code), `expected HTTP ${status} ${code}, the socket opened`);
+      assert.ok(c.browser, `a client without Origin must get HTTP ${status} ${code}, the socket opened`);
       const closed = await c.closed;
       assert.deepEqual(
         { close: closed.code, reason: closed.reason, frames: c.frames.map((f) => `${f.type}:${f.data?.code}`) },
@@ -157,9 +168,13 @@ export async function refused(p: Promise<Client>, status: number, code: string):
       return c.frames[0].data;
     },
     (err: Rejected) => {
-      assert.ok(HTTP_REFUSALS.has(code), `expected the socket to open and close with ${4000 + status} ${code}, got ${JSON.stringify(err)}`);
+      assert.ok(err.status !== undefined, String(err));
+      assert.ok(HTTP_REFUSALS.has(code) || !err.browser, `expected the socket to open and close with ${4000 + status} ${code}, got ${JSON.stringify(err)}`);
       assert.equal(err.status, status, JSON.stringify(err));
       assert.equal(err.body.code, code, JSON.stringify(err.body));
+      // 429 always tells when to retry; a 503 when it knows (a draining node: 1 s), in the header and the body alike.
+      if (status === 429) assert.ok(err.headers['retry-after'], 'Retry-After');
+      assert.equal(err.headers['retry-after'] === undefined ? undefined : Number(err.headers['retry-after']), err.body.retryAfterSeconds, 'Retry-After as in the body');
       return err.body;
     },
   );
@@ -167,7 +182,11 @@ export async function refused(p: Promise<Client>, status: number, code: string):
 
 /** A socket that was accepted and is set up (answers a heartbeat); undefined when it was refused. */
 export async function accepted(url: string, token: string): Promise<Client | undefined> {
-  const c = await connect(url, token);
+  const c = await connect(url, token).catch((err: Rejected) => {
+    if (err.status === undefined) throw err;
+    return undefined;
+  });
+  if (!c) return undefined;
   c.send({ type: 'heartbeat' });
   const outcome = await Promise.race([c.next('heartbeatAck').then(() => 'open' as const), c.closed.then(() => 'closed' as const)]);
   return outcome === 'open' ? c : undefined;

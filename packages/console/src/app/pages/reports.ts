@@ -7,9 +7,19 @@ import { sanctionForm } from './sanction-form.js';
 const STATES: ReportState[] = ['received', 'in_review', 'actioned', 'dismissed'];
 const named = (n: { fullHandle: string } | null) => n?.fullHandle ?? '(erased)';
 
+/** The queue by state, 100 a page: `cursor` (the page before's nextCursor) pages past the first 100. */
 export async function reportsPage(ui: Ui, main: HTMLElement): Promise<void> {
-  const state = (new URLSearchParams(location.hash.split('?')[1] ?? '').get('state') ?? 'received') as ReportState;
-  const page = await ui.attempt('Loading reports', () => ui.s.staff!.client.moderation.reports({ state, limit: 100 }));
+  const params = new URLSearchParams(location.hash.split('?')[1] ?? '');
+  const state = (params.get('state') ?? 'received') as ReportState;
+  const cursor = params.get('cursor') ?? undefined;
+  const page = await ui.attempt('Loading reports', () => ui.s.staff!.client.moderation.reports({ state, limit: 100, ...(cursor ? { cursor } : {}) }));
+  const paging = h(
+    'p',
+    { id: 'reports-paging' },
+    cursor ? h('a', { href: `#/reports?state=${state}`, id: 'reports-newest' }, '← Newest reports') : null,
+    cursor && page?.nextCursor ? ' · ' : null,
+    page?.nextCursor ? h('a', { href: `#/reports?state=${state}&cursor=${encodeURIComponent(page.nextCursor)}`, id: 'reports-older' }, 'Older reports →') : null,
+  );
   const filter = h('select', { id: 'report-state', onchange: (e: Event) => ui.go(`reports?state=${(e.target as HTMLSelectElement).value}`) }, STATES.map((s) => h('option', { value: s, selected: s === state }, s)));
   main.append(
     h('h1', null, 'Report queue'),
@@ -18,11 +28,11 @@ export async function reportsPage(ui: Ui, main: HTMLElement): Promise<void> {
       'section',
       { class: 'card', id: 'reports' },
       table(
-        ['Filed', 'Reason', 'Target', 'Reporter', 'Context', 'State'],
-        (page?.reports ?? []).map((r) => [h('a', { href: `#/reports/${r.reportId}` }, when(r.createdAt)), r.reason, named(r.target), named(r.reporter), r.context ?? '—', r.state]),
+        ['Filed', 'Reason', 'Target', 'Reporter', 'Context', 'Repeats', 'State'],
+        (page?.reports ?? []).map((r) => [h('a', { href: `#/reports/${r.reportId}` }, when(r.createdAt)), r.reason, named(r.target), named(r.reporter), r.context ?? '—', r.repeatCount ? `×${r.repeatCount}` : '', r.state]),
         `No ${state} reports.`,
       ),
-      page?.nextCursor ? h('p', { class: 'muted' }, 'More reports follow: narrow the list by state.') : null,
+      paging,
     ),
   );
 }
@@ -78,6 +88,9 @@ export async function reportPage(ui: Ui, main: HTMLElement, reportId: string): P
   main.append(
     h('h1', null, `Report: ${r.reason}`, ' ', h('span', { class: 'tag', id: 'report-state-now' }, r.state)),
     h('p', null, `Filed ${when(r.createdAt)} by ${named(r.reporter)} about `, h('strong', null, named(r.target)), r.context ? ` — “${r.context}”` : ''),
+    ...(r.repeatCount
+      ? [h('p', { id: 'report-repeats' }, `Reported again ${r.repeatCount} time(s) by the same reporter, last ${when(r.lastReportedAt!)} (merged): `, r.repeats.map((x) => `${x.reason}${x.context ? ` “${x.context}”` : ''}`).join('; '))]
+      : []),
     h('div', { class: 'columns' }, h('section', { class: 'card', id: 'snapshot' }, h('h2', null, 'Snapshot'), snapshot(r)), final ? null : actions(ui, r)),
     h(
       'section',
