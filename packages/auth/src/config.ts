@@ -20,7 +20,10 @@ export const authVars = {
     description: 'Fastify trustProxy: false, true, a hop count or a comma-separated list of proxy addresses/CIDRs',
   }),
   masterKey: vars.key32('AUTH_MASTER_KEY', { description: '32 bytes (hex/base64) encrypting signing keys at rest' }),
-  issuer: vars.optionalString('AUTH_ISSUER', 'iss of every access token, and the base of the URLs auth prints and sends unless AUTH_PUBLIC_URL is set; default https://localhost:<AUTH_PORT> (8443 when AUTH_PORT is 0)'),
+  issuer: vars.string('AUTH_ISSUER', {
+    default: 'https://localhost:8443',
+    description: 'iss of every access token (verifiers expect it: social reads SOCIAL_AUTH_ISSUER), and the base of the URLs auth prints and sends unless AUTH_PUBLIC_URL is set; npm start sets it to https://localhost:<AUTH_PORT>',
+  }),
   audience: vars.string('AUTH_AUDIENCE', { default: 'game-platform', description: 'aud of every access token' }),
   tokenFormat: vars.oneOf('AUTH_TOKEN_FORMAT', ['paseto', 'jwt'] as const, { default: 'paseto' }),
   accessTtlSeconds: vars.int('AUTH_ACCESS_TOKEN_TTL_SECONDS', { default: 600, min: 300, max: 900 }),
@@ -147,9 +150,7 @@ export const CLIENT_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 type Raw = ReturnType<typeof readConfig<typeof authVars>>;
 
-export interface AuthConfig extends Omit<Raw, 'trustProxy' | 'internalKeys' | 'internalMtlsCallers' | 'smtpUrl' | 'publicUrl' | 'issuer'> {
-  /** AUTH_ISSUER, or https://localhost:<AUTH_PORT>. */
-  issuer: string;
+export interface AuthConfig extends Omit<Raw, 'trustProxy' | 'internalKeys' | 'internalMtlsCallers' | 'smtpUrl' | 'publicUrl'> {
   /** AUTH_SMTP_URL; unset: mail goes to `mailbox`. */
   smtpUrl?: string;
   publicUrl?: string;
@@ -240,10 +241,8 @@ export function readAuthConfig(env: Env = process.env): AuthConfig {
   }
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(raw.schema)) problems.push('AUTH_DB_SCHEMA must be a lower-case SQL identifier');
   if (problems.length) throw new ConfigError(problems);
-  const issuer = raw.issuer ?? `https://localhost:${raw.port || 8443}`;
   return {
     ...raw,
-    issuer,
     internalKeys,
     internalMtlsCallers,
     internalMtlsCa,
@@ -253,6 +252,6 @@ export function readAuthConfig(env: Env = process.env): AuthConfig {
     guestSecretParams: { memoryCost: raw.guestSecretMemoryKib, timeCost: raw.guestSecretTimeCost, parallelism: 1 },
     authDir: path.join(raw.dataDir, 'auth'),
     mailbox: path.resolve(raw.mailboxDir ?? path.join(raw.dataDir, 'auth', 'mailbox')),
-    linkBase: ((raw.publicUrl as string | undefined) ?? issuer).replace(/\/+$/, ''),
+    linkBase: ((raw.publicUrl as string | undefined) ?? raw.issuer).replace(/\/+$/, ''),
   };
 }

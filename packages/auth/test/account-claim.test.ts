@@ -155,4 +155,34 @@ describe('account claim by the first proof of the mailbox', () => {
     const view = (await h.app.inject({ url: '/account', headers: bearer(login.json().access_token) })).json();
     assert.deepEqual(view.identities.map((i: { provider: string }) => i.provider).sort(), ['email', 'idp_a']);
   });
+
+  it('a guest upgrading honestly confirms from its own session (the game’s code entry): guest secret and session kept; the mail link’s page (no session) claims', async () => {
+    for (const withSession of [true, false]) {
+      const g = await guest(h.app);
+      const address = email();
+      const link = await post('/account/link', { email: address, password: OWNER_PASSWORD }, bearer(g.access_token));
+      assert.equal(link.statusCode, 200, link.body);
+      const token = tokenOf(await mailTo(address, 'confirm your email address'));
+      const verify = await post('/email/verify', { token }, withSession ? bearer(g.access_token) : {});
+      assert.equal(verify.statusCode, 200, verify.body);
+      const view = await h.app.inject({ url: '/account', headers: bearer(g.access_token) });
+      const restore = await post('/guest/restore', { account_id: g.account_id, guest_secret: g.guest_secret, device_fingerprint: fingerprint() });
+      if (withSession) {
+        assert.equal(view.statusCode, 200, 'the session goes on');
+        assert.deepEqual(view.json().identities.map((i: { provider: string }) => i.provider).sort(), ['email', 'guest']);
+        assert.equal(restore.statusCode, 200, restore.body);
+      } else {
+        assert.equal(view.statusCode, 401, 'the claim ended the session');
+        assert.equal(restore.statusCode, 401);
+      }
+    }
+    // Another account's token is no holder: the proof claims as from the link.
+    const g = await guest(h.app);
+    const other = await guest(h.app);
+    const address = email();
+    await post('/account/link', { email: address, password: OWNER_PASSWORD }, bearer(g.access_token));
+    const token = tokenOf(await mailTo(address, 'confirm your email address'));
+    assert.equal((await post('/email/verify', { token }, bearer(other.access_token))).statusCode, 200);
+    assert.equal((await h.app.inject({ url: '/account', headers: bearer(g.access_token) })).statusCode, 401);
+  });
 });

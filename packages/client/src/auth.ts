@@ -180,9 +180,14 @@ export class AuthApi {
     return this.d.http.request<PasswordResetResult>({ method: 'POST', path: '/password/reset', body: input });
   }
 
-  /** Confirms an email address (after sign-up, a link or an email change) with the mailed code. */
-  verifyEmail(token: string): Promise<EmailVerification> {
-    return this.d.http.request<EmailVerification>({ method: 'POST', path: '/email/verify', body: { token } });
+  /**
+   * Confirms an email address (after sign-up, a link or an email change) with the mailed code. Signed in, the
+   * session's token goes with it: the account's own holder proving its address keeps its guest secret and sessions
+   * (docs/auth.md, "Account claim"); signed out, a first proof claims the account for the mailbox's owner.
+   */
+  async verifyEmail(token: string): Promise<EmailVerification> {
+    const access = await this.d.session.accessToken().catch(() => undefined);
+    return this.d.http.request<EmailVerification>({ method: 'POST', path: '/email/verify', body: { token }, ...(access ? { token: access } : {}) });
   }
 
   /** Asks for another verification mail; resolves alike for every address (202). */

@@ -118,7 +118,7 @@ function createApp(config: SocialConfig, deps: SocialDeps, metrics: SocialMetric
         { name: 'moderation', description: 'The report queue, for moderators and admins' },
         { name: 'internal', description: 'Server-to-server: notices from the auth service, moderation notices to users' },
       ],
-      servers: [{ url: `https://localhost:${config.port || 9443}`, description: 'npm start (embedded, self-signed TLS): this node’s port' }],
+      servers: [{ url: `https://localhost:${config.port || 9443}`, description: 'npm start (embedded, self-signed TLS)' }],
       // A caller's route: an access token, or the API key with the acting account.
       defaultSecurity: [{ bearer: [] }, { apiKey: [], userId: [] }],
     },

@@ -95,6 +95,9 @@ function verificationRoutes(app: App, c: AuthContext) {
       schema: {
         tags: ['email'],
         summary: 'Confirm an email address (after sign-up, link or an email change) with the mailed token',
+        description:
+          'No credential needed. Sent with the account’s own access token (a game’s code-entry screen), a first proof keeps the account’s other identities and sessions; ' +
+          'without it (the mailed link’s page) a first proof claims the account for the mailbox owner (docs/auth.md, "Account claim").',
         security: [],
         body: Type.Object({ token: EmailToken }, { additionalProperties: false }),
         response: {
@@ -108,7 +111,12 @@ function verificationRoutes(app: App, c: AuthContext) {
       },
       config: ipLimit,
     },
-    async (req) => c.emailFlows.verifyEmail(req.body.token, c.auditCtx(req)),
+    async (req) => {
+      // Optional: the account's own session proving its address keeps what it holds (docs/auth.md, "Account claim").
+      // A missing, bad or revoked token is no holder: the proof then claims the account as from the mail link.
+      const holder = req.headers.authorization === undefined ? undefined : await c.authenticate(req).then((x) => x.sub, () => undefined);
+      return c.emailFlows.verifyEmail(req.body.token, c.auditCtx(req), holder);
+    },
   );
 
   mailRequestRoute(

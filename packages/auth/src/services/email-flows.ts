@@ -148,8 +148,11 @@ type Verified = { email: string; verified: true; changed: boolean };
  * proof of the address on an account holding other identities claims it (claimAccount): through the revoker,
  * so every session ends in the same transaction (`account_claimed`, account scope).
  */
-async function verifyEmail(f: Flows, token: string, ctx: AuditContext): Promise<Verified> {
+async function verifyEmail(f: Flows, token: string, ctx: AuditContext, holder?: string): Promise<Verified> {
   const row = await presented(f.db, token, ['verify_email', 'email_change']);
+  // The proof comes from the account's own signed-in holder (a game's "enter the code" screen sends the session's
+  // token): whoever holds the account also holds the mailbox, so there is no one else to cut off.
+  const claims = row.account_id !== holder;
   const apply = async (tx: Queryable): Promise<{ result: Verified; claimed: string[] }> => {
     const t = await consume(tx, token, ['verify_email', 'email_change']);
     if ((await lockAccountStatus(tx, t.account_id)) === 'deleted') throw fail('invalid_email_token', 'The token is not valid');
@@ -157,7 +160,7 @@ async function verifyEmail(f: Flows, token: string, ctx: AuditContext): Promise<
       // The identity changed address (or is gone) since the mail: this token proves nothing any more.
       const proof = await markIdentityVerified(tx, t.identity_id, t.email);
       if (!proof) throw fail('invalid_email_token', 'The token is not valid');
-      const claimed = proof.firstProof ? await claimAccount(tx, t.account_id, t.identity_id, ctx) : [];
+      const claimed = proof.firstProof && claims ? await claimAccount(tx, t.account_id, t.identity_id, ctx) : [];
       await audit(tx, ctx, 'email_verified', t.account_id, { identity_id: t.identity_id, ...(claimed.length ? { claimed } : {}) });
       return { result: { email: t.email, verified: true as const, changed: false }, claimed };
     }
@@ -169,7 +172,7 @@ async function verifyEmail(f: Flows, token: string, ctx: AuditContext): Promise<
     return { result: { email: t.email, verified: true as const, changed: true }, claimed: [] };
   };
   try {
-    if (row.purpose === 'verify_email' && (await claimPending(f.db, row.identity_id))) {
+    if (claims && row.purpose === 'verify_email' && (await claimPending(f.db, row.identity_id))) {
       return (await f.revoker.revoke({ reason: 'account_claimed', accountId: row.account_id }, { before: apply })).value.result;
     }
     const r = await f.db.transaction(apply);
@@ -279,7 +282,7 @@ export function createEmailFlows(d: Deps) {
     },
 
     resetPassword: (input: { token: string; password: string }, ctx: AuditContext) => resetPassword(f, input, ctx),
-    verifyEmail: (token: string, ctx: AuditContext) => verifyEmail(f, token, ctx),
+    verifyEmail: (token: string, ctx: AuditContext, holder?: string) => verifyEmail(f, token, ctx, holder),
 
     /** 202 whatever the address; a mail only when it is an unverified email identity (deferred like the reset request). */
     resendVerification(email: string): void {

@@ -450,7 +450,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Confirm an email address (after sign-up, link or an email change) with the mailed token */
+        /**
+         * Confirm an email address (after sign-up, link or an email change) with the mailed token
+         * @description No credential needed. Sent with the account’s own access token (a game’s code-entry screen), a first proof keeps the account’s other identities and sessions; without it (the mailed link’s page) a first proof claims the account for the mailbox owner (docs/auth.md, "Account claim").
+         */
         post: operations["postEmailVerify"];
         delete?: never;
         options?: never;
