@@ -4,20 +4,15 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { REVOCATION_CHANNEL } from '../src/services/revocation.js';
-import { bearer, harness, register, type Harness } from './support/harness.js';
+import { bearer, harness, register, type Harness, withRoles as withRolesOf } from './support/harness.js';
 
 describe('account status and roles', () => {
   let h: Harness;
   let admin: string;
   const heard: { reason: string; scope: string; account_id: string; sids: string[] }[] = [];
 
-  async function withRoles(roles: string[]) {
-    const u = await register(h.app);
-    await h.tdb.db.query(`UPDATE accounts SET roles = $2::text[] WHERE id = $1`, [u.account_id, roles]);
-    const login = await h.app.inject({ method: 'POST', url: '/login', payload: { email: u.email, password: u.password } });
-    assert.equal(login.statusCode, 200, login.body);
-    return { ...u, access_token: login.json().access_token as string, refresh_token: login.json().refresh_token as string };
-  }
+  const withRoles = (roles: string[]) => withRolesOf(h, roles);
+
   const call = (method: 'GET' | 'POST' | 'PUT', url: string, token: string, payload?: unknown) =>
     h.app.inject({ method, url, headers: bearer(token), ...(payload === undefined ? {} : { payload: payload as object }) });
   const status = (id: string, s: string) => call('POST', `/admin/accounts/${id}/status`, admin, { status: s });

@@ -8,7 +8,7 @@ import { ConfigError } from '@platform/kit';
 import { readAuthConfig } from '../src/config.js';
 import { serviceToken } from '../src/services/outbox.js';
 import { SANCTION_CHANNEL } from '../src/services/sanctions.js';
-import { bearer, guest, harness, register, type Harness } from './support/harness.js';
+import { bearer, guest, harness, register, type Harness, withRoles as withRolesOf } from './support/harness.js';
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 
@@ -21,13 +21,7 @@ describe('sanctions', () => {
   const notices: Record<string, unknown>[] = [];
 
   /** A registered account given these roles, and an access token carrying them. */
-  async function withRoles(roles: string[]) {
-    const u = await register(h.app);
-    await h.tdb.db.query(`UPDATE accounts SET roles = $2::text[] WHERE id = $1`, [u.account_id, roles]);
-    const login = await h.app.inject({ method: 'POST', url: '/login', payload: { email: u.email, password: u.password } });
-    assert.equal(login.statusCode, 200, login.body);
-    return { ...u, token: login.json().access_token as string };
-  }
+  const withRoles = (roles: string[]) => withRolesOf(h, roles);
 
   const call = (method: 'GET' | 'POST' | 'PUT', url: string, token?: string, payload?: unknown) =>
     h.app.inject({ method, url, headers: token === undefined ? {} : bearer(token), ...(payload === undefined ? {} : { payload: payload as object }) });

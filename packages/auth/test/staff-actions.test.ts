@@ -4,7 +4,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { serviceToken } from '../src/services/outbox.js';
-import { bearer, harness, register, type Harness } from './support/harness.js';
+import { bearer, harness, register, type Harness, withRoles as withRolesOf } from './support/harness.js';
 
 const MODERATOR_IP = '198.51.100.77';
 const ADMIN_IP = '203.0.113.91';
@@ -16,13 +16,7 @@ describe('staff actions', () => {
   let moderator: { token: string; account_id: string; email: string };
   let server: string;
 
-  async function withRoles(roles: string[]) {
-    const u = await register(h.app);
-    await h.tdb.db.query(`UPDATE accounts SET roles = $2::text[] WHERE id = $1`, [u.account_id, roles]);
-    const login = await h.app.inject({ method: 'POST', url: '/login', payload: { email: u.email, password: u.password } });
-    assert.equal(login.statusCode, 200, login.body);
-    return { ...u, token: login.json().access_token as string };
-  }
+  const withRoles = (roles: string[]) => withRolesOf(h, roles);
 
   const call = (method: 'GET' | 'POST' | 'PUT', url: string, token: string, ip: string, payload?: unknown) =>
     h.app.inject({ method, url, headers: bearer(token), remoteAddress: ip, ...(payload === undefined ? {} : { payload: payload as object }) });

@@ -79,3 +79,13 @@ export async function register(app: AuthApp, e = email(), password = GOOD_PASSWO
   if (r.statusCode !== 201) throw new Error(`register: ${r.statusCode} ${r.body}`);
   return { ...(r.json() as { access_token: string; refresh_token: string; account_id: string }), email: e, password };
 }
+
+/** A registered account given these roles, signed in again so its tokens carry them (`token`: the access token). */
+export async function withRoles(h: Harness, roles: string[]) {
+  const u = await register(h.app);
+  await h.tdb.db.query(`UPDATE accounts SET roles = $2::text[] WHERE id = $1`, [u.account_id, roles]);
+  const login = await h.app.inject({ method: 'POST', url: '/login', payload: { email: u.email, password: u.password } });
+  if (login.statusCode !== 200) throw new Error(`login: ${login.statusCode} ${login.body}`);
+  const pair = login.json() as { access_token: string; refresh_token: string };
+  return { ...u, ...pair, token: pair.access_token };
+}
