@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { WebSocket } from 'ws';
 import { GAME_CREDENTIALS_CHANNEL, parseGameCredentialsNotice } from '@platform/kit';
-import type { Figure } from './run.js';
+import type { Figure } from './lib.js';
 import { freePort, percentile, request, startProcess, type Proc } from './lib.js';
 
 export interface CredentialContext {

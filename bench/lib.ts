@@ -216,3 +216,19 @@ export function startIpcLoad(file: string, args: unknown, nodeArgs: string[] = [
 export function percentile(sorted: number[], p: number): number | null {
   return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] : null;
 }
+
+/** One measured figure beside its baseline, as run.ts prints and records it. */
+export interface Figure {
+  id: string;
+  figure: string;
+  value: number | null;
+  unit: string;
+  baselineName: string;
+  baseline: number | null;
+  /** value / baseline (for costs such as memory: baseline / value is not used; see `note`). */
+  ratio: number | null;
+  goal: string;
+  pass: boolean | null;
+  note?: string;
+  extra?: Record<string, unknown>;
+}

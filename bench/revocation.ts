@@ -13,7 +13,7 @@
 import path from 'node:path';
 import WebSocket from 'ws';
 import { freePort, percentile, request, runLoad, startProcess, type Proc } from './lib.js';
-import type { Figure } from './run.js';
+import type { Figure } from './lib.js';
 
 type Out = Omit<Figure, 'ratio' | 'pass'> & { ratio?: number | null; pass?: boolean | null };
 

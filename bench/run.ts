@@ -12,26 +12,13 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { Redis } from 'ioredis';
-import { BENCH, freePort, request, runLoad, startProcess, type Proc } from './lib.js';
+import { BENCH, freePort, request, runLoad, startProcess, type Figure, type Proc } from './lib.js';
 import { realtimePresent, socketFigures } from './sockets.js';
 import { credentialFigures } from './credentials.js';
 import { replayFigures } from './replay.js';
 import { revocationFigures } from './revocation.js';
 
-export interface Figure {
-  id: string;
-  figure: string;
-  value: number | null;
-  unit: string;
-  baselineName: string;
-  baseline: number | null;
-  /** value / baseline (for costs such as memory: baseline / value is not used; see `note`). */
-  ratio: number | null;
-  goal: string;
-  pass: boolean | null;
-  note?: string;
-  extra?: Record<string, unknown>;
-}
+export type { Figure } from './lib.js';
 
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';

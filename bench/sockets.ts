@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { Figure } from './run.js';
+import type { Figure } from './lib.js';
 import { freePort, percentile, quiet, request, ROOT, rssOf, sleep, startIpcLoad, startProcess, type Proc } from './lib.js';
 
 export interface SocketContext {

@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { createBatcher, type Database, type LogAppend, type LogRetention, type StateStore } from '@platform/kit';
 import { mutersAmong as mutersAmongRows } from '../queries/relations.js';
-import type { PresenceSource } from './presence.js';
+import type { PresenceSource } from './presence-types.js';
 
 export type EventType =
   | 'friendRequestReceived'

@@ -11,30 +11,9 @@ import { requireUser } from './users.js';
 import { socialError } from './errors.js';
 import { areFriends } from '../queries/friends.js';
 import { blockedEitherWay } from '../queries/relations.js';
+import type { PresenceSource, PresenceState, RichPresence, RichPresenceView, StoredPresence, VisibleState } from './presence-types.js';
 
-export type PresenceState = 'online' | 'away' | 'busy' | 'dnd' | 'invisible';
-export type VisibleState = Exclude<PresenceState, 'invisible'> | 'offline';
-
-export interface RichPresence {
-  gameId?: string;
-  activity?: string;
-  partyId?: string;
-  joinable?: boolean;
-  sessionHandle?: string;
-  extra?: Record<string, unknown>;
-  join?: { lobbyId?: string; bag?: Record<string, unknown> };
-}
-
-/** Rich presence as a viewer sees it. */
-export type RichPresenceView = Partial<RichPresence> & { joinable: boolean; originGameId?: string };
-
-export interface StoredPresence {
-  state: PresenceState;
-  richPresence: RichPresence | null;
-  originGameId: string | null;
-  originVisibility: CrossGameVisibility;
-  updatedAt: string;
-}
+export type { PresenceState, VisibleState, RichPresence, RichPresenceView, StoredPresence, PresenceSource } from './presence-types.js';
 
 const RANK: Record<CrossGameVisibility, number> = { isolated: 0, summary: 1, full: 2 };
 const key = (userId: string) => `presence:${userId}`;
@@ -101,19 +80,6 @@ export function viewPresence(
   const level = viewLevel(p.originGameId, p.originVisibility, game);
   const richPresence = richAt(self ? 'self' : level, p.richPresence, p.originGameId);
   return { state: p.state, ...(richPresence ? { richPresence } : {}), sameGame: level === 'same' };
-}
-
-/**
- * friendPresenceChanged as the domain publishes it: the owner's presence as any friend may see it (offline
- * when invisible), before the game context of the receiving socket is applied. The realtime layer turns it
- * into each socket's payload (`friendPresenceData`); it never reaches a client as it is.
- */
-export interface PresenceSource {
-  publicId: string;
-  state: VisibleState;
-  richPresence?: RichPresence;
-  originGameId?: string;
-  originVisibility?: CrossGameVisibility;
 }
 
 /** The source of friendPresenceChanged for `owner`'s presence `p`. */
