@@ -11,6 +11,7 @@ import {
   createAccessTokenVerifier,
   createService,
   migrate,
+  serviceSubject,
   tokenRejectionReason,
   tls13Options,
   type App,
@@ -293,7 +294,7 @@ export async function buildApp(config: AuthConfig, deps: AuthDeps): Promise<Auth
     outbox,
     requireInternalCaller: (req) => {
       const name = internal.require(req);
-      callers.set(req, `service:${name}`);
+      callers.set(req, serviceSubject(name));
       return name;
     },
     authenticate,

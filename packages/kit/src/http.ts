@@ -210,6 +210,11 @@ function lazySerializers(externalSchemas: unknown, serializerOpts: unknown) {
   };
 }
 
+/** The house error body: code, message, the error's details, and the request id, in the service's field case. */
+function errorBody(f: (n: string) => string, e: AppError, requestId: string): Record<string, unknown> {
+  return { [f('code')]: e.code, [f('message')]: e.message, ...e.details, [f('requestId')]: requestId };
+}
+
 /**
  * A request Fastify refuses before routing (a path with malformed percent-encoding or an overlong UTF-8
  * sequence, FST_ERR_BAD_URL; a failed route constraint): answered in the house error format like any other 400.
@@ -219,7 +224,7 @@ function frameworkErrorHandler(f: (n: string) => string) {
     const e = err.code === 'FST_ERR_BAD_URL' ? kitError('bad_request', 'The path is not a valid URL (malformed percent-encoding or UTF-8)') : kitError('bad_request', 'The request cannot be routed');
     reply.headers({ 'x-request-id': req.id, ...SECURITY_HEADERS });
     reply.code(e.status);
-    reply.send({ [f('code')]: e.code, [f('message')]: e.message, [f('requestId')]: req.id });
+    reply.send(errorBody(f, e, req.id));
   };
 }
 
@@ -366,12 +371,12 @@ function installErrorHandlers(app: App, f: (n: string) => string, errorCodes?: E
       e = kitError('internal_error', 'Internal error');
     }
     if (e.headers) reply.headers(e.headers);
-    reply.status(e.status).send({ [f('code')]: e.code, [f('message')]: e.message, ...e.details, [f('requestId')]: req.id });
+    reply.status(e.status).send(errorBody(f, e, req.id));
   });
 
   app.setNotFoundHandler((req, reply) => {
     const e = kitError('route_not_found', `No route ${req.method} ${req.url.split('?')[0]}`);
-    reply.status(e.status).send({ [f('code')]: e.code, [f('message')]: e.message, [f('requestId')]: req.id });
+    reply.status(e.status).send(errorBody(f, e, req.id));
   });
 }
 

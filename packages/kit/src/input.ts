@@ -6,6 +6,7 @@
  */
 import type { AppError } from './errors.js';
 import { kitError } from './error-codes.js';
+import { fieldClassName } from './logger.js';
 
 /** Deepest nesting of objects and arrays accepted in one JSON value (the value itself is level 1). */
 export const MAX_JSON_DEPTH = 32;
@@ -94,7 +95,7 @@ export const displayTextOrNull = (s: string | null | undefined): string | null =
 
 /** A field of the name class (display_name, DisplayName, device-name, name, partyName, title…), whatever its spelling. */
 export function isNameField(key: string): boolean {
-  const n = key.toLowerCase().replace(/[\s_.-]+/g, '');
+  const n = fieldClassName(key);
   return n.endsWith('name') || n === 'title';
 }
 

@@ -3,7 +3,7 @@
  * services/internal.ts). Not for players or game clients.
  */
 import { Type } from 'typebox';
-import type { App } from '@platform/kit';
+import { serviceSubject, type App } from '@platform/kit';
 import type { AuthContext } from '../context.js';
 import { accountNotFound, fail } from '../errors.js';
 import { grantRoles } from '../services/admin.js';
@@ -42,7 +42,7 @@ export async function internalRoutes(app: App, c: AuthContext) {
       optionalBody(req.body, {});
       const token = await serviceToken(c.config, c.keys, name, c.config.accessTtlSeconds);
       await audit(c.db, c.auditCtx(req), 'login', null, { method: 'internal_key', service: name, outcome: 'success' });
-      return { access_token: token, token_type: 'Bearer' as const, expires_in: c.config.accessTtlSeconds, sub: `service:${name}`, roles: ['server'] };
+      return { access_token: token, token_type: 'Bearer' as const, expires_in: c.config.accessTtlSeconds, sub: serviceSubject(name), roles: ['server'] };
     },
   );
 

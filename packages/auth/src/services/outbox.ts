@@ -10,7 +10,7 @@
  * delivery loses nothing; targets must be idempotent (the notice id is sent).
  */
 import { randomUUID } from 'node:crypto';
-import { requestJson, signAccessToken, type Database } from '@platform/kit';
+import { AUTH_SERVICE_NAME, requestJson, serviceSubject, signAccessToken, type Database } from '@platform/kit';
 import type { AuthConfig } from '../config.js';
 import {
   claimDueDeliveries,
@@ -60,10 +60,10 @@ export function backoffSeconds(attempts: number, maxSeconds: number): number {
  * current signing key: the callee verifies it offline against the key set
  * like any other token and requires the role.
  */
-export async function serviceToken(config: AuthConfig, keys: KeyCache, service = 'auth', ttlSeconds = SERVICE_TOKEN_TTL_SECONDS): Promise<string> {
+export async function serviceToken(config: AuthConfig, keys: KeyCache, service = AUTH_SERVICE_NAME, ttlSeconds = SERVICE_TOKEN_TTL_SECONDS): Promise<string> {
   const iat = Math.floor(Date.now() / 1000);
   return signAccessToken(config.tokenFormat, keys.signingKey(), config.issuer, config.audience, {
-    sub: `service:${service}`,
+    sub: serviceSubject(service),
     sid: randomUUID(),
     platform: 'server',
     roles: ['server'],

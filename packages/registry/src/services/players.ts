@@ -10,7 +10,8 @@
  * Anything else is 400 invalid_combination. Sessions the auth service opens for the
  * sign-in are closed again at once (the registry only needs the subject).
  */
-import { requestJson, type AppError, type Database, type JsonResponse } from '@platform/kit';
+import type { AppError, Database, JsonResponse } from '@platform/kit';
+import { authUnavailable, callAuth, type AuthClientOptions } from './auth-client.js';
 import { registrationQueries } from '../queries/registrations.js';
 import { registrationView, type UserRegistrationView } from './games.js';
 import { fail } from '../errors.js';
@@ -32,14 +33,7 @@ export interface RegisterUserResult {
   AccountCreated: boolean;
 }
 
-export interface AuthClientOptions {
-  url: string;
-  ca?: string;
-  internalKey?: string;
-  timeoutMs?: number;
-}
-
-const authUnavailable = (why: string) => fail('auth_unavailable', `The authentication service is unavailable (${why})`);
+export type { AuthClientOptions } from './auth-client.js';
 
 /** Which auth answers pass through, under which registry code. */
 function mapAuthError(res: JsonResponse): AppError {
@@ -85,14 +79,7 @@ export function playerService(db: Database, auth: AuthClientOptions) {
     } else if (internal) {
       throw authUnavailable('REGISTRY_AUTH_INTERNAL_KEY is not configured');
     }
-    let res: JsonResponse;
-    try {
-      res = await requestJson(method, auth.url.replace(/\/+$/, '') + path, { body, headers, ca: auth.ca, timeoutMs: auth.timeoutMs ?? 10_000 });
-    } catch (err) {
-      throw authUnavailable((err as Error).message);
-    }
-    if (res.status >= 500 || res.status === 0) throw authUnavailable(`HTTP ${res.status}`);
-    return res;
+    return callAuth(auth, method, path, { body, headers });
   }
 
   /** Closes the session a sign-in opened on our behalf; failures only leave a session to expire. */

@@ -3,9 +3,8 @@
  * or admin role granted or taken away on an auth account, through auth's POST /internal/staff-roles with the
  * registry's internal key (the one caller that route accepts). The audit entry at auth names the super-admin.
  */
-import { requestJson, type JsonResponse } from '@platform/kit';
 import { fail } from '../errors.js';
-import type { AuthClientOptions } from './players.js';
+import { authUnavailable, callAuth, type AuthClientOptions } from './auth-client.js';
 
 export type StaffRole = 'moderator' | 'admin';
 
@@ -15,23 +14,14 @@ export interface StaffRoleChange {
   Granted: boolean;
 }
 
-const authUnavailable = (why: string) => fail('auth_unavailable', `The authentication service is unavailable (${why})`);
-
 export function staffRoleService(auth: AuthClientOptions) {
   return {
     async change(superAdminId: string, input: StaffRoleChange): Promise<{ AccountId: string; Roles: string[] }> {
       if (!auth.internalKey) throw authUnavailable('REGISTRY_AUTH_INTERNAL_KEY is not configured');
-      let res: JsonResponse;
-      try {
-        res = await requestJson('POST', auth.url.replace(/\/+$/, '') + '/internal/staff-roles', {
-          body: { account: input.Account.trim(), role: input.Role, granted: input.Granted, on_behalf_of: `developer:${superAdminId}` },
-          headers: { 'x-internal-key': auth.internalKey },
-          ca: auth.ca,
-          timeoutMs: auth.timeoutMs ?? 10_000,
-        });
-      } catch (err) {
-        throw authUnavailable((err as Error).message);
-      }
+      const res = await callAuth(auth, 'POST', '/internal/staff-roles', {
+        body: { account: input.Account.trim(), role: input.Role, granted: input.Granted, on_behalf_of: `developer:${superAdminId}` },
+        headers: { 'x-internal-key': auth.internalKey },
+      });
       if (res.status === 200) return { AccountId: res.body.id, Roles: res.body.roles };
       if (res.status === 404) throw fail('user_not_found', 'No platform account has this email or id');
       if (res.status === 400) throw fail('validation_failed', 'The account must be an email or an account id', { Field: 'Account' });
