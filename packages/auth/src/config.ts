@@ -115,6 +115,13 @@ export const authVars = {
     default: 'optional',
     description: 'optional: unverified email accounts sign in as usual; required: /register answers 202 without tokens and /login 403 email_not_verified until the email is verified',
   }),
+  mailDeferMaxMs: vars.int('AUTH_MAIL_DEFER_MAX_MS', {
+    default: 1500,
+    min: 0,
+    max: 60_000,
+    description:
+      'The address-dependent work of the requests that answer alike for every address (reset request, resend, email change, required-mode sign-up) starts after a random delay up to this, so the load it puts on the node does not line up with the request',
+  }),
   rateEmailPerIp: vars.int('AUTH_RATE_EMAIL_PER_IP', { default: 20, min: 1, description: 'Email-flow requests (reset, verify, resend, email change) per IP per AUTH_RATE_WINDOW_SECONDS' }),
   rateEmailPerAddress: vars.int('AUTH_RATE_EMAIL_PER_ADDRESS', { default: 5, min: 1, description: 'Mails asked for one address (reset, resend, email change) per AUTH_RATE_EMAIL_WINDOW_SECONDS' }),
   rateEmailWindowSeconds: vars.int('AUTH_RATE_EMAIL_WINDOW_SECONDS', { default: 3600, min: 1, description: 'Window of AUTH_RATE_EMAIL_PER_ADDRESS' }),

@@ -82,6 +82,7 @@ export async function startAuthCluster(opts: AuthClusterOptions): Promise<AuthCl
       // Cheap hashes: the cluster tests measure agreement, not Argon2.
       AUTH_PASSWORD_MEMORY_KIB: '1024',
       AUTH_PASSWORD_TIME_COST: '1',
+      AUTH_MAIL_DEFER_MAX_MS: '0',
       ...(opts.env ?? {}),
     };
     nodes.push(new ServiceNode({ name: `${prefix}-${i + 1}`, entry: 'packages/auth/src/main.ts', env, port, protocol: 'https', ca: tls.cert }));

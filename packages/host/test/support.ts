@@ -26,6 +26,7 @@ export async function embeddedHostEnv(dir: string, adminPassword: string, extra:
     SOCIAL__LISTEN__PORT: String(socialPort),
     AUTH_PASSWORD_MEMORY_KIB: '1024',
     AUTH_PASSWORD_TIME_COST: '1',
+    AUTH_MAIL_DEFER_MAX_MS: '0',
     REGISTRY_ADMIN_PASSWORD: adminPassword,
     ...extra,
   };

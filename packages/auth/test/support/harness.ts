@@ -11,7 +11,8 @@ import { readAuthConfig, type AuthConfig } from '../../src/config.js';
 import type { PlatformVerifiers } from '../../src/services/platform.js';
 
 /** Cheap Argon2 for tests that are not about the password parameters. */
-export const FAST_ENV: Env = { AUTH_PASSWORD_MEMORY_KIB: '1024', AUTH_PASSWORD_TIME_COST: '1', LOG_LEVEL: 'silent' };
+// Mail jobs at once: only enumeration.test.ts is about their random start.
+export const FAST_ENV: Env = { AUTH_PASSWORD_MEMORY_KIB: '1024', AUTH_PASSWORD_TIME_COST: '1', AUTH_MAIL_DEFER_MAX_MS: '0', LOG_LEVEL: 'silent' };
 
 export interface Harness {
   app: AuthApp;
