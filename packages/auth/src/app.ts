@@ -25,7 +25,7 @@ import type { AuthConfig } from './config.js';
 import type { AuthContext } from './context.js';
 import { authErrors, fail } from './errors.js';
 import { createAccountService } from './services/account.js';
-import { KeyCache, KEY_ROTATION_CHANNEL, advanceRotation, ensureActiveKey, keyTimings } from './services/keys.js';
+import { KeyCache, advanceRotation, ensureActiveKey, keyTimings } from './services/keys.js';
 import type { PlatformVerifiers } from './services/platform.js';
 import { createPlatformVerifiers } from './providers/index.js';
 import { createRateLimiter, type Limit, type RateLimiter } from './services/rate-limit.js';
@@ -50,7 +50,6 @@ import { createDeviceGrantService } from './services/device-grant.js';
 import { emailRoutes } from './routes/email.js';
 import { createEmailFlows } from './services/email-flows.js';
 import { createMailer } from './services/mailer.js';
-import { deleteStaleEmailTokens } from './queries/email-tokens.js';
 
 export const MIGRATIONS_DIR = path.resolve(import.meta.dirname, '../migrations');
 
@@ -214,43 +213,8 @@ function createAuthenticate(config: AuthConfig, state: StateStore, keys: KeyCach
   };
 }
 
-/** Background work on every node: key cache refresh and rotation steps, retention, outbox delivery. */
-async function startBackgroundWork(app: AuthApp, context: AuthContext): Promise<void> {
-  const { config, keys, state } = context;
-  const tick = (what: string, fn: () => Promise<unknown>) => () =>
-    void fn().catch((err) => app.log.warn({ err: (err as Error).message }, `${what} failed`));
-  const keyTimer = setInterval(tick('key refresh', context.refreshKeys), config.keyRefreshSeconds * 1000);
-  const purgeTimer = setInterval(
-    tick('purge', async () => {
-      await app.purgeDeletedAccounts();
-      await app.pruneIdleGuests();
-      await context.outbox.purgeDelivered();
-      await context.deviceGrants.purgeExpired();
-      await deleteStaleEmailTokens(context.db);
-    }),
-    config.purgeIntervalSeconds * 1000,
-  );
-  const sweepTimer = setInterval(
-    tick('sanction sweep', () => context.sanctions.sweep({ nodeId: config.nodeId, ip: null })),
-    config.sanctionSweepSeconds * 1000,
-  );
-  keyTimer.unref();
-  purgeTimer.unref();
-  sweepTimer.unref();
-  const unsubscribe = await state
-    .subscribe(KEY_ROTATION_CHANNEL, () => tick('key reload', () => keys.reload())())
-    .catch(() => undefined);
-  context.outbox.start();
-  app.addHook('onClose', async () => {
-    await context.outbox.stop();
-    clearInterval(keyTimer);
-    clearInterval(purgeTimer);
-    clearInterval(sweepTimer);
-    await unsubscribe?.().catch(() => {});
-  });
-}
-
-export async function buildApp(config: AuthConfig, deps: AuthDeps): Promise<AuthApp> {
+/** The app with its context and routes; its background work is in workers/ (started by the kit: service.ts). */
+export async function createApp(config: AuthConfig, deps: AuthDeps): Promise<AuthApp> {
   const { db, state } = deps;
   if (!config.masterKey) throw new Error('buildApp needs config.masterKey (AUTH_MASTER_KEY or the generated master.key)');
   const keys = new KeyCache(db, config.masterKey);
@@ -314,6 +278,5 @@ export async function buildApp(config: AuthConfig, deps: AuthDeps): Promise<Auth
   for (const routes of [signInRoutes, tokenRoutes, accountRoutes, adminRoutes, internalRoutes, sessionRoutes, deviceRoutes, oauthRoutes, emailRoutes]) {
     await app.register(async (scope) => routes(scope as App, context));
   }
-  await startBackgroundWork(app, context);
   return app;
 }

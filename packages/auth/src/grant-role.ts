@@ -10,7 +10,7 @@ import { ConfigError, openEmbeddedPostgres, type EmbeddedPostgres } from '@platf
 import { readAuthConfig } from './config.js';
 import { GRANTABLE_ROLES, grantRoles } from './services/admin.js';
 import { createRevoker } from './services/revocation.js';
-import { openAuthStores } from './start.js';
+import { openAuthStores } from './service.js';
 
 const USAGE = 'usage: grant-role <email | account id> <player|moderator|admin>… [--remove] [--offline]';
 

@@ -1,12 +1,5 @@
-import { ConfigError } from '@platform/kit';
-import { startAuth } from './start.js';
+// Process entry: `node packages/auth/dist/main.js` (or src/main.ts through tsx).
+import { runMain } from '@platform/kit';
+import { authService } from './service.js';
 
-try {
-  await startAuth(process.env);
-} catch (err) {
-  if (err instanceof ConfigError) {
-    console.error(err.message);
-    process.exit(2);
-  }
-  throw err;
-}
+await runMain(authService);

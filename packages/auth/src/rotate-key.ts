@@ -7,7 +7,7 @@
 import { ConfigError } from '@platform/kit';
 import { readAuthConfig } from './config.js';
 import { KEY_ROTATION_CHANNEL, keyTimings, rotateSigningKey } from './services/keys.js';
-import { openAuthStores, resolveMasterKey } from './start.js';
+import { openAuthStores, resolveMasterKey } from './service.js';
 
 try {
   const config = readAuthConfig(process.env);

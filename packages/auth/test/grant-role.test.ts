@@ -9,9 +9,10 @@ import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { openEmbeddedPostgres, type Database, type Env } from '@platform/kit';
-import { buildApp, type AuthApp } from '../src/app.js';
+import type { AuthApp } from '../src/app.js';
+import { buildApp } from '../src/service.js';
 import { readAuthConfig } from '../src/config.js';
-import { openAuthStores } from '../src/start.js';
+import { openAuthStores } from '../src/service.js';
 import { bearer, FAST_ENV, GOOD_PASSWORD, harness, type Harness } from './support/harness.js';
 
 const CLI = path.resolve(import.meta.dirname, '../src/grant-role.ts');

@@ -18,10 +18,10 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { ConfigError, createMemoryStore, loadOrCreateLocalCa, loadOrCreateTls, metricsOf, openEmbeddedPostgres, type EmbeddedPostgres, type Env } from '@platform/kit';
-import { MIGRATIONS_DIR as AUTH_MIGRATIONS, readAuthConfig, startAuth } from '@platform/auth';
-import { MIGRATIONS_DIR as REGISTRY_MIGRATIONS, readRegistryConfig, REGISTRY_PORT, startRegistry } from '@platform/registry';
-import { MIGRATIONS_DIR as SOCIAL_MIGRATIONS, readSocialConfig, startSocial } from '@platform/social';
+import { ConfigError, createMemoryStore, loadOrCreateLocalCa, loadOrCreateTls, openEmbeddedPostgres, type EmbeddedPostgres, type Env } from '@platform/kit';
+import { MIGRATIONS_DIR as AUTH_MIGRATIONS, authService, readAuthConfig } from '@platform/auth';
+import { MIGRATIONS_DIR as REGISTRY_MIGRATIONS, readRegistryConfig, REGISTRY_PORT, registryService } from '@platform/registry';
+import { MIGRATIONS_DIR as SOCIAL_MIGRATIONS, readSocialConfig, socialService } from '@platform/social';
 import { importOldLayout } from './old-layout.js';
 
 export interface RunningHost {
@@ -215,15 +215,17 @@ export async function startHost(
     await embedded?.close();
   };
   try {
-    const auth = await startAuth(envs.auth, { embedded, handleSignals: false });
-    stops.push(() => auth.close());
-    metrics.auth = metricsOf(auth)?.endpoint?.url;
-    const registry = await startRegistry(envs.registry, { embedded, bus, handleSignals: false, port: registryPort });
-    stops.push(() => registry.close());
-    metrics.registry = registry.metricsUrl;
-    const social = await startSocial(envs.social, { embedded, bus, handleSignals: false });
-    stops.push(() => social.app.close());
-    metrics.social = social.metricsUrl;
+    // In this order: each may call the one before. Each is a kit RunningService, started and stopped alike.
+    const services = [
+      () => authService.start(envs.auth, { embedded, bus, handleSignals: false }),
+      () => registryService.start(envs.registry, { embedded, bus, handleSignals: false, port: registryPort }),
+      () => socialService.start(envs.social, { embedded, bus, handleSignals: false }),
+    ];
+    for (const start of services) {
+      const running = await start();
+      stops.push(() => running.close());
+      metrics[running.name as keyof RunningHost['metrics']] = running.metricsUrl;
+    }
   } catch (err) {
     await close();
     throw err;

@@ -6,6 +6,7 @@
  */
 // Carried into dist/http.d.ts: the services' route schemas use the `tags` that @fastify/swagger adds to FastifySchema.
 /// <reference types="@fastify/swagger" preserve="true" />
+import { installStops } from './app-stop.js';
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyError, type FastifyServerOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -431,6 +432,7 @@ function installProbes(app: App, opts: ServiceOptions, f: (n: string) => string)
 export async function createService(opts: ServiceOptions): Promise<App> {
   const f = (n: string) => fieldName(opts.fieldCase, n);
   const app = createFastify(opts, f);
+  installStops(app);
   installSecurityHeaders(app);
   // Every route is recorded as registered; the docs UI's routes are public by the prefix they are registered under.
   const routes: RegisteredRoute[] = [];
@@ -462,42 +464,4 @@ export async function createService(opts: ServiceOptions): Promise<App> {
   await installDocs(app, opts);
   installProbes(app, opts, f);
   return app;
-}
-
-
-/**
- * Listens and installs SIGTERM/SIGINT handlers: stop accepting, let in-flight
- * requests finish, close connections and stores, then exit. With
- * handleSignals false it only listens; closing the app closes the stores.
- */
-export async function serve(
-  app: App,
-  opts: { port: number; host: string; onClose?: () => Promise<void>; graceMs?: number; handleSignals?: boolean },
-): Promise<void> {
-  if (opts.handleSignals === false) {
-    // Hosted with other services in one process: the host stops the app (app.close()), which closes the stores.
-    const onClose = opts.onClose;
-    if (onClose) app.addHook('onClose', async () => onClose());
-    await app.listen({ port: opts.port, host: opts.host });
-    return;
-  }
-  await app.listen({ port: opts.port, host: opts.host });
-  let closing = false;
-  const shutdown = async (signal: string) => {
-    if (closing) return;
-    closing = true;
-    app.log.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), opts.graceMs ?? 10_000);
-    force.unref();
-    try {
-      await app.close();
-      await opts.onClose?.();
-      process.exit(0);
-    } catch (err) {
-      app.log.error({ err }, 'shutdown failed');
-      process.exit(1);
-    }
-  };
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
-  process.once('SIGINT', () => void shutdown('SIGINT'));
 }

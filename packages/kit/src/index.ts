@@ -23,3 +23,5 @@ export * from './metrics.js';
 export * from './metrics-listener.js';
 export { CHECK_RESPONSES_ENV, responseChecksEnabled } from './response-contract.js';
 export * from './cursor.js';
+export * from './service.js';
+export { onStop } from './app-stop.js';

@@ -35,7 +35,7 @@ export function adminPasswordBanner(email: string, password: string): string {
   return `\n${line}\n  Super-admin account created: ${email}\n  Generated password (shown only this once): ${password}\n  Set REGISTRY_ADMIN_PASSWORD to choose it yourself.\n${line}\n\n`;
 }
 
-export async function buildApp(config: AppConfig, deps: AppDeps): Promise<App> {
+export async function createApp(config: AppConfig, deps: AppDeps): Promise<App> {
   const { db, state, blobs } = deps;
   const clock = deps.clock ?? Date.now;
 
@@ -102,6 +102,5 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<App> {
   validateKeyRoutes(app, ctx);
   registerUserRoutes(app, ctx);
   consoleRoutes(app, ctx);
-  await app.ready();
   return app;
 }

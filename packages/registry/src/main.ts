@@ -1,14 +1,5 @@
 // Process entry: `node packages/registry/dist/main.js` (or src/main.ts through tsx).
-import { ConfigError } from '@platform/kit';
-import { startRegistry } from './start.js';
+import { runMain } from '@platform/kit';
+import { registryService } from './service.js';
 
-try {
-  await startRegistry(process.env);
-} catch (err) {
-  if (err instanceof ConfigError) {
-    process.stderr.write(`registry: ${err.message}\n`);
-    process.exit(2);
-  }
-  process.stderr.write(`registry: failed to start: ${(err as Error).message}\n`);
-  process.exit(1);
-}
+await runMain(registryService);

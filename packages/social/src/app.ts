@@ -19,7 +19,7 @@ import {
 } from '@platform/kit';
 import type { SocialConfig } from './config.js';
 import { createAuthenticator, createServerVerifier, type Authenticator, type Principal, type ServerVerifier } from './services/auth.js';
-import type { Ctx, GameContext, UserRow } from './services/context.js';
+import type { Ctx, GameContext, UserRow } from './context.js';
 import { socialErrors } from './services/errors.js';
 import { createEventPublisher, replayRetention } from './services/events.js';
 import { createRevocations } from './services/revocations.js';
@@ -74,7 +74,7 @@ export interface SocialDeps {
 
 export type SocialApp = App & { ctx: Ctx; realtime: Realtime };
 
-function createApp(config: SocialConfig, deps: SocialDeps, metrics: SocialMetrics): Promise<App> {
+function createShell(config: SocialConfig, deps: SocialDeps, metrics: SocialMetrics): Promise<App> {
   return createService({
     name: 'social',
     metrics: metrics.metrics,
@@ -179,9 +179,10 @@ function registerRoutes(app: App, ctx: Ctx, internal: InternalRouteOptions): voi
   realtimeRoutes(app);
 }
 
-export async function buildApp(config: SocialConfig, deps: SocialDeps): Promise<SocialApp> {
+/** The app with its context, routes and socket gateway; its background work is in workers/ (started by the kit: service.ts). */
+export async function createApp(config: SocialConfig, deps: SocialDeps): Promise<SocialApp> {
   const metrics = createSocialMetrics(deps.db);
-  const app = await createApp(config, deps, metrics);
+  const app = await createShell(config, deps, metrics);
   const events = createEventPublisher(deps.state, deps.db, app.log, { replay: replayRetention(config), onPublishFailed: () => metrics.dropped('publish_failed') });
   // Chat sanctions announced by auth (bus and outbox): chat refused on every node (docs/social.md, "Sanctions").
   const sanctions = await createSanctions({ state: deps.state, origin: events.origin, log: app.log });

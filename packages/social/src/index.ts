@@ -1,10 +1,10 @@
-export { buildApp, type SocialDeps, type SocialApp } from './app.js';
+export type { SocialDeps, SocialApp } from './app.js';
 export { attachRealtime, socketToken, CLOSE, WS_PATH, type Realtime } from './realtime/gateway.js';
 export { readSocialConfig, mergedEnv, type SocialConfig } from './config.js';
-export { startSocial, MIGRATIONS_DIR } from './start.js';
+export { buildApp, socialService, startSocial, MIGRATIONS_DIR, type RunningSocial } from './service.js';
 export { createEventPublisher, userChannel, partyChannel, type EventPublisher, type EventEnvelope, type EventType } from './services/events.js';
 export { sendChatMessage, purgeChat } from './services/chat.js';
 export { heartbeat, setPresence } from './services/presence.js';
 export { currentPartyId } from './services/parties.js';
 export { isMuted } from './services/friends.js';
-export type { Ctx, GameContext, UserRow } from './services/context.js';
+export type { Ctx, GameContext, UserRow } from './context.js';

@@ -13,7 +13,7 @@ import { testDatabase, testStateStore, type TestDatabase, type TestStateStore } 
 import { buildApp, partyChannel, readSocialConfig, userChannel, type EventEnvelope } from '../src/index.js';
 import { FANOUT_CHANNEL, type FanoutMessage } from '../src/services/events.js';
 import { friendPresenceData } from '../src/services/presence.js';
-import { NO_GAME, type GameContext } from '../src/services/context.js';
+import { NO_GAME, type GameContext } from '../src/context.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 

@@ -6,7 +6,8 @@ import path from 'node:path';
 import type { DestinationStream } from 'pino';
 import { testDatabase, testStateStore, type TestDatabase, type TestStateStore } from '@platform/kit/testing';
 import type { Env, TlsMaterial } from '@platform/kit';
-import { buildApp, migrateAuth, type AuthApp } from '../../src/app.js';
+import { migrateAuth, type AuthApp } from '../../src/app.js';
+import { buildApp } from '../../src/service.js';
 import { readAuthConfig, type AuthConfig } from '../../src/config.js';
 import type { PlatformVerifiers } from '../../src/services/platform.js';
 

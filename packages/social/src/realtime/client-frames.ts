@@ -2,7 +2,7 @@
 import type { RawData } from 'ws';
 import { AppError } from '@platform/kit';
 import type { Authenticator } from '../services/auth.js';
-import type { Ctx } from '../services/context.js';
+import type { Ctx } from '../context.js';
 import { sendChatMessage } from '../services/chat.js';
 import { groupedReads } from '../services/grouped-reads.js';
 import { readPresence, setPresence, viewPresence } from '../services/presence.js';

@@ -2,7 +2,7 @@
  * Events to sockets: the hub's dispatch (control messages, party-channel filtering, one encoded frame per
  * event), party-channel membership of each socket, and the fan-out channel of many-recipient events.
  */
-import type { Ctx, GameContext } from '../services/context.js';
+import type { Ctx, GameContext } from '../context.js';
 import { FANOUT_CHANNEL, partyChannel, replayRetention, userChannel, type EventEnvelope, type FanoutMessage } from '../services/events.js';
 import { currentPartyId } from '../services/parties.js';
 import { friendPresenceData, presenceViewLevel, type PresenceSource, type ViewLevel } from '../services/presence.js';

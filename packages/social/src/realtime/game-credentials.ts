@@ -6,7 +6,7 @@
  * arrived is refused as a new one would be (`refusedCredential`).
  */
 import { GAME_CREDENTIALS_CHANNEL, parseGameCredentialsNotice, revokesCredential, type StateStore, type Unsubscribe } from '@platform/kit';
-import type { GameContext } from '../services/context.js';
+import type { GameContext } from '../context.js';
 import { socialErrors } from '../services/errors.js';
 import type { TenancyResolver } from '../services/tenancy.js';
 import { CLOSE, closeConn, type Connection, type Log, type Sender } from './connection.js';

@@ -11,7 +11,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { App, StateStore } from '@platform/kit';
 import type { Authenticator } from '../services/auth.js';
-import type { Ctx } from '../services/context.js';
+import type { Ctx } from '../context.js';
 import type { Revocations } from '../services/revocations.js';
 import type { TenancyResolver } from '../services/tenancy.js';
 import { createFrameHandler } from './client-frames.js';

@@ -5,7 +5,7 @@
  */
 import type { WebSocket, RawData } from 'ws';
 import type { Principal } from '../services/auth.js';
-import type { Ctx, GameContext, UserRow } from '../services/context.js';
+import type { Ctx, GameContext, UserRow } from '../context.js';
 import { partyChannel, userChannel } from '../services/events.js';
 import { CLOSE, closeConn, type Connection, type Log, type Sender } from './connection.js';
 import type { Fanout } from './fanout.js';

@@ -20,7 +20,7 @@
  * notifications are needed.
  */
 import { randomToken, type StateStore } from '@platform/kit';
-import type { Ctx, GameContext, UserRow } from '../services/context.js';
+import type { Ctx, GameContext, UserRow } from '../context.js';
 import { clearPresence, heartbeat, notifyPresence, readPresence, setPresence } from '../services/presence.js';
 import { groupedReads } from '../services/grouped-reads.js';
 

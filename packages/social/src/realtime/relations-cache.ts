@@ -13,7 +13,7 @@
  * read holds the party channel's later messages behind it) every few seconds.
  */
 import { createBatcher } from '@platform/kit';
-import type { Ctx } from '../services/context.js';
+import type { Ctx } from '../context.js';
 import { RELATIONS_CHANNEL } from '../services/events.js';
 import { chatExclusions } from '../queries/relations.js';
 import type { Log } from './connection.js';

@@ -9,7 +9,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { compareLogIds, isLogId, type LogEntry, type LogRetention } from '@platform/kit';
-import type { Ctx } from '../services/context.js';
+import type { Ctx } from '../context.js';
 import { visiblePublicIds } from '../queries/relations.js';
 import { partyChannel, replayLog, userChannel, type EventEnvelope } from '../services/events.js';
 import type { Connection, Sender } from './connection.js';

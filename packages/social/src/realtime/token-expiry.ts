@@ -7,7 +7,7 @@
  * carry no expiry.
  */
 import type { Authenticator } from '../services/auth.js';
-import type { Ctx } from '../services/context.js';
+import type { Ctx } from '../context.js';
 import { CLOSE, closeConn, type Connection, type Sender } from './connection.js';
 
 /** setTimeout's longest delay; a later deadline is re-armed when the timer fires. */

@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { AppError } from '@platform/kit';
 import type { Authenticator, Principal } from '../services/auth.js';
-import type { Ctx, GameContext, UserRow } from '../services/context.js';
+import type { Ctx, GameContext, UserRow } from '../context.js';
 import { socialErrors, type SocialErrorCode } from '../services/errors.js';
 import { gameCredentials, type TenancyResolver } from '../services/tenancy.js';
 import { ensureUser } from '../services/users.js';

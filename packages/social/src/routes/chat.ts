@@ -1,7 +1,7 @@
 /** Chat history and an HTTP way to send (chatSend frames on /v1/ws go through the same service, sendChatMessage). */
 import type { App } from '@platform/kit';
 import { Type } from 'typebox';
-import type { Ctx } from '../services/context.js';
+import type { Ctx } from '../context.js';
 import { history, sendChatMessage } from '../services/chat.js';
 import { ChatHistory, ChatMessageDto } from './schemas.js';
 import { BODY, CALLER, CallerHeaders, errorResponses, LIMITED, VALIDATED } from './responses.js';

@@ -1,7 +1,7 @@
 /** Friends, friend requests, blocks and mutes. */
 import type { App } from '@platform/kit';
 import { Type } from 'typebox';
-import type { Ctx } from '../services/context.js';
+import type { Ctx } from '../context.js';
 import {
   acceptRequest,
   block,

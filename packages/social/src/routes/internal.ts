@@ -7,7 +7,7 @@
 import { Type } from 'typebox';
 import { AUTH_SERVICE_NAME, serviceSubject, type AccessClaims, type App } from '@platform/kit';
 import type { FastifyRequest } from 'fastify';
-import type { Ctx } from '../services/context.js';
+import type { Ctx } from '../context.js';
 import { eraseAccount } from '../services/account.js';
 import { socialError } from '../services/errors.js';
 import { parseAuthNotice, type Revocations } from '../services/revocations.js';

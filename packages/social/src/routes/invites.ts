@@ -1,7 +1,7 @@
 /** Game invites and the invite inbox (party invites are made under /v1/parties/{id}/invites). */
 import type { App } from '@platform/kit';
 import { Type } from 'typebox';
-import type { Ctx } from '../services/context.js';
+import type { Ctx } from '../context.js';
 import { acceptGameInvite, declineInvite, inviteToGame, listInvites, revokeInvite } from '../services/invites.js';
 import { InviteDto, JoinMetadata, JoinResultDto } from './schemas.js';
 import { BODY, CALLER, CallerHeaders, errorResponses, INVITE_TARGET, LIMITED, NoContent, USABLE_INVITE, VALIDATED } from './responses.js';

@@ -1,7 +1,7 @@
 /** The caller: profile, name, privacy export and erasure. */
 import type { App } from '@platform/kit';
 import { Type } from 'typebox';
-import type { Ctx } from '../services/context.js';
+import type { Ctx } from '../context.js';
 import { changeName, eraseAccount, exportData, updateProfile } from '../services/account.js';
 import { meDto, profileDto } from '../services/users.js';
 import { DeletedResponse, MeResponse, PrivacyExport, ProfileDto } from './schemas.js';

@@ -4,7 +4,7 @@
  */
 import type { App } from '@platform/kit';
 import { Type } from 'typebox';
-import type { Ctx } from '../services/context.js';
+import type { Ctx } from '../context.js';
 import { actOnReport, assertModerator, getReport, listQueue, moveReportState } from '../services/moderation.js';
 import { REPORT_REASONS } from '../services/reports.js';
 import { BODY, CALLER, CallerHeaders, errorResponses, LIMITED, VALIDATED } from './responses.js';

@@ -1,7 +1,7 @@
 /** Private notes about other users. */
 import type { App } from '@platform/kit';
 import { Type } from 'typebox';
-import type { Ctx } from '../services/context.js';
+import type { Ctx } from '../context.js';
 import { deleteNote, getNote, NOTE_MAX, putNote } from '../services/notes.js';
 import { NoteResponse, PublicIdParams } from './schemas.js';
 import { BODY, CALLER, CallerHeaders, errorResponses, NoContent, VALIDATED } from './responses.js';

@@ -4,7 +4,7 @@
  */
 import { serviceSubject, type App } from '@platform/kit';
 import { Type } from 'typebox';
-import type { Ctx } from '../services/context.js';
+import type { Ctx } from '../context.js';
 import { socialError } from '../services/errors.js';
 import {
   countUnread,

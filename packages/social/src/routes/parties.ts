@@ -1,7 +1,7 @@
 /** Parties: create, read, invite, join, leave, kick, leader, session, visibility, join metadata. */
 import type { App } from '@platform/kit';
 import { Type, type TSchema } from 'typebox';
-import type { Ctx } from '../services/context.js';
+import type { Ctx } from '../context.js';
 import {
   createParty,
   getParty,

@@ -1,7 +1,7 @@
 /** Presence: set your own, read a friend's. */
 import type { App } from '@platform/kit';
 import { Type } from 'typebox';
-import type { Ctx } from '../services/context.js';
+import type { Ctx } from '../context.js';
 import { presenceOf, setPresence, viewPresence } from '../services/presence.js';
 import { PresenceResponse, PresenceStateSchema, PublicIdParams, RichPresenceInput } from './schemas.js';
 import { BODY, CALLER, CallerHeaders, errorResponses, VALIDATED } from './responses.js';

@@ -1,7 +1,7 @@
 /** Reports to moderation. */
 import type { App } from '@platform/kit';
 import { Type } from 'typebox';
-import type { Ctx } from '../services/context.js';
+import type { Ctx } from '../context.js';
 import { fileReport, REPORT_REASONS } from '../services/reports.js';
 import { ReportReceived } from './schemas.js';
 import { BODY, CALLER, CallerHeaders, errorResponses, LIMITED } from './responses.js';

@@ -1,7 +1,7 @@
 /** Finding other users. */
 import type { App } from '@platform/kit';
 import { Type } from 'typebox';
-import type { Ctx } from '../services/context.js';
+import type { Ctx } from '../context.js';
 import { searchUsers } from '../services/users.js';
 import { UserSummary } from './schemas.js';
 import { CALLER, CallerHeaders, errorResponses, LIMITED, VALIDATED } from './responses.js';

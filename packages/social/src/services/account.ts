@@ -1,5 +1,5 @@
 /** Self-service: profile edits, privacy export and erasure. */
-import type { Ctx, GameContext, ProfileVisibility, UserRow } from './context.js';
+import type { Ctx, GameContext, ProfileVisibility, UserRow } from '../context.js';
 import { listBlocked, listFriends } from './friends.js';
 import { exportNotifications } from './notifications.js';
 import { removeMember } from './parties.js';

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createBatcher, onePer, UUID_PATTERN as GUID, type Queryable } from '@platform/kit';
-import type { Ctx, UserRow } from './context.js';
+import type { Ctx, UserRow } from '../context.js';
 import { limitChat } from './limits.js';
 import { socialError } from './errors.js';
 import { channelHistory, deleteMessagesBefore, insertDmMessage, insertPartyMessages, type ChatKind, type MessageRow, type PartyInsert } from '../queries/chat.js';

@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { type Queryable } from '@platform/kit';
-import type { Ctx, GameContext, UserRow } from './context.js';
+import type { Ctx, GameContext, UserRow } from '../context.js';
 import { readPresence, viewPresence, type VisibleState } from './presence.js';
 import { limitOutreach } from './limits.js';
 import { assertNotBlocked, fullHandle, resolveTarget, requireAddressableUser, requireUser, userSummary } from './users.js';

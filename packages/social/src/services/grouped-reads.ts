@@ -5,7 +5,7 @@
  * (measured: bench ws-presence, docs/benchmarks.md). Each caller still gets exactly its own answer.
  */
 import { createBatcher, onePer, type Queryable } from '@platform/kit';
-import type { UserRow } from './context.js';
+import type { UserRow } from '../context.js';
 import { unmutedFriendships } from '../queries/friends.js';
 import { usersByIds } from '../queries/users.js';
 

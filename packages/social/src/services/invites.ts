@@ -3,7 +3,7 @@
  * invite by joining with it), declined, revoked by its sender, or past `expiresAt`.
  */
 import { UUID_PATTERN as UUID } from '@platform/kit';
-import type { Ctx, UserRow } from './context.js';
+import type { Ctx, UserRow } from '../context.js';
 import { checkJoin, joinColumns, joinDto, type JoinMetadata } from './join-metadata.js';
 import { limitOutreach } from './limits.js';
 import { memberParty } from './party-access.js';

@@ -4,7 +4,7 @@
  * invites, reports) so they cannot be used to spam.
  */
 import { groupedHits } from '@platform/kit';
-import type { Ctx } from './context.js';
+import type { Ctx } from '../context.js';
 import { rateLimited } from './errors.js';
 
 export async function limitChat(ctx: Ctx, userId: string): Promise<void> {

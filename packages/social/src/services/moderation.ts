@@ -5,7 +5,7 @@
  * so no one learns who reported them.
  */
 import { UUID_PATTERN } from '@platform/kit';
-import type { Ctx, UserRow } from './context.js';
+import type { Ctx, UserRow } from '../context.js';
 import { socialError } from './errors.js';
 import { fullHandle } from './users.js';
 import type { ReportSnapshot } from './reports.js';

@@ -1,5 +1,5 @@
 /** Private notes of a user about another. */
-import type { Ctx, UserRow } from './context.js';
+import type { Ctx, UserRow } from '../context.js';
 import { fullHandle, requireAddressableUser } from './users.js';
 import { socialError } from './errors.js';
 import { deleteNote as deleteNoteRow, noteOf, upsertNote } from '../queries/notes.js';

@@ -5,7 +5,7 @@
  * neither stored nor delivered. Pages are newest first behind an opaque cursor bound to the reader.
  */
 import { UUID_PATTERN as UUID, type Queryable } from '@platform/kit';
-import type { Ctx, UserRow } from './context.js';
+import type { Ctx, UserRow } from '../context.js';
 import { socialError } from './errors.js';
 import { fullHandle } from './users.js';
 import {

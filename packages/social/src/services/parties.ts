@@ -5,7 +5,7 @@
  * a valid invite addressed to the caller. Invites are in invites.ts.
  */
 import { isUniqueViolation, type Queryable } from '@platform/kit';
-import type { Ctx, UserRow } from './context.js';
+import type { Ctx, UserRow } from '../context.js';
 import { usableInvite } from './invites.js';
 import { checkJoin, joinColumns, joinDto, type JoinMetadata } from './join-metadata.js';
 import { leaderParty, memberParty, partyRow } from './party-access.js';

@@ -1,6 +1,6 @@
 /** Who may see or lead a party: the reads every party and party-invite operation starts with. */
 import { UUID_PATTERN as UUID, type Queryable } from '@platform/kit';
-import type { UserRow } from './context.js';
+import type { UserRow } from '../context.js';
 import { socialError } from './errors.js';
 import { isPartyMember, partyById, type PartyRow } from '../queries/parties.js';
 

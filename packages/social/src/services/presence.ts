@@ -5,7 +5,7 @@
  * cross-game visibility; every view of it goes through `viewPresence`.
  */
 import { AppError } from '@platform/kit';
-import type { Ctx, CrossGameVisibility, GameContext, UserRow } from './context.js';
+import type { Ctx, CrossGameVisibility, GameContext, UserRow } from '../context.js';
 import { groupedReads } from './grouped-reads.js';
 import { requireUser } from './users.js';
 import { socialError } from './errors.js';

@@ -1,6 +1,6 @@
 /** Reports to moderation: filed by players, with a snapshot of the target taken at that moment. */
 import { UUID_PATTERN, type Queryable } from '@platform/kit';
-import type { Ctx, GameContext, UserRow } from './context.js';
+import type { Ctx, GameContext, UserRow } from '../context.js';
 import { dmPeer } from './chat.js';
 import { limitOutreach } from './limits.js';
 import { fullHandle, resolveTarget } from './users.js';

@@ -13,7 +13,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import { gameSecretDigest, revokesCredential, sha256Hex, type GameCredentialRef, type GameCredentialsNotice } from '@platform/kit';
 import { CROSS_GAME_VISIBILITY } from '../config.js';
-import { NO_GAME, type CrossGameVisibility, type GameContext } from './context.js';
+import { NO_GAME, type CrossGameVisibility, type GameContext } from '../context.js';
 import { socialError } from './errors.js';
 
 /** The game credentials a request carries (absent: not sent). */

@@ -5,7 +5,7 @@
  */
 import { randomInt } from 'node:crypto';
 import { isUniqueViolation, randomToken, type Queryable } from '@platform/kit';
-import type { Ctx, UserRow } from './context.js';
+import type { Ctx, UserRow } from '../context.js';
 import { socialError } from './errors.js';
 import { limitSearch } from './limits.js';
 import { hasBlocked } from '../queries/relations.js';

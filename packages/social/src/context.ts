@@ -1,10 +1,10 @@
 /** What every service function needs: stores, settings, events and a clock. */
 import type { CursorSealer, Database, GameCredentialRef, StateStore } from '@platform/kit';
-import type { SocialConfig } from '../config.js';
-import type { EventPublisher } from './events.js';
-import type { SocialMetrics } from './metrics.js';
-import type { Sanctions } from './sanctions.js';
-import type { AuthAdmin } from './auth-admin.js';
+import type { SocialConfig } from './config.js';
+import type { EventPublisher } from './services/events.js';
+import type { SocialMetrics } from './services/metrics.js';
+import type { Sanctions } from './services/sanctions.js';
+import type { AuthAdmin } from './services/auth-admin.js';
 
 export interface Ctx {
   db: Database;
@@ -37,4 +37,4 @@ export interface GameContext {
 export const NO_GAME: GameContext = { gameId: null, visibility: 'isolated' };
 
 /** The acting user (internal row; account_id never leaves the service). */
-export type { ProfileVisibility, UserRow } from '../queries/users.js';
+export type { ProfileVisibility, UserRow } from './queries/users.js';
