@@ -24,7 +24,7 @@ import { installConnectionDrain } from './connection-drain.js';
 import { nodeServerTimeoutOptions, resolveHttpTimeouts, type HttpTimeouts } from './config.js';
 import { checkJsonInput, cleanNameFields, inputError } from './input.js';
 import { lazyChildLoggerFactory, loggerOptions } from './logger.js';
-import { publicPrefixRoute, type RegisteredRoute } from './route-access.js';
+import { accessOfCaller, publicPrefixRoute, type RegisteredRoute } from './route-access.js';
 import { installCors, type CorsSettings } from './cors.js';
 import { installResponseContract, responseChecksEnabled } from './response-contract.js';
 import { installHttpMetrics, type ServiceMetrics } from './metrics.js';
@@ -442,7 +442,9 @@ export async function createService(opts: ServiceOptions): Promise<App> {
     // The CORS preflight route: answered before any service hook, never with credentials.
     if (route.method === 'OPTIONS' && route.url === '*') route.config = { ...(route.config ?? {}), access: 'public' } as never;
     const config = route.config as { access?: RegisteredRoute['access']; caller?: string } | undefined;
-    const access = config?.access ?? 'authenticated';
+    // The access follows from the declared caller (route-access.ts) unless the route names it.
+    const access = config?.access ?? (config?.caller ? accessOfCaller(config.caller) : 'authenticated');
+    if (config?.caller && !config.access) route.config = { ...config, access } as never;
     // An internal route accepts one server identity, named where the route is declared (route-access.ts).
     if (access === 'internal' && !config?.caller) throw new Error(`${route.url}: an internal route must name its caller (config.caller)`);
     for (const method of [route.method].flat()) routes.push({ method, url: route.url, access, ...(config?.caller ? { caller: config.caller } : {}) });

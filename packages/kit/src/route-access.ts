@@ -18,8 +18,8 @@ declare module 'fastify' {
     /** Who may call the route (route-access.ts); `authenticated` when absent. */
     access?: RouteAccess;
     /**
-     * `internal` routes: the one server identity (the token's `sub`, `service:<name>`) the route accepts; every
-     * other server identity is refused (403). Checked by the service's route-access hook.
+     * Who may call the route (installCallers below): `none`, one of the service's caller kinds, or
+     * `service:<name>`, the one server identity an internal route accepts (every other is refused, 403).
      */
     caller?: string;
     /** False exempts the route from general rate limits (probes, the key set). */
@@ -49,11 +49,70 @@ export interface RegisteredRoute {
  */
 export function routeAccess(req: FastifyRequest): RouteAccess | 'unmatched' {
   if (req.routeOptions.url === undefined) return 'unmatched';
-  return req.routeOptions.config?.access ?? 'authenticated';
+  const config = req.routeOptions.config;
+  return config?.access ?? (config?.caller ? accessOfCaller(config.caller) : 'authenticated');
 }
 
 /** Marks routes the kit's plugins register under a prefix (the docs UI) as public and not rate-limited. */
 export function publicPrefixRoute(route: RouteOptions, prefixes: readonly string[]): void {
   if (!prefixes.some((p) => route.url === p || route.url.startsWith(p + '/'))) return;
   route.config = { ...(route.config ?? {}), access: 'public', rateLimited: false } as never;
+}
+
+/**
+ * Who may call a route, declared once where the route is: `config: { caller }`, one of the service's caller kinds
+ * (`installCallers`), e.g. `none` (public), `player`, `developer`, `superadmin`, or `service:<name>` (one server
+ * identity; `service:*` any the service knows). The kit resolves it once per request, before the handler runs, with
+ * the service's resolver for that kind; the handler reads the principal with `callerOf(req)`. A route that declares
+ * no caller (and is not public) stops the service at start: nothing is open by accident.
+ */
+export type CallerResolver = (req: FastifyRequest, name: string | undefined) => Promise<unknown> | unknown;
+
+const principals = new WeakMap<object, unknown>();
+
+/** The principal the route's declared caller resolved to (set before the handler runs). */
+export function callerOf<P>(req: FastifyRequest): P {
+  if (!principals.has(req)) throw new Error(`${req.routeOptions.url}: no caller resolved (the route declares none)`);
+  return principals.get(req) as P;
+}
+
+/** The declared caller's kind and name: `service:auth` → [`service`, `auth`], `player` → [`player`, undefined]. */
+function splitCaller(caller: string): [string, string | undefined] {
+  const i = caller.indexOf(':');
+  return i < 0 ? [caller, undefined] : [caller.slice(0, i), caller.slice(i + 1)];
+}
+
+export function accessOfCaller(caller: string): RouteAccess {
+  if (caller === 'none') return 'public';
+  return splitCaller(caller)[0] === 'service' ? 'internal' : 'authenticated';
+}
+
+/**
+ * Installs the service's caller resolvers (call before its routes are registered). `phase`: `onRequest` (before
+ * the body is read: social, whose callers are checked before anything else) or `preHandler` (after the body is
+ * validated: auth and the registry answer a bad body before the credentials).
+ */
+export function installCallers(
+  app: { addHook: (name: 'onRoute' | 'onRequest' | 'preHandler', fn: never) => unknown },
+  resolvers: Record<string, CallerResolver>,
+  phase: 'onRequest' | 'preHandler' = 'preHandler',
+): void {
+  const known = new Set(Object.keys(resolvers));
+  app.addHook('onRoute', ((route: RouteOptions) => {
+    const config = (route.config ?? {}) as { access?: RouteAccess; caller?: string };
+    if (config.caller === undefined) {
+      // The kit's own public routes (probes, docs, the CORS preflight) are public by their registration.
+      if (config.access === 'public') return;
+      throw new Error(`${[route.method].flat().join(',')} ${route.url}: the route must declare its caller (config.caller)`);
+    }
+    if (config.caller !== 'none' && !known.has(splitCaller(config.caller)[0])) {
+      throw new Error(`${route.url}: unknown caller kind '${config.caller}' (known: none, ${[...known].join(', ')})`);
+    }
+  }) as never);
+  app.addHook(phase, (async (req: FastifyRequest) => {
+    const caller = req.routeOptions.config?.caller;
+    if (caller === undefined || caller === 'none' || req.routeOptions.url === undefined) return;
+    const [kind, name] = splitCaller(caller);
+    principals.set(req, await resolvers[kind](req, name));
+  }) as never);
 }

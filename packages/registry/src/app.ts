@@ -4,7 +4,7 @@
  * ones. Building also prepares the shared state: the token-signing key and
  * the seeded super-admin.
  */
-import { createService, dummyPasswordHash, type App } from '@platform/kit';
+import { createService, dummyPasswordHash, installCallers, type App } from '@platform/kit';
 import { adminRoutes } from './routes/admin.js';
 import { consoleRoutes } from './routes/console.js';
 import { developerRoutes } from './routes/developers.js';
@@ -14,7 +14,7 @@ import { validateKeyRoutes } from './routes/validate-key.js';
 import { registerUserRoutes } from './routes/register-user.js';
 import { playerService } from './services/players.js';
 import { staffRoleService } from './services/staff-roles.js';
-import { authenticator } from './services/auth.js';
+import { authenticator, registryCallers } from './services/auth.js';
 import { developerService, seedSuperAdmin } from './services/developers.js';
 import { gameService } from './services/games.js';
 import { gameKeyService } from './services/game-keys.js';
@@ -95,6 +95,8 @@ export async function createApp(config: AppConfig, deps: AppDeps): Promise<App> 
     staffRoles: staffRoleService({ url: config.authUrl, ca: config.authCa, internalKey: config.authInternalKey }),
     metrics,
   };
+  // Who may call each route is declared on the route (config.caller) and resolved here, once (kit route-access.ts).
+  installCallers(app, registryCallers(ctx.auth, ctx.gameKeys));
   developerRoutes(app, ctx);
   gameRoutes(app, ctx);
   moduleRoutes(app, ctx);

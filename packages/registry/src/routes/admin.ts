@@ -1,23 +1,23 @@
 import { Type } from 'typebox';
 import type { App } from '@platform/kit';
 import type { Context } from '../context.js';
+import { developerOf } from '../services/auth.js';
 import { bearer, DeveloperView, ErrorBody, UserRegistrationView } from './schemas.js';
 
 export function adminRoutes(app: App, ctx: Context): void {
   app.get(
     '/admin/developers',
     {
+      config: { caller: 'superadmin' },
       schema: { tags: ['admin'], summary: 'Every developer account', security: bearer, response: { 200: Type.Array(DeveloperView), 401: ErrorBody, 403: ErrorBody } },
     },
-    async (req) => {
-      await ctx.auth.superAdmin(req);
-      return ctx.developers.list();
-    },
+    async () => ctx.developers.list(),
   );
 
   app.get(
     '/admin/users',
     {
+      config: { caller: 'superadmin' },
       schema: {
         tags: ['admin'],
         summary: 'Every user registration of every game',
@@ -25,15 +25,13 @@ export function adminRoutes(app: App, ctx: Context): void {
         response: { 200: Type.Array(UserRegistrationView), 401: ErrorBody, 403: ErrorBody },
       },
     },
-    async (req) => {
-      await ctx.auth.superAdmin(req);
-      return ctx.games.allUsers();
-    },
+    async () => ctx.games.allUsers(),
   );
 
   app.post(
     '/admin/staff-roles',
     {
+      config: { caller: 'superadmin' },
       schema: {
         tags: ['admin'],
         summary: 'Grant or take away a platform staff role (moderator, admin) on a player account at auth (super-admin)',
@@ -60,7 +58,7 @@ export function adminRoutes(app: App, ctx: Context): void {
       },
     },
     async (req) => {
-      const caller = await ctx.auth.superAdmin(req);
+      const caller = developerOf(req);
       return ctx.staffRoles.change(caller.id, req.body);
     },
   );

@@ -59,7 +59,7 @@ export function consoleRoutes(app: App, ctx: Context): void {
       .header('cache-control', 'no-store')
       .send(req.method === 'HEAD' ? undefined : asset.body);
   };
-  const route = { schema: { hide: true }, config: { access: 'public' as const, rateLimited: false } };
+  const route = { schema: { hide: true }, config: { caller: 'none', rateLimited: false } };
 
   app.get('/console', route, (req, reply) => send('index.html', req, reply));
   app.get<{ Params: { '*': string } }>('/console/*', route, (req, reply) => send(req.params['*'] || 'index.html', req, reply));

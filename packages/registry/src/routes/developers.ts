@@ -22,7 +22,7 @@ export function developerRoutes(app: App, ctx: Context): void {
         ),
         response: { 201: AuthResponse, 400: ErrorBody, 409: ErrorBody, 429: ErrorBody },
       },
-      config: { access: 'public' },
+      config: { caller: 'none' },
       // Before validation: a flood of malformed sign-ups counts too.
       onRequest: async (req) => limiter.check({ name: 'register:ip', key: req.ip, limit: ctx.config.rateRegisterPerIp }),
     },
@@ -42,7 +42,7 @@ export function developerRoutes(app: App, ctx: Context): void {
         body: Type.Object({ Email: Type.String({ maxLength: 254 }), Password: Type.String({ maxLength: 1024 }) }, { additionalProperties: false }),
         response: { 200: AuthResponse, 400: ErrorBody, 401: ErrorBody, 429: ErrorBody },
       },
-      config: { access: 'public' },
+      config: { caller: 'none' },
       onRequest: async (req) => limiter.check({ name: 'login:ip', key: req.ip, limit: ctx.config.rateLoginPerIp }),
       preHandler: async (req) =>
         limiter.check({ name: 'login:ip-email', key: `${req.ip}\u0000${req.body.Email.trim().toLowerCase()}`, limit: ctx.config.rateLoginPerIpEmail }),

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import type { App } from '@platform/kit';
 import type { Context } from '../context.js';
+import { developerOf } from '../services/auth.js';
 import { gameView } from '../services/games.js';
 import {
   bearer,
@@ -26,19 +27,20 @@ export function gameRoutes(app: App, ctx: Context): void {
 function gameReadRoutes(app: App, ctx: Context): void {
   app.get(
     '/games',
-    { schema: { tags: ['games'], summary: 'Own games (a super-admin sees all)', security: bearer, response: { 200: Type.Array(GameView), 401: ErrorBody } } },
-    async (req) => ctx.games.list(await ctx.auth.developer(req)),
+    { config: { caller: 'developer' }, schema: { tags: ['games'], summary: 'Own games (a super-admin sees all)', security: bearer, response: { 200: Type.Array(GameView), 401: ErrorBody } } },
+    async (req) => ctx.games.list(developerOf(req)),
   );
 
   app.get(
     '/games/:gameId',
-    { schema: { tags: ['games'], summary: 'One game', security: bearer, params: GameParams, response: { 200: GameView, ...errors } } },
-    async (req) => gameView(await ctx.games.get(await ctx.auth.developer(req), req.params.gameId)),
+    { config: { caller: 'developer' }, schema: { tags: ['games'], summary: 'One game', security: bearer, params: GameParams, response: { 200: GameView, ...errors } } },
+    async (req) => gameView(await ctx.games.get(developerOf(req), req.params.gameId)),
   );
 
   app.get(
     '/games/:gameId/users',
     {
+      config: { caller: 'developer' },
       schema: {
         tags: ['games'],
         summary: 'Users registered to a game',
@@ -47,7 +49,7 @@ function gameReadRoutes(app: App, ctx: Context): void {
         response: { 200: Type.Array(UserRegistrationView), ...errors },
       },
     },
-    async (req) => ctx.games.users(await ctx.auth.developer(req), req.params.gameId),
+    async (req) => ctx.games.users(developerOf(req), req.params.gameId),
   );
 }
 
@@ -55,6 +57,7 @@ function gameWriteRoutes(app: App, ctx: Context): void {
   app.post(
     '/games',
     {
+      config: { caller: 'developer' },
       schema: {
         tags: ['games'],
         summary: 'Register a game; its API secret is shown only in this answer',
@@ -64,7 +67,7 @@ function gameWriteRoutes(app: App, ctx: Context): void {
       },
     },
     async (req, reply) => {
-      const caller = await ctx.auth.developer(req);
+      const caller = developerOf(req);
       const r = await ctx.games.create(caller, { displayName: req.body.DisplayName, launchCommand: req.body.LaunchCommand });
       reply.status(201);
       return r;
@@ -74,6 +77,7 @@ function gameWriteRoutes(app: App, ctx: Context): void {
   app.patch(
     '/games/:gameId',
     {
+      config: { caller: 'developer' },
       schema: {
         tags: ['games'],
         summary: 'Change a game; absent fields stay, Settings is replaced whole, LaunchCommand null clears it',
@@ -92,7 +96,7 @@ function gameWriteRoutes(app: App, ctx: Context): void {
       },
     },
     async (req) => {
-      const caller = await ctx.auth.developer(req);
+      const caller = developerOf(req);
       return ctx.games.update(caller, req.params.gameId, {
         displayName: req.body.DisplayName,
         launchCommand: req.body.LaunchCommand,
@@ -105,6 +109,7 @@ function gameWriteRoutes(app: App, ctx: Context): void {
   app.delete(
     '/games/:gameId',
     {
+      config: { caller: 'developer' },
       schema: {
         tags: ['games'],
         summary: 'Delete a game with its builds, blobs and registrations',
@@ -114,7 +119,7 @@ function gameWriteRoutes(app: App, ctx: Context): void {
       },
     },
     async (req, reply) => {
-      await ctx.games.remove(await ctx.auth.developer(req), req.params.gameId);
+      await ctx.games.remove(developerOf(req), req.params.gameId);
       return reply.status(204).send(null);
     },
   );
@@ -125,6 +130,7 @@ function gameKeyRoutes(app: App, ctx: Context): void {
   app.post(
     '/games/:gameId/regenerate-key',
     {
+      config: { caller: 'developer' },
       schema: {
         tags: ['games'],
         summary: 'Replace the API secret; the old one stops working at once',
@@ -133,12 +139,13 @@ function gameKeyRoutes(app: App, ctx: Context): void {
         response: { 200: GameWithSecretView, ...errors },
       },
     },
-    async (req) => ctx.gameKeys.regenerateSecret(await ctx.auth.developer(req), req.params.gameId),
+    async (req) => ctx.gameKeys.regenerateSecret(developerOf(req), req.params.gameId),
   );
 
   app.post(
     '/games/:gameId/regenerate-client-key',
     {
+      config: { caller: 'developer' },
       schema: {
         tags: ['games'],
         summary: 'Replace the client key; the old one stops naming the game at once (social caches it up to its registry cache time)',
@@ -147,6 +154,6 @@ function gameKeyRoutes(app: App, ctx: Context): void {
         response: { 200: GameView, ...errors },
       },
     },
-    async (req) => ctx.gameKeys.regenerateClientKey(await ctx.auth.developer(req), req.params.gameId),
+    async (req) => ctx.gameKeys.regenerateClientKey(developerOf(req), req.params.gameId),
   );
 }

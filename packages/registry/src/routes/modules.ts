@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import type { App } from '@platform/kit';
 import type { Context } from '../context.js';
+import { developerOf } from '../services/auth.js';
 import { moduleBodyLimit } from '../services/modules.js';
 import { bearer, ErrorBody, GameParams, ModuleBuildView, Packaging } from './schemas.js';
 
@@ -8,6 +9,7 @@ export function moduleRoutes(app: App, ctx: Context): void {
   app.post(
     '/games/:gameId/modules',
     {
+      config: { caller: 'developer' },
       bodyLimit: moduleBodyLimit(ctx.config.moduleMaxBytes),
       schema: {
         tags: ['modules'],
@@ -26,7 +28,7 @@ export function moduleRoutes(app: App, ctx: Context): void {
       },
     },
     async (req, reply) => {
-      const game = await ctx.games.get(await ctx.auth.developer(req), req.params.gameId);
+      const game = await ctx.games.get(developerOf(req), req.params.gameId);
       const build = await ctx.modules.upload(game.id, { packaging: req.body.Packaging, version: req.body.Version, wasmBase64: req.body.WasmBase64 });
       reply.status(201);
       return build;
@@ -36,6 +38,7 @@ export function moduleRoutes(app: App, ctx: Context): void {
   app.get(
     '/games/:gameId/modules',
     {
+      config: { caller: 'developer' },
       schema: {
         tags: ['modules'],
         summary: 'Builds of a game',
@@ -45,7 +48,7 @@ export function moduleRoutes(app: App, ctx: Context): void {
       },
     },
     async (req) => {
-      const game = await ctx.games.get(await ctx.auth.developer(req), req.params.gameId);
+      const game = await ctx.games.get(developerOf(req), req.params.gameId);
       return ctx.modules.list(game.id);
     },
   );

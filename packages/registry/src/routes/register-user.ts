@@ -4,16 +4,15 @@ import type { App } from '@platform/kit';
 import type { Context } from '../context.js';
 import { ErrorBody, UserRegistrationView } from './schemas.js';
 import { fail } from '../errors.js';
+import { gameOf } from '../services/auth.js';
 
 const Str = (max: number, description?: string) => Type.String({ minLength: 1, maxLength: max, description });
-
-const invalidApiKey = () =>
-  fail('invalid_api_key', 'Valid X-Platform-Api-Key and X-Platform-Api-Secret headers are required');
 
 export function registerUserRoutes(app: App, ctx: Context): void {
   app.post(
     '/games/register-user',
     {
+      config: { caller: 'game' },
       schema: {
         tags: ['games'],
         summary: 'Register a player with the calling game, resolving the player through the auth service',
@@ -55,11 +54,7 @@ export function registerUserRoutes(app: App, ctx: Context): void {
       },
     },
     async (req) => {
-      const key = req.headers['x-platform-api-key'];
-      const secret = req.headers['x-platform-api-secret'];
-      if (typeof key !== 'string' || typeof secret !== 'string' || key.length > 256 || secret.length > 256) throw invalidApiKey();
-      const game = await ctx.gameKeys.validateKey(key, secret);
-      if (!game) throw invalidApiKey();
+      const game = gameOf(req);
       // Read only once the game's credentials are valid: an address named by an unauthenticated caller is never used.
       const playerIp = req.headers['x-platform-player-ip']?.trim();
       if (playerIp !== undefined && !isIP(playerIp)) {

@@ -18,7 +18,7 @@ export function validateKeyRoutes(app: App, ctx: Context): void {
           401: Type.Object({ Valid: Type.Literal(false), Code: Type.Literal('invalid_api_key' satisfies RegistryErrorCode), Message: Type.String() }),
         },
       },
-      config: { access: 'public' },
+      config: { caller: 'none' },
     },
     async (req, reply) => {
       const found = await ctx.gameKeys.validateKey(req.body.ApiKey, req.body.ApiSecret);
@@ -43,7 +43,7 @@ export function validateKeyRoutes(app: App, ctx: Context): void {
           401: Type.Object({ Valid: Type.Literal(false), Code: Type.Literal('invalid_client_key' satisfies RegistryErrorCode), Message: Type.String() }),
         },
       },
-      config: { access: 'public' },
+      config: { caller: 'none' },
     },
     async (req, reply) => {
       const found = await ctx.gameKeys.validateClientKey(req.body.ClientKey);

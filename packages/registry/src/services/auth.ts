@@ -3,11 +3,12 @@
  * account on every request so a demoted or removed account loses its rights
  * at once (the role claim in the token is informative only).
  */
-import type { Database } from '@platform/kit';
+import { callerOf, type CallerResolver, type Database } from '@platform/kit';
 import type { FastifyRequest } from 'fastify';
 import { developerQueries } from '../queries/developers.js';
 import type { Role, TokenService } from './tokens.js';
 import { fail } from '../errors.js';
+import type { GameKeyService } from './game-keys.js';
 
 export interface Caller {
   id: string;
@@ -19,6 +20,34 @@ const unauthorized = () =>
   fail('unauthorized', 'A valid developer bearer token is required', undefined, {
     headers: { 'www-authenticate': 'Bearer realm="platform-registry"' },
   });
+
+const invalidApiKey = () => fail('invalid_api_key', 'Valid X-Platform-Api-Key and X-Platform-Api-Secret headers are required');
+
+/** The developer a `developer` or `superadmin` route runs for (resolved by the kit before the handler). */
+export const developerOf = (req: FastifyRequest): Caller => callerOf<Caller>(req);
+/** The game a `game` route runs for: its API key and secret were valid. */
+export const gameOf = (req: FastifyRequest): ValidatedGame => callerOf<ValidatedGame>(req);
+
+type ValidatedGame = NonNullable<Awaited<ReturnType<GameKeyService['validateKey']>>>;
+
+/**
+ * The registry's caller kinds (kit installCallers; a route declares one in `config.caller`): `developer` (a
+ * developer bearer token), `superadmin` (the same, role super-admin), `game` (X-Platform-Api-Key and Secret).
+ */
+export function registryCallers(auth: Authenticator, gameKeys: Pick<GameKeyService, 'validateKey'>): Record<string, CallerResolver> {
+  return {
+    developer: (req) => auth.developer(req),
+    superadmin: (req) => auth.superAdmin(req),
+    async game(req) {
+      const key = req.headers['x-platform-api-key'];
+      const secret = req.headers['x-platform-api-secret'];
+      if (typeof key !== 'string' || typeof secret !== 'string' || key.length > 256 || secret.length > 256) throw invalidApiKey();
+      const game = await gameKeys.validateKey(key, secret);
+      if (!game) throw invalidApiKey();
+      return game;
+    },
+  };
+}
 
 export function authenticator(db: Database, tokens: TokenService) {
   const developers = developerQueries(db);
