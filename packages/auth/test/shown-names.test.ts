@@ -3,7 +3,7 @@
 // a row stored before that rule is cleaned where it is shown (device page lookup, session list, staff search).
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEVICE_CODE_GRANT } from '../src/services/device-grant.js';
+import { DEVICE_CODE_GRANT } from '../src/services/device-grants.js';
 import { bearer, harness, register, type Harness } from './support/harness.js';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };

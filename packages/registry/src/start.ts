@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { loadOrCreateKeyFile, migrate, openDatabase, openStateStore, serve, serveMetrics, type App, type EmbeddedPostgres, type Env, type StateStore } from '@platform/kit';
 import { buildApp } from './app.js';
 import { readRegistryConfig, REGISTRY_PORT } from './config.js';
-import { FsBlobStore } from './services/blobs.js';
+import { FsBlobStore } from './adapters/blob-store.js';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../migrations', import.meta.url));
 

@@ -2,9 +2,9 @@
 import type { CursorSealer, Database, GameCredentialRef, StateStore } from '@platform/kit';
 import type { SocialConfig } from '../config.js';
 import type { EventPublisher } from './events.js';
-import type { SocialMetrics } from './metrics.js';
+import type { SocialMetrics } from '../adapters/metrics.js';
 import type { Sanctions } from './sanctions.js';
-import type { AuthAdmin } from './auth-admin.js';
+import type { AuthAdmin } from '../adapters/auth-client.js';
 
 export interface Ctx {
   db: Database;
