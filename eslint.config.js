@@ -1,4 +1,4 @@
-// The house rules a linter can check (issue 16; docs/architecture.md, "House rules checked by lint"):
+// The house rules a linter can check (issue 16; docs/decisions/0011-lint-house-rules.md):
 // file and function size, declared dependencies, layers that only import downwards, kebab-case file names.
 import tseslint from 'typescript-eslint';
 import declaredDependencies from './scripts/lint/declared-dependencies.js';

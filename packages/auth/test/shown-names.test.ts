@@ -1,4 +1,4 @@
-// Names shown to another person (issue 25, item 10; docs/architecture.md, "Names shown to others"): a device name or a
+// Names shown to another person (issue 25, item 10; docs/decisions/0007-display-names.md): a device name or a
 // display name is normalised and stripped of bidi, zero-width and line-breaking characters before it is stored, and
 // a row stored before that rule is cleaned where it is shown (device page lookup, session list, staff search).
 import { describe, it, before, after } from 'node:test';
