@@ -1,4 +1,4 @@
-// The house rules a linter can check (issue 16; docs/architecture.md, "House rules checked by lint"):
+// The house rules a linter can check (issue 16; docs/decisions/0011-lint-house-rules.md):
 // file and function size, declared dependencies, layers that only import downwards, kebab-case file names.
 import tseslint from 'typescript-eslint';
 import declaredDependencies from './scripts/lint/declared-dependencies.js';
@@ -40,6 +40,8 @@ export default tseslint.config(
   { files: ['packages/*/src/**/queries/**'], rules: { 'no-restricted-imports': layerRule(['services', 'routes', 'realtime']) } },
   { files: ['packages/*/src/**/services/**'], rules: { 'no-restricted-imports': layerRule(['routes', 'realtime']) } },
   { files: ['packages/*/src/**/{realtime,providers}/**'], rules: { 'no-restricted-imports': layerRule(['routes']) } },
+  // adapters/ (infrastructure behind interfaces: mail, HTTP to other services, blob store) sit below the entry layers.
+  { files: ['packages/*/src/**/adapters/**'], rules: { 'no-restricted-imports': layerRule(['routes', 'realtime']) } },
   // The client SDK runs in browsers (and Node): no Node built-ins. Server packages are kept out by
   // declared-dependencies (it has no runtime dependencies at all).
   {

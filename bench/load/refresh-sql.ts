@@ -7,7 +7,7 @@
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { REFRESH_ROTATE_SQL } from '../../packages/auth/src/queries/refresh-tokens.js';
+import { REFRESH_ROTATE_SQL } from '../../packages/auth/src/queries/tokens.js';
 
 const a = JSON.parse(process.argv[2]) as { url: string; schema: string; poolSize: number; connections: number; durationSec: number; tokens: string[] };
 const pool = new pg.Pool({ connectionString: a.url, max: a.poolSize, options: `-c search_path=${a.schema}` });

@@ -24,7 +24,7 @@ import {
 import type { AuthConfig } from './config.js';
 import type { AuthContext } from './context.js';
 import { authErrors, fail } from './errors.js';
-import { createAccountService } from './services/account.js';
+import { createAccountService } from './services/accounts.js';
 import { KeyCache, advanceRotation, ensureActiveKey, keyTimings } from './services/keys.js';
 import type { PlatformVerifiers } from './services/platform.js';
 import { createPlatformVerifiers } from './providers/index.js';
@@ -40,16 +40,16 @@ import { createInternalAuth, forwardedGameOf, type InternalAuth } from './servic
 import { internalRoutes } from './routes/internal.js';
 import { signInRoutes } from './routes/sign-in.js';
 import { tokenRoutes } from './routes/tokens.js';
-import { accountRoutes } from './routes/account.js';
+import { accountRoutes } from './routes/accounts.js';
 import { adminRoutes } from './routes/admin.js';
 import { sessionRoutes } from './routes/sessions.js';
-import { deviceRoutes } from './routes/device.js';
+import { deviceRoutes } from './routes/device-grants.js';
 import { oauthRoutes } from './routes/oauth.js';
-import { createOwnSessionService } from './services/own-sessions.js';
-import { createDeviceGrantService } from './services/device-grant.js';
+import { createOwnSessionService } from './services/sessions.js';
+import { createDeviceGrantService } from './services/device-grants.js';
 import { emailRoutes } from './routes/email.js';
-import { createEmailFlows } from './services/email-flows.js';
-import { createMailer } from './services/mailer.js';
+import { createEmailFlows } from './services/email.js';
+import { createMailer } from './adapters/mailer.js';
 
 export const MIGRATIONS_DIR = path.resolve(import.meta.dirname, '../migrations');
 
@@ -235,7 +235,7 @@ export async function createApp(config: AuthConfig, deps: AuthDeps): Promise<Aut
   installRateLimits(app, config, limiter, internal);
 
   const authenticate = createAuthenticate(config, state, keys);
-  // Mail leaves off the request path (services/mailer.ts); what is queued is sent before the app closes.
+  // Mail leaves off the request path (adapters/mailer.ts); what is queued is sent before the app closes.
   const mailer = createMailer(config, app.log);
   app.addHook('onClose', () => mailer.close());
   if (mailer.mode === 'mailbox') app.log.info({ mailbox: config.mailbox }, `mail is not sent (AUTH_SMTP_URL is unset): each message is written to ${config.mailbox}`);

@@ -2,12 +2,12 @@
 import type { FastifyRequest } from 'fastify';
 import type { AccessClaims, Database, StateStore } from '@platform/kit';
 import type { AuthConfig } from './config.js';
-import type { AccountService } from './services/account.js';
+import type { AccountService } from './services/accounts.js';
 import type { AuditContext } from './services/audit.js';
-import type { DeviceGrantService } from './services/device-grant.js';
-import type { OwnSessionService } from './services/own-sessions.js';
-import type { EmailFlows } from './services/email-flows.js';
-import type { Mailer } from './services/mailer.js';
+import type { DeviceGrantService } from './services/device-grants.js';
+import type { OwnSessionService } from './services/sessions.js';
+import type { EmailFlows } from './services/email.js';
+import type { Mailer } from './adapters/mailer.js';
 import type { KeyCache } from './services/keys.js';
 import type { OutboxWorker } from './services/outbox.js';
 import type { RateLimiter } from './services/rate-limit.js';

@@ -5,7 +5,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { harness, guest, register, bearer, fingerprint, type Harness } from './support/harness.js';
-import { DEVICE_CODE_GRANT, USER_CODE_ALPHABET, newUserCode, normaliseUserCode } from '../src/services/device-grant.js';
+import { DEVICE_CODE_GRANT, USER_CODE_ALPHABET, newUserCode, normaliseUserCode } from '../src/services/device-grants.js';
 import type { AuthApp } from '../src/app.js';
 
 const sha256Hex = (s: string) => createHash('sha256').update(s).digest('hex');

@@ -20,7 +20,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { loadOrCreateTls } from '@platform/kit';
 import { chromiumLaunchOptions, chromiumSkip } from '@platform/kit/testing';
 import { harness, register, guest, bearer, type Harness } from './support/harness.js';
-import { DEVICE_CODE_GRANT } from '../src/services/device-grant.js';
+import { DEVICE_CODE_GRANT } from '../src/services/device-grants.js';
 
 const sha256Hex = (s: string) => createHash('sha256').update(s).digest('hex');
 

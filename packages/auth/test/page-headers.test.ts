@@ -1,5 +1,5 @@
 // Every page auth serves to a browser (the mailed links' pages, the device page, the API docs) is never framed, sends
-// no referrer and is nosniff; so is its script (issue 25, item 13; the rule is the kit's: docs/architecture.md).
+// no referrer and is nosniff; so is its script (issue 25, item 13; the rule is the kit's: docs/decisions/0006-security-headers.md).
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { harness, type Harness } from './support/harness.js';

@@ -1,9 +1,9 @@
-// Names shown to another person (issue 25, item 10; docs/architecture.md, "Names shown to others"): a device name or a
+// Names shown to another person (issue 25, item 10; docs/decisions/0007-display-names.md): a device name or a
 // display name is normalised and stripped of bidi, zero-width and line-breaking characters before it is stored, and
 // a row stored before that rule is cleaned where it is shown (device page lookup, session list, staff search).
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEVICE_CODE_GRANT } from '../src/services/device-grant.js';
+import { DEVICE_CODE_GRANT } from '../src/services/device-grants.js';
 import { bearer, harness, register, type Harness } from './support/harness.js';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };

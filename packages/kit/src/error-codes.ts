@@ -119,7 +119,7 @@ export function errorResponses(fieldCase: FieldCase, entries: readonly ErrorCode
 
 /**
  * The codes the kit itself answers with, for every service: every service's list extends this one
- * (`kitErrorCodes.extend({...})`). Listed in docs/architecture.md.
+ * (`kitErrorCodes.extend({...})`). Listed in docs/decisions/0008-error-codes.md.
  */
 export const kitErrorCodes = defineErrorCodes({
   validation_failed: { status: 400, description: 'A request part does not match its schema; the field is named' },

@@ -229,7 +229,7 @@ function frameworkErrorHandler(f: (n: string) => string) {
   };
 }
 
-/** On every answer (kit, decision: docs/architecture.md, "Security headers"). */
+/** On every answer (kit, decision: docs/decisions/0006-security-headers.md). */
 const SECURITY_HEADERS = { 'x-content-type-options': 'nosniff' } as const;
 
 /**

@@ -84,7 +84,7 @@ const FORMAT_BUT_ZWJ = /(?!\u200d)\p{Cf}/gu;
 
 /**
  * Text as it is shown to another person: NFC-normalised, format characters removed, controls and separators
- * turned to spaces, runs of white space collapsed to one, trimmed (docs/architecture.md, "Names shown to others").
+ * turned to spaces, runs of white space collapsed to one, trimmed (docs/decisions/0007-display-names.md).
  */
 export function displayText(s: string): string {
   return s.normalize('NFC').replace(FORMAT_BUT_ZWJ, '').replace(CONTROLS, ' ').replace(/\s+/gu, ' ').trim();

@@ -1,4 +1,4 @@
-// Names shown to others (docs/architecture.md): every name-class field of every body is cleaned before its schema runs,
+// Names shown to others (docs/decisions/0007-display-names.md): every name-class field of every body is cleaned before its schema runs,
 // whatever its spelling or depth; other text (a chat message, a description) is left as sent.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// No import circle in any package's src/ nor among the bench files (docs/architecture.md, "House rules"): every
+// No import circle in any package's src/ nor among the bench files (docs/decisions/0011-lint-house-rules.md): every
 // relative import of a .ts file (type-only and dynamic imports too, as a reader follows them) forms a graph that
 // must have no cycle. A cycle is reported as the files on it.
 import { describe, it } from 'node:test';

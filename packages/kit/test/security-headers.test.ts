@@ -1,4 +1,4 @@
-// Headers and refusals every service shares (docs/architecture.md, "Security headers and unroutable paths"): nosniff on
+// Headers and refusals every service shares (docs/decisions/0006-security-headers.md): nosniff on
 // every answer, HTML never framed and without referrer, and a path Fastify cannot route (malformed percent-encoding,
 // overlong UTF-8, a backslash) answered in the house error format over a real socket, not Fastify's own body.
 import { describe, it, before, after } from 'node:test';

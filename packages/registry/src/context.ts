@@ -5,10 +5,10 @@
 import type { Database, StateStore } from '@platform/kit';
 import type { DestinationStream } from 'pino';
 import type { RegistryConfig } from './config.js';
-import type { playerService } from './services/players.js';
+import type { playerService } from './services/registrations.js';
 import type { staffRoleService } from './services/staff-roles.js';
 import type { Authenticator } from './services/auth.js';
-import type { BlobStore } from './services/blobs.js';
+import type { BlobStore } from './adapters/blob-store.js';
 import type { developerService } from './services/developers.js';
 import type { gameService } from './services/games.js';
 import type { GameKeyService } from './services/game-keys.js';

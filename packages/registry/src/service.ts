@@ -8,7 +8,7 @@ import { defineService, loadOrCreateKeyFile, type Env, type RunningService, type
 import { createApp } from './app.js';
 import { readRegistryConfig, REGISTRY_PORT, type RegistryConfig } from './config.js';
 import type { AppConfig, AppDeps } from './context.js';
-import { FsBlobStore } from './services/blobs.js';
+import { FsBlobStore } from './adapters/blob-store.js';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../migrations', import.meta.url));
 

@@ -24,8 +24,8 @@ import { socialErrors } from './services/errors.js';
 import { createEventPublisher, replayRetention } from './services/events.js';
 import { createRevocations } from './services/revocations.js';
 import { createSanctions } from './services/sanctions.js';
-import { createAuthAdmin } from './services/auth-admin.js';
-import { gameCredentials, registryTenancy, type TenancyResolver } from './services/tenancy.js';
+import { createAuthAdmin } from './adapters/auth-client.js';
+import { gameCredentials, registryTenancy, type TenancyResolver } from './adapters/registry-client.js';
 import { ensureUser } from './services/users.js';
 import { meRoutes } from './routes/me.js';
 import { userRoutes } from './routes/users.js';
@@ -42,7 +42,7 @@ import { notificationRoutes } from './routes/notifications.js';
 import { probeRoutes } from './routes/probes.js';
 import { realtimeRoutes } from './routes/realtime.js';
 import { attachRealtime, type Realtime } from './realtime/gateway.js';
-import { createSocialMetrics, type SocialMetrics } from './services/metrics.js';
+import { createSocialMetrics, type SocialMetrics } from './adapters/metrics.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

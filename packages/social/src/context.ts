@@ -2,9 +2,9 @@
 import type { CursorSealer, Database, GameCredentialRef, StateStore } from '@platform/kit';
 import type { SocialConfig } from './config.js';
 import type { EventPublisher } from './services/events.js';
-import type { SocialMetrics } from './services/metrics.js';
+import type { SocialMetrics } from './adapters/metrics.js';
 import type { Sanctions } from './services/sanctions.js';
-import type { AuthAdmin } from './services/auth-admin.js';
+import type { AuthAdmin } from './adapters/auth-client.js';
 
 export interface Ctx {
   db: Database;
@@ -29,7 +29,7 @@ export interface GameContext {
   visibility: CrossGameVisibility;
   /**
    * The credential that gave this context (none without one), and `checkedAt`: the tenancy's count of registry
-   * notices when it was checked, so a socket whose check raced a revocation is caught (services/tenancy.ts).
+   * notices when it was checked, so a socket whose check raced a revocation is caught (adapters/registry-client.ts).
    */
   credential?: GameCredentialRef & { checkedAt: number };
 }

@@ -5,7 +5,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { AppError, gameSecretDigest, type GameCredentialsNotice } from '@platform/kit';
 import type { GameContext } from '../src/context.js';
-import { registryTenancy } from '../src/services/tenancy.js';
+import { registryTenancy } from '../src/adapters/registry-client.js';
 import { startRegistry, type Game } from './support.js';
 
 /** The game context without the credential that gave it. */

@@ -12,7 +12,7 @@ import type { App } from '@platform/kit';
 import type { AuthContext } from '../context.js';
 import { fail, type AuthErrorCode } from '../errors.js';
 import { AppError } from '@platform/kit';
-import { DEVICE_CODE_GRANT } from '../services/device-grant.js';
+import { DEVICE_CODE_GRANT } from '../services/device-grants.js';
 import { BODY_ERRORS, COMMON_ERRORS, DevicePlatformSchema, errorResponses, Fingerprint, TokenResponse } from './schemas.js';
 
 /** The kit's codes for a request that could not be read as asked: RFC 6749's `invalid_request`. */

@@ -5,7 +5,7 @@
  * an input for it, as `reset code: …` / `verification code: …` (the walkthrough picks that line). nodemailer folds
  * long lines of the text part as quoted-printable: decode it before reading (`python3 -m quopri -d < file.eml`).
  */
-import type { OutgoingMail } from './mailer.js';
+import type { OutgoingMail } from '../adapters/mailer.js';
 
 export interface MailContext {
   product: string;

@@ -4,13 +4,14 @@
  * announce; this worker, running on every node, fans each one out to the
  * configured targets (one outbox_deliveries row per target), claims due rows
  * (skipping those another node holds) under a lease (a node that dies
- * mid-delivery lets another retry after the lease), POSTs the notice and records the
+ * mid-delivery lets another retry after the lease), POSTs the notice (adapters/outbox-delivery.ts) and records the
  * acknowledgement (2xx) or schedules a retry with exponential backoff. A row
  * stays until its target acknowledges, so a crash between the write and the
  * delivery loses nothing; targets must be idempotent (the notice id is sent).
  */
 import { randomUUID } from 'node:crypto';
-import { AUTH_SERVICE_NAME, requestJson, serviceSubject, signAccessToken, type Database } from '@platform/kit';
+import { AUTH_SERVICE_NAME, serviceSubject, signAccessToken, type Database } from '@platform/kit';
+import { httpNoticeDelivery, type NoticeDelivery } from '../adapters/outbox-delivery.js';
 import type { AuthConfig } from '../config.js';
 import {
   claimDueDeliveries,
@@ -77,27 +78,22 @@ export async function serviceToken(config: AuthConfig, keys: KeyCache, service =
 interface OutboxDeps {
   config: AuthConfig;
   db: Database;
-  keys: KeyCache;
+  delivery: NoticeDelivery;
   log: OutboxLogger;
   /** Told the outcome of each delivery attempt (metrics). */
   onAttempt?: (delivered: boolean) => void;
 }
 
-/** POSTs one claimed delivery; records the acknowledgement (2xx) or schedules the retry. */
-async function deliver({ config, db, keys, log }: OutboxDeps, row: ClaimedDelivery): Promise<boolean> {
+/** Delivers one claimed row (adapters/outbox-delivery.ts); records the acknowledgement (2xx) or schedules the retry. */
+async function deliver({ config, db, delivery, log }: OutboxDeps, row: ClaimedDelivery): Promise<boolean> {
   let error: string;
   try {
-    const res = await requestJson('POST', row.target, {
-      body: { id: row.outbox_id, ...row.payload },
-      headers: { authorization: `Bearer ${await serviceToken(config, keys)}`, 'idempotency-key': row.outbox_id },
-      ca: config.outboxCa,
-      timeoutMs: 10_000,
-    });
-    if (res.status >= 200 && res.status < 300) {
+    const refused = await delivery.post(row.target, row.outbox_id, row.payload);
+    if (refused === undefined) {
       await markDelivered(db, row.outbox_id, row.target);
       return true;
     }
-    error = `HTTP ${res.status}${res.body?.code ? ` ${res.body.code}` : ''}`;
+    error = refused;
   } catch (err) {
     error = (err as Error).message.slice(0, 300);
   }
@@ -127,7 +123,8 @@ async function pass(deps: OutboxDeps, stopped: () => boolean): Promise<number> {
 }
 
 export function createOutboxWorker(config: AuthConfig, db: Database, keys: KeyCache, log: OutboxLogger, onAttempt?: (delivered: boolean) => void): OutboxWorker {
-  const deps: OutboxDeps = { config, db, keys, log, onAttempt };
+  const delivery = httpNoticeDelivery({ ca: config.outboxCa, token: () => serviceToken(config, keys) });
+  const deps: OutboxDeps = { config, db, delivery, log, onAttempt };
   const targets = config.outboxTargets;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<number> | undefined;

@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import type { Database, Queryable, StateStore } from '@platform/kit';
 import type { AuthConfig } from '../config.js';
 import { insertRevocationNotice } from '../queries/outbox.js';
-import { spendAccountTokens, spendTokensOfSessions, spendUnusedSessionTokens } from '../queries/refresh-tokens.js';
+import { spendAccountTokens, spendTokensOfSessions, spendUnusedSessionTokens } from '../queries/tokens.js';
 import { revokeAccountSessions, revokeAccountSessionsExcept, revokeSession } from '../queries/sessions.js';
 import type { OutboxWorker } from './outbox.js';
 
@@ -34,9 +34,9 @@ export type RevocationReason =
   | 'account_locked'
   | 'account_banned'
   | 'account_deleted'
-  // a password reset ends every session of the account (services/email-flows.ts)
+  // a password reset ends every session of the account (services/email.ts)
   | 'password_reset'
-  // the first proof of the account's mailbox claimed it for the mailbox's owner (services/email-flows.ts)
+  // the first proof of the account's mailbox claimed it for the mailbox's owner (services/email.ts)
   | 'account_claimed'
   // a role was taken away (services/admin.ts): no session ends, the tokens issued before carry the old roles and
   // are refused everywhere; the client refreshes for a token with the new roles

@@ -2,7 +2,7 @@
  * Sessions, access tokens and rotating refresh tokens.
  *
  * A refresh token is 32 random bytes (base64url); only its SHA-256 is stored.
- * Each use spends the row in one conditional statement (queries/refresh-tokens.ts),
+ * Each use spends the row in one conditional statement (queries/tokens.ts),
  * so among concurrent uses of one token exactly one wins; a later use of a spent
  * token is treated as theft: the session and its whole chain are revoked.
  */
@@ -17,7 +17,7 @@ import {
   sessionOfRefreshHash,
   type RotatedRow,
   type Rotation,
-} from '../queries/refresh-tokens.js';
+} from '../queries/tokens.js';
 import { insertSession } from '../queries/sessions.js';
 import type { KeyCache } from './keys.js';
 import { audit, type AuditContext } from './audit.js';

@@ -7,7 +7,7 @@ import { gameQueries, type CrossGameVisibility, type GamePatch, type GameRow } f
 import { moduleQueries } from '../queries/modules.js';
 import { registrationQueries } from '../queries/registrations.js';
 import { checkGameId, gameNotFound, gameView, ownerOf, registrationView, type GameView, type UserRegistrationView } from './game-views.js';
-import type { BlobStore } from './blobs.js';
+import type { BlobStore } from '../adapters/blob-store.js';
 import type { GameNotices } from './game-notices.js';
 import type { Caller } from './auth.js';
 import { fail } from '../errors.js';

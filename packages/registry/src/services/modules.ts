@@ -4,7 +4,7 @@
  */
 import { isUniqueViolation, sha256Hex, type Database } from '@platform/kit';
 import { moduleQueries, type ModuleBuildRow } from '../queries/modules.js';
-import type { BlobStore } from './blobs.js';
+import type { BlobStore } from '../adapters/blob-store.js';
 import { describeImport, importAllowlist, inspectWasm, resourceProblems, WasmFormatError } from './wasm.js';
 import { fail } from '../errors.js';
 

@@ -4,7 +4,7 @@
  * registry's internal key (the one caller that route accepts). The audit entry at auth names the super-admin.
  */
 import { fail } from '../errors.js';
-import { authUnavailable, callAuth, type AuthClientOptions } from './auth-client.js';
+import { authUnavailable, callAuth, type AuthClientOptions } from '../adapters/auth-client.js';
 
 export type StaffRole = 'moderator' | 'admin';
 

@@ -3,7 +3,7 @@ import { WebSocket } from 'ws';
 import type { App } from '@platform/kit';
 import type { Principal } from '../services/auth.js';
 import type { GameContext, UserRow } from '../context.js';
-import type { DropReason, SocialMetrics } from '../services/metrics.js';
+import type { DropReason, SocialMetrics } from '../adapters/metrics.js';
 
 export type Log = App['log'];
 

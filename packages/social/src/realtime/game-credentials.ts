@@ -8,7 +8,7 @@
 import { GAME_CREDENTIALS_CHANNEL, parseGameCredentialsNotice, revokesCredential, type StateStore, type Unsubscribe } from '@platform/kit';
 import type { GameContext } from '../context.js';
 import { socialErrors } from '../services/errors.js';
-import type { TenancyResolver } from '../services/tenancy.js';
+import type { TenancyResolver } from '../adapters/registry-client.js';
 import { CLOSE, closeConn, type Connection, type Log, type Sender } from './connection.js';
 
 export const GAME_CREDENTIALS_REVOKED = 'game_credentials_revoked';

@@ -13,7 +13,7 @@ import type { App, StateStore } from '@platform/kit';
 import type { Authenticator } from '../services/auth.js';
 import type { Ctx } from '../context.js';
 import type { Revocations } from '../services/revocations.js';
-import type { TenancyResolver } from '../services/tenancy.js';
+import type { TenancyResolver } from '../adapters/registry-client.js';
 import { createFrameHandler } from './client-frames.js';
 import { CLOSE, closeConn, createSender, refuseSocket } from './connection.js';
 import { createConnections } from './lifecycle.js';

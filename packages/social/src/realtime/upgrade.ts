@@ -14,7 +14,7 @@ import { AppError } from '@platform/kit';
 import type { Authenticator, Principal } from '../services/auth.js';
 import type { Ctx, GameContext, UserRow } from '../context.js';
 import { socialErrors, type SocialErrorCode } from '../services/errors.js';
-import { gameCredentials, type TenancyResolver } from '../services/tenancy.js';
+import { gameCredentials, type TenancyResolver } from '../adapters/registry-client.js';
 import { ensureUser } from '../services/users.js';
 import type { Log } from './connection.js';
 

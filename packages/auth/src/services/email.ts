@@ -4,7 +4,7 @@
  * Tokens: 32 random bytes (256 bits), base64url, mailed once; only their SHA-256 is stored (email_tokens).
  * Requests that name an address (reset, resend) answer 202 whatever the address, after the same work (the rate
  * limits): the lookup, the token insert (one statement whether or not the address has an account) and the mail
- * happen after the answer (services/mailer.ts, `defer`), so neither the answer nor its time tells whether the
+ * happen after the answer (adapters/mailer.ts, `defer`), so neither the answer nor its time tells whether the
  * address is known.
  */
 import { createSourceLockout, isUniqueViolation, lockoutSource, randomToken, sha256Hex, verifyPassword, type Database, type LockoutHooks, type Queryable, type StateStore } from '@platform/kit';
@@ -29,7 +29,7 @@ import {
 } from '../queries/email-tokens.js';
 import { claimPending, removeIdentitiesExcept } from '../queries/identities.js';
 import { audit, type AuditContext } from './audit.js';
-import type { Mailer, OutgoingMail } from './mailer.js';
+import type { Mailer, OutgoingMail } from '../adapters/mailer.js';
 import { addressInUseMail, emailChangeNoticeMail, passwordChangedMail, passwordResetMail, verifyEmailMail, type MailContext } from './mail-templates.js';
 import { dummyHashFor, hashNewPassword } from './passwords.js';
 import type { Revoker } from './revocation.js';

@@ -14,7 +14,7 @@ import https from 'node:https';
 import { gameSecretDigest, revokesCredential, sha256Hex, type GameCredentialRef, type GameCredentialsNotice } from '@platform/kit';
 import { CROSS_GAME_VISIBILITY } from '../config.js';
 import { NO_GAME, type CrossGameVisibility, type GameContext } from '../context.js';
-import { socialError } from './errors.js';
+import { socialError } from '../services/errors.js';
 
 /** The game credentials a request carries (absent: not sent). */
 export interface GameCredentials {

@@ -1,6 +1,6 @@
 /**
  * The registry's calls to the auth service (HTTPS, its certificate trusted through REGISTRY_AUTH_CA_FILE): one
- * request path for register-user (players.ts) and the super-admin's staff roles (staff-roles.ts). An unreachable
+ * request path for register-user (services/registrations.ts) and the super-admin's staff roles (services/staff-roles.ts). An unreachable
  * auth, or a 5xx from it, is 503 `auth_unavailable`.
  */
 import { requestJson, type JsonResponse } from '@platform/kit';

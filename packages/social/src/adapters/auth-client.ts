@@ -7,7 +7,7 @@
  */
 import { requestJson, type JsonResponse } from '@platform/kit';
 import type { SocialConfig } from '../config.js';
-import { rateLimited, socialError } from './errors.js';
+import { rateLimited, socialError } from '../services/errors.js';
 
 /** A sanction as auth answers it (snake_case). */
 export interface AuthSanction {

@@ -11,7 +11,7 @@
  * sign-in are closed again at once (the registry only needs the subject).
  */
 import type { AppError, Database, JsonResponse } from '@platform/kit';
-import { authUnavailable, callAuth, type AuthClientOptions } from './auth-client.js';
+import { authUnavailable, callAuth, type AuthClientOptions } from '../adapters/auth-client.js';
 import { registrationQueries } from '../queries/registrations.js';
 import { registrationView, type UserRegistrationView } from './games.js';
 import { fail } from '../errors.js';
@@ -33,7 +33,7 @@ export interface RegisterUserResult {
   AccountCreated: boolean;
 }
 
-export type { AuthClientOptions } from './auth-client.js';
+export type { AuthClientOptions } from '../adapters/auth-client.js';
 
 /** Which auth answers pass through, under which registry code. */
 function mapAuthError(res: JsonResponse): AppError {
