@@ -10,7 +10,8 @@ import {
   cursorSealer,
   serviceSecret,
   remoteKeyResolver,
-  routeAccess,
+  installCallers,
+  serviceSubject,
   type App,
   type Database,
   type KeyResolver,
@@ -139,23 +140,28 @@ async function followKeyRotations(app: App, state: StateStore, keys: KeyResolver
 }
 
 /**
- * Who may call is decided by the route that runs (routeAccess), never by the request URL: the router
- * matches the decoded path, so /v1/%69nternal/… runs the internal route and is judged as one.
+ * Who may call is declared on each route (config.caller) and resolved once by the kit (installCallers), before the
+ * body is read: `player` (an access token, or the API key with the acting account, plus the game context of the
+ * tenancy headers) or `service:<name>` (a server token of exactly that identity). /v1/ws is `none` here: it reaches
+ * the router only without an upgrade (400 whatever the credentials); upgrades authenticate in the gateway.
  */
 function authenticateRequests(app: App, ctx: Ctx, auth: { authenticator: Authenticator; tenancy: TenancyResolver; verifyServer: ServerVerifier }): void {
-  app.addHook('onRequest', async (req) => {
-    const access = routeAccess(req);
-    // Public routes, and paths no route serves (404 needs no credentials). /v1/ws is public here: it reaches
-    // the router only without an upgrade (400 whatever the credentials); upgrades authenticate in the gateway.
-    if (access === 'public' || access === 'unmatched') return;
-    if (access === 'internal') {
-      const claims = await auth.verifyServer(req.headers, req.routeOptions.config?.caller);
-      req.principal = { accountId: claims.sub };
-      return;
-    }
-    req.principal = await auth.authenticator.authenticate(req.headers);
-    req.game = await auth.tenancy.resolve(gameCredentials(req.headers));
-  });
+  installCallers(
+    app,
+    {
+      async player(req) {
+        req.principal = await auth.authenticator.authenticate(req.headers);
+        req.game = await auth.tenancy.resolve(gameCredentials(req.headers));
+        return req.principal;
+      },
+      async service(req, name) {
+        const claims = await auth.verifyServer(req.headers, serviceSubject(name ?? ''));
+        req.principal = { accountId: claims.sub };
+        return req.principal;
+      },
+    },
+    'onRequest',
+  );
 
   app.addHook('preHandler', async (req) => {
     if (!req.principal || req.routeOptions.config?.noProfile) return;
@@ -175,7 +181,7 @@ function registerRoutes(app: App, ctx: Ctx, internal: InternalRouteOptions): voi
   partyRoutes(app, ctx);
   chatRoutes(app, ctx);
   internalRoutes(app, ctx, internal);
-  notificationRoutes(app, ctx, internal);
+  notificationRoutes(app, ctx);
   realtimeRoutes(app);
 }
 
@@ -203,9 +209,9 @@ export async function createApp(config: SocialConfig, deps: SocialDeps): Promise
   const verifyServer = createServerVerifier({ verifier, keys });
 
   await followKeyRotations(app, deps.state, keys);
-  probeRoutes(app);
   authenticateRequests(app, ctx, { authenticator, tenancy, verifyServer });
-  registerRoutes(app, ctx, { refreshKeys: async () => keys?.refresh(), requireServer: (req) => verifyServer(req.headers, req.routeOptions.config?.caller), revocations });
+  probeRoutes(app);
+  registerRoutes(app, ctx, { refreshKeys: async () => keys?.refresh(), revocations });
   const realtime = attachRealtime(app, ctx, { authenticator, tenancy, bus: deps.bus ?? deps.state, revocations });
   metrics.watchRealtime(realtime);
 

@@ -8,7 +8,7 @@ import type { FastifyRequest } from 'fastify';
 import { developerQueries } from '../queries/developers.js';
 import type { Role, TokenService } from './tokens.js';
 import { fail } from '../errors.js';
-import type { GameKeyService } from './game-keys.js';
+import type { CrossGameVisibility } from '../queries/games.js';
 
 export interface Caller {
   id: string;
@@ -28,13 +28,17 @@ export const developerOf = (req: FastifyRequest): Caller => callerOf<Caller>(req
 /** The game a `game` route runs for: its API key and secret were valid. */
 export const gameOf = (req: FastifyRequest): ValidatedGame => callerOf<ValidatedGame>(req);
 
-type ValidatedGame = NonNullable<Awaited<ReturnType<GameKeyService['validateKey']>>>;
+/** A game whose API key and secret were valid. */
+export interface ValidatedGame {
+  gameId: string;
+  visibility: CrossGameVisibility;
+}
 
 /**
  * The registry's caller kinds (kit installCallers; a route declares one in `config.caller`): `developer` (a
  * developer bearer token), `superadmin` (the same, role super-admin), `game` (X-Platform-Api-Key and Secret).
  */
-export function registryCallers(auth: Authenticator, gameKeys: Pick<GameKeyService, 'validateKey'>): Record<string, CallerResolver> {
+export function registryCallers(auth: Authenticator, gameKeys: { validateKey(apiKey: string, apiSecret: string): Promise<ValidatedGame | undefined> }): Record<string, CallerResolver> {
   return {
     developer: (req) => auth.developer(req),
     superadmin: (req) => auth.superAdmin(req),

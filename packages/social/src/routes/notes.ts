@@ -8,6 +8,7 @@ import { BODY, CALLER, CallerHeaders, errorResponses, NoContent, VALIDATED } fro
 
 export function noteRoutes(app: App, ctx: Ctx): void {
   app.get('/v1/notes/:publicId', {
+    config: { caller: 'player' },
       schema: {
         tags: ['notes'],
         summary: 'The caller’s note about a user',
@@ -21,6 +22,7 @@ export function noteRoutes(app: App, ctx: Ctx): void {
   app.put(
     '/v1/notes/:publicId',
     {
+      config: { caller: 'player' },
       schema: {
         tags: ['notes'],
         summary: 'Write a note (a blank text clears it)',
@@ -42,6 +44,7 @@ export function noteRoutes(app: App, ctx: Ctx): void {
   );
 
   app.delete('/v1/notes/:publicId', {
+    config: { caller: 'player' },
       schema: {
         tags: ['notes'],
         summary: 'Delete a note (idempotent)',

@@ -36,10 +36,11 @@ const noBodyIsEmpty = async (req: { body: unknown }) => {
   req.body ??= {};
 };
 
-export function notificationRoutes(app: App, ctx: Ctx, internal: Pick<InternalRouteOptions, 'requireServer'>): void {
+export function notificationRoutes(app: App, ctx: Ctx): void {
   app.get(
     '/v1/notifications',
     {
+      config: { caller: 'player' },
       schema: {
         tags: ['notifications'],
         summary: 'The inbox, newest first, a page at a time',
@@ -60,13 +61,14 @@ export function notificationRoutes(app: App, ctx: Ctx, internal: Pick<InternalRo
 
   app.get(
     '/v1/notifications/unread-count',
-    { schema: { tags: ['notifications'], summary: 'How many notifications are unread (a badge)', headers: CallerHeaders, response: { 200: UnreadCount, ...errorResponses(CALLER) } } },
+    { config: { caller: 'player' }, schema: { tags: ['notifications'], summary: 'How many notifications are unread (a badge)', headers: CallerHeaders, response: { 200: UnreadCount, ...errorResponses(CALLER) } } },
     async (req) => countUnread(ctx, req.user),
   );
 
   app.post(
     '/v1/notifications/read-all',
     {
+      config: { caller: 'player' },
       schema: {
         tags: ['notifications'],
         summary: 'Mark every notification read',
@@ -82,6 +84,7 @@ export function notificationRoutes(app: App, ctx: Ctx, internal: Pick<InternalRo
   app.post(
     '/v1/notifications/:notificationId/read',
     {
+      config: { caller: 'player' },
       schema: {
         tags: ['notifications'],
         summary: 'Mark one notification read (idempotent: the first read time stays)',
@@ -98,6 +101,7 @@ export function notificationRoutes(app: App, ctx: Ctx, internal: Pick<InternalRo
   app.delete(
     '/v1/notifications/:notificationId',
     {
+      config: { caller: 'player' },
       schema: {
         tags: ['notifications'],
         summary: 'Delete one notification',
@@ -112,7 +116,7 @@ export function notificationRoutes(app: App, ctx: Ctx, internal: Pick<InternalRo
     },
   );
 
-  moderationRoute(app, ctx, internal);
+  moderationRoute(app, ctx);
 }
 
 const ModerationNotice = Type.Object(
@@ -131,7 +135,7 @@ const ModerationNotice = Type.Object(
 export const MODERATION_CALLER = serviceSubject('moderation');
 
 /** Server to server: a moderation notice into a user's inbox. */
-function moderationRoute(app: App, ctx: Ctx, internal: Pick<InternalRouteOptions, 'requireServer'>): void {
+function moderationRoute(app: App, ctx: Ctx): void {
   app.post(
     '/v1/internal/notifications',
     {
@@ -147,11 +151,9 @@ function moderationRoute(app: App, ctx: Ctx, internal: Pick<InternalRouteOptions
         },
       },
       // The moderation tool alone (auth's AUTH_INTERNAL_KEYS name `moderation`); docs/social.md, "Moderation notices".
-      config: { noProfile: true, access: 'internal', caller: MODERATION_CALLER },
+      config: { noProfile: true, caller: MODERATION_CALLER },
     },
     async (req, reply) => {
-      // Checked here as well as by the route-access hook, as on every internal route.
-      await internal.requireServer(req);
       const b = req.body;
       if ((b.accountId === undefined) === (b.publicId === undefined)) throw socialError('target_required', 'Give exactly one of accountId or publicId');
       const message = b.message.trim();

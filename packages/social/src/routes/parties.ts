@@ -40,6 +40,7 @@ function membershipRoutes(app: App, ctx: Ctx): void {
   app.post(
     '/v1/parties',
     {
+      config: { caller: 'player' },
       schema: {
         tags: ['parties'],
         summary: 'Create a party led by the caller',
@@ -57,12 +58,13 @@ function membershipRoutes(app: App, ctx: Ctx): void {
     },
   );
   const partyRead = { tags: ['parties'], summary: 'A party of the caller', params: IdParams, headers: CallerHeaders };
-  app.get('/v1/parties/:id', { schema: { ...partyRead, response: { 200: PartyDto, ...errorResponses(CALLER, VALIDATED, 'party_not_found') } } }, async (req) =>
+  app.get('/v1/parties/:id', { config: { caller: 'player' }, schema: { ...partyRead, response: { 200: PartyDto, ...errorResponses(CALLER, VALIDATED, 'party_not_found') } } }, async (req) =>
     getParty(ctx, req.user, req.params.id),
   );
   app.post(
     '/v1/parties/:id/invites',
     {
+      config: { caller: 'player' },
       schema: {
         tags: ['parties'],
         summary: 'Invite a friend to the party (any member may)',
@@ -80,6 +82,7 @@ function membershipRoutes(app: App, ctx: Ctx): void {
   app.post(
     '/v1/parties/:id/join',
     {
+      config: { caller: 'player' },
       schema: {
         tags: ['parties'],
         summary: 'Join a party (with an invite, or as its visibility allows)',
@@ -98,6 +101,7 @@ function membershipRoutes(app: App, ctx: Ctx): void {
   app.post(
     '/v1/parties/:id/leave',
     {
+      config: { caller: 'player' },
       schema: {
         tags: ['parties'],
         summary: 'Leave a party (the last member leaving disbands it)',
@@ -112,15 +116,16 @@ function membershipRoutes(app: App, ctx: Ctx): void {
 
 /** The leader's changes: kick, leader, session, visibility, join metadata. */
 function leaderRoutes(app: App, ctx: Ctx): void {
-  app.post('/v1/parties/:id/kick', { schema: leaderChange('Remove a member', MemberTargetBody, MEMBER_TARGET, 'cannot_kick_self') }, async (req) =>
+  app.post('/v1/parties/:id/kick', { config: { caller: 'player' }, schema: leaderChange('Remove a member', MemberTargetBody, MEMBER_TARGET, 'cannot_kick_self') }, async (req) =>
     kick(ctx, req.user, req.params.id, req.body),
   );
-  app.post('/v1/parties/:id/leader', { schema: leaderChange('Hand the leadership to a member', MemberTargetBody, MEMBER_TARGET) }, async (req) =>
+  app.post('/v1/parties/:id/leader', { config: { caller: 'player' }, schema: leaderChange('Hand the leadership to a member', MemberTargetBody, MEMBER_TARGET) }, async (req) =>
     transferLeader(ctx, req.user, req.params.id, req.body),
   );
   app.post(
     '/v1/parties/:id/session',
     {
+      config: { caller: 'player' },
       schema: leaderChange(
         'Set or clear the session handle',
         Type.Object({ sessionHandle: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })) }, { additionalProperties: false }),
@@ -130,10 +135,10 @@ function leaderRoutes(app: App, ctx: Ctx): void {
   );
   app.post(
     '/v1/parties/:id/visibility',
-    { schema: leaderChange('Set who may join without an invite', Type.Object({ visibility: PartyVisibilitySchema }, { additionalProperties: false })) },
+    { config: { caller: 'player' }, schema: leaderChange('Set who may join without an invite', Type.Object({ visibility: PartyVisibilitySchema }, { additionalProperties: false })) },
     async (req) => setVisibility(ctx, req.user, req.params.id, req.body.visibility),
   );
-  app.post('/v1/parties/:id/join-metadata', { schema: leaderChange('Set the join metadata', JoinMetadata, 'join_bag_too_large') }, async (req) =>
+  app.post('/v1/parties/:id/join-metadata', { config: { caller: 'player' }, schema: leaderChange('Set the join metadata', JoinMetadata, 'join_bag_too_large') }, async (req) =>
     setJoinMetadata(ctx, req.user, req.params.id, req.body),
   );
 }

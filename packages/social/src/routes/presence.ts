@@ -10,6 +10,7 @@ export function presenceRoutes(app: App, ctx: Ctx): void {
   app.post(
     '/v1/presence',
     {
+      config: { caller: 'player' },
       schema: {
         tags: ['presence'],
         summary: 'Set the caller’s presence and rich presence',
@@ -32,6 +33,7 @@ export function presenceRoutes(app: App, ctx: Ctx): void {
   app.get(
     '/v1/presence/:publicId',
     {
+      config: { caller: 'player' },
       schema: {
         tags: ['presence'],
         summary: 'A friend’s presence (or the caller’s own)',

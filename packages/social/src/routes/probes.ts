@@ -7,7 +7,7 @@ import { ANY_ROUTE, errorResponses } from './responses.js';
 const Probe = Type.Object({ status: Type.String(), checks: Type.Optional(Type.Record(Type.String(), Type.String())) }, { additionalProperties: false });
 
 export function probeRoutes(app: App): void {
-  const probe = { access: 'public', rateLimited: false } as const;
+  const probe = { caller: 'none', rateLimited: false } as const;
   app.get(
     '/health',
     { schema: { tags: ['health'], summary: 'Liveness (alias of /healthz)', response: { 200: Probe, ...errorResponses(ANY_ROUTE) } }, config: probe },

@@ -63,7 +63,7 @@ export function realtimeRoutes(app: App): void {
         },
       },
       // Credentials are checked at the upgrade, not here: a plain GET is 400 whatever it carries.
-      config: { access: 'public' },
+      config: { caller: 'none' },
     },
     async () => {
       throw socialError('upgrade_required', 'GET /v1/ws must be a WebSocket upgrade');

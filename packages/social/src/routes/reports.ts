@@ -10,6 +10,7 @@ export function reportRoutes(app: App, ctx: Ctx): void {
   app.post(
     '/v1/reports',
     {
+      config: { caller: 'player' },
       schema: {
         tags: ['users'],
         summary: 'Report a user to moderation (taken the same way whether or not the target exists)',

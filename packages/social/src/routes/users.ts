@@ -10,6 +10,7 @@ export function userRoutes(app: App, ctx: Ctx): void {
   app.get(
     '/v1/users/search',
     {
+      config: { caller: 'player' },
       schema: {
         tags: ['users'],
         summary: 'Find users by exact Name#1234 or name prefix',
