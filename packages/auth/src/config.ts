@@ -7,14 +7,18 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { readFileSync } from 'node:fs';
 import { platformProviderVars } from './providers/index.js';
-import { readConfig, commonVars, metricsVars, vars, ConfigError, AUTH_SERVICE_NAME as RESERVED_CALLER, type Env, type Argon2Params } from '@platform/kit';
+import { readConfig, aliased, commonVars, metricsVars, vars, ConfigError, AUTH_SERVICE_NAME as RESERVED_CALLER, type Env, type Argon2Params } from '@platform/kit';
 
 export const authVars = {
   ...commonVars,
   ...metricsVars('AUTH'),
   port: vars.int('AUTH_PORT', { default: 8443, min: 0, max: 65535, description: 'HTTPS port' }),
-  tlsCert: vars.optionalString('AUTH_TLS_CERT', 'PEM certificate file; a self-signed one is generated under DATA_DIR/auth/tls when unset'),
-  tlsKey: vars.optionalString('AUTH_TLS_KEY', 'PEM private key file of AUTH_TLS_CERT'),
+  // File paths end in _FILE in every service; AUTH_TLS_CERT and AUTH_TLS_KEY are their older names (deprecated aliases).
+  tlsCertFile: aliased(
+    vars.optionalString('AUTH_TLS_CERT_FILE', 'PEM certificate file; one issued by the local CA under DATA_DIR/auth/tls when unset'),
+    'AUTH_TLS_CERT',
+  ),
+  tlsKeyFile: aliased(vars.optionalString('AUTH_TLS_KEY_FILE', 'PEM private key file of AUTH_TLS_CERT_FILE'), 'AUTH_TLS_KEY'),
   trustProxy: vars.string('AUTH_TRUST_PROXY', {
     default: 'false',
     description: 'Fastify trustProxy: false, true, a hop count or a comma-separated list of proxy addresses/CIDRs',

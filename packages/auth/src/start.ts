@@ -29,10 +29,10 @@ export async function startAuth(
   const config = readAuthConfig(env);
   const warnings: string[] = [];
   config.masterKey = resolveMasterKey(config, (m) => warnings.push(m));
-  const generated = !config.tlsCert && !config.tlsKey;
+  const generated = !config.tlsCertFile && !config.tlsKeyFile;
   const tls = await loadOrCreateTls({
-    certPath: config.tlsCert,
-    keyPath: config.tlsKey,
+    certPath: config.tlsCertFile,
+    keyPath: config.tlsKeyFile,
     dir: path.join(config.authDir, 'tls'),
     commonName: 'auth.platform.localhost',
     ca: generated ? await loadOrCreateLocalCa(path.join(config.dataDir, 'ca')) : undefined,

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ConfigError, commonVars, metricsVars, readConfig, vars, type Env, type Variable } from '@platform/kit';
+import { ConfigError, aliased, commonVars, metricsVars, readConfig, vars, type Env, type Variable } from '@platform/kit';
 
 export const REGISTRY_PORT = 3004;
 
@@ -118,7 +118,8 @@ export const registryVars = {
     protocols: ['http', 'https'],
     description: 'The registry as developers reach it (the OpenAPI servers entry); npm start sets it to where it serves the registry',
   }),
-  consoleEnabled: vars.bool('REGISTRY_CONSOLE', { default: true, description: 'Serve the web console at /console (docs/console.md)' }),
+  // On/off switches end in _ENABLED in every service; REGISTRY_CONSOLE is its older name (a deprecated alias).
+  consoleEnabled: aliased(vars.bool('REGISTRY_CONSOLE_ENABLED', { default: true, description: 'Serve the web console at /console (docs/console.md)' }), 'REGISTRY_CONSOLE'),
   consoleDir: vars.string('REGISTRY_CONSOLE_DIR', {
     default: DEFAULT_CONSOLE_DIR,
     description: "Directory of the console's static files (index.html, style.css, console.js) served at /console; default: packages/console/dist/public, written by npm run build",

@@ -8,7 +8,7 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { captureLogs } from '@platform/kit/testing';
-import { DEFAULT_CONSOLE_DIR } from '../src/config.js';
+import { DEFAULT_CONSOLE_DIR, readRegistryConfig } from '../src/config.js';
 import { harness, type Harness } from './helpers.js';
 
 describe('registry: /console', () => {
@@ -130,5 +130,12 @@ describe('registry: /console', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('REGISTRY_CONSOLE_ENABLED turns it off; REGISTRY_CONSOLE, its older name, still does', () => {
+    assert.equal(readRegistryConfig({}).consoleEnabled, true);
+    assert.equal(readRegistryConfig({ REGISTRY_CONSOLE_ENABLED: 'off' }).consoleEnabled, false);
+    assert.equal(readRegistryConfig({ REGISTRY_CONSOLE: 'off' }).consoleEnabled, false);
+    assert.equal(readRegistryConfig({ REGISTRY_CONSOLE: 'off', REGISTRY_CONSOLE_ENABLED: 'on' }).consoleEnabled, true);
   });
 });
