@@ -1,7 +1,7 @@
 /** Starting the service from the environment: stores, migrations, master key, TLS, HTTPS listener. */
 import path from 'node:path';
-import { listenMutualTls, loadOrCreateKeyFile, loadOrCreateLocalCa, loadOrCreateTls, openDatabase, openStateStore, serve, serveMetrics, type EmbeddedPostgres, type Env } from '@platform/kit';
-import { readAuthConfig, type AuthConfig } from './config.js';
+import { deprecatedNamesInUse, listenMutualTls, loadOrCreateKeyFile, loadOrCreateLocalCa, loadOrCreateTls, openDatabase, openStateStore, serve, serveMetrics, type EmbeddedPostgres, type Env } from '@platform/kit';
+import { authVars, readAuthConfig, type AuthConfig } from './config.js';
 import { buildApp, migrateAuth, type AuthApp } from './app.js';
 import type { PlatformVerifiers } from './services/platform.js';
 
@@ -27,7 +27,7 @@ export async function startAuth(
   opts: { platformVerifiers?: PlatformVerifiers; embedded?: EmbeddedPostgres; handleSignals?: boolean } = {},
 ): Promise<AuthApp> {
   const config = readAuthConfig(env);
-  const warnings: string[] = [];
+  const warnings: string[] = deprecatedNamesInUse(authVars, env);
   config.masterKey = resolveMasterKey(config, (m) => warnings.push(m));
   const generated = !config.tlsCertFile && !config.tlsKeyFile;
   const tls = await loadOrCreateTls({

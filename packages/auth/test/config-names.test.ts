@@ -1,5 +1,6 @@
 // Auth's settings renamed to the shape every service uses (README.md, "Setting names") keep their older names as
-// deprecated aliases: AUTH_TLS_CERT and AUTH_TLS_KEY are read as AUTH_TLS_CERT_FILE and AUTH_TLS_KEY_FILE.
+// deprecated aliases: AUTH_TLS_CERT and AUTH_TLS_KEY are read as AUTH_TLS_CERT_FILE and AUTH_TLS_KEY_FILE,
+// AUTH_DEVICE_VERIFICATION_URI as AUTH_DEVICE_VERIFICATION_URL.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readAuthConfig } from '../src/config.js';
@@ -14,5 +15,11 @@ describe('auth config: file settings end in _FILE', () => {
     assert.deepEqual([both.tlsCertFile, both.tlsKeyFile], ['/new/auth.pem', '/old/auth-key.pem'], 'the current name wins, each setting on its own');
     const none = readAuthConfig({});
     assert.deepEqual([none.tlsCertFile, none.tlsKeyFile], [undefined, undefined]);
+  });
+
+  it('a URL ends in _URL: AUTH_DEVICE_VERIFICATION_URL, and the older AUTH_DEVICE_VERIFICATION_URI', () => {
+    assert.equal(readAuthConfig({ AUTH_DEVICE_VERIFICATION_URL: 'https://play.example/device' }).deviceVerificationUri, 'https://play.example/device');
+    assert.equal(readAuthConfig({ AUTH_DEVICE_VERIFICATION_URI: 'https://old.example/device' }).deviceVerificationUri, 'https://old.example/device');
+    assert.throws(() => readAuthConfig({ AUTH_DEVICE_VERIFICATION_URI: 'ftp://x' }), /AUTH_DEVICE_VERIFICATION_URL \(or AUTH_DEVICE_VERIFICATION_URI\) must be an http\(s\) URL/);
   });
 });

@@ -215,6 +215,21 @@ export function withSpecNames(env: Env, opts: { prefix: string; fileVar?: string
 }
 
 /**
+ * One warning per deprecated name the environment gives instead of the current one (`AUTH_TLS_CERT is deprecated:
+ * use AUTH_TLS_CERT_FILE`), for a service to log at start. The spec's `SERVICE__SECTION__KEY` spellings are
+ * documented aliases, not deprecated: not listed.
+ */
+export function deprecatedNamesInUse(spec: Record<string, Pick<Variable<unknown>, 'name'> & { aliases?: readonly string[] }>, env: Env): string[] {
+  const warnings: string[] = [];
+  for (const v of Object.values(spec)) {
+    if (settingValue(env, { name: v.name }) !== undefined) continue;
+    const old = (v.aliases ?? []).find((a) => !a.includes('__') && settingValue(env, { name: a }) !== undefined);
+    if (old) warnings.push(`${old} is deprecated: use ${v.name} (README.md, "Setting names")`);
+  }
+  return warnings;
+}
+
+/**
  * The raw text a setting is read from: its name, else the first of its aliases that is set; undefined when none
  * is (for code that passes a setting on, e.g. `npm start`'s wiring, and honours the old names as the service does).
  */

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { aliased, ConfigError, readConfig, settingValue, specEnvName, specSetting, vars, withSpecNames } from '../src/config.js';
+import { aliased, ConfigError, deprecatedNamesInUse, readConfig, settingValue, specEnvName, specSetting, vars, withSpecNames } from '../src/config.js';
 
 describe('kit config: setting names and aliases', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'kit-config-'));
@@ -46,5 +46,20 @@ describe('kit config: setting names and aliases', () => {
     assert.equal(settingValue({ X_CONSOLE: 'off' }, on), 'off');
     assert.equal(settingValue({ X_CONSOLE: 'off', X_CONSOLE_ENABLED: 'on' }, on), 'on');
     assert.equal(settingValue({ X_CONSOLE_ENABLED: '' }, on), undefined);
+  });
+
+  it('deprecatedNamesInUse: one warning per older name given instead of the current one; spec spellings are not deprecated', () => {
+    const spec = {
+      cert: aliased(vars.optionalString('X_TLS_CERT_FILE'), 'X_TLS_CERT'),
+      chat: specSetting('X:Limits:ChatPerMinute', vars.int('X_RATE_CHAT_PER_MINUTE', { default: 1 }), 'X_LIMITS_CHAT_PER_MINUTE'),
+      port: vars.int('X_PORT', { default: 1 }),
+    };
+    assert.deepEqual(deprecatedNamesInUse(spec, {}), []);
+    assert.deepEqual(deprecatedNamesInUse(spec, { X_TLS_CERT: '/a.pem', X__LIMITS__CHATPERMINUTE: '3', X_PORT: '2' }), [
+      'X_TLS_CERT is deprecated: use X_TLS_CERT_FILE (README.md, "Setting names")',
+    ]);
+    assert.deepEqual(deprecatedNamesInUse(spec, { X_TLS_CERT: '/a.pem', X_TLS_CERT_FILE: '/b.pem', X_LIMITS_CHAT_PER_MINUTE: '3' }), [
+      'X_LIMITS_CHAT_PER_MINUTE is deprecated: use X_RATE_CHAT_PER_MINUTE (README.md, "Setting names")',
+    ]);
   });
 });

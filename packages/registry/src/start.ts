@@ -4,9 +4,9 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadOrCreateKeyFile, migrate, openDatabase, openStateStore, serve, serveMetrics, type App, type EmbeddedPostgres, type Env, type StateStore } from '@platform/kit';
+import { deprecatedNamesInUse, loadOrCreateKeyFile, migrate, openDatabase, openStateStore, serve, serveMetrics, type App, type EmbeddedPostgres, type Env, type StateStore } from '@platform/kit';
 import { buildApp } from './app.js';
-import { readRegistryConfig, REGISTRY_PORT } from './config.js';
+import { readRegistryConfig, REGISTRY_PORT, registryVars } from './config.js';
 import { FsBlobStore } from './services/blobs.js';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../migrations', import.meta.url));
@@ -69,6 +69,7 @@ export async function startRegistry(
     await closeStores();
     throw err;
   }
+  for (const warning of deprecatedNamesInUse(registryVars, env)) app.log.warn(warning);
   if (generatedKeyFile) {
     app.log.warn({ file: generatedKeyFile }, 'REGISTRY_MASTER_KEY is unset: using the master key file; set REGISTRY_MASTER_KEY in production');
   }

@@ -10,7 +10,7 @@ import { ConfigError, commonVars, metricsVars, readConfig, specSetting, vars, wi
 
 export const CROSS_GAME_VISIBILITY = ['isolated', 'summary', 'full'] as const;
 
-const spec = {
+export const socialVars = {
   ...commonVars,
   metricsPort: specSetting('Social:Metrics:Port', metricsVars('SOCIAL').metricsPort),
   metricsHost: specSetting('Social:Metrics:Host', metricsVars('SOCIAL').metricsHost),
@@ -109,7 +109,7 @@ const spec = {
   })),
 };
 
-export type SocialConfig = ReturnType<typeof readConfig<typeof spec>> & { ca?: string };
+export type SocialConfig = ReturnType<typeof readConfig<typeof socialVars>> & { ca?: string };
 
 /** The file's settings overlaid by the environment, with SOCIAL__ keys upper-cased (kit withSpecNames). */
 export function mergedEnv(env: Env): Env {
@@ -118,7 +118,7 @@ export function mergedEnv(env: Env): Env {
 
 export function readSocialConfig(env: Env = process.env): SocialConfig {
   const merged = mergedEnv(env);
-  const config = readConfig(spec, merged) as SocialConfig;
+  const config = readConfig(socialVars, merged) as SocialConfig;
   const problems: string[] = [];
   if (!config.jwksUrl && !config.apiKey) problems.push('SOCIAL_AUTH_JWKS_URL (SOCIAL__AUTH__JWKSURL, Social:Auth:JwksUrl) is required unless SOCIAL_AUTH_API_KEY (Social:Auth:ApiKey) is set');
   if (config.apiKey !== undefined && config.apiKey.length < 16) problems.push('SOCIAL_AUTH_API_KEY (SOCIAL__AUTH__APIKEY, Social:Auth:ApiKey) must have at least 16 characters');

@@ -6,9 +6,9 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadOrCreateLocalCa, loadOrCreateTls, migrate, openDatabase, openStateStore, serve, serveMetrics, tls13Options, type EmbeddedPostgres, type Env, type StateStore } from '@platform/kit';
+import { deprecatedNamesInUse, loadOrCreateLocalCa, loadOrCreateTls, migrate, openDatabase, openStateStore, serve, serveMetrics, tls13Options, type EmbeddedPostgres, type Env, type StateStore } from '@platform/kit';
 import { buildApp } from './app.js';
-import { readSocialConfig } from './config.js';
+import { readSocialConfig, socialVars } from './config.js';
 import { purgeChat } from './services/chat.js';
 import { purgeNotifications } from './services/notifications.js';
 
@@ -46,6 +46,7 @@ export async function startSocial(
         )
       : undefined;
   const app = await buildApp(config, { db, state, https, bus: opts.bus });
+  for (const warning of deprecatedNamesInUse(socialVars, env)) app.log.warn(warning);
   const purge = setInterval(() => {
     purgeChat(app.ctx).catch((err) => app.log.warn({ err }, 'chat purge failed'));
     purgeNotifications(app.ctx).catch((err) => app.log.warn({ err }, 'notification purge failed'));
