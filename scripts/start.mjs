@@ -5,13 +5,15 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { register } from 'node:module';
 import path from 'node:path';
+import { ensureConsoleBuilt } from './console-build.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const BUILT = ['kit', 'console', 'registry', 'auth', 'social', 'host'];
 
 /**
  * The newest modification time of the .ts files under dir. The console's browser sources (src/app) are not
- * compiled by tsc: the registry bundles them anew when dist/web/console.js is older (packages/console/src/index.ts).
+ * compiled by tsc: they are bundled into the console's static files (packages/console/dist/public), which
+ * ensureConsoleBuilt remakes when older than a source.
  */
 function newestSource(dir) {
   let newest = 0;
@@ -33,6 +35,7 @@ function buildIsFresh() {
   });
 }
 
+ensureConsoleBuilt();
 if (buildIsFresh()) {
   await import('../packages/host/dist/main.js');
 } else {

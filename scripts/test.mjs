@@ -6,6 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync, existsSync } from 'node:fs';
 import path from 'node:path';
+import { ensureConsoleBuilt } from './console-build.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const args = process.argv.slice(2);
@@ -41,6 +42,9 @@ const run = (list, concurrency) =>
       env: { PLATFORM_CHECK_RESPONSES: '1', ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --conditions=development`.trim() },
     },
   ).status ?? 1;
+// The registry serves the console from its built files (packages/console/dist/public): made once here when
+// missing or older than the sources, before any test file starts a registry.
+ensureConsoleBuilt();
 let status = 0;
 if (parallel.length) status = run(parallel, process.env.TEST_CONCURRENCY ?? '3') || status;
 if (serial.length) status = run(serial, '1') || status;

@@ -7,14 +7,18 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { readFileSync } from 'node:fs';
 import { platformProviderVars } from './providers/index.js';
-import { readConfig, commonVars, metricsVars, vars, ConfigError, AUTH_SERVICE_NAME as RESERVED_CALLER, type Env, type Argon2Params } from '@platform/kit';
+import { readConfig, aliased, commonVars, metricsVars, vars, ConfigError, AUTH_SERVICE_NAME as RESERVED_CALLER, type Env, type Argon2Params } from '@platform/kit';
 
 export const authVars = {
   ...commonVars,
   ...metricsVars('AUTH'),
   port: vars.int('AUTH_PORT', { default: 8443, min: 0, max: 65535, description: 'HTTPS port' }),
-  tlsCert: vars.optionalString('AUTH_TLS_CERT', 'PEM certificate file; a self-signed one is generated under DATA_DIR/auth/tls when unset'),
-  tlsKey: vars.optionalString('AUTH_TLS_KEY', 'PEM private key file of AUTH_TLS_CERT'),
+  // File paths end in _FILE in every service; AUTH_TLS_CERT and AUTH_TLS_KEY are their older names (deprecated aliases).
+  tlsCertFile: aliased(
+    vars.optionalString('AUTH_TLS_CERT_FILE', 'PEM certificate file; one issued by the local CA under DATA_DIR/auth/tls when unset'),
+    'AUTH_TLS_CERT',
+  ),
+  tlsKeyFile: aliased(vars.optionalString('AUTH_TLS_KEY_FILE', 'PEM private key file of AUTH_TLS_CERT_FILE'), 'AUTH_TLS_KEY'),
   trustProxy: vars.string('AUTH_TRUST_PROXY', {
     default: 'false',
     description: 'Fastify trustProxy: false, true, a hop count or a comma-separated list of proxy addresses/CIDRs',
@@ -139,7 +143,11 @@ function deviceGrantVars() {
     }),
     deviceCodeTtlSeconds: vars.int('AUTH_DEVICE_CODE_TTL_SECONDS', { default: 600, min: 60, max: 1800, description: 'Lifetime of a device code and its user code' }),
     devicePollIntervalSeconds: vars.int('AUTH_DEVICE_POLL_INTERVAL_SECONDS', { default: 5, min: 1, max: 60, description: 'Minimum seconds between two polls of one device code (slow_down adds 5)' }),
-    deviceVerificationUri: vars.optionalString('AUTH_DEVICE_VERIFICATION_URI', 'The approval page URL shown to the player; default AUTH_ISSUER + /device'),
+    // A URL setting ends in _URL in every service; AUTH_DEVICE_VERIFICATION_URI is its older name (a deprecated alias).
+    deviceVerificationUri: aliased(
+      vars.optionalString('AUTH_DEVICE_VERIFICATION_URL', 'The approval page URL shown to the player (the device flow\'s verification_uri); default AUTH_ISSUER + /device'),
+      'AUTH_DEVICE_VERIFICATION_URI',
+    ),
     deviceUserCodeMaxEntries: vars.int('AUTH_DEVICE_USER_CODE_MAX_ENTRIES', {
       default: 5,
       min: 2,
@@ -242,7 +250,7 @@ export function readAuthConfig(env: Env = process.env): AuthConfig {
     }
   }
   for (const id of raw.deviceClientIds) if (!CLIENT_ID.test(id)) problems.push(`AUTH_DEVICE_CLIENT_IDS: ${JSON.stringify(id)} is not a client id (${CLIENT_ID.source})`);
-  if (raw.deviceVerificationUri && !/^https?:\/\//.test(raw.deviceVerificationUri)) problems.push('AUTH_DEVICE_VERIFICATION_URI must be an http(s) URL');
+  if (raw.deviceVerificationUri && !/^https?:\/\//.test(raw.deviceVerificationUri)) problems.push('AUTH_DEVICE_VERIFICATION_URL (or AUTH_DEVICE_VERIFICATION_URI) must be an http(s) URL');
   for (const f of raw.sanctionFeatures) {
     if (!/^[a-z][a-z0-9_]{0,31}$/.test(f) || f === 'ban' || f === 'chat') problems.push(`AUTH_SANCTION_FEATURES: ${JSON.stringify(f)} is not a feature name (a-z, 0-9, _; up to 32; not ban or chat)`);
   }

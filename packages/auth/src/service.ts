@@ -18,7 +18,7 @@ import {
   type RunningService,
   type StartOptions,
 } from '@platform/kit';
-import { readAuthConfig, type AuthConfig } from './config.js';
+import { authVars, readAuthConfig, type AuthConfig } from './config.js';
 import { createApp, MIGRATIONS_DIR, type AuthApp, type AuthDeps } from './app.js';
 import type { PlatformVerifiers } from './services/platform.js';
 import { authWorkers } from './workers/index.js';
@@ -42,16 +42,17 @@ export async function openAuthStores(config: AuthConfig, embedded?: EmbeddedPost
 export const authService = defineService<AuthConfig, AuthConfig, AuthDeps, AuthApp>({
   name: 'auth',
   readConfig: readAuthConfig,
+  settings: authVars,
   migrations: MIGRATIONS_DIR,
   port: (config) => config.port,
   https: () => true,
   async prepare(config) {
     const log: { level: 'info' | 'warn'; msg: string; fields?: object }[] = [];
     config.masterKey = resolveMasterKey(config, (msg) => log.push({ level: 'warn', msg }));
-    const generated = !config.tlsCert && !config.tlsKey;
+    const generated = !config.tlsCertFile && !config.tlsKeyFile;
     const tls = await loadOrCreateTls({
-      certPath: config.tlsCert,
-      keyPath: config.tlsKey,
+      certPath: config.tlsCertFile,
+      keyPath: config.tlsKeyFile,
       dir: path.join(config.authDir, 'tls'),
       commonName: 'auth.platform.localhost',
       ca: generated ? await loadOrCreateLocalCa(path.join(config.dataDir, 'ca')) : undefined,

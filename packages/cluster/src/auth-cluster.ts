@@ -75,8 +75,8 @@ export async function startAuthCluster(opts: AuthClusterOptions): Promise<AuthCl
       AUTH_NODE_ID: `${prefix}-${i + 1}`,
       AUTH_DB_SCHEMA: opts.schema,
       AUTH_MASTER_KEY: masterKey,
-      AUTH_TLS_CERT: tls.certPath,
-      AUTH_TLS_KEY: keyPath,
+      AUTH_TLS_CERT_FILE: tls.certPath,
+      AUTH_TLS_KEY_FILE: keyPath,
       AUTH_ISSUER: issuer,
       AUTH_AUDIENCE: 'game-platform',
       // Cheap hashes: the cluster tests measure agreement, not Argon2.

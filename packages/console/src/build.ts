@@ -1,9 +1,9 @@
 // `npm run build -w @platform/console` (run by the repository's `npm run build`, hence `prepare`): writes the
-// browser bundle to dist/web/console.js, which the registry then serves without bundling at start.
-import { mkdirSync, writeFileSync } from 'node:fs';
+// console's static files (index.html, style.css, console.js) to dist/public/, the directory the registry serves
+// at /console (REGISTRY_CONSOLE_DIR), or to the directory given as the first argument.
 import path from 'node:path';
-import { BUNDLE_FILE, bundleConsole } from './index.js';
+import { PUBLIC_DIR, writeConsole } from './index.js';
 
-mkdirSync(path.dirname(BUNDLE_FILE), { recursive: true });
-writeFileSync(BUNDLE_FILE, await bundleConsole());
-console.log(`wrote ${BUNDLE_FILE}`);
+const dir = process.argv[2] ? path.resolve(process.argv[2]) : PUBLIC_DIR;
+await writeConsole(dir);
+console.log(`wrote the console to ${dir}`);

@@ -1,29 +1,18 @@
 /**
- * @platform/console, Node side: the console's files as the registry serves them at /console (docs/console.md).
- * The page is web/index.html and web/style.css, and console.js: src/app/main.ts with the SDK, bundled for
- * browsers by esbuild. `npm run build` (the repository's `prepare`) writes that bundle to dist/web/console.js;
- * when it is missing or older than a source (running from sources, tests), it is bundled in memory instead.
+ * @platform/console, Node side: how the console's static files are made (docs/console.md). The page is
+ * web/index.html and web/style.css, and console.js: src/app/main.ts with the SDK, bundled for browsers by
+ * esbuild. `npm run build` (the repository's `prepare`) writes the three to dist/public/, the directory the
+ * registry serves at /console (its REGISTRY_CONSOLE_DIR, by default this one found on disk). No service imports
+ * this package: the registry only reads the directory.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
-/** The browser sources, and the SDK's (bundled in). */
-const SOURCES = [path.join(root, 'src', 'app'), path.join(root, '..', 'client', 'src')];
-export const BUNDLE_FILE = path.join(root, 'dist', 'web', 'console.js');
-
-export interface ConsoleAsset {
-  type: string;
-  body: Buffer;
-}
-
-/** Newest modification time of the files under dir (0 when absent). */
-function newest(dir: string): number {
-  if (!existsSync(dir)) return 0;
-  let t = 0;
-  for (const f of readdirSync(dir, { recursive: true })) t = Math.max(t, statSync(path.join(dir, String(f))).mtimeMs);
-  return t;
-}
+/** Where `npm run build` writes the console's files: the registry's default REGISTRY_CONSOLE_DIR. */
+export const PUBLIC_DIR = path.join(root, 'dist', 'public');
+/** The files of a build, by the name they are served under at /console/. */
+export const CONSOLE_FILES = ['index.html', 'style.css', 'console.js'] as const;
 
 /** src/app/main.ts and the SDK as one ES module for browsers (minified; no source map: nothing to hide, less to serve). */
 export async function bundleConsole(): Promise<string> {
@@ -42,24 +31,20 @@ export async function bundleConsole(): Promise<string> {
   return result.outputFiles[0].text;
 }
 
-/** The bundle: dist/web/console.js when it is at least as new as every source, else bundled now. */
-async function consoleScript(): Promise<string> {
-  if (existsSync(BUNDLE_FILE)) {
-    const built = statSync(BUNDLE_FILE).mtimeMs;
-    if (SOURCES.every((dir) => newest(dir) <= built)) return readFileSync(BUNDLE_FILE, 'utf8');
-  }
-  return bundleConsole();
-}
-
 /**
- * Every file of the console by its path under /console (`index.html`, `style.css`, `console.js`). The registry
- * serves exactly these names: a path is looked up in this map, never joined to a directory.
+ * Writes the console's files into `dir` (made if missing). Each file is written under a temporary name and
+ * renamed into place, so a registry reading the directory meanwhile sees the old file or the new one, never half.
  */
-export async function loadConsoleAssets(): Promise<Map<string, ConsoleAsset>> {
-  const web = (name: string) => readFileSync(path.join(root, 'web', name));
-  return new Map<string, ConsoleAsset>([
-    ['index.html', { type: 'text/html; charset=utf-8', body: web('index.html') }],
-    ['style.css', { type: 'text/css; charset=utf-8', body: web('style.css') }],
-    ['console.js', { type: 'text/javascript; charset=utf-8', body: Buffer.from(await consoleScript()) }],
-  ]);
+export async function writeConsole(dir: string = PUBLIC_DIR): Promise<void> {
+  const files: Record<(typeof CONSOLE_FILES)[number], string | Buffer> = {
+    'index.html': readFileSync(path.join(root, 'web', 'index.html')),
+    'style.css': readFileSync(path.join(root, 'web', 'style.css')),
+    'console.js': await bundleConsole(),
+  };
+  mkdirSync(dir, { recursive: true });
+  for (const name of CONSOLE_FILES) {
+    const temporary = path.join(dir, `.${name}.${process.pid}.tmp`);
+    writeFileSync(temporary, files[name]);
+    renameSync(temporary, path.join(dir, name));
+  }
 }

@@ -18,16 +18,25 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { ConfigError, createMemoryStore, loadOrCreateLocalCa, loadOrCreateTls, openEmbeddedPostgres, type EmbeddedPostgres, type Env } from '@platform/kit';
-import { MIGRATIONS_DIR as AUTH_MIGRATIONS, authService, readAuthConfig } from '@platform/auth';
-import { MIGRATIONS_DIR as REGISTRY_MIGRATIONS, readRegistryConfig, REGISTRY_PORT, registryService } from '@platform/registry';
+import {
+  ConfigError,
+  createMemoryStore,
+  loadOrCreateLocalCa,
+  loadOrCreateTls,
+  openEmbeddedPostgres,
+  settingValue,
+  type EmbeddedPostgres,
+  type Env,
+} from '@platform/kit';
+import { MIGRATIONS_DIR as AUTH_MIGRATIONS, authService, authVars, readAuthConfig } from '@platform/auth';
+import { MIGRATIONS_DIR as REGISTRY_MIGRATIONS, readRegistryConfig, REGISTRY_PORT, registryService, registryVars } from '@platform/registry';
 import { MIGRATIONS_DIR as SOCIAL_MIGRATIONS, readSocialConfig, socialService } from '@platform/social';
 import { importOldLayout } from './old-layout.js';
 
 export interface RunningHost {
   dataDir: string;
   urls: { auth: string; registry: string; social: string };
-  /** The web console's URL (served by the registry), or undefined with REGISTRY_CONSOLE=off. */
+  /** The web console's URL (served by the registry), or undefined with REGISTRY_CONSOLE_ENABLED=off. */
   consoleUrl?: string;
   /** The local CA that issued both certificates (the one file a client trusts). */
   caFile: string;
@@ -63,14 +72,19 @@ export function consoleOrigins(registryPort: number): string[] {
 /**
  * CORS_ALLOWED_ORIGINS for auth and social, so the console can call them: unset and embedded, localhost origins are
  * allowed already (kit cors.ts), so it stays unset; unset on DATABASE_URL (where none would be), the console's
- * origins; a list, the list plus the console's origins; `*` as it is. REGISTRY_CONSOLE=off: untouched.
+ * origins; a list, the list plus the console's origins; `*` as it is. REGISTRY_CONSOLE_ENABLED=off: untouched.
  */
 export function corsWithConsole(env: Env, registryPort: number): string | undefined {
   const set = env.CORS_ALLOWED_ORIGINS?.trim();
-  if (/^(0|false|no|off)$/i.test(env.REGISTRY_CONSOLE?.trim() ?? '') || set === '*') return env.CORS_ALLOWED_ORIGINS;
+  if (!consoleEnabled(env) || set === '*') return env.CORS_ALLOWED_ORIGINS;
   if (!set && !env.DATABASE_URL) return env.CORS_ALLOWED_ORIGINS;
   const list = (set ?? '').split(',').map((o) => o.trim()).filter(Boolean);
   return [...new Set([...list, ...consoleOrigins(registryPort)])].join(',');
+}
+
+/** REGISTRY_CONSOLE_ENABLED (or its older name REGISTRY_CONSOLE) is not off. */
+function consoleEnabled(env: Env): boolean {
+  return !/^(0|false|no|off)$/i.test(settingValue(env, registryVars.consoleEnabled)?.trim() ?? '');
 }
 
 /** Each service's environment: the process's, plus the wiring it does not set itself (to the ports they listen on). */
@@ -82,8 +96,11 @@ async function wiring(env: Env, dataDir: string, registryPort: number) {
   // Made here (the services would make the same files) so each side can trust the other's at once. One local CA
   // issues both: a client trusts one file for every service. A self-signed pair of an older data directory is issued again.
   const localCa = await loadOrCreateLocalCa(path.join(dataDir, 'ca'));
-  if (!env.AUTH_TLS_CERT) await loadOrCreateTls({ dir: path.dirname(authCert), ca: localCa, commonName: 'auth.platform.localhost' });
-  if (!(env.SOCIAL_TLS_CERT_FILE ?? env.SOCIAL__TLS__CERTFILE)) await loadOrCreateTls({ dir: path.dirname(socialCert), ca: localCa, commonName: 'social.platform.localhost' });
+  // AUTH_TLS_CERT_FILE (or its older name AUTH_TLS_CERT): the given certificate is the one the others trust.
+  const authCertGiven = settingValue(env, authVars.tlsCertFile);
+  if (!authCertGiven) await loadOrCreateTls({ dir: path.dirname(authCert), ca: localCa, commonName: 'auth.platform.localhost' });
+  const socialCertGiven = env.SOCIAL_TLS_CERT_FILE || env.SOCIAL__TLS__CERTFILE || undefined;
+  if (!socialCertGiven) await loadOrCreateTls({ dir: path.dirname(socialCert), ca: localCa, commonName: 'social.platform.localhost' });
   const generated = internalKeys(dataDir);
   const registryKey = env.REGISTRY_AUTH_INTERNAL_KEY ?? generated.registry;
   const socialKey = env.SOCIAL_AUTH_INTERNAL_KEY ?? env.SOCIAL__AUTH__INTERNALKEY ?? generated.social;
@@ -103,12 +120,12 @@ async function wiring(env: Env, dataDir: string, registryPort: number) {
       AUTH_MAILBOX_DIR: env.AUTH_MAILBOX_DIR ?? path.join(dataDir, 'mailbox'),
       AUTH_INTERNAL_KEYS: env.AUTH_INTERNAL_KEYS ?? `registry:${registryKey},social:${socialKey}`,
       AUTH_OUTBOX_TARGETS: env.AUTH_OUTBOX_TARGETS ?? `https://127.0.0.1:${socialPort}/v1/internal/auth-events`,
-      AUTH_OUTBOX_CA_FILE: env.AUTH_OUTBOX_CA_FILE ?? ((env.SOCIAL_TLS_CERT_FILE ?? env.SOCIAL__TLS__CERTFILE) ? socialCert : localCa.certPath),
+      AUTH_OUTBOX_CA_FILE: env.AUTH_OUTBOX_CA_FILE ?? socialCertGiven ?? localCa.certPath,
     },
     registry: {
       ...base,
       REGISTRY_AUTH_URL: env.REGISTRY_AUTH_URL ?? `https://127.0.0.1:${authPort}`,
-      REGISTRY_AUTH_CA_FILE: env.REGISTRY_AUTH_CA_FILE ?? (env.AUTH_TLS_CERT ? authCert : localCa.certPath),
+      REGISTRY_AUTH_CA_FILE: env.REGISTRY_AUTH_CA_FILE ?? authCertGiven ?? localCa.certPath,
       REGISTRY_AUTH_INTERNAL_KEY: registryKey,
       REGISTRY_PUBLIC_URL: env.REGISTRY_PUBLIC_URL ?? urls.registry,
       // The console in the browser reaches auth and social where npm start serves them.
@@ -118,7 +135,7 @@ async function wiring(env: Env, dataDir: string, registryPort: number) {
     social: {
       ...base,
       SOCIAL_AUTH_JWKS_URL: env.SOCIAL_AUTH_JWKS_URL ?? env.SOCIAL__AUTH__JWKSURL ?? `https://127.0.0.1:${authPort}/.well-known/jwks.json`,
-      SOCIAL_AUTH_CA_FILE: env.SOCIAL_AUTH_CA_FILE ?? env.SOCIAL__AUTH__CAFILE ?? (env.AUTH_TLS_CERT ? authCert : localCa.certPath),
+      SOCIAL_AUTH_CA_FILE: env.SOCIAL_AUTH_CA_FILE ?? env.SOCIAL__AUTH__CAFILE ?? authCertGiven ?? localCa.certPath,
       SOCIAL_REGISTRY_URL: env.SOCIAL_REGISTRY_URL ?? env.SOCIAL__REGISTRY__URL ?? `http://127.0.0.1:${registryPort}`,
       // The issuer auth signs with (above), whatever port it runs on.
       SOCIAL_AUTH_ISSUER: env.SOCIAL_AUTH_ISSUER ?? env.SOCIAL__AUTH__ISSUER ?? env.AUTH_ISSUER ?? urls.auth,
@@ -230,7 +247,7 @@ export async function startHost(
     await close();
     throw err;
   }
-  const consoleOn = !/^(0|false|no|off)$/i.test(env.REGISTRY_CONSOLE?.trim() ?? '');
+  const consoleOn = consoleEnabled(env);
   return {
     dataDir,
     urls: envs.urls,

@@ -22,4 +22,9 @@ describe('host: CORS for the console', () => {
     assert.equal(corsWithConsole({ REGISTRY_CONSOLE: 'off', DATABASE_URL: 'postgres://x' }, 3004), undefined);
     assert.equal(corsWithConsole({ REGISTRY_CONSOLE: 'false', CORS_ALLOWED_ORIGINS: 'https://a.example' }, 3004), 'https://a.example');
   });
+
+  it('REGISTRY_CONSOLE_ENABLED=off (the current name of REGISTRY_CONSOLE) too; it wins over the older name', () => {
+    assert.equal(corsWithConsole({ REGISTRY_CONSOLE_ENABLED: 'off', DATABASE_URL: 'postgres://x' }, 3004), undefined);
+    assert.equal(corsWithConsole({ REGISTRY_CONSOLE_ENABLED: 'on', REGISTRY_CONSOLE: 'off', DATABASE_URL: 'postgres://x' }, 3004), 'http://localhost:3004,http://127.0.0.1:3004');
+  });
 });

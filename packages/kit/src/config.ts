@@ -3,6 +3,8 @@
  * variable is declared with its parser and default; a bad or missing value
  * raises ConfigError naming the variable, and the process stops.
  */
+import { readFileSync } from 'node:fs';
+
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`invalid configuration:\n  ${problems.join('\n  ')}`);
@@ -127,18 +129,30 @@ export function parseKey32(s: string): Buffer {
 }
 
 /**
+ * Setting names, the same shape in every service (README.md, "Setting names"): `<SERVICE>_<WHAT>`, a file path
+ * ending in `_FILE`, a directory in `_DIR`, a URL in `_URL`, a duration in its unit (`_MS`, `_SECONDS`, …), an
+ * on/off switch in `_ENABLED`, a rate limit `<SERVICE>_RATE_…`, a port `<SERVICE>_PORT` (`_<WHAT>_PORT`). A
+ * setting renamed to fit keeps its older names as deprecated aliases; a service whose specification names its
+ * settings `Service:Section:Key` also reads the spec's spelling `SERVICE__SECTION__KEY` (specEnvName). In both
+ * cases the current name wins when both are set.
+ */
+export type Setting<T> = Variable<T> & { readonly aliases: readonly string[] };
+
+/**
  * The variable read under its name, or under an older name when only that one is set (names kept working
  * after a rename; the current name wins when both are set). Errors name the spelling that was read.
  */
-export function aliased<T>(v: Variable<T>, ...aliases: string[]): Variable<T> & { aliases: readonly string[] } {
+export function aliased<T>(v: Variable<T>, ...aliases: string[]): Setting<T> {
+  const before = (v as Partial<Setting<T>>).aliases ?? [];
+  const all = [...before, ...aliases];
   return {
     name: v.name,
     description: v.description,
-    aliases,
+    aliases: all,
     read(env) {
       const given = env[v.name];
       if (given !== undefined && given !== '') return v.read(env);
-      const alias = aliases.find((a) => env[a] !== undefined && env[a] !== '');
+      const alias = all.find((a) => env[a] !== undefined && env[a] !== '');
       if (!alias) return v.read(env);
       try {
         return v.read({ ...env, [v.name]: env[alias] });
@@ -147,6 +161,84 @@ export function aliased<T>(v: Variable<T>, ...aliases: string[]): Variable<T> & 
       }
     },
   };
+}
+
+/** A specification's setting path as an environment variable: `Social:Auth:JwksUrl` → `SOCIAL__AUTH__JWKSURL`. */
+export function specEnvName(settingPath: string): string {
+  return settingPath
+    .split(':')
+    .map((segment) => segment.trim().toUpperCase())
+    .join('__');
+}
+
+/**
+ * `v`, also read under its older names and then under the spec's spelling of `settingPath` (`Social:Chat:Enabled`
+ * → `SOCIAL__CHAT__ENABLED`). Read the environment through withSpecNames, so that spelling is matched whatever
+ * its case and a JSON configuration file can give it too.
+ */
+export function specSetting<T>(settingPath: string, v: Variable<T>, ...olderNames: string[]): Setting<T> & { readonly specPath: string } {
+  return { ...aliased(v, ...olderNames, specEnvName(settingPath)), specPath: settingPath };
+}
+
+/** Flattens {"Social":{"Auth":{"JwksUrl":"x"}}} into SOCIAL__AUTH__JWKSURL=x (arrays joined by commas). */
+function flattenSpecNames(obj: unknown, prefix: string, out: Env): void {
+  if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) {
+    if (prefix) out[prefix] = Array.isArray(obj) ? obj.join(',') : String(obj);
+    return;
+  }
+  for (const [k, v] of Object.entries(obj as Record<string, unknown>)) flattenSpecNames(v, prefix ? `${prefix}__${k.toUpperCase()}` : k.toUpperCase(), out);
+}
+
+/**
+ * The environment of a service whose spec names settings `Service:Section:Key` (prefix `SERVICE`): the JSON file
+ * named by `fileVar` (when set), its nested keys flattened into `SERVICE__SECTION__KEY` names, overlaid by the
+ * environment, in which a `SERVICE__…` name is upper-cased (the spec's segments are case-insensitive).
+ */
+export function withSpecNames(env: Env, opts: { prefix: string; fileVar?: string }): Env {
+  const merged: Env = {};
+  const file = opts.fileVar ? env[opts.fileVar] : undefined;
+  if (file) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(readFileSync(file, 'utf8'));
+    } catch (err) {
+      throw new ConfigError([`${opts.fileVar}: cannot read ${file}: ${(err as Error).message}`]);
+    }
+    flattenSpecNames(parsed, '', merged);
+  }
+  const spec = `${opts.prefix.toUpperCase()}__`;
+  for (const [k, v] of Object.entries(env)) {
+    if (k.toUpperCase().startsWith(spec)) merged[k.toUpperCase()] = v;
+    else merged[k] = v;
+  }
+  return merged;
+}
+
+/**
+ * One warning per deprecated name the environment gives instead of the current one (`AUTH_TLS_CERT is deprecated:
+ * use AUTH_TLS_CERT_FILE`), for a service to log at start. The spec's `SERVICE__SECTION__KEY` spellings are
+ * documented aliases, not deprecated: not listed.
+ */
+export function deprecatedNamesInUse(spec: Record<string, Pick<Variable<unknown>, 'name'> & { aliases?: readonly string[] }>, env: Env): string[] {
+  const warnings: string[] = [];
+  for (const v of Object.values(spec)) {
+    if (settingValue(env, { name: v.name }) !== undefined) continue;
+    const old = (v.aliases ?? []).find((a) => !a.includes('__') && settingValue(env, { name: a }) !== undefined);
+    if (old) warnings.push(`${old} is deprecated: use ${v.name} (README.md, "Setting names")`);
+  }
+  return warnings;
+}
+
+/**
+ * The raw text a setting is read from: its name, else the first of its aliases that is set; undefined when none
+ * is (for code that passes a setting on, e.g. `npm start`'s wiring, and honours the old names as the service does).
+ */
+export function settingValue(env: Env, v: Pick<Variable<unknown>, 'name'> & { aliases?: readonly string[] }): string | undefined {
+  for (const name of [v.name, ...(v.aliases ?? [])]) {
+    const given = env[name];
+    if (given !== undefined && given !== '') return given;
+  }
+  return undefined;
 }
 
 /** Reads every variable of a spec; collects all problems before failing. */

@@ -13,7 +13,7 @@
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { App } from './app-type.js';
-import { ConfigError, type Env } from './config.js';
+import { ConfigError, deprecatedNamesInUse, type Env, type Variable } from './config.js';
 import { migrate, openDatabase } from './db.js';
 import type { Database } from './db-types.js';
 import { serveMetrics } from './metrics-listener.js';
@@ -127,6 +127,8 @@ export interface ServiceDefinition<C extends ServiceConfigBase, B, D extends Ser
   name: string;
   /** env -> typed config; every problem reported at once (ConfigError). */
   readConfig(env: Env): C;
+  /** Its settings as declared (kit config.ts): a deprecated name in use is logged at start. */
+  settings?: Record<string, Variable<unknown>>;
   /** The service's migrations directory (one set for PostgreSQL and PGlite). */
   migrations: string;
   /** The port it listens on when the start options name none. */
@@ -199,6 +201,7 @@ export function defineService<C extends ServiceConfigBase, B, D extends ServiceS
       const deps = { ...options, ...prepared.deps, db: stores.db, state: stores.state, bus: options.bus } as unknown as D;
       app = await build(prepared.config, deps);
       for (const line of prepared.log ?? []) app.log[line.level](line.fields ?? {}, line.msg);
+      for (const warning of definition.settings ? deprecatedNamesInUse(definition.settings, env) : []) app.log.warn(warning);
       let url: string | undefined;
       let metricsUrl: string | undefined;
       if (options.listen !== false) {

@@ -80,3 +80,37 @@ describe('import circles', () => {
     assert.deepEqual([...sample.matchAll(IMPORT)].map((m) => m[1] ?? m[2]), ['./x.js', '../y.js', './z.js']);
   });
 });
+
+// The console is static files the registry reads from a directory (REGISTRY_CONSOLE_DIR, docs/console.md): no
+// service's src/ (nor the kit's, nor the one-process host's) imports @platform/console (nor one of its subpaths), nor lists it as a dependency.
+const SERVICES = ['registry', 'auth', 'social', 'kit', 'host'];
+const CONSOLE_IMPORT = /(?:import|export)\s[^'";]*?from\s*['"]@platform\/console(?:\/[^'"]*)?['"]|import\(\s*['"]@platform\/console(?:\/[^'"]*)?['"]\s*\)|^\s*import\s+['"]@platform\/console(?:\/[^'"]*)?['"]/gm;
+// matchAll works on a copy of the expression: no lastIndex carried from one file to the next.
+const importsConsole = (text: string) => [...text.matchAll(CONSOLE_IMPORT)].length > 0;
+
+describe('no service imports the console', () => {
+  for (const service of SERVICES) {
+    it(`none in packages/${service}`, () => {
+      const dir = path.join(root, 'packages', service);
+      const importing = tsFiles(path.join(dir, 'src')).filter((f) => importsConsole(readFileSync(f, 'utf8')));
+      assert.deepEqual(importing.map((f) => path.relative(root, f)), []);
+      const manifest = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>;
+      for (const field of ['dependencies', 'devDependencies', 'peerDependencies', 'optionalDependencies']) {
+        assert.equal(manifest[field]?.['@platform/console'], undefined, `${service}'s package.json ${field}`);
+      }
+    });
+  }
+
+  it('the check finds each form of import', () => {
+    for (const sample of [
+      "import { x } from '@platform/console';",
+      "import type { X } from '@platform/console';",
+      "export * from \"@platform/console/dist/index.js\";",
+      "const m = await import('@platform/console');",
+      "import '@platform/console';",
+    ]) {
+      assert.ok(importsConsole(sample), sample);
+    }
+    assert.equal(importsConsole("import { x } from '@platform/consoles';\n// @platform/console"), false);
+  });
+});

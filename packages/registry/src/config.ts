@@ -3,9 +3,17 @@
  * is fixed (3004) and deliberately not configurable.
  */
 import { readFileSync } from 'node:fs';
-import { ConfigError, commonVars, metricsVars, readConfig, vars, type Env, type Variable } from '@platform/kit';
+import path from 'node:path';
+import { ConfigError, aliased, commonVars, metricsVars, readConfig, vars, type Env, type Variable } from '@platform/kit';
 
 export const REGISTRY_PORT = 3004;
+
+/**
+ * Where the console's static files are when REGISTRY_CONSOLE_DIR is unset: the console package's build output
+ * (packages/console/dist/public, written by `npm run build`), found next to this package on disk, from src/ and
+ * dist/ alike. The registry never imports the console's code.
+ */
+export const DEFAULT_CONSOLE_DIR = path.resolve(import.meta.dirname, '..', '..', 'console', 'dist', 'public');
 
 /** The WASI subset a sandboxed game server module may import. */
 export const DEFAULT_WASI_IMPORTS = [
@@ -110,7 +118,12 @@ export const registryVars = {
     protocols: ['http', 'https'],
     description: 'The registry as developers reach it (the OpenAPI servers entry); npm start sets it to where it serves the registry',
   }),
-  consoleEnabled: vars.bool('REGISTRY_CONSOLE', { default: true, description: 'Serve the web console at /console (docs/console.md)' }),
+  // On/off switches end in _ENABLED in every service; REGISTRY_CONSOLE is its older name (a deprecated alias).
+  consoleEnabled: aliased(vars.bool('REGISTRY_CONSOLE_ENABLED', { default: true, description: 'Serve the web console at /console (docs/console.md)' }), 'REGISTRY_CONSOLE'),
+  consoleDir: vars.string('REGISTRY_CONSOLE_DIR', {
+    default: DEFAULT_CONSOLE_DIR,
+    description: "Directory of the console's static files (index.html, style.css, console.js) served at /console; default: packages/console/dist/public, written by npm run build",
+  }),
   consoleAuthUrl: vars.url('REGISTRY_CONSOLE_AUTH_URL', {
     default: 'https://localhost:8443',
     protocols: ['http', 'https'],

@@ -33,6 +33,7 @@ export const registryErrors = kitErrorCodes.extend({
   module_too_large: { status: 413, description: 'The decoded module is above the size limit' },
   account_locked: { status: 423, description: 'The player credential is locked after wrong passwords' },
   auth_unavailable: { status: 503, description: 'The auth service cannot be reached' },
+  console_unavailable: { status: 503, description: "The console's files are not in REGISTRY_CONSOLE_DIR (not built)" },
 });
 
 export type RegistryErrorCode = ErrorCodeOf<typeof registryErrors>;

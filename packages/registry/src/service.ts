@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineService, loadOrCreateKeyFile, type Env, type RunningService, type StartOptions, type App } from '@platform/kit';
 import { createApp } from './app.js';
-import { readRegistryConfig, REGISTRY_PORT, type RegistryConfig } from './config.js';
+import { readRegistryConfig, REGISTRY_PORT, registryVars, type RegistryConfig } from './config.js';
 import type { AppConfig, AppDeps } from './context.js';
 import { FsBlobStore } from './adapters/blob-store.js';
 
@@ -20,6 +20,7 @@ export function loadOrCreateMasterKey(dataDir: string): { key: Buffer; file: str
 export const registryService = defineService<RegistryConfig, AppConfig, AppDeps, App>({
   name: 'registry',
   readConfig: readRegistryConfig,
+  settings: registryVars,
   migrations: MIGRATIONS_DIR,
   port: () => REGISTRY_PORT,
   async prepare(config) {

@@ -4,6 +4,11 @@
 // REGISTRY_CONSOLE=off removes the route.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { captureLogs } from '@platform/kit/testing';
+import { DEFAULT_CONSOLE_DIR, readRegistryConfig } from '../src/config.js';
 import { harness, type Harness } from './helpers.js';
 
 describe('registry: /console', () => {
@@ -100,5 +105,37 @@ describe('registry: /console', () => {
   it('REGISTRY_CONSOLE=off: no /console at all', async () => {
     const off = await h.build({ consoleEnabled: false });
     assert.equal((await off.inject({ method: 'GET', url: '/console/' })).statusCode, 404);
+  });
+
+  it('serves the files of REGISTRY_CONSOLE_DIR; without a built console there, says so once and answers 503 console_unavailable', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'registry-console-'));
+    try {
+      const logs = captureLogs();
+      const missing = path.join(dir, 'public');
+      const node = await h.build({ consoleDir: missing, logLevel: 'info' }, { logStream: logs.stream });
+      for (const url of ['/console/', '/console/console.js', '/console/config.json', '/console/nope.js']) {
+        const r = await node.inject({ method: 'GET', url });
+        assert.equal(r.statusCode, 503, url);
+        assert.equal(r.json().Code, 'console_unavailable', url);
+      }
+      const said = logs.lines().filter((l) => /console is not built/.test(l.msg ?? ''));
+      assert.equal(said.length, 1, 'said once');
+      assert.equal(said[0].consoleDir, missing);
+      // Built meanwhile (here: copied from the default directory): served without a restart.
+      cpSync(DEFAULT_CONSOLE_DIR, missing, { recursive: true });
+      const page = await node.inject({ method: 'GET', url: '/console/' });
+      assert.equal(page.statusCode, 200);
+      assert.match(page.body, /<script type="module" src="\/console\/console.js"><\/script>/);
+      assert.equal((await node.inject({ method: 'GET', url: '/console/nope.js' })).json().Code, 'route_not_found');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('REGISTRY_CONSOLE_ENABLED turns it off; REGISTRY_CONSOLE, its older name, still does', () => {
+    assert.equal(readRegistryConfig({}).consoleEnabled, true);
+    assert.equal(readRegistryConfig({ REGISTRY_CONSOLE_ENABLED: 'off' }).consoleEnabled, false);
+    assert.equal(readRegistryConfig({ REGISTRY_CONSOLE: 'off' }).consoleEnabled, false);
+    assert.equal(readRegistryConfig({ REGISTRY_CONSOLE: 'off', REGISTRY_CONSOLE_ENABLED: 'on' }).consoleEnabled, true);
   });
 });

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineService, loadOrCreateLocalCa, loadOrCreateTls, tls13Options, type Env, type RunningService, type StartOptions } from '@platform/kit';
 import { createApp, type SocialApp, type SocialDeps } from './app.js';
-import { readSocialConfig, type SocialConfig } from './config.js';
+import { readSocialConfig, socialVars, type SocialConfig } from './config.js';
 import { purgeWorker } from './workers/purge.js';
 
 export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../migrations');
@@ -15,6 +15,7 @@ export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.met
 export const socialService = defineService<SocialConfig, SocialConfig, SocialDeps, SocialApp>({
   name: 'social',
   readConfig: readSocialConfig,
+  settings: socialVars,
   migrations: MIGRATIONS_DIR,
   port: (config) => config.port,
   https: (config) => config.tlsMode === 'https',

@@ -58,6 +58,16 @@ describe('configuration', () => {
     assert.throws(() => readSocialConfig({ SOCIAL_AUTH_JWKS_URL: 'http://a/j', SOCIAL_REALTIME_PING_SECONDS: 'often' }), /SOCIAL_REALTIME_PING_SECONDS: must be an integer/);
     assert.throws(() => readSocialConfig({ SOCIAL_AUTH_JWKS_URL: 'http://a/j', SOCIAL__REALTIME__PINGSECONDS: 'often' }), /SOCIAL__REALTIME__PINGSECONDS \(now SOCIAL_REALTIME_PING_SECONDS\)/);
   });
+
+  it('rate limits are SOCIAL_RATE_…: the older SOCIAL_LIMITS_… names and the spec spelling still work, the house name wins', () => {
+    const base = { SOCIAL_AUTH_JWKS_URL: 'http://a/j' };
+    const now = readSocialConfig({ ...base, SOCIAL_RATE_CHAT_PER_MINUTE: '11', SOCIAL_RATE_ACTIONS_PER_MINUTE: '12', SOCIAL_RATE_SEARCHES_PER_MINUTE: '13' });
+    assert.deepEqual([now.chatPerMinute, now.actionsPerMinute, now.searchesPerMinute], [11, 12, 13]);
+    const old = readSocialConfig({ ...base, SOCIAL_LIMITS_CHAT_PER_MINUTE: '21', SOCIAL_LIMITS_ACTIONS_PER_MINUTE: '22', SOCIAL_LIMITS_SEARCHES_PER_MINUTE: '23' });
+    assert.deepEqual([old.chatPerMinute, old.actionsPerMinute, old.searchesPerMinute], [21, 22, 23]);
+    const spec = readSocialConfig({ ...base, SOCIAL__LIMITS__CHATPERMINUTE: '31', SOCIAL_LIMITS_ACTIONS_PER_MINUTE: '32', SOCIAL_RATE_ACTIONS_PER_MINUTE: '42' });
+    assert.deepEqual([spec.chatPerMinute, spec.actionsPerMinute, spec.searchesPerMinute], [31, 42, 30]);
+  });
 });
 
 describe('key rotation', () => {

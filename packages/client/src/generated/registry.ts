@@ -407,7 +407,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -418,7 +418,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -608,7 +608,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -619,7 +619,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -745,7 +745,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -756,7 +756,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -898,7 +898,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -909,7 +909,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1052,7 +1052,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1063,7 +1063,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1232,7 +1232,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1243,7 +1243,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1415,7 +1415,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1426,7 +1426,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1546,7 +1546,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1557,7 +1557,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1751,7 +1751,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1762,7 +1762,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1906,7 +1906,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1917,7 +1917,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2032,7 +2032,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2043,7 +2043,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2242,7 +2242,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2253,7 +2253,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2387,7 +2387,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2398,7 +2398,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2605,7 +2605,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2616,7 +2616,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2760,7 +2760,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2771,7 +2771,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2919,7 +2919,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2930,7 +2930,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3059,7 +3059,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3070,7 +3070,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3327,7 +3327,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3338,7 +3338,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3415,7 +3415,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3426,7 +3426,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */

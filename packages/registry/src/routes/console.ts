@@ -1,17 +1,38 @@
 /**
- * The web console (docs/console.md): its page, stylesheet and script (@platform/console) and config.json, at
- * /console/. The files are loaded once, at the first request (bundled then when no build is there). A path is
- * looked up by name in that fixed set, never joined to a directory, so nothing else can be read; anything else
- * under /console is 404 `route_not_found`, as for any unknown route. Every answer carries the console's
- * Content-Security-Policy: scripts and styles from this origin only, fetches to this origin and the auth and
- * social services, no frames, no inline code.
+ * The web console (docs/console.md): its static files, read from the directory REGISTRY_CONSOLE_DIR (the console
+ * package's build output by default: this service never imports the console's code), and config.json, at
+ * /console/. The directory's files are read once; a path is looked up by name among them, never joined to the
+ * directory, so nothing else can be read; anything else under /console is 404 `route_not_found`, as for any
+ * unknown route. While the directory holds no console (not built), the registry says so once in its log and
+ * every /console answer is 503 `console_unavailable`; the files are looked for again at each request, so a build
+ * made meanwhile is served without a restart. Every answer carries the console's Content-Security-Policy:
+ * scripts and styles from this origin only, fetches to this origin and the auth and social services, no frames,
+ * no inline code.
  */
-import { loadConsoleAssets, type ConsoleAsset } from '@platform/console';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { App } from '@platform/kit';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Context } from '../context.js';
+import { fail } from '../errors.js';
 
 const origin = (url: string) => new URL(url).origin;
+
+interface ConsoleAsset {
+  type: string;
+  body: Buffer;
+}
+
+/** The types of the files served from the directory; a file of another kind is not served. */
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.woff2': 'font/woff2',
+};
 
 /** The Content-Security-Policy of every /console answer. */
 export function consoleCsp(config: Pick<Context['config'], 'consoleAuthUrl' | 'consoleSocialUrl'>): string {
@@ -28,26 +49,57 @@ export function consoleCsp(config: Pick<Context['config'], 'consoleAuthUrl' | 'c
   ].join('; ');
 }
 
+/**
+ * The console's files in `dir` by name (its regular files of a known type, not its subdirectories), or the
+ * reason there is no console there: no directory, or no index.html in it.
+ */
+export function readConsoleDir(dir: string): Map<string, ConsoleAsset> | { problem: string } {
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch (err) {
+    return { problem: (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such directory' : (err as Error).message };
+  }
+  const assets = new Map<string, ConsoleAsset>();
+  for (const e of entries) {
+    const type = TYPES[path.extname(e.name)];
+    if (e.isFile() && type && !e.name.startsWith('.')) assets.set(e.name, { type, body: readFileSync(path.join(dir, e.name)) });
+  }
+  return assets.has('index.html') ? assets : { problem: 'no index.html in it' };
+}
+
 export function consoleRoutes(app: App, ctx: Context): void {
   if (!ctx.config.consoleEnabled) return;
   const csp = consoleCsp(ctx.config);
+  const dir = path.resolve(ctx.config.consoleDir);
   const config: ConsoleAsset = {
     type: 'application/json; charset=utf-8',
     body: Buffer.from(
       JSON.stringify({ authUrl: ctx.config.consoleAuthUrl, socialUrl: ctx.config.consoleSocialUrl, idleMinutes: ctx.config.consoleIdleMinutes }),
     ),
   };
-  let loading: Promise<Map<string, ConsoleAsset>> | undefined;
-  const assets = () => {
-    loading ??= loadConsoleAssets().catch((err: unknown) => {
-      loading = undefined; // the next request tries again
-      throw err;
-    });
-    return loading;
+  let assets: Map<string, ConsoleAsset> | undefined;
+  let told = false;
+  /** The files, read at the first call that finds them; undefined (said once in the log) while there are none. */
+  const load = () => {
+    if (assets) return assets;
+    const found = readConsoleDir(dir);
+    if (found instanceof Map) return (assets = found);
+    if (!told) {
+      told = true;
+      app.log.warn(
+        { consoleDir: dir, problem: found.problem },
+        'the web console is not built: /console answers 503 console_unavailable until its files are in REGISTRY_CONSOLE_DIR (npm run build), or set REGISTRY_CONSOLE=off',
+      );
+    }
+    return undefined;
   };
+  load();
 
   const send = async (name: string, req: FastifyRequest, reply: FastifyReply) => {
-    const asset = name === 'config.json' ? config : (await assets()).get(name);
+    const files = load();
+    if (!files) throw fail('console_unavailable', 'The web console is not built on this server');
+    const asset = name === 'config.json' ? config : files.get(name);
     if (!asset) return reply.callNotFound();
     return reply
       .header('content-type', asset.type)
