@@ -10,6 +10,7 @@ import type { DestinationStream } from 'pino';
 import {
   createAccessTokenVerifier,
   createService,
+  installCallers,
   migrate,
   serviceSubject,
   tokenRejectionReason,
@@ -36,6 +37,7 @@ import { createRevoker, DENY_ACCOUNT_PREFIX, DENY_JTI, DENY_SID } from './servic
 import { createOutboxWorker } from './services/outbox.js';
 import { createSanctionService } from './services/sanctions.js';
 import { createAuthMetrics, type AuthMetrics } from './services/metrics.js';
+import { authCallers } from './services/callers.js';
 import { createInternalAuth, forwardedGameOf, type InternalAuth } from './services/internal.js';
 import { internalRoutes } from './routes/internal.js';
 import { signInRoutes } from './routes/sign-in.js';
@@ -275,6 +277,8 @@ export async function createApp(config: AuthConfig, deps: AuthDeps): Promise<Aut
   app.decorate('sweepSanctions', () => sanctions.sweep({ nodeId: config.nodeId, ip: null }));
 
   installNoStore(app);
+  // Who may call each route is declared on the route (config.caller) and resolved here, once (services/callers.ts).
+  installCallers(app, authCallers(context));
   for (const routes of [signInRoutes, tokenRoutes, accountRoutes, adminRoutes, internalRoutes, sessionRoutes, deviceRoutes, oauthRoutes, emailRoutes]) {
     await app.register(async (scope) => routes(scope as App, context));
   }

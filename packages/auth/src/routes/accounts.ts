@@ -5,6 +5,7 @@ import type { AuthContext } from '../context.js';
 import { fail } from '../errors.js';
 import { ownSanctionView } from '../services/sanctions.js';
 import { AccountDeleted, AccountExport, AccountView, OwnSanctions, BEARER_ERRORS, BODY_ERRORS, COMMON_ERRORS, Email, IdentitiesView, errorResponses, Nonce, Password, Provider, Ticket, TICKET_ERRORS } from './schemas.js';
+import { claimsOf } from '../services/callers.js';
 
 const security = [{ bearer: [] }];
 /** What every /account route may answer: no usable token, the limit, the stores down. */
@@ -18,14 +19,15 @@ export async function accountRoutes(app: App, c: AuthContext) {
 
 /** GET and PATCH /account. */
 function profileRoutes(app: App, c: AuthContext) {
-  app.get('/account', { schema: { tags: ['account'], summary: 'The account with its identities and devices', security, response: { 200: AccountView, ...accountErrors } } }, async (req) => {
-    const claims = await c.authenticate(req);
+  app.get('/account', { config: { caller: 'player' }, schema: { tags: ['account'], summary: 'The account with its identities and devices', security, response: { 200: AccountView, ...accountErrors } } }, async (req) => {
+    const claims = claimsOf(req);
     return c.accounts.view(claims.sub);
   });
 
   app.get(
     '/account/sanctions',
     {
+      config: { caller: 'player' },
       schema: {
         tags: ['account'],
         summary: 'The account’s active sanctions with their reasons (game servers read it with the player’s token)',
@@ -34,7 +36,7 @@ function profileRoutes(app: App, c: AuthContext) {
       },
     },
     async (req) => {
-      const claims = await c.authenticate(req);
+      const claims = claimsOf(req);
       // A server-role token names a service, not an account: it has no sanctions.
       if (!UUID_PATTERN.test(claims.sub)) return { sanctions: [] };
       return { sanctions: (await c.sanctions.list(claims.sub, { activeOnly: true })).map(ownSanctionView) };
@@ -44,6 +46,7 @@ function profileRoutes(app: App, c: AuthContext) {
   app.patch(
     '/account',
     {
+      config: { caller: 'player' },
       schema: {
         tags: ['account'],
         summary: 'Update profile fields',
@@ -59,7 +62,7 @@ function profileRoutes(app: App, c: AuthContext) {
       },
     },
     async (req) => {
-      const claims = await c.authenticate(req);
+      const claims = claimsOf(req);
       return c.accounts.update(claims.sub, { displayName: req.body.display_name, homeRegion: req.body.home_region });
     },
   );
@@ -70,6 +73,7 @@ function identityRoutes(app: App, c: AuthContext) {
   app.post(
     '/account/link',
     {
+      config: { caller: 'player' },
       schema: {
         tags: ['account'],
         summary: 'Link an email and password, or a platform ticket, to the account (upgrades a guest)',
@@ -82,7 +86,7 @@ function identityRoutes(app: App, c: AuthContext) {
       },
     },
     async (req) => {
-      const claims = await c.authenticate(req);
+      const claims = claimsOf(req);
       const body = req.body as { email?: string; password?: string; provider?: string; ticket?: string; nonce?: string };
       if (body.email !== undefined) {
         const linked = await c.accounts.linkEmail(claims.sub, { email: body.email, password: body.password! }, c.auditCtx(req));
@@ -98,6 +102,7 @@ function identityRoutes(app: App, c: AuthContext) {
   app.post(
     '/account/unlink',
     {
+      config: { caller: 'player' },
       schema: {
         tags: ['account'],
         summary: 'Remove an identity (never the last one)',
@@ -110,7 +115,7 @@ function identityRoutes(app: App, c: AuthContext) {
       },
     },
     async (req) => {
-      const claims = await c.authenticate(req);
+      const claims = claimsOf(req);
       const body = req.body as { provider?: string; identity_id?: string };
       return c.accounts.unlink(claims.sub, { provider: body.provider, identityId: body.identity_id }, c.auditCtx(req));
     },
@@ -119,15 +124,15 @@ function identityRoutes(app: App, c: AuthContext) {
 
 /** Export and deletion. */
 function dataRoutes(app: App, c: AuthContext) {
-  app.post('/account/export', { schema: { tags: ['account'], summary: 'Everything held about the account', security, response: { 200: AccountExport, ...accountErrors } } }, async (req) => {
-    const claims = await c.authenticate(req);
+  app.post('/account/export', { config: { caller: 'player' }, schema: { tags: ['account'], summary: 'Everything held about the account', security, response: { 200: AccountExport, ...accountErrors } } }, async (req) => {
+    const claims = claimsOf(req);
     return c.accounts.export(claims.sub);
   });
 
-  app.delete('/account', { schema: { tags: ['account'], summary: 'Delete the account (soft, purged after the grace window)', security, response: { 202: AccountDeleted, ...accountErrors } } }, async (req, reply) => {
+  app.delete('/account', { config: { caller: 'session' }, schema: { tags: ['account'], summary: 'Delete the account (soft, purged after the grace window)', security, response: { 202: AccountDeleted, ...accountErrors } } }, async (req, reply) => {
     // A retry after a lost 202 carries a token whose session the first call revoked: it may
     // only confirm the deletion again, never act on an account that is still active.
-    const claims = await c.authenticate(req, { allowRevoked: true });
+    const claims = claimsOf(req);
     if (claims.revoked && !(await c.accounts.isDeleted(claims.sub))) {
       throw fail('invalid_token', 'Access token rejected');
     }

@@ -25,11 +25,13 @@ import {
 import { changeAccountStatus, findAccounts, GRANTABLE_ROLES, lookupAccount, setRoles } from '../services/admin.js';
 import { assertStaff, sanctionView, type Actor } from '../services/sanctions.js';
 import { KEY_ROTATION_CHANNEL, keyTimings, rotateSigningKey } from '../services/keys.js';
+import { actorOf, claimsOf } from '../services/callers.js';
 
 export async function adminRoutes(app: App, c: AuthContext) {
   app.post(
     '/admin/keys/rotate',
     {
+      config: { caller: 'admin' },
       schema: {
         tags: ['admin'],
         summary: 'Start a signing-key rotation; emergency activates the new key at once',
@@ -39,8 +41,7 @@ export async function adminRoutes(app: App, c: AuthContext) {
       },
     },
     async (req) => {
-      const claims = await c.authenticate(req);
-      if (!claims.roles.includes('admin')) throw adminRequired();
+      const claims = claimsOf(req);
       const body = optionalBody<{ emergency: boolean; retire_previous: boolean }>(req.body, { emergency: 'boolean', retire_previous: 'boolean' });
       const r = await rotateSigningKey(c.db, c.config.masterKey!, keyTimings(c.config), c.auditCtx(req), {
         emergency: body.emergency,
@@ -60,6 +61,7 @@ export async function adminRoutes(app: App, c: AuthContext) {
   app.post(
     '/admin/accounts/:id/status',
     {
+      config: { caller: 'admin' },
       schema: {
         tags: ['admin'],
         summary: 'Set an account status (active, locked, banned); locking or banning revokes every session',
@@ -74,8 +76,7 @@ export async function adminRoutes(app: App, c: AuthContext) {
       },
     },
     async (req) => {
-      const claims = await c.authenticate(req);
-      if (!claims.roles.includes('admin')) throw adminRequired();
+      const claims = claimsOf(req);
       const r = await changeAccountStatus(c, { id: claims.sub, roles: claims.roles }, req.params.id, req.body.status, c.auditCtx(req));
       return { id: r.id, status: r.status, sessions_revoked: r.sessions.length };
     },
@@ -83,18 +84,6 @@ export async function adminRoutes(app: App, c: AuthContext) {
 
   await accountAdminRoutes(app, c);
   await sanctionRoutes(app, c);
-}
-
-/** The caller as an actor (its token's subject and roles), authenticated. */
-async function actorOf(c: AuthContext, req: FastifyRequest): Promise<Actor> {
-  const claims = await c.authenticate(req);
-  return { id: claims.sub, roles: claims.roles };
-}
-
-async function staff(c: AuthContext, req: FastifyRequest): Promise<Actor> {
-  const actor = await actorOf(c, req);
-  assertStaff(actor);
-  return actor;
 }
 
 /** An id that is not a UUID names no account: 404 like an unknown one (nothing about the format leaks). */
@@ -112,6 +101,7 @@ async function accountAdminRoutes(app: App, c: AuthContext) {
   app.get(
     '/admin/accounts',
     {
+      config: { caller: 'staff' },
       schema: {
         tags: ['admin'],
         summary: 'Search accounts by exact id, exact email or display-name prefix (staff)',
@@ -124,7 +114,6 @@ async function accountAdminRoutes(app: App, c: AuthContext) {
       },
     },
     async (req) => {
-      await staff(c, req);
       return findAccounts(c.db, req.query.q, req.query.limit);
     },
   );
@@ -132,6 +121,7 @@ async function accountAdminRoutes(app: App, c: AuthContext) {
   app.get(
     '/admin/accounts/:id',
     {
+      config: { caller: 'staff' },
       schema: {
         tags: ['admin'],
         summary: 'One account with its identities, latest sessions and audit entries, and sanctions (staff)',
@@ -141,7 +131,6 @@ async function accountAdminRoutes(app: App, c: AuthContext) {
       },
     },
     async (req) => {
-      await staff(c, req);
       return lookupAccount(c.db, c.sanctions, accountId(req.params.id));
     },
   );
@@ -149,6 +138,7 @@ async function accountAdminRoutes(app: App, c: AuthContext) {
   app.put(
     '/admin/accounts/:id/roles',
     {
+      config: { caller: 'admin' },
       schema: {
         tags: ['admin'],
         summary: 'Set the account’s roles (admin); tokens issued from now on carry them',
@@ -162,8 +152,7 @@ async function accountAdminRoutes(app: App, c: AuthContext) {
       },
     },
     async (req) => {
-      const actor = await actorOf(c, req);
-      if (!actor.roles.includes('admin')) throw adminRequired();
+      const actor = actorOf(req);
       return setRoles(c.db, c.revoker, actor, accountId(req.params.id), req.body.roles, c.auditCtx(req));
     },
   );
@@ -173,6 +162,7 @@ async function sanctionRoutes(app: App, c: AuthContext) {
   app.post(
     '/admin/accounts/:id/sanctions',
     {
+      config: { caller: 'staff' },
       schema: {
         tags: ['admin'],
         summary: 'Sanction an account: ban, chat, or a configured feature; timed or permanent (staff)',
@@ -188,7 +178,7 @@ async function sanctionRoutes(app: App, c: AuthContext) {
       },
     },
     async (req, reply) => {
-      const actor = await staff(c, req);
+      const actor = actorOf(req);
       const b = req.body;
       const s = await c.sanctions.create(actor, accountId(req.params.id), { type: b.type, reason: b.reason, expiresAt: b.expires_at, durationSeconds: b.duration_seconds }, c.auditCtx(req));
       reply.status(201);
@@ -199,6 +189,7 @@ async function sanctionRoutes(app: App, c: AuthContext) {
   app.get(
     '/admin/accounts/:id/sanctions',
     {
+      config: { caller: 'staff' },
       schema: {
         tags: ['admin'],
         summary: 'Every sanction of the account, newest first (staff)',
@@ -208,7 +199,6 @@ async function sanctionRoutes(app: App, c: AuthContext) {
       },
     },
     async (req) => {
-      await staff(c, req);
       const id = accountId(req.params.id);
       const list = await c.sanctions.list(id);
       if (!list.length && !(await c.accounts.exists(id))) throw accountNotFound();
@@ -219,6 +209,7 @@ async function sanctionRoutes(app: App, c: AuthContext) {
   app.post(
     '/admin/sanctions/:sanctionId/lift',
     {
+      config: { caller: 'staff' },
       schema: {
         tags: ['admin'],
         summary: 'Lift an active sanction (staff); a lifted ban returns the account to active unless another ban is active',
@@ -229,7 +220,7 @@ async function sanctionRoutes(app: App, c: AuthContext) {
       },
     },
     async (req) => {
-      const actor = await staff(c, req);
+      const actor = actorOf(req);
       const body = optionalBody<{ reason: string }>(req.body, { reason: 'string' });
       if (!UUID_PATTERN.test(req.params.sanctionId)) throw sanctionNotFound();
       return sanctionView(await c.sanctions.lift(actor, req.params.sanctionId.toLowerCase(), body.reason, c.auditCtx(req)));

@@ -9,6 +9,7 @@ import { Type } from 'typebox';
 import type { App } from '@platform/kit';
 import type { AuthContext } from '../context.js';
 import { BEARER_ERRORS, BODY_ERRORS, COMMON_ERRORS, errorResponses } from './schemas.js';
+import { claimsOf } from '../services/callers.js';
 
 export const DEVICE_PAGE_DIR = path.resolve(import.meta.dirname, '../../public/device');
 
@@ -47,7 +48,7 @@ export async function deviceRoutes(app: App, c: AuthContext) {
           summary: url === '/device' ? 'The device approval page (HTML): sign in, enter the user code, approve or deny' : `The approval page's ${a.file}`,
           response: { 200: { description: a.file, content: { [a.type.split(';')[0]]: { schema: Type.String() } } } },
         },
-        config: { access: 'public' },
+        config: { caller: 'none' },
       },
       async (_req, reply) => {
         reply
@@ -71,6 +72,7 @@ export async function deviceRoutes(app: App, c: AuthContext) {
   app.post(
     '/device/lookup',
     {
+      config: { caller: 'player' },
       schema: {
         tags: ['oauth'],
         summary: 'Which device asks with this user code (the approval page, signed in)',
@@ -81,7 +83,7 @@ export async function deviceRoutes(app: App, c: AuthContext) {
       },
     },
     async (req) => {
-      const claims = await c.authenticate(req);
+      const claims = claimsOf(req);
       await countSubmission(req.ip, claims.sub);
       return c.deviceGrants.lookup(req.body.user_code);
     },
@@ -90,6 +92,7 @@ export async function deviceRoutes(app: App, c: AuthContext) {
   app.post(
     '/device/decision',
     {
+      config: { caller: 'player' },
       schema: {
         tags: ['oauth'],
         summary: 'Approve or deny the device request of a user code (the approval page, signed in)',
@@ -103,7 +106,7 @@ export async function deviceRoutes(app: App, c: AuthContext) {
       },
     },
     async (req) => {
-      const claims = await c.authenticate(req);
+      const claims = claimsOf(req);
       await countSubmission(req.ip, claims.sub);
       return c.deviceGrants.decide(claims.sub, req.body.user_code, req.body.approve, c.auditCtx(req));
     },

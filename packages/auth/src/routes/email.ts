@@ -10,6 +10,7 @@ import { normaliseEmail } from '../services/sign-in-common.js';
 import { afterResponse, afterResponseHook } from './after-response.js';
 import { EMAIL_LINK_PAGES, EMAIL_LINK_SCRIPT } from './email-link-page.js';
 import { BEARER_ERRORS, BODY_ERRORS, COMMON_ERRORS, Email, errorResponses, Password } from './schemas.js';
+import { claimsOf } from '../services/callers.js';
 
 /** A mailed token: any string up to 256 characters is accepted and looked up (not one of ours: 400 invalid_email_token). */
 const EmailToken = Type.String({ minLength: 1, maxLength: 256, description: 'The token (or code) from the mail' });
@@ -40,7 +41,7 @@ function mailRequestRoute(app: App, c: AuthContext, url: string, summary: string
         body: Type.Object({ email: Email }, { additionalProperties: false }),
         response: { 202: Accepted, ...errorResponses(BODY_ERRORS, COMMON_ERRORS) },
       },
-      config: ipLimit,
+      config: { caller: 'none', ...ipLimit },
       ...afterResponseHook,
     },
     async (req, reply) => {
@@ -79,7 +80,7 @@ function passwordRoutes(app: App, c: AuthContext) {
           ...errorResponses(BODY_ERRORS, COMMON_ERRORS, TOKEN_ERRORS, 'weak_password'),
         },
       },
-      config: ipLimit,
+      config: { caller: 'none', ...ipLimit },
     },
     async (req) => c.emailFlows.resetPassword({ token: req.body.token, password: req.body.password }, c.auditCtx(req)),
   );
@@ -98,7 +99,7 @@ function verificationRoutes(app: App, c: AuthContext) {
         description:
           'No credential needed. Sent with the account’s own access token (a game’s code-entry screen), a first proof keeps the account’s other identities and sessions; ' +
           'without it (the mailed link’s page) a first proof claims the account for the mailbox owner (docs/auth.md, "Account claim").',
-        security: [],
+        security: [{}, { bearer: [] }],
         body: Type.Object({ token: EmailToken }, { additionalProperties: false }),
         response: {
           200: Type.Object({
@@ -109,7 +110,7 @@ function verificationRoutes(app: App, c: AuthContext) {
           ...errorResponses(BODY_ERRORS, COMMON_ERRORS, TOKEN_ERRORS, 'email_taken'),
         },
       },
-      config: ipLimit,
+      config: { caller: 'none', ...ipLimit },
     },
     async (req) => {
       // Optional: the account's own session proving its address keeps what it holds (docs/auth.md, "Account claim").
@@ -147,11 +148,11 @@ function emailChangeRoute(app: App, c: AuthContext) {
           ...errorResponses(BEARER_ERRORS, BODY_ERRORS, COMMON_ERRORS, 'invalid_credentials', 'account_locked', 'identity_not_found', 'email_unchanged'),
         },
       },
-      config: ipLimit,
+      config: { caller: 'player', ...ipLimit },
       ...afterResponseHook,
     },
     async (req, reply) => {
-      const claims = await c.authenticate(req);
+      const claims = claimsOf(req);
       await perAddress(req.body.email);
       const r = await c.emailFlows.requestEmailChange(claims.sub, { email: req.body.email, password: req.body.password }, c.auditCtx(req));
       // Whether the new address has an account decides only what is mailed, after the answer.
@@ -166,13 +167,13 @@ function emailChangeRoute(app: App, c: AuthContext) {
 function linkPages(app: App) {
   // The pages the mailed links open: static HTML and one script (the token stays in the fragment, read by the script).
   for (const [name, html] of Object.entries(EMAIL_LINK_PAGES)) {
-    app.get(`/email-link/${name}`, { schema: { hide: true }, config: { access: 'public' } }, async (_req, reply) => {
+    app.get(`/email-link/${name}`, { schema: { hide: true }, config: { caller: 'none' } }, async (_req, reply) => {
       reply.header('content-type', 'text/html; charset=utf-8').header('cache-control', 'no-store').header('referrer-policy', 'no-referrer');
       reply.header('content-security-policy', "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'");
       return html;
     });
   }
-  app.get('/email-link/page.js', { schema: { hide: true }, config: { access: 'public' } }, async (_req, reply) => {
+  app.get('/email-link/page.js', { schema: { hide: true }, config: { caller: 'none' } }, async (_req, reply) => {
     reply.header('content-type', 'text/javascript; charset=utf-8').header('cache-control', 'no-cache');
     return EMAIL_LINK_SCRIPT;
   });

@@ -10,6 +10,7 @@ import { grantRoles } from '../services/admin.js';
 import { audit } from '../services/audit.js';
 import { serviceToken } from '../services/outbox.js';
 import { BODY_ERRORS, COMMON_ERRORS, errorResponses, optionalBody } from './schemas.js';
+import { serviceOf } from '../services/callers.js';
 
 export async function internalRoutes(app: App, c: AuthContext) {
   const security = [{ internalKey: [] }];
@@ -17,6 +18,7 @@ export async function internalRoutes(app: App, c: AuthContext) {
   app.post(
     '/internal/server-token',
     {
+      config: { caller: 'service:*' },
       schema: {
         tags: ['internal'],
         summary: 'A server-role access token for the calling service (client credentials)',
@@ -38,7 +40,7 @@ export async function internalRoutes(app: App, c: AuthContext) {
       },
     },
     async (req) => {
-      const name = c.requireInternalCaller(req);
+      const name = serviceOf(req);
       optionalBody(req.body, {});
       const token = await serviceToken(c.config, c.keys, name, c.config.accessTtlSeconds);
       await audit(c.db, c.auditCtx(req), 'login', null, { method: 'internal_key', service: name, outcome: 'success' });
@@ -49,6 +51,7 @@ export async function internalRoutes(app: App, c: AuthContext) {
   app.get(
     '/internal/accounts/:id',
     {
+      config: { caller: 'service:*' },
       schema: {
         tags: ['internal'],
         summary: 'Whether an account exists (service callers only)',
@@ -68,7 +71,6 @@ export async function internalRoutes(app: App, c: AuthContext) {
       },
     },
     async (req) => {
-      c.requireInternalCaller(req);
       return c.accounts.summary(req.params.id);
     },
   );
@@ -81,6 +83,7 @@ async function staffRoleRoutes(app: App, c: AuthContext, security: { internalKey
   app.post(
     '/internal/staff-roles',
     {
+      config: { caller: 'service:registry' },
       schema: {
         tags: ['internal'],
         summary: 'Grant or take away a staff role: the registry’s super-admin making moderators and admins (the registry only)',
@@ -104,9 +107,6 @@ async function staffRoleRoutes(app: App, c: AuthContext, security: { internalKey
       },
     },
     async (req) => {
-      const name = c.requireInternalCaller(req);
-      // One caller identity: the registry (its super-admin). A game server's or any other service's key is refused.
-      if (name !== 'registry') throw fail('forbidden', 'Only the registry may change staff roles through this endpoint');
       const b = req.body;
       const r = await grantRoles(c.db, c.revoker, b.account, [b.role], { remove: !b.granted, ctx: c.auditCtx(req), onBehalfOf: b.on_behalf_of });
       if (!r) throw accountNotFound();

@@ -135,7 +135,7 @@ function deviceAuthorizationRoute(app: App, c: AuthContext) {
         response: { 200: DeviceAuthorizationResponse, ...errorResponses(OAUTH_ERRORS) },
       },
       config: {
-        access: 'public',
+        caller: 'none',
         requestLimits: (req) => [{ name: 'device:authorize_ip', key: req.ip, limit: c.config.rateDeviceAuthorizePerIp }],
       },
     },
@@ -180,7 +180,7 @@ function tokenRoute(app: App, c: AuthContext) {
         },
       },
       // The refresh limit (per IP) covers both grants: polling and refreshing are the same kind of call.
-      config: { access: 'public', requestLimits: (req) => [{ name: 'refresh:ip', key: req.ip, limit: c.config.rateRefreshPerIp }] },
+      config: { caller: 'none', requestLimits: (req) => [{ name: 'refresh:ip', key: req.ip, limit: c.config.rateRefreshPerIp }] },
     },
     async (req) => {
       const b = req.body;
@@ -215,7 +215,7 @@ function metadataRoutes(app: App, c: AuthContext) {
           summary: url.includes('openid') ? 'OpenID-style discovery document (the same metadata)' : 'Authorization server metadata (RFC 8414)',
           response: { 200: AuthorizationServerMetadata },
         },
-        config: { access: 'public', rateLimited: false },
+        config: { caller: 'none', rateLimited: false },
       },
       async (_req, reply) => {
         reply.header('cache-control', `public, max-age=${METADATA_MAX_AGE_SECONDS}`);

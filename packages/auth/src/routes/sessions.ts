@@ -4,6 +4,7 @@ import type { App } from '@platform/kit';
 import type { AuthContext } from '../context.js';
 import { fail } from '../errors.js';
 import { BEARER_ERRORS, BODY_ERRORS, COMMON_ERRORS, errorResponses, optionalBody } from './schemas.js';
+import { claimsOf } from '../services/callers.js';
 
 const security = [{ bearer: [] }];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -31,6 +32,7 @@ export async function sessionRoutes(app: App, c: AuthContext) {
   app.get(
     '/account/sessions',
     {
+      config: { caller: 'player' },
       schema: {
         tags: ['account'],
         summary: 'The account’s live sessions, most recently used first (at most 200)',
@@ -40,7 +42,7 @@ export async function sessionRoutes(app: App, c: AuthContext) {
       },
     },
     async (req) => {
-      const claims = await c.authenticate(req);
+      const claims = claimsOf(req);
       return c.ownSessions.list(claims.sub, claims.sid);
     },
   );
@@ -48,6 +50,7 @@ export async function sessionRoutes(app: App, c: AuthContext) {
   app.delete(
     '/account/sessions/:id',
     {
+      config: { caller: 'player' },
       schema: {
         tags: ['account'],
         summary: 'End one of the account’s sessions (the current one too: a sign-out)',
@@ -58,7 +61,7 @@ export async function sessionRoutes(app: App, c: AuthContext) {
       },
     },
     async (req, reply) => {
-      const claims = await c.authenticate(req);
+      const claims = claimsOf(req);
       if (!UUID.test(req.params.id)) throw fail('session_not_found', 'No such session');
       await c.ownSessions.end(claims.sub, req.params.id.toLowerCase(), c.auditCtx(req));
       reply.status(204).send(null);
@@ -68,6 +71,7 @@ export async function sessionRoutes(app: App, c: AuthContext) {
   app.post(
     '/account/sessions/end-others',
     {
+      config: { caller: 'player' },
       schema: {
         tags: ['account'],
         summary: 'End every session of the account except the current one',
@@ -77,7 +81,7 @@ export async function sessionRoutes(app: App, c: AuthContext) {
       },
     },
     async (req) => {
-      const claims = await c.authenticate(req);
+      const claims = claimsOf(req);
       optionalBody(req.body, {});
       return c.ownSessions.endOthers(claims.sub, claims.sid, c.auditCtx(req));
     },

@@ -54,7 +54,7 @@ function guestRoutes(app: App, c: AuthContext) {
           ...errorResponses(BODY_ERRORS, COMMON_ERRORS, 'idempotency_key_reused'),
         },
       },
-      config: guestLimits,
+      config: { caller: 'none', ...guestLimits },
     },
     async (req) => {
       const key = req.headers['idempotency-key'];
@@ -85,7 +85,7 @@ function guestRoutes(app: App, c: AuthContext) {
         ),
         response: { 200: TokenResponse, ...errorResponses(BODY_ERRORS, COMMON_ERRORS, 'invalid_credentials', 'account_disabled', 'account_banned') },
       },
-      config: guestLimits,
+      config: { caller: 'none', ...guestLimits },
     },
     async (req) => {
       return signIn.restoreGuest(
@@ -128,7 +128,7 @@ function emailRoutes(app: App, c: AuthContext) {
           ...errorResponses(BODY_ERRORS, COMMON_ERRORS, 'weak_password', 'email_taken'),
         },
       },
-      config: loginLimits,
+      config: { caller: 'none', ...loginLimits },
       ...afterResponseHook,
     },
     async (req, reply) => {
@@ -162,7 +162,7 @@ function emailRoutes(app: App, c: AuthContext) {
           ...errorResponses(BODY_ERRORS, COMMON_ERRORS, 'invalid_credentials', 'account_disabled', 'account_banned', 'account_locked', 'email_not_verified'),
         },
       },
-      config: loginLimits,
+      config: { caller: 'none', ...loginLimits },
     },
     async (req) => {
       return signIn.login({ email: req.body.email, password: req.body.password, device: req.body.device }, c.auditCtx(req));
@@ -176,9 +176,12 @@ function platformRoute(app: App, c: AuthContext) {
   app.post(
     '/platform',
     {
+      config: { caller: 'none' },
       schema: {
         tags: ['sign-in'],
         summary: 'Exchange an external platform ticket; with a Bearer token the identity is linked to the current account',
+        // No credential, or optionally the account's access token (linking): declared public, the token read by the handler.
+        security: [{}, { bearer: [] }],
         body: Type.Object(
           { provider: Provider, ticket: Ticket, nonce: Type.Optional(Nonce), device: Type.Optional(Device) },
           { additionalProperties: false },

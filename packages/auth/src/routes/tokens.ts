@@ -5,6 +5,7 @@ import type { App } from '@platform/kit';
 import type { AuthContext } from '../context.js';
 import { fail } from '../errors.js';
 import { BEARER_ERRORS, BODY_ERRORS, COMMON_ERRORS, errorResponses, Jwks, optionalBody, TokenResponse } from './schemas.js';
+import { sessionOf } from '../services/callers.js';
 
 /** Verifiers may cache the key set this long; the rotation propagation wait is at least this. */
 export const JWKS_MAX_AGE_SECONDS = 300;
@@ -32,7 +33,7 @@ export async function tokenRoutes(app: App, c: AuthContext) {
         response: { 200: TokenResponse, ...errorResponses(BODY_ERRORS, COMMON_ERRORS, 'invalid_refresh_token', 'token_reused') },
       },
       // Checked in the onRequest hook with the general limit (one Redis round trip), before the body is read.
-      config: { requestLimits: (req) => [{ name: 'refresh:ip', key: req.ip, limit: c.config.rateRefreshPerIp }] },
+      config: { caller: 'none', requestLimits: (req) => [{ name: 'refresh:ip', key: req.ip, limit: c.config.rateRefreshPerIp }] },
     },
     async (req) => {
       return c.tokens.refresh(req.body.refresh_token, c.auditCtx(req));
@@ -42,6 +43,7 @@ export async function tokenRoutes(app: App, c: AuthContext) {
   app.post(
     '/logout',
     {
+      config: { caller: 'logout' },
       schema: {
         tags: ['tokens'],
         summary: 'Revoke the session of the Bearer token or of the refresh token in the body',
@@ -55,9 +57,9 @@ export async function tokenRoutes(app: App, c: AuthContext) {
       let sessionId: string;
       let accountId: string;
       let jti: string | undefined;
-      if (req.headers.authorization) {
+      const claims = sessionOf(req);
+      if (claims) {
         // A retried logout (sid already denied) is still a success.
-        const claims = await c.authenticate(req, { allowRevoked: true });
         ({ sid: sessionId, sub: accountId, jti } = claims);
       } else if (refreshToken) {
         const s = await c.tokens.sessionOfRefreshToken(refreshToken);
@@ -82,7 +84,7 @@ export async function tokenRoutes(app: App, c: AuthContext) {
         description: 'With a strong `ETag` (a hash of the key set): a verifier sending it back in `If-None-Match` gets 304 without a body while the key set is unchanged.',
         response: { 200: Jwks, 304: Type.Null({ description: 'The key set is unchanged (If-None-Match)' }) },
       },
-      config: { access: 'public', rateLimited: false },
+      config: { caller: 'none', rateLimited: false },
     },
     async (req, reply) => {
       const jwks = c.keys.jwks();

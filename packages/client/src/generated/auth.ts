@@ -5533,27 +5533,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthenticated: No Bearer token (or, for logout, neither token); invalid_credentials: Wrong password, unknown email, wrong guest id or secret; invalid_ticket: The platform ticket was rejected; invalid_refresh_token: The refresh token is unknown or expired, or its session was revoked; token_reused: The refresh token was used twice: the session is terminated; internal_key_required: An internal endpoint without X-Internal-Key (or an accepted client certificate); invalid_internal_key: The internal key is not valid; invalid_client: OAuth: the client_id is missing, malformed or not accepted */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine-readable error code
-                         * @enum {string}
-                         */
-                        code: "invalid_token" | "unauthenticated" | "invalid_credentials" | "invalid_ticket" | "invalid_refresh_token" | "token_reused" | "internal_key_required" | "invalid_internal_key" | "invalid_client";
-                        /** @description Human-readable explanation */
-                        message: string;
-                        /** @description The request id (also in the x-request-id header) */
-                        request_id?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
             /** @description email_taken: An account with this email exists */
             409: {
                 headers: {
@@ -5752,27 +5731,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthenticated: No Bearer token (or, for logout, neither token); invalid_credentials: Wrong password, unknown email, wrong guest id or secret; invalid_ticket: The platform ticket was rejected; invalid_refresh_token: The refresh token is unknown or expired, or its session was revoked; token_reused: The refresh token was used twice: the session is terminated; internal_key_required: An internal endpoint without X-Internal-Key (or an accepted client certificate); invalid_internal_key: The internal key is not valid; invalid_client: OAuth: the client_id is missing, malformed or not accepted */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine-readable error code
-                         * @enum {string}
-                         */
-                        code: "invalid_token" | "unauthenticated" | "invalid_credentials" | "invalid_ticket" | "invalid_refresh_token" | "token_reused" | "internal_key_required" | "invalid_internal_key" | "invalid_client";
-                        /** @description Human-readable explanation */
-                        message: string;
-                        /** @description The request id (also in the x-request-id header) */
-                        request_id?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
             /** @description payload_too_large: The body exceeds the size limit */
             413: {
                 headers: {
@@ -5928,27 +5886,6 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep";
-                        /** @description Human-readable explanation */
-                        message: string;
-                        /** @description The request id (also in the x-request-id header) */
-                        request_id?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthenticated: No Bearer token (or, for logout, neither token); invalid_credentials: Wrong password, unknown email, wrong guest id or secret; invalid_ticket: The platform ticket was rejected; invalid_refresh_token: The refresh token is unknown or expired, or its session was revoked; token_reused: The refresh token was used twice: the session is terminated; internal_key_required: An internal endpoint without X-Internal-Key (or an accepted client certificate); invalid_internal_key: The internal key is not valid; invalid_client: OAuth: the client_id is missing, malformed or not accepted */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine-readable error code
-                         * @enum {string}
-                         */
-                        code: "invalid_token" | "unauthenticated" | "invalid_credentials" | "invalid_ticket" | "invalid_refresh_token" | "token_reused" | "internal_key_required" | "invalid_internal_key" | "invalid_client";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -7776,27 +7713,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthenticated: No Bearer token (or, for logout, neither token); invalid_credentials: Wrong password, unknown email, wrong guest id or secret; invalid_ticket: The platform ticket was rejected; invalid_refresh_token: The refresh token is unknown or expired, or its session was revoked; token_reused: The refresh token was used twice: the session is terminated; internal_key_required: An internal endpoint without X-Internal-Key (or an accepted client certificate); invalid_internal_key: The internal key is not valid; invalid_client: OAuth: the client_id is missing, malformed or not accepted */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine-readable error code
-                         * @enum {string}
-                         */
-                        code: "invalid_token" | "unauthenticated" | "invalid_credentials" | "invalid_ticket" | "invalid_refresh_token" | "token_reused" | "internal_key_required" | "invalid_internal_key" | "invalid_client";
-                        /** @description Human-readable explanation */
-                        message: string;
-                        /** @description The request id (also in the x-request-id header) */
-                        request_id?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
             /** @description email_token_used: The password-reset or email token was used already; email_token_expired: The password-reset or email token has expired */
             410: {
                 headers: {
@@ -7965,27 +7881,6 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep";
-                        /** @description Human-readable explanation */
-                        message: string;
-                        /** @description The request id (also in the x-request-id header) */
-                        request_id?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthenticated: No Bearer token (or, for logout, neither token); invalid_credentials: Wrong password, unknown email, wrong guest id or secret; invalid_ticket: The platform ticket was rejected; invalid_refresh_token: The refresh token is unknown or expired, or its session was revoked; token_reused: The refresh token was used twice: the session is terminated; internal_key_required: An internal endpoint without X-Internal-Key (or an accepted client certificate); invalid_internal_key: The internal key is not valid; invalid_client: OAuth: the client_id is missing, malformed or not accepted */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine-readable error code
-                         * @enum {string}
-                         */
-                        code: "invalid_token" | "unauthenticated" | "invalid_credentials" | "invalid_ticket" | "invalid_refresh_token" | "token_reused" | "internal_key_required" | "invalid_internal_key" | "invalid_client";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -8660,27 +8555,6 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password";
-                        /** @description Human-readable explanation */
-                        message: string;
-                        /** @description The request id (also in the x-request-id header) */
-                        request_id?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthenticated: No Bearer token (or, for logout, neither token); invalid_credentials: Wrong password, unknown email, wrong guest id or secret; invalid_ticket: The platform ticket was rejected; invalid_refresh_token: The refresh token is unknown or expired, or its session was revoked; token_reused: The refresh token was used twice: the session is terminated; internal_key_required: An internal endpoint without X-Internal-Key (or an accepted client certificate); invalid_internal_key: The internal key is not valid; invalid_client: OAuth: the client_id is missing, malformed or not accepted */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine-readable error code
-                         * @enum {string}
-                         */
-                        code: "invalid_token" | "unauthenticated" | "invalid_credentials" | "invalid_ticket" | "invalid_refresh_token" | "token_reused" | "internal_key_required" | "invalid_internal_key" | "invalid_client";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
