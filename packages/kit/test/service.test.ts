@@ -3,26 +3,37 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ConfigError, createService, defineService, periodicWorker, type App, type ServiceStores, type Worker } from '../src/index.js';
+import { ConfigError, createService, defineService, openDatabase, periodicWorker, type App, type ServiceStores, type Worker } from '../src/index.js';
 
 const MIGRATIONS = path.join(import.meta.dirname, 'fixtures', 'slow-migrations');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const uniqueSchema = () => `kit_service_${randomBytes(4).toString('hex')}`;
+
+/** The test's schema on the suite's PostgreSQL (none without DATABASE_URL: PGlite went with its directory). */
+async function dropSchema(schema: string): Promise<void> {
+  if (!process.env.DATABASE_URL) return;
+  const db = await openDatabase({ url: process.env.DATABASE_URL, poolSize: 1, schema });
+  await db.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  await db.close();
+}
 
 function logCollector() {
   const warnings: { obj: object; msg: string }[] = [];
   return { warnings, warn: (obj: object, msg: string) => void warnings.push({ obj, msg }) };
 }
 
-function testService(opts: { workers?: (events: string[]) => Worker[]; dataDir: string }) {
+function testService(opts: { workers?: (events: string[]) => Worker[]; dataDir: string; schema: string }) {
   const events: string[] = [];
-  const service = defineService<{ dataDir: string; databasePoolSize: number; schema: string; host: string; metricsHost: string }, { dataDir: string }, ServiceStores & { label?: string }, App>({
+  const service = defineService<{ dataDir: string; databaseUrl?: string; databasePoolSize: number; schema: string; host: string; metricsHost: string }, { dataDir: string }, ServiceStores & { label?: string }, App>({
     name: 'sample',
     readConfig: (env) => {
       if (env.SAMPLE_BAD) throw new ConfigError(['SAMPLE_BAD is not a setting']);
-      return { dataDir: opts.dataDir, databasePoolSize: 1, schema: 'sample', host: '127.0.0.1', metricsHost: '127.0.0.1' };
+      // PostgreSQL when the suite has one (a schema of its own, dropped after), else PGlite under dataDir.
+      return { dataDir: opts.dataDir, databaseUrl: process.env.DATABASE_URL, databasePoolSize: 1, schema: opts.schema, host: '127.0.0.1', metricsHost: '127.0.0.1' };
     },
     migrations: MIGRATIONS,
     port: () => 0,
@@ -41,9 +52,11 @@ function testService(opts: { workers?: (events: string[]) => Worker[]; dataDir: 
 describe('defineService', () => {
   it('start: migrated stores, prepared deps, one shape; close stops the workers before the service hooks, then the stores', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'kit-service-'));
+    const schema = uniqueSchema();
     try {
       const { service, events } = testService({
         dataDir,
+        schema,
         workers: (ev) => [
           { name: 'first', start: () => void ev.push('first started'), stop: () => void ev.push('first stopped') },
           { name: 'second', start: () => void ev.push('second started'), stop: () => void ev.push('second stopped') },
@@ -60,14 +73,17 @@ describe('defineService', () => {
       await assert.rejects(fetch(`${running.url}/label`));
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
+      await dropSchema(schema);
     }
   });
 
   it('build: a worker that fails to start stops the ones started and closes the app; the error reaches the caller', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'kit-service-'));
+    const schema = uniqueSchema();
     try {
       const { service, events } = testService({
         dataDir,
+        schema,
         workers: (ev) => [
           { name: 'ok', start: () => void ev.push('ok started'), stop: () => void ev.push('ok stopped') },
           {
@@ -83,16 +99,19 @@ describe('defineService', () => {
       assert.deepEqual(events, ['ok started', 'ok stopped', 'service close hook']);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
+      await dropSchema(schema);
     }
   });
 
   it('a config error comes out of start as the ConfigError, before anything is opened', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'kit-service-'));
+    const schema = uniqueSchema();
     try {
-      const { service } = testService({ dataDir });
+      const { service } = testService({ dataDir, schema });
       await assert.rejects(service.start({ SAMPLE_BAD: '1' }, { handleSignals: false }), ConfigError);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
+      await dropSchema(schema);
     }
   });
 });

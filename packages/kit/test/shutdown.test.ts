@@ -1,5 +1,7 @@
 // SIGTERM (kit service.ts): in-flight requests finish, new connections are refused, workers stop, stores close, exit 0.
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
+import { randomBytes } from 'node:crypto';
+import { openDatabase } from '../src/index.js';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import http from 'node:http';
@@ -19,8 +21,16 @@ function get(port: number, p: string): Promise<{ status: number; body: string }>
 
 describe('graceful shutdown', () => {
   it('drains an in-flight request on SIGTERM, then refuses connections and exits 0', async () => {
+    const schema = `kit_slow_${randomBytes(4).toString('hex')}`;
     const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'fixtures', 'slow-service.ts')], {
       stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, SLOW_SCHEMA: schema },
+    });
+    after(async () => {
+      if (!process.env.DATABASE_URL) return;
+      const db = await openDatabase({ url: process.env.DATABASE_URL, poolSize: 1, schema });
+      await db.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await db.close();
     });
     let out = '';
     child.stdout.on('data', (c) => (out += c));
