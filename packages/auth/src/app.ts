@@ -10,6 +10,7 @@ import type { DestinationStream } from 'pino';
 import {
   createAccessTokenVerifier,
   createService,
+  createSourceLockout,
   installCallers,
   migrate,
   serviceSubject,
@@ -25,13 +26,12 @@ import {
 import type { AuthConfig } from './config.js';
 import type { AuthContext } from './context.js';
 import { authErrors, fail } from './errors.js';
-import { createAccountService } from './services/accounts.js';
 import { KeyCache, advanceRotation, ensureActiveKey, keyTimings } from './services/keys.js';
 import type { PlatformVerifiers } from './services/platform.js';
 import { createPlatformVerifiers } from './providers/index.js';
 import { createRateLimiter, type Limit, type RateLimiter } from './services/rate-limit.js';
 import { purgeDeletedAccounts, pruneIdleGuests } from './services/retention.js';
-import { createSignInService } from './services/sign-in.js';
+import { createGuestWriter } from './services/sign-in-guest.js';
 import { createTokenService } from './services/tokens.js';
 import { createRevoker, DENY_ACCOUNT_PREFIX, DENY_JTI, DENY_SID } from './services/revocation.js';
 import { createOutboxWorker } from './services/outbox.js';
@@ -47,10 +47,7 @@ import { adminRoutes } from './routes/admin.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { deviceRoutes } from './routes/device-grants.js';
 import { oauthRoutes } from './routes/oauth.js';
-import { createOwnSessionService } from './services/sessions.js';
-import { createDeviceGrantService } from './services/device-grants.js';
 import { emailRoutes } from './routes/email.js';
-import { createEmailFlows } from './services/email.js';
 import { createMailer } from './adapters/mailer.js';
 
 export const MIGRATIONS_DIR = path.resolve(import.meta.dirname, '../migrations');
@@ -246,17 +243,21 @@ export async function createApp(config: AuthConfig, deps: AuthDeps): Promise<Aut
     db,
     state,
     keys,
+    verifiers,
     tokens,
     revoker,
     sanctions,
-    signIn: createSignInService(config, db, tokens, verifiers, state, metrics.lockoutHooks),
-    accounts: createAccountService(config, db, verifiers, revoker),
+    guestWriter: createGuestWriter(db),
     limiter,
-    ownSessions: createOwnSessionService(db, revoker),
-    deviceGrants: createDeviceGrantService(config, db, tokens),
     emailLimiter: createRateLimiter(state, config.rateEmailWindowSeconds, { onLimited: metrics.rateLimited }),
     mailer,
-    emailFlows: createEmailFlows({ config, db, state, mailer, revoker, lockoutHooks: metrics.lockoutHooks }),
+    // The same per-(source, credential) lockout as /login (same state keys): the password of an email change counts there.
+    passwordLockout: createSourceLockout(
+      state,
+      'password',
+      { threshold: config.lockoutThreshold, baseSeconds: config.lockoutBaseSeconds, maxSeconds: config.lockoutMaxSeconds },
+      metrics.lockoutHooks,
+    ),
     outbox,
     requireInternalCaller: (req) => {
       const name = internal.require(req);

@@ -7,6 +7,7 @@ import { UUID_PATTERN, type App } from '@platform/kit';
 import type { FastifyRequest } from 'fastify';
 import type { AuthContext } from '../context.js';
 import { accountNotFound, adminRequired, sanctionNotFound } from '../errors.js';
+import { accountExists } from '../services/accounts.js';
 import {
   AccountLookup,
   AccountSearch,
@@ -201,7 +202,7 @@ async function sanctionRoutes(app: App, c: AuthContext) {
     async (req) => {
       const id = accountId(req.params.id);
       const list = await c.sanctions.list(id);
-      if (!list.length && !(await c.accounts.exists(id))) throw accountNotFound();
+      if (!list.length && !(await accountExists(c, id))) throw accountNotFound();
       return { sanctions: list.map(sanctionView) };
     },
   );

@@ -6,6 +6,7 @@ import { Type } from 'typebox';
 import { serviceSubject, type App } from '@platform/kit';
 import type { AuthContext } from '../context.js';
 import { accountNotFound, fail } from '../errors.js';
+import { accountSummaryFor } from '../services/accounts.js';
 import { grantRoles } from '../services/admin.js';
 import { audit } from '../services/audit.js';
 import { serviceToken } from '../services/outbox.js';
@@ -71,7 +72,7 @@ export async function internalRoutes(app: App, c: AuthContext) {
       },
     },
     async (req) => {
-      return c.accounts.summary(req.params.id);
+      return accountSummaryFor(c, req.params.id);
     },
   );
 

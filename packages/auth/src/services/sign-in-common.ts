@@ -21,12 +21,6 @@ export const normaliseEmail = (email: string): string => email.trim().toLowerCas
 
 export type SignInResult = TokenPair & { account_id: string };
 
-export interface SignInDeps {
-  config: AuthConfig;
-  db: Database;
-  tokens: TokenService;
-}
-
 type SubjectRow = Pick<AccountRow, 'id' | 'roles' | 'home_region'>;
 
 export const subjectOf = (a: SubjectRow): SessionSubject => ({ accountId: a.id, roles: a.roles, region: a.home_region });
