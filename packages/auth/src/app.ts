@@ -35,7 +35,7 @@ import { createGuestWriter } from './services/sign-in-guest.js';
 import { createTokenService } from './services/tokens.js';
 import { createRevoker, DENY_ACCOUNT_PREFIX, DENY_JTI, DENY_SID } from './services/revocation.js';
 import { createOutboxWorker } from './services/outbox.js';
-import { createSanctionService } from './services/sanctions.js';
+import { sweepSanctions } from './services/sanctions.js';
 import { createAuthMetrics, type AuthMetrics } from './services/metrics.js';
 import { authCallers } from './services/callers.js';
 import { createInternalAuth, forwardedGameOf, type InternalAuth } from './services/internal.js';
@@ -227,7 +227,6 @@ export async function createApp(config: AuthConfig, deps: AuthDeps): Promise<Aut
   const outbox = createOutboxWorker(config, db, keys, app.log, metrics.outboxAttempt);
   // Every revocation (logout, reuse, status, deletion) goes through it: DB, deny set, bus, outbox.
   const revoker = createRevoker({ config, db, state, outbox, log: app.log });
-  const sanctions = createSanctionService({ config, db, state, outbox, revoker, log: app.log });
   const tokens = createTokenService(config, db, keys, revoker);
   const limiter = createRateLimiter(state, config.rateWindowSeconds, { onLimited: metrics.rateLimited });
   const internal = createInternalAuth(config.internalKeys, config.internalMtlsCallers);
@@ -240,13 +239,13 @@ export async function createApp(config: AuthConfig, deps: AuthDeps): Promise<Aut
   if (mailer.mode === 'mailbox') app.log.info({ mailbox: config.mailbox }, `mail is not sent (AUTH_SMTP_URL is unset): each message is written to ${config.mailbox}`);
   const context: AuthContext = {
     config,
+    log: app.log,
     db,
     state,
     keys,
     verifiers,
     tokens,
     revoker,
-    sanctions,
     guestWriter: createGuestWriter(db),
     limiter,
     emailLimiter: createRateLimiter(state, config.rateEmailWindowSeconds, { onLimited: metrics.rateLimited }),
@@ -275,7 +274,7 @@ export async function createApp(config: AuthConfig, deps: AuthDeps): Promise<Aut
   app.decorate('auth', context);
   app.decorate('purgeDeletedAccounts', (now?: Date) => purgeDeletedAccounts(config, db, now));
   app.decorate('pruneIdleGuests', (now?: Date) => pruneIdleGuests(config, db, now));
-  app.decorate('sweepSanctions', () => sanctions.sweep({ nodeId: config.nodeId, ip: null }));
+  app.decorate('sweepSanctions', () => sweepSanctions(context, { nodeId: config.nodeId, ip: null }));
 
   installNoStore(app);
   // Who may call each route is declared on the route (config.caller) and resolved here, once (services/callers.ts).

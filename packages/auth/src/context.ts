@@ -1,6 +1,6 @@
 /** What every route plugin of the auth service receives. */
 import type { FastifyRequest } from 'fastify';
-import type { AccessClaims, createSourceLockout, Database, StateStore } from '@platform/kit';
+import type { AccessClaims, App, createSourceLockout, Database, StateStore } from '@platform/kit';
 import type { AuthConfig } from './config.js';
 import type { AuditContext } from './services/audit.js';
 import type { Mailer } from './adapters/mailer.js';
@@ -9,7 +9,6 @@ import type { OutboxWorker } from './services/outbox.js';
 import type { PlatformVerifiers } from './services/platform.js';
 import type { RateLimiter } from './services/rate-limit.js';
 import type { Revoker } from './services/revocation.js';
-import type { SanctionService } from './services/sanctions.js';
 import type { GuestRow } from './queries/guests.js';
 import type { TokenService } from './services/tokens.js';
 
@@ -21,6 +20,8 @@ export type SourceLockout = ReturnType<typeof createSourceLockout>;
 
 export interface AuthContext {
   config: AuthConfig;
+  /** The app's logger (what is logged off a request: a notice not published on the bus). */
+  log: App['log'];
   db: Database;
   state: StateStore;
   keys: KeyCache;
@@ -29,8 +30,6 @@ export interface AuthContext {
   tokens: TokenService;
   /** Every revocation of sessions goes through it (services/revocation.ts). */
   revoker: Revoker;
-  /** Bans, chat mutes and features: set, lifted, expired, announced (services/sanctions.ts). */
-  sanctions: SanctionService;
   /** Guest sign-ups arriving together, written by one statement (a batcher: services/sign-in-guest.ts). */
   guestWriter: GuestWriter;
   limiter: RateLimiter;

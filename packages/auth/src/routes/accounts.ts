@@ -5,7 +5,7 @@ import type { AuthContext } from '../context.js';
 import { fail } from '../errors.js';
 import { sendVerification } from '../services/email.js';
 import { deleteAccount, exportAccount, isAccountDeleted, linkEmail, linkPlatform, unlinkIdentity, updateAccount, viewAccount } from '../services/accounts.js';
-import { ownSanctionView } from '../services/sanctions.js';
+import { listSanctions, ownSanctionView } from '../services/sanctions.js';
 import { AccountDeleted, AccountExport, AccountView, OwnSanctions, BEARER_ERRORS, BODY_ERRORS, COMMON_ERRORS, Email, IdentitiesView, errorResponses, Nonce, Password, Provider, Ticket, TICKET_ERRORS } from './schemas.js';
 import { claimsOf } from '../services/callers.js';
 
@@ -41,7 +41,7 @@ function profileRoutes(app: App, c: AuthContext) {
       const claims = claimsOf(req);
       // A server-role token names a service, not an account: it has no sanctions.
       if (!UUID_PATTERN.test(claims.sub)) return { sanctions: [] };
-      return { sanctions: (await c.sanctions.list(claims.sub, { activeOnly: true })).map(ownSanctionView) };
+      return { sanctions: (await listSanctions(c, claims.sub, { activeOnly: true })).map(ownSanctionView) };
     },
   );
 

@@ -109,7 +109,7 @@ async function staffRoleRoutes(app: App, c: AuthContext, security: { internalKey
     },
     async (req) => {
       const b = req.body;
-      const r = await grantRoles(c.db, c.revoker, b.account, [b.role], { remove: !b.granted, ctx: c.auditCtx(req), onBehalfOf: b.on_behalf_of });
+      const r = await grantRoles(c, b.account, [b.role], { remove: !b.granted, who: c.auditCtx(req), onBehalfOf: b.on_behalf_of });
       if (!r) throw accountNotFound();
       return r;
     },
