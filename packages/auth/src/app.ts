@@ -32,7 +32,7 @@ import { createPlatformVerifiers } from './providers/index.js';
 import { createRateLimiter, type Limit, type RateLimiter } from './services/rate-limit.js';
 import { purgeDeletedAccounts, pruneIdleGuests } from './services/retention.js';
 import { createGuestWriter } from './services/sign-in-guest.js';
-import { createTokenService } from './services/tokens.js';
+import { createRotator } from './services/tokens.js';
 import { createRevoker, DENY_ACCOUNT_PREFIX, DENY_JTI, DENY_SID } from './services/revocation.js';
 import { createOutboxWorker } from './services/outbox.js';
 import { sweepSanctions } from './services/sanctions.js';
@@ -227,7 +227,6 @@ export async function createApp(config: AuthConfig, deps: AuthDeps): Promise<Aut
   const outbox = createOutboxWorker(config, db, keys, app.log, metrics.outboxAttempt);
   // Every revocation (logout, reuse, status, deletion) goes through it: DB, deny set, bus, outbox.
   const revoker = createRevoker({ config, db, state, outbox, log: app.log });
-  const tokens = createTokenService(config, db, keys, revoker);
   const limiter = createRateLimiter(state, config.rateWindowSeconds, { onLimited: metrics.rateLimited });
   const internal = createInternalAuth(config.internalKeys, config.internalMtlsCallers);
   installRateLimits(app, config, limiter, internal);
@@ -244,7 +243,7 @@ export async function createApp(config: AuthConfig, deps: AuthDeps): Promise<Aut
     state,
     keys,
     verifiers,
-    tokens,
+    rotator: createRotator(db, config.refreshTtlDays * 86_400_000),
     revoker,
     guestWriter: createGuestWriter(db),
     limiter,

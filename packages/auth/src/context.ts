@@ -10,10 +10,13 @@ import type { PlatformVerifiers } from './services/platform.js';
 import type { RateLimiter } from './services/rate-limit.js';
 import type { Revoker } from './services/revocation.js';
 import type { GuestRow } from './queries/guests.js';
-import type { TokenService } from './services/tokens.js';
+import type { RotatedRow, Rotation } from './queries/tokens.js';
 
 /** Writes one guest sign-up, batched with those arriving together (services/sign-in-guest.ts, createGuestWriter). */
 export type GuestWriter = (row: GuestRow) => Promise<void>;
+
+/** Rotates one refresh token, batched with those arriving together. */
+export type RefreshRotator = (r: Rotation) => Promise<RotatedRow | undefined>;
 
 /** The kit's per-(source, credential) lockout. */
 export type SourceLockout = ReturnType<typeof createSourceLockout>;
@@ -27,7 +30,8 @@ export interface AuthContext {
   keys: KeyCache;
   /** External platform ticket verification (providers/). */
   verifiers: PlatformVerifiers;
-  tokens: TokenService;
+  /** Concurrent refreshes, rotated by one statement (a batcher: services/tokens.ts, createRotator). */
+  rotator: RefreshRotator;
   /** Every revocation of sessions goes through it (services/revocation.ts). */
   revoker: Revoker;
   /** Guest sign-ups arriving together, written by one statement (a batcher: services/sign-in-guest.ts). */

@@ -13,6 +13,7 @@ import type { AuthContext } from '../context.js';
 import { fail, type AuthErrorCode } from '../errors.js';
 import { AppError } from '@platform/kit';
 import { authorizeDevice, checkClient, DEVICE_CODE_GRANT, exchangeDeviceCode } from '../services/device-grants.js';
+import { refreshTokens } from '../services/tokens.js';
 import { BODY_ERRORS, COMMON_ERRORS, DevicePlatformSchema, errorResponses, Fingerprint, TokenResponse } from './schemas.js';
 
 /** The kit's codes for a request that could not be read as asked: RFC 6749's `invalid_request`. */
@@ -192,7 +193,7 @@ function tokenRoute(app: App, c: AuthContext) {
         if (!b.refresh_token) throw fail('invalid_request', 'refresh_token is required', { field: 'refresh_token' });
         if (b.client_id !== undefined) checkClient(c, b.client_id);
         try {
-          return await c.tokens.refresh(b.refresh_token, c.auditCtx(req));
+          return await refreshTokens(c, b.refresh_token, c.auditCtx(req));
         } catch (err) {
           // RFC 6749 §5.2: a bad refresh token is invalid_grant (400); why, in `reason`.
           if (err instanceof AppError && REFRESH_FAILURES.has(err.code)) throw fail('invalid_grant', err.message, { reason: err.code as AuthErrorCode });

@@ -91,7 +91,7 @@ type PollOutcome =
  * are kept); the error is thrown after it. Approved: the session opens and the code is spent together.
  */
 async function exchange(ctx: AuthContext, deviceCode: string, clientId: string, who: AuditContext): Promise<SignInResult> {
-  const { db, tokens } = ctx;
+  const { db } = ctx;
   const outcome = await db.transaction(async (tx): Promise<PollOutcome> => {
     const g = await pollDeviceGrant(tx, sha256Hex(deviceCode));
     const error = (code: Extract<PollOutcome, { kind: 'error' }>['code'], message: string): PollOutcome => ({ kind: 'error', code, message });
@@ -104,14 +104,14 @@ async function exchange(ctx: AuthContext, deviceCode: string, clientId: string, 
     const account = g.account_id ? await accountById(tx, g.account_id) : undefined;
     if (!account || account.status !== 'active') return error('access_denied', 'The approving account cannot sign in');
     const deviceId = g.fingerprint_hash ? await upsertDevice(tx, account.id, g.platform, g.fingerprint_hash) : null;
-    const opened = await openSession(tokens, tx, account, DEVICE_METHOD, deviceId, who);
+    const opened = await openSession(ctx, tx, account, DEVICE_METHOD, deviceId, who);
     await setSessionClient(tx, opened.session.sessionId, g.client_id, g.device_name);
     if (!(await consumeDeviceGrant(tx, g.id, opened.session.sessionId))) return error('invalid_grant', 'The device code is spent');
     await audit(tx, who, 'login', account.id, { method: DEVICE_METHOD, outcome: 'success', client_id: g.client_id, request_id: g.id });
     return { kind: 'tokens', opened };
   });
   if (outcome.kind === 'error') throw fail(outcome.code, outcome.message);
-  return finish(tokens, outcome.opened);
+  return finish(ctx, outcome.opened);
 }
 
 /** AUTH_DEVICE_CLIENT_IDS; empty: any well-formed client id. */

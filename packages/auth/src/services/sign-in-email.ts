@@ -1,6 +1,7 @@
 /** Email and password: sign-up and sign-in, with the per-source lockout (kit lockout.ts; docs/auth.md, "Lockout"). */
 import { randomUUID } from 'node:crypto';
 import { isUniqueViolation, lockoutSource, sha256Hex, verifyPassword } from '@platform/kit';
+import { newSessionRows } from './tokens.js';
 import type { AuthContext } from '../context.js';
 import { fail } from '../errors.js';
 import { insertAccount } from '../queries/accounts.js';
@@ -38,9 +39,9 @@ export async function registerWithEmail(ctx: AuthContext, input: RegisterInput, 
       await insertPasswordCredential(tx, identityId, hash);
       const deviceId = await recordDevice(tx, input.device, a.id);
       await audit(tx, who, 'login', a.id, { method: 'email', outcome: 'success', registered: true });
-      return openSession(ctx.tokens, tx, a, 'email', deviceId, who);
+      return openSession(ctx, tx, a, 'email', deviceId, who);
     });
-    return finish(ctx.tokens, r);
+    return finish(ctx, r);
   } catch (err) {
     if (isUniqueViolation(err, 'identities_provider_user')) throw fail('email_taken', 'An account with this email exists');
     throw err;
@@ -103,7 +104,7 @@ export async function loginWithEmail(ctx: AuthContext, input: { email: string; p
   }
   if (row.failed_attempts !== 0) await ctx.passwordLockout.success(row.credential_id, source);
   const subject = subjectOf(row);
-  const sr = ctx.tokens.newSessionRows(subject, { method: 'email', ip: who.ip ?? undefined });
+  const sr = newSessionRows(ctx.config, subject, { method: 'email', ip: who.ip ?? undefined });
   // One statement: failure counter reset, identity stamp, device, audit row, session and refresh token.
   await recordLoginSuccess(ctx.db, {
     credentialId: row.credential_id,
@@ -121,6 +122,6 @@ export async function loginWithEmail(ctx: AuthContext, input: { email: string; p
     refreshHash: sr.refreshHash,
     refreshExpiresAt: sr.refreshExpiresAt,
   });
-  return finish(ctx.tokens, { subject, session: { sessionId: sr.sessionId, refreshToken: sr.refreshToken }, method: 'email' });
+  return finish(ctx, { subject, session: { sessionId: sr.sessionId, refreshToken: sr.refreshToken }, method: 'email' });
 }
 

@@ -9,7 +9,7 @@ import { touchIdentityLogin } from '../queries/identities.js';
 import { audit, type AuditContext } from './audit.js';
 import { dummyHashFor } from './passwords.js';
 import { assertUsable, finish, openSession, recordDevice, type DeviceInput, type SignInResult } from './sign-in-common.js';
-import type { SessionSubject } from './tokens.js';
+import { newSessionRows, type SessionSubject } from './tokens.js';
 
 export type GuestResult = SignInResult & { guest_secret: string };
 
@@ -41,7 +41,7 @@ export async function createGuest(ctx: AuthContext, input: { device: DeviceInput
     // Same rows as the step-by-step sign-ins.
     const accountId = randomUUID();
     const subject: SessionSubject = { accountId, roles: ['player'], region: '' };
-    const s = ctx.tokens.newSessionRows(subject, { method: 'guest', ip: who.ip ?? undefined });
+    const s = newSessionRows(ctx.config, subject, { method: 'guest', ip: who.ip ?? undefined });
     await ctx.guestWriter([
       accountId,
       `guest-${randomUUID().slice(0, 8)}`,
@@ -61,7 +61,7 @@ export async function createGuest(ctx: AuthContext, input: { device: DeviceInput
       s.refreshExpiresAt.toISOString(),
     ]);
     return {
-      ...(await finish(ctx.tokens, { subject, session: { sessionId: s.sessionId, refreshToken: s.refreshToken }, method: 'guest' })),
+      ...(await finish(ctx, { subject, session: { sessionId: s.sessionId, refreshToken: s.refreshToken }, method: 'guest' })),
       guest_secret: secret,
     };
   } catch (err) {
@@ -93,9 +93,9 @@ async function replayGuest(ctx: AuthContext, keyHash: string, fingerprintHash: s
     await replaceGuestSecret(tx, a.id, secretHash);
     const deviceId = await recordDevice(tx, device, a.id);
     await audit(tx, who, 'login', a.id, { method: 'guest', outcome: 'success', idempotent_replay: true });
-    return openSession(ctx.tokens, tx, a, 'guest', deviceId, who);
+    return openSession(ctx, tx, a, 'guest', deviceId, who);
   });
-  return { ...(await finish(ctx.tokens, r)), guest_secret: secret };
+  return { ...(await finish(ctx, r)), guest_secret: secret };
 }
 
 export async function restoreGuest(ctx: AuthContext, input: { accountId: string; guestSecret: string; device: DeviceInput }, who: AuditContext): Promise<SignInResult> {
@@ -110,8 +110,8 @@ export async function restoreGuest(ctx: AuthContext, input: { accountId: string;
     const deviceId = await recordDevice(tx, input.device, a.id);
     await touchIdentityLogin(tx, a.identity_id);
     await audit(tx, who, 'login', a.id, { method: 'guest', outcome: 'success', restored: true });
-    return openSession(ctx.tokens, tx, a, 'guest', deviceId, who);
+    return openSession(ctx, tx, a, 'guest', deviceId, who);
   });
-  return finish(ctx.tokens, r);
+  return finish(ctx, r);
 }
 

@@ -28,9 +28,9 @@ async function signInLinked(ctx: AuthContext, id: VerifiedPlatformIdentity, acco
     await linkPlatformIdentity(tx, id, a.id, who);
     const deviceId = await recordDevice(tx, device, a.id);
     await audit(tx, who, 'login', a.id, { method: id.provider, outcome: 'success' });
-    return openSession(ctx.tokens, tx, a, id.provider, deviceId, who);
+    return openSession(ctx, tx, a, id.provider, deviceId, who);
   });
-  return finish(ctx.tokens, r);
+  return finish(ctx, r);
 }
 
 /** The identity's account, created with the identity on its first sign-in. */
@@ -51,7 +51,7 @@ async function signInOrCreate(ctx: AuthContext, id: VerifiedPlatformIdentity, de
       await assertUsable(tx, a);
       const deviceId = await recordDevice(tx, device, a.id);
       await audit(tx, who, 'login', a.id, { method: id.provider, outcome: 'success', created: got.created });
-      return openSession(ctx.tokens, tx, a, id.provider, deviceId, who);
+      return openSession(ctx, tx, a, id.provider, deviceId, who);
     })
     .catch(async (err) => {
       if (err instanceof RetrySignIn) {
@@ -60,7 +60,7 @@ async function signInOrCreate(ctx: AuthContext, id: VerifiedPlatformIdentity, de
       }
       throw err;
     });
-  return { ...('subject' in r ? await finish(ctx.tokens, r) : r), account_created: created };
+  return { ...('subject' in r ? await finish(ctx, r) : r), account_created: created };
 }
 
 /** Second attempt after losing a creation race; the identity exists now. */
@@ -71,9 +71,9 @@ async function signInExisting(ctx: AuthContext, id: VerifiedPlatformIdentity, de
     await assertUsable(tx, a);
     const deviceId = await recordDevice(tx, device, a.id);
     await audit(tx, who, 'login', a.id, { method: id.provider, outcome: 'success' });
-    return openSession(ctx.tokens, tx, a, id.provider, deviceId, who);
+    return openSession(ctx, tx, a, id.provider, deviceId, who);
   });
-  return finish(ctx.tokens, r);
+  return finish(ctx, r);
 }
 
 export async function platformSignIn(ctx: AuthContext, input: PlatformSignInInput, who: AuditContext): Promise<PlatformSignInResult> {
