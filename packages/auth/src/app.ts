@@ -271,8 +271,8 @@ export async function createApp(config: AuthConfig, deps: AuthDeps): Promise<Aut
     },
   };
   app.decorate('auth', context);
-  app.decorate('purgeDeletedAccounts', (now?: Date) => purgeDeletedAccounts(config, db, now));
-  app.decorate('pruneIdleGuests', (now?: Date) => pruneIdleGuests(config, db, now));
+  app.decorate('purgeDeletedAccounts', (now?: Date) => purgeDeletedAccounts(context, now));
+  app.decorate('pruneIdleGuests', (now?: Date) => pruneIdleGuests(context, now));
   app.decorate('sweepSanctions', () => sweepSanctions(context, { nodeId: config.nodeId, ip: null }));
 
   installNoStore(app);

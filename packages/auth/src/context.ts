@@ -1,4 +1,10 @@
-/** What every route plugin of the auth service receives. */
+/**
+ * What every route plugin of the auth service receives, and what every domain operation takes first
+ * (`linkEmail(ctx, …)`, `refreshTokens(ctx, …)`: services/*.ts are ctx-first functions, docs/architecture.md).
+ * Here: infrastructure, config, and objects with state of their own (key cache, revoker, outbox worker, limiters,
+ * lockout, batchers, mailer) plus the request plumbing built with the app (authenticate, auditCtx …); no domain
+ * operation lives on it.
+ */
 import type { FastifyRequest } from 'fastify';
 import type { AccessClaims, App, createSourceLockout, Database, StateStore } from '@platform/kit';
 import type { AuthConfig } from './config.js';
