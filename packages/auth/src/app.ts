@@ -10,6 +10,7 @@ import type { DestinationStream } from 'pino';
 import {
   createAccessTokenVerifier,
   createService,
+  createSourceLockout,
   installCallers,
   migrate,
   serviceSubject,
@@ -25,17 +26,16 @@ import {
 import type { AuthConfig } from './config.js';
 import type { AuthContext } from './context.js';
 import { authErrors, fail } from './errors.js';
-import { createAccountService } from './services/accounts.js';
 import { KeyCache, advanceRotation, ensureActiveKey, keyTimings } from './services/keys.js';
 import type { PlatformVerifiers } from './services/platform.js';
 import { createPlatformVerifiers } from './providers/index.js';
 import { createRateLimiter, type Limit, type RateLimiter } from './services/rate-limit.js';
 import { purgeDeletedAccounts, pruneIdleGuests } from './services/retention.js';
-import { createSignInService } from './services/sign-in.js';
-import { createTokenService } from './services/tokens.js';
+import { createGuestWriter } from './services/sign-in-guest.js';
+import { createRotator } from './services/tokens.js';
 import { createRevoker, DENY_ACCOUNT_PREFIX, DENY_JTI, DENY_SID } from './services/revocation.js';
 import { createOutboxWorker } from './services/outbox.js';
-import { createSanctionService } from './services/sanctions.js';
+import { sweepSanctions } from './services/sanctions.js';
 import { createAuthMetrics, type AuthMetrics } from './services/metrics.js';
 import { authCallers } from './services/callers.js';
 import { createInternalAuth, forwardedGameOf, type InternalAuth } from './services/internal.js';
@@ -47,10 +47,7 @@ import { adminRoutes } from './routes/admin.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { deviceRoutes } from './routes/device-grants.js';
 import { oauthRoutes } from './routes/oauth.js';
-import { createOwnSessionService } from './services/sessions.js';
-import { createDeviceGrantService } from './services/device-grants.js';
 import { emailRoutes } from './routes/email.js';
-import { createEmailFlows } from './services/email.js';
 import { createMailer } from './adapters/mailer.js';
 
 export const MIGRATIONS_DIR = path.resolve(import.meta.dirname, '../migrations');
@@ -230,8 +227,6 @@ export async function createApp(config: AuthConfig, deps: AuthDeps): Promise<Aut
   const outbox = createOutboxWorker(config, db, keys, app.log, metrics.outboxAttempt);
   // Every revocation (logout, reuse, status, deletion) goes through it: DB, deny set, bus, outbox.
   const revoker = createRevoker({ config, db, state, outbox, log: app.log });
-  const sanctions = createSanctionService({ config, db, state, outbox, revoker, log: app.log });
-  const tokens = createTokenService(config, db, keys, revoker);
   const limiter = createRateLimiter(state, config.rateWindowSeconds, { onLimited: metrics.rateLimited });
   const internal = createInternalAuth(config.internalKeys, config.internalMtlsCallers);
   installRateLimits(app, config, limiter, internal);
@@ -243,20 +238,24 @@ export async function createApp(config: AuthConfig, deps: AuthDeps): Promise<Aut
   if (mailer.mode === 'mailbox') app.log.info({ mailbox: config.mailbox }, `mail is not sent (AUTH_SMTP_URL is unset): each message is written to ${config.mailbox}`);
   const context: AuthContext = {
     config,
+    log: app.log,
     db,
     state,
     keys,
-    tokens,
+    verifiers,
+    rotator: createRotator(db, config.refreshTtlDays * 86_400_000),
     revoker,
-    sanctions,
-    signIn: createSignInService(config, db, tokens, verifiers, state, metrics.lockoutHooks),
-    accounts: createAccountService(config, db, verifiers, revoker),
+    guestWriter: createGuestWriter(db),
     limiter,
-    ownSessions: createOwnSessionService(db, revoker),
-    deviceGrants: createDeviceGrantService(config, db, tokens),
     emailLimiter: createRateLimiter(state, config.rateEmailWindowSeconds, { onLimited: metrics.rateLimited }),
     mailer,
-    emailFlows: createEmailFlows({ config, db, state, mailer, revoker, lockoutHooks: metrics.lockoutHooks }),
+    // The same per-(source, credential) lockout as /login (same state keys): the password of an email change counts there.
+    passwordLockout: createSourceLockout(
+      state,
+      'password',
+      { threshold: config.lockoutThreshold, baseSeconds: config.lockoutBaseSeconds, maxSeconds: config.lockoutMaxSeconds },
+      metrics.lockoutHooks,
+    ),
     outbox,
     requireInternalCaller: (req) => {
       const name = internal.require(req);
@@ -272,9 +271,9 @@ export async function createApp(config: AuthConfig, deps: AuthDeps): Promise<Aut
     },
   };
   app.decorate('auth', context);
-  app.decorate('purgeDeletedAccounts', (now?: Date) => purgeDeletedAccounts(config, db, now));
-  app.decorate('pruneIdleGuests', (now?: Date) => pruneIdleGuests(config, db, now));
-  app.decorate('sweepSanctions', () => sanctions.sweep({ nodeId: config.nodeId, ip: null }));
+  app.decorate('purgeDeletedAccounts', (now?: Date) => purgeDeletedAccounts(context, now));
+  app.decorate('pruneIdleGuests', (now?: Date) => pruneIdleGuests(context, now));
+  app.decorate('sweepSanctions', () => sweepSanctions(context, { nodeId: config.nodeId, ip: null }));
 
   installNoStore(app);
   // Who may call each route is declared on the route (config.caller) and resolved here, once (services/callers.ts).

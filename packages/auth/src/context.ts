@@ -1,46 +1,54 @@
-/** What every route plugin of the auth service receives. */
+/**
+ * What every route plugin of the auth service receives, and what every domain operation takes first
+ * (`linkEmail(ctx, …)`, `refreshTokens(ctx, …)`: services/*.ts are ctx-first functions, docs/architecture.md).
+ * Here: infrastructure, config, and objects with state of their own (key cache, revoker, outbox worker, limiters,
+ * lockout, batchers, mailer) plus the request plumbing built with the app (authenticate, auditCtx …); no domain
+ * operation lives on it.
+ */
 import type { FastifyRequest } from 'fastify';
-import type { AccessClaims, Database, StateStore } from '@platform/kit';
+import type { AccessClaims, App, createSourceLockout, Database, StateStore } from '@platform/kit';
 import type { AuthConfig } from './config.js';
-import type { AccountService } from './services/accounts.js';
 import type { AuditContext } from './services/audit.js';
-import type { DeviceGrantService } from './services/device-grants.js';
-import type { OwnSessionService } from './services/sessions.js';
-import type { EmailFlows } from './services/email.js';
 import type { Mailer } from './adapters/mailer.js';
 import type { KeyCache } from './services/keys.js';
 import type { OutboxWorker } from './services/outbox.js';
+import type { PlatformVerifiers } from './services/platform.js';
 import type { RateLimiter } from './services/rate-limit.js';
 import type { Revoker } from './services/revocation.js';
-import type { SanctionService } from './services/sanctions.js';
-import type { SignInService } from './services/sign-in.js';
-import type { TokenService } from './services/tokens.js';
+import type { GuestRow } from './queries/guests.js';
+import type { RotatedRow, Rotation } from './queries/tokens.js';
+
+/** Writes one guest sign-up, batched with those arriving together (services/sign-in-guest.ts, createGuestWriter). */
+export type GuestWriter = (row: GuestRow) => Promise<void>;
+
+/** Rotates one refresh token, batched with those arriving together. */
+export type RefreshRotator = (r: Rotation) => Promise<RotatedRow | undefined>;
+
+/** The kit's per-(source, credential) lockout. */
+export type SourceLockout = ReturnType<typeof createSourceLockout>;
 
 export interface AuthContext {
   config: AuthConfig;
+  /** The app's logger (what is logged off a request: a notice not published on the bus). */
+  log: App['log'];
   db: Database;
   state: StateStore;
   keys: KeyCache;
-  tokens: TokenService;
+  /** External platform ticket verification (providers/). */
+  verifiers: PlatformVerifiers;
+  /** Concurrent refreshes, rotated by one statement (a batcher: services/tokens.ts, createRotator). */
+  rotator: RefreshRotator;
   /** Every revocation of sessions goes through it (services/revocation.ts). */
   revoker: Revoker;
-  /** Bans, chat mutes and features: set, lifted, expired, announced (services/sanctions.ts). */
-  sanctions: SanctionService;
-  /** Guest, email and password, and platform-ticket sign-in. */
-  signIn: SignInService;
-  /** The signed-in account's own operations (and its summary for internal callers). */
-  accounts: AccountService;
+  /** Guest sign-ups arriving together, written by one statement (a batcher: services/sign-in-guest.ts). */
+  guestWriter: GuestWriter;
   limiter: RateLimiter;
-  /** The player's own sessions: list, end one, end the others. */
-  ownSessions: OwnSessionService;
-  /** The device authorization grant (RFC 8628). */
-  deviceGrants: DeviceGrantService;
   /** Per-address limits of the email flows (AUTH_RATE_EMAIL_WINDOW_SECONDS). */
   emailLimiter: RateLimiter;
   /** Mail delivery (SMTP or the local mailbox directory), off the request path. */
   mailer: Mailer;
-  /** Password reset, email verification, email change. */
-  emailFlows: EmailFlows;
+  /** The per-(source, credential) password lockout: /login and an email change's password (same state keys). */
+  passwordLockout: SourceLockout;
   outbox: OutboxWorker;
   /** The calling service's name; 401 internal_key_required / invalid_internal_key otherwise. */
   requireInternalCaller(req: FastifyRequest): string;

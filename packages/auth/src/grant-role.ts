@@ -43,7 +43,7 @@ try {
   try {
     // A role taken away is announced like a revocation (written to the outbox, which the running service delivers).
     const revoker = createRevoker({ config, db, state, log: { warn: (obj, msg) => console.error(msg, obj) } });
-    const r = await grantRoles(db, revoker, who, roles, { remove: flags.has('--remove'), ctx: { nodeId: `${config.nodeId}-cli`, ip: null, actor: 'cli' } });
+    const r = await grantRoles({ db, revoker }, who, roles, { remove: flags.has('--remove'), who: { nodeId: `${config.nodeId}-cli`, ip: null, actor: 'cli' } });
     if (!r) {
       console.error(`no account with the email or id ${who}`);
       process.exitCode = 1;

@@ -7,6 +7,7 @@ import { AppError } from '@platform/kit';
 import { captureLogs } from '@platform/kit/testing';
 import { harness, guest, register, bearer, email, GOOD_PASSWORD, type Harness } from './support/harness.js';
 import type { PlatformVerifiers } from '../src/services/platform.js';
+import { isAccountDeleted } from '../src/services/accounts.js';
 
 // A small test-only verifier: tickets are EdDSA JWTs signed by a test "provider" key; the signature is checked for real.
 const providerKey = generateKeyPairSync('ed25519');
@@ -229,7 +230,7 @@ describe('account', () => {
     await h.app.inject({ method: 'POST', url: '/logout', headers: bearer(v.access_token) });
     const refused = await h.app.inject({ method: 'DELETE', url: '/account', headers: bearer(v.access_token) });
     assert.equal(refused.statusCode, 401);
-    assert.equal(await h.app.auth.accounts.isDeleted(v.account_id), false);
+    assert.equal(await isAccountDeleted(h.app.auth, v.account_id), false);
   });
 
   it('prunes guests idle longer than AUTH_GUEST_IDLE_DAYS, never upgraded accounts', async () => {

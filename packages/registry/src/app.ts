@@ -12,17 +12,14 @@ import { gameRoutes } from './routes/games.js';
 import { moduleRoutes } from './routes/modules.js';
 import { validateKeyRoutes } from './routes/game-keys.js';
 import { registerUserRoutes } from './routes/registrations.js';
-import { playerService } from './services/registrations.js';
-import { staffRoleService } from './services/staff-roles.js';
-import { authenticator, registryCallers } from './services/auth.js';
-import { developerService, seedSuperAdmin } from './services/developers.js';
-import { gameService } from './services/games.js';
-import { gameKeyService } from './services/game-keys.js';
+import { registryCallers } from './services/auth.js';
+import { seedSuperAdmin } from './services/developers.js';
+import { validateKey } from './services/game-keys.js';
 import { registryErrors } from './errors.js';
 import type { AppConfig, AppDeps, Context } from './context.js';
 import { ApiKeyCache } from './services/api-key-cache.js';
 import { gameNotices } from './services/game-notices.js';
-import { moduleService } from './services/modules.js';
+import { importAllowlist } from './services/wasm.js';
 import { loadSigningKey, tokenService } from './services/tokens.js';
 import { createRegistryMetrics } from './services/metrics.js';
 
@@ -85,18 +82,18 @@ export async function createApp(config: AppConfig, deps: AppDeps): Promise<App> 
   const notices = gameNotices(cache, deps.bus ?? state, app.log);
   const ctx: Context = {
     config,
+    db,
     state,
-    auth: authenticator(db, tokens),
-    developers: developerService(db, tokens),
-    games: gameService(db, blobs, notices),
-    gameKeys: metrics.countKeyValidations(gameKeyService(db, cache, notices)),
-    modules: metrics.countModuleUploads(moduleService(db, blobs, { maxBytes: config.moduleMaxBytes, allowlist: config.importAllowlist })),
-    players: playerService(db, { url: config.authUrl, ca: config.authCa, internalKey: config.authInternalKey }),
-    staffRoles: staffRoleService({ url: config.authUrl, ca: config.authCa, internalKey: config.authInternalKey }),
+    blobs,
+    authClient: { url: config.authUrl, ca: config.authCa, internalKey: config.authInternalKey },
+    tokens,
+    keyCache: cache,
+    notices,
+    importAllowed: importAllowlist(config.importAllowlist),
     metrics,
   };
   // Who may call each route is declared on the route (config.caller) and resolved here, once (kit route-access.ts).
-  installCallers(app, registryCallers(ctx.auth, ctx.gameKeys));
+  installCallers(app, registryCallers(ctx, validateKey));
   developerRoutes(app, ctx);
   gameRoutes(app, ctx);
   moduleRoutes(app, ctx);

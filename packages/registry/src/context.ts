@@ -5,15 +5,13 @@
 import type { Database, StateStore } from '@platform/kit';
 import type { DestinationStream } from 'pino';
 import type { RegistryConfig } from './config.js';
-import type { playerService } from './services/registrations.js';
-import type { staffRoleService } from './services/staff-roles.js';
-import type { Authenticator } from './services/auth.js';
 import type { BlobStore } from './adapters/blob-store.js';
-import type { developerService } from './services/developers.js';
-import type { gameService } from './services/games.js';
-import type { GameKeyService } from './services/game-keys.js';
-import type { moduleService } from './services/modules.js';
+import type { AuthClientOptions } from './adapters/auth-client.js';
+import type { ApiKeyCache } from './services/api-key-cache.js';
+import type { GameNotices } from './services/game-notices.js';
 import type { RegistryMetrics } from './services/metrics.js';
+import type { TokenService } from './services/tokens.js';
+import type { WasmImport } from './services/wasm.js';
 
 export type AppConfig = Omit<RegistryConfig, 'masterKey'> & { masterKey: Buffer };
 
@@ -33,16 +31,27 @@ export interface AppDeps {
   announce?: (text: string) => void;
 }
 
+/**
+ * The infrastructure and config every domain operation takes first (`registerDeveloper(ctx, …)`,
+ * `getGame(ctx, caller, id)`: services/*.ts are ctx-first functions, docs/architecture.md). What is here is
+ * infrastructure, config, or an object with state of its own; no domain operation lives on it.
+ */
 export interface Context {
   config: AppConfig;
+  db: Database;
   /** Shared state across nodes (sign-in limits). */
   state: StateStore;
-  auth: Authenticator;
-  developers: ReturnType<typeof developerService>;
-  games: ReturnType<typeof gameService>;
-  gameKeys: GameKeyService;
-  modules: ReturnType<typeof moduleService>;
-  players: ReturnType<typeof playerService>;
-  staffRoles: ReturnType<typeof staffRoleService>;
+  /** Module bytes (adapters/blob-store.ts). */
+  blobs: BlobStore;
+  /** How to reach auth (adapters/auth-client.ts): register-user and staff roles. */
+  authClient: AuthClientOptions;
+  /** Developer tokens: the signing key loaded once at build. */
+  tokens: TokenService;
+  /** The validate-key cache, kept coherent across nodes (services/api-key-cache.ts). */
+  keyCache: ApiKeyCache;
+  /** Where credential changes are announced (cache invalidation, the other services). */
+  notices: GameNotices;
+  /** config.importAllowlist, compiled once. */
+  importAllowed: (imp: WasmImport) => boolean;
   metrics: RegistryMetrics;
 }

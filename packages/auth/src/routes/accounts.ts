@@ -3,7 +3,9 @@ import { Type } from 'typebox';
 import { UUID_PATTERN, type App } from '@platform/kit';
 import type { AuthContext } from '../context.js';
 import { fail } from '../errors.js';
-import { ownSanctionView } from '../services/sanctions.js';
+import { sendVerification } from '../services/email.js';
+import { deleteAccount, exportAccount, isAccountDeleted, linkEmail, linkPlatform, unlinkIdentity, updateAccount, viewAccount } from '../services/accounts.js';
+import { listSanctions, ownSanctionView } from '../services/sanctions.js';
 import { AccountDeleted, AccountExport, AccountView, OwnSanctions, BEARER_ERRORS, BODY_ERRORS, COMMON_ERRORS, Email, IdentitiesView, errorResponses, Nonce, Password, Provider, Ticket, TICKET_ERRORS } from './schemas.js';
 import { claimsOf } from '../services/callers.js';
 
@@ -21,7 +23,7 @@ export async function accountRoutes(app: App, c: AuthContext) {
 function profileRoutes(app: App, c: AuthContext) {
   app.get('/account', { config: { caller: 'player' }, schema: { tags: ['account'], summary: 'The account with its identities and devices', security, response: { 200: AccountView, ...accountErrors } } }, async (req) => {
     const claims = claimsOf(req);
-    return c.accounts.view(claims.sub);
+    return viewAccount(c, claims.sub);
   });
 
   app.get(
@@ -39,7 +41,7 @@ function profileRoutes(app: App, c: AuthContext) {
       const claims = claimsOf(req);
       // A server-role token names a service, not an account: it has no sanctions.
       if (!UUID_PATTERN.test(claims.sub)) return { sanctions: [] };
-      return { sanctions: (await c.sanctions.list(claims.sub, { activeOnly: true })).map(ownSanctionView) };
+      return { sanctions: (await listSanctions(c, claims.sub, { activeOnly: true })).map(ownSanctionView) };
     },
   );
 
@@ -63,7 +65,7 @@ function profileRoutes(app: App, c: AuthContext) {
     },
     async (req) => {
       const claims = claimsOf(req);
-      return c.accounts.update(claims.sub, { displayName: req.body.display_name, homeRegion: req.body.home_region });
+      return updateAccount(c, claims.sub, { displayName: req.body.display_name, homeRegion: req.body.home_region });
     },
   );
 }
@@ -89,13 +91,13 @@ function identityRoutes(app: App, c: AuthContext) {
       const claims = claimsOf(req);
       const body = req.body as { email?: string; password?: string; provider?: string; ticket?: string; nonce?: string };
       if (body.email !== undefined) {
-        const linked = await c.accounts.linkEmail(claims.sub, { email: body.email, password: body.password! }, c.auditCtx(req));
+        const linked = await linkEmail(c, claims.sub, { email: body.email, password: body.password! }, c.auditCtx(req));
         // The new address is mailed a verification token (queued; a failure does not undo the link).
-        await c.emailFlows.sendVerification(claims.sub).catch((err: unknown) => req.log.warn({ err: (err as Error).message }, 'verification mail not queued'));
+        await sendVerification(c, claims.sub).catch((err: unknown) => req.log.warn({ err: (err as Error).message }, 'verification mail not queued'));
         return linked;
       }
       await c.limiter.check({ name: 'platform:ip_provider', key: `${req.ip}|${body.provider}`, limit: c.config.ratePlatformPerIpProvider });
-      return c.accounts.linkPlatform(claims.sub, { provider: body.provider!, ticket: body.ticket!, nonce: body.nonce }, c.auditCtx(req));
+      return linkPlatform(c, claims.sub, { provider: body.provider!, ticket: body.ticket!, nonce: body.nonce }, c.auditCtx(req));
     },
   );
 
@@ -117,7 +119,7 @@ function identityRoutes(app: App, c: AuthContext) {
     async (req) => {
       const claims = claimsOf(req);
       const body = req.body as { provider?: string; identity_id?: string };
-      return c.accounts.unlink(claims.sub, { provider: body.provider, identityId: body.identity_id }, c.auditCtx(req));
+      return unlinkIdentity(c, claims.sub, { provider: body.provider, identityId: body.identity_id }, c.auditCtx(req));
     },
   );
 }
@@ -126,18 +128,18 @@ function identityRoutes(app: App, c: AuthContext) {
 function dataRoutes(app: App, c: AuthContext) {
   app.post('/account/export', { config: { caller: 'player' }, schema: { tags: ['account'], summary: 'Everything held about the account', security, response: { 200: AccountExport, ...accountErrors } } }, async (req) => {
     const claims = claimsOf(req);
-    return c.accounts.export(claims.sub);
+    return exportAccount(c, claims.sub);
   });
 
   app.delete('/account', { config: { caller: 'session' }, schema: { tags: ['account'], summary: 'Delete the account (soft, purged after the grace window)', security, response: { 202: AccountDeleted, ...accountErrors } } }, async (req, reply) => {
     // A retry after a lost 202 carries a token whose session the first call revoked: it may
     // only confirm the deletion again, never act on an account that is still active.
     const claims = claimsOf(req);
-    if (claims.revoked && !(await c.accounts.isDeleted(claims.sub))) {
+    if (claims.revoked && !(await isAccountDeleted(c, claims.sub))) {
       throw fail('invalid_token', 'Access token rejected');
     }
     // Sessions end and are announced through the revoker (deny set, bus, outbox: delivered before this answers).
-    const r = await c.accounts.delete(claims.sub, claims.sid, c.auditCtx(req));
+    const r = await deleteAccount(c, claims.sub, claims.sid, c.auditCtx(req));
     c.outbox.kick(); // the account.deleted notice (erasure) goes out now rather than at the next poll
     reply.status(202);
     return { status: r.status, deleted_at: r.deleted_at, purge_after: r.purge_after };

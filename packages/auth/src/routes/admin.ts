@@ -7,6 +7,7 @@ import { UUID_PATTERN, type App } from '@platform/kit';
 import type { FastifyRequest } from 'fastify';
 import type { AuthContext } from '../context.js';
 import { accountNotFound, adminRequired, sanctionNotFound } from '../errors.js';
+import { accountExists } from '../services/accounts.js';
 import {
   AccountLookup,
   AccountSearch,
@@ -23,7 +24,7 @@ import {
   SanctionSchema,
 } from './schemas.js';
 import { changeAccountStatus, findAccounts, GRANTABLE_ROLES, lookupAccount, setRoles } from '../services/admin.js';
-import { assertStaff, sanctionView, type Actor } from '../services/sanctions.js';
+import { assertStaff, createSanction, liftSanction, listSanctions, sanctionView, type Actor } from '../services/sanctions.js';
 import { KEY_ROTATION_CHANNEL, keyTimings, rotateSigningKey } from '../services/keys.js';
 import { actorOf, claimsOf } from '../services/callers.js';
 
@@ -114,7 +115,7 @@ async function accountAdminRoutes(app: App, c: AuthContext) {
       },
     },
     async (req) => {
-      return findAccounts(c.db, req.query.q, req.query.limit);
+      return findAccounts(c, req.query.q, req.query.limit);
     },
   );
 
@@ -131,7 +132,7 @@ async function accountAdminRoutes(app: App, c: AuthContext) {
       },
     },
     async (req) => {
-      return lookupAccount(c.db, c.sanctions, accountId(req.params.id));
+      return lookupAccount(c, accountId(req.params.id));
     },
   );
 
@@ -153,7 +154,7 @@ async function accountAdminRoutes(app: App, c: AuthContext) {
     },
     async (req) => {
       const actor = actorOf(req);
-      return setRoles(c.db, c.revoker, actor, accountId(req.params.id), req.body.roles, c.auditCtx(req));
+      return setRoles(c, actor, accountId(req.params.id), req.body.roles, c.auditCtx(req));
     },
   );
 }
@@ -180,7 +181,7 @@ async function sanctionRoutes(app: App, c: AuthContext) {
     async (req, reply) => {
       const actor = actorOf(req);
       const b = req.body;
-      const s = await c.sanctions.create(actor, accountId(req.params.id), { type: b.type, reason: b.reason, expiresAt: b.expires_at, durationSeconds: b.duration_seconds }, c.auditCtx(req));
+      const s = await createSanction(c, actor, accountId(req.params.id), { type: b.type, reason: b.reason, expiresAt: b.expires_at, durationSeconds: b.duration_seconds }, c.auditCtx(req));
       reply.status(201);
       return sanctionView(s);
     },
@@ -200,8 +201,8 @@ async function sanctionRoutes(app: App, c: AuthContext) {
     },
     async (req) => {
       const id = accountId(req.params.id);
-      const list = await c.sanctions.list(id);
-      if (!list.length && !(await c.accounts.exists(id))) throw accountNotFound();
+      const list = await listSanctions(c, id);
+      if (!list.length && !(await accountExists(c, id))) throw accountNotFound();
       return { sanctions: list.map(sanctionView) };
     },
   );
@@ -223,7 +224,7 @@ async function sanctionRoutes(app: App, c: AuthContext) {
       const actor = actorOf(req);
       const body = optionalBody<{ reason: string }>(req.body, { reason: 'string' });
       if (!UUID_PATTERN.test(req.params.sanctionId)) throw sanctionNotFound();
-      return sanctionView(await c.sanctions.lift(actor, req.params.sanctionId.toLowerCase(), body.reason, c.auditCtx(req)));
+      return sanctionView(await liftSanction(c, actor, req.params.sanctionId.toLowerCase(), body.reason, c.auditCtx(req)));
     },
   );
 }

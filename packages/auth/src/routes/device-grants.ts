@@ -8,6 +8,7 @@ import path from 'node:path';
 import { Type } from 'typebox';
 import type { App } from '@platform/kit';
 import type { AuthContext } from '../context.js';
+import { decideDeviceRequest, lookupDeviceRequest } from '../services/device-grants.js';
 import { BEARER_ERRORS, BODY_ERRORS, COMMON_ERRORS, errorResponses } from './schemas.js';
 import { claimsOf } from '../services/callers.js';
 
@@ -85,7 +86,7 @@ export async function deviceRoutes(app: App, c: AuthContext) {
     async (req) => {
       const claims = claimsOf(req);
       await countSubmission(req.ip, claims.sub);
-      return c.deviceGrants.lookup(req.body.user_code);
+      return lookupDeviceRequest(c, req.body.user_code);
     },
   );
 
@@ -108,7 +109,7 @@ export async function deviceRoutes(app: App, c: AuthContext) {
     async (req) => {
       const claims = claimsOf(req);
       await countSubmission(req.ip, claims.sub);
-      return c.deviceGrants.decide(claims.sub, req.body.user_code, req.body.approve, c.auditCtx(req));
+      return decideDeviceRequest(c, claims.sub, req.body.user_code, req.body.approve, c.auditCtx(req));
     },
   );
 }

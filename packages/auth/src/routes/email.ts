@@ -6,6 +6,7 @@ import { Type } from 'typebox';
 import type { FastifyRequest } from 'fastify';
 import type { App } from '@platform/kit';
 import type { AuthContext } from '../context.js';
+import { requestEmailChange, requestPasswordReset, resendVerification, resetPassword, verifyEmail } from '../services/email.js';
 import { normaliseEmail } from '../services/sign-in-common.js';
 import { afterResponse, afterResponseHook } from './after-response.js';
 import { EMAIL_LINK_PAGES, EMAIL_LINK_SCRIPT } from './email-link-page.js';
@@ -64,7 +65,7 @@ export async function emailRoutes(app: App, c: AuthContext) {
 function passwordRoutes(app: App, c: AuthContext) {
   const { ipLimit } = limits(c);
   mailRequestRoute(app, c, '/password/reset-request', 'Mail a password-reset link and code to the address, if it has an account (202 either way)', (email) =>
-    c.emailFlows.requestPasswordReset(email),
+    requestPasswordReset(c, email),
   );
 
   app.post(
@@ -82,7 +83,7 @@ function passwordRoutes(app: App, c: AuthContext) {
       },
       config: { caller: 'none', ...ipLimit },
     },
-    async (req) => c.emailFlows.resetPassword({ token: req.body.token, password: req.body.password }, c.auditCtx(req)),
+    async (req) => resetPassword(c, { token: req.body.token, password: req.body.password }, c.auditCtx(req)),
   );
 }
 
@@ -116,7 +117,7 @@ function verificationRoutes(app: App, c: AuthContext) {
       // Optional: the account's own session proving its address keeps what it holds (docs/auth.md, "Account claim").
       // A missing, bad or revoked token is no holder: the proof then claims the account as from the mail link.
       const holder = req.headers.authorization === undefined ? undefined : await c.authenticate(req).then((x) => x.sub, () => undefined);
-      return c.emailFlows.verifyEmail(req.body.token, c.auditCtx(req), holder);
+      return verifyEmail(c, req.body.token, c.auditCtx(req), holder);
     },
   );
 
@@ -125,7 +126,7 @@ function verificationRoutes(app: App, c: AuthContext) {
     c,
     '/email/verify/resend',
     'Mail a new verification link and code to the address, if it is an unverified account address (202 either way)',
-    (email) => c.emailFlows.resendVerification(email),
+    (email) => resendVerification(c, email),
   );
 }
 
@@ -154,7 +155,7 @@ function emailChangeRoute(app: App, c: AuthContext) {
     async (req, reply) => {
       const claims = claimsOf(req);
       await perAddress(req.body.email);
-      const r = await c.emailFlows.requestEmailChange(claims.sub, { email: req.body.email, password: req.body.password }, c.auditCtx(req));
+      const r = await requestEmailChange(c, claims.sub, { email: req.body.email, password: req.body.password }, c.auditCtx(req));
       // Whether the new address has an account decides only what is mailed, after the answer.
       afterResponse(req, r.mailAfterAnswer);
       reply.status(202);

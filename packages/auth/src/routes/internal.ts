@@ -6,6 +6,7 @@ import { Type } from 'typebox';
 import { serviceSubject, type App } from '@platform/kit';
 import type { AuthContext } from '../context.js';
 import { accountNotFound, fail } from '../errors.js';
+import { accountSummaryFor } from '../services/accounts.js';
 import { grantRoles } from '../services/admin.js';
 import { audit } from '../services/audit.js';
 import { serviceToken } from '../services/outbox.js';
@@ -71,7 +72,7 @@ export async function internalRoutes(app: App, c: AuthContext) {
       },
     },
     async (req) => {
-      return c.accounts.summary(req.params.id);
+      return accountSummaryFor(c, req.params.id);
     },
   );
 
@@ -108,7 +109,7 @@ async function staffRoleRoutes(app: App, c: AuthContext, security: { internalKey
     },
     async (req) => {
       const b = req.body;
-      const r = await grantRoles(c.db, c.revoker, b.account, [b.role], { remove: !b.granted, ctx: c.auditCtx(req), onBehalfOf: b.on_behalf_of });
+      const r = await grantRoles(c, b.account, [b.role], { remove: !b.granted, who: c.auditCtx(req), onBehalfOf: b.on_behalf_of });
       if (!r) throw accountNotFound();
       return r;
     },

@@ -12,7 +12,8 @@ import type { App } from '@platform/kit';
 import type { AuthContext } from '../context.js';
 import { fail, type AuthErrorCode } from '../errors.js';
 import { AppError } from '@platform/kit';
-import { DEVICE_CODE_GRANT } from '../services/device-grants.js';
+import { authorizeDevice, checkClient, DEVICE_CODE_GRANT, exchangeDeviceCode } from '../services/device-grants.js';
+import { refreshTokens } from '../services/tokens.js';
 import { BODY_ERRORS, COMMON_ERRORS, DevicePlatformSchema, errorResponses, Fingerprint, TokenResponse } from './schemas.js';
 
 /** The kit's codes for a request that could not be read as asked: RFC 6749's `invalid_request`. */
@@ -141,7 +142,8 @@ function deviceAuthorizationRoute(app: App, c: AuthContext) {
     },
     async (req) => {
       const b = req.body;
-      return c.deviceGrants.authorize(
+      return authorizeDevice(
+        c,
         { clientId: b.client_id, deviceName: b.device_name, platform: b.platform, deviceFingerprint: b.device_fingerprint },
         c.auditCtx(req),
       );
@@ -151,7 +153,6 @@ function deviceAuthorizationRoute(app: App, c: AuthContext) {
 
 /** POST /oauth/token (RFC 6749 §3.2): device_code and refresh_token. */
 function tokenRoute(app: App, c: AuthContext) {
-  const { deviceGrants } = c;
   app.post(
     '/oauth/token',
     {
@@ -186,13 +187,13 @@ function tokenRoute(app: App, c: AuthContext) {
       const b = req.body;
       if (b.grant_type === DEVICE_CODE_GRANT) {
         if (!b.device_code) throw fail('invalid_request', 'device_code is required', { field: 'device_code' });
-        return deviceGrants.exchange(b.device_code, b.client_id, c.auditCtx(req));
+        return exchangeDeviceCode(c, b.device_code, b.client_id, c.auditCtx(req));
       }
       if (b.grant_type === 'refresh_token') {
         if (!b.refresh_token) throw fail('invalid_request', 'refresh_token is required', { field: 'refresh_token' });
-        if (b.client_id !== undefined) deviceGrants.checkClient(b.client_id);
+        if (b.client_id !== undefined) checkClient(c, b.client_id);
         try {
-          return await c.tokens.refresh(b.refresh_token, c.auditCtx(req));
+          return await refreshTokens(c, b.refresh_token, c.auditCtx(req));
         } catch (err) {
           // RFC 6749 §5.2: a bad refresh token is invalid_grant (400); why, in `reason`.
           if (err instanceof AppError && REFRESH_FAILURES.has(err.code)) throw fail('invalid_grant', err.message, { reason: err.code as AuthErrorCode });

@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import type { App } from '@platform/kit';
 import type { AuthContext } from '../context.js';
 import { fail } from '../errors.js';
+import { endOtherSessions, endOwnSession, listOwnSessions } from '../services/sessions.js';
 import { BEARER_ERRORS, BODY_ERRORS, COMMON_ERRORS, errorResponses, optionalBody } from './schemas.js';
 import { claimsOf } from '../services/callers.js';
 
@@ -43,7 +44,7 @@ export async function sessionRoutes(app: App, c: AuthContext) {
     },
     async (req) => {
       const claims = claimsOf(req);
-      return c.ownSessions.list(claims.sub, claims.sid);
+      return listOwnSessions(c, claims.sub, claims.sid);
     },
   );
 
@@ -63,7 +64,7 @@ export async function sessionRoutes(app: App, c: AuthContext) {
     async (req, reply) => {
       const claims = claimsOf(req);
       if (!UUID.test(req.params.id)) throw fail('session_not_found', 'No such session');
-      await c.ownSessions.end(claims.sub, req.params.id.toLowerCase(), c.auditCtx(req));
+      await endOwnSession(c, claims.sub, req.params.id.toLowerCase(), c.auditCtx(req));
       reply.status(204).send(null);
     },
   );
@@ -83,7 +84,7 @@ export async function sessionRoutes(app: App, c: AuthContext) {
     async (req) => {
       const claims = claimsOf(req);
       optionalBody(req.body, {});
-      return c.ownSessions.endOthers(claims.sub, claims.sid, c.auditCtx(req));
+      return endOtherSessions(c, claims.sub, claims.sid, c.auditCtx(req));
     },
   );
 }

@@ -4,6 +4,8 @@ import type { FastifyRequest } from 'fastify';
 import type { App } from '@platform/kit';
 import type { AuthContext } from '../context.js';
 import { fail } from '../errors.js';
+import { createGuest, loginWithEmail, platformSignIn, registerWithEmail, restoreGuest } from '../services/sign-in.js';
+import { afterSignUp, sendVerification } from '../services/email.js';
 import { afterResponse, afterResponseHook } from './after-response.js';
 import {
   BEARER_ERRORS,
@@ -32,7 +34,7 @@ export async function signInRoutes(app: App, c: AuthContext) {
 
 /** /guest and /guest/restore. */
 function guestRoutes(app: App, c: AuthContext) {
-  const { config, signIn } = c;
+  const { config } = c;
   // Checked with the general per-IP limit in the preHandler hook (app.ts), one round trip, before the handler.
   const guestLimits = {
     bodyLimits: (req: FastifyRequest) => [
@@ -61,7 +63,8 @@ function guestRoutes(app: App, c: AuthContext) {
       if (key !== undefined && !IdempotencyKey.test(key)) {
         throw fail('validation_failed', 'Idempotency-Key must be 8–128 characters of [A-Za-z0-9_-:.]', { field: 'Idempotency-Key' });
       }
-      return signIn.createGuest(
+      return createGuest(
+        c,
         { device: { fingerprint: req.body.device_fingerprint, platform: req.body.platform }, idempotencyKey: key },
         c.auditCtx(req),
       );
@@ -88,7 +91,8 @@ function guestRoutes(app: App, c: AuthContext) {
       config: { caller: 'none', ...guestLimits },
     },
     async (req) => {
-      return signIn.restoreGuest(
+      return restoreGuest(
+        c,
         { accountId: req.body.account_id, guestSecret: req.body.guest_secret, device: { fingerprint: req.body.device_fingerprint, platform: req.body.platform } },
         c.auditCtx(req),
       );
@@ -98,7 +102,7 @@ function guestRoutes(app: App, c: AuthContext) {
 
 /** /register and /login. */
 function emailRoutes(app: App, c: AuthContext) {
-  const { config, signIn } = c;
+  const { config } = c;
   const loginLimits = {
     bodyLimits: (req: FastifyRequest) => [
       { name: 'login:ip', key: req.ip, limit: config.rateLoginPerIp },
@@ -132,19 +136,20 @@ function emailRoutes(app: App, c: AuthContext) {
       ...afterResponseHook,
     },
     async (req, reply) => {
-      const r = await signIn.register(
+      const r = await registerWithEmail(
+        c,
         { email: req.body.email, password: req.body.password, displayName: req.body.display_name, device: req.body.device },
         c.auditCtx(req),
       );
       if ('create' in r) {
         // AUTH_EMAIL_VERIFICATION=required: the same answer for every address; the account (or a mail to the owner
         // of a taken address) after it.
-        afterResponse(req, () => c.emailFlows.afterSignUp(req.body.email, r.account_id, r.create));
+        afterResponse(req, () => afterSignUp(c, req.body.email, r.account_id, r.create));
         reply.status(202);
         return { account_id: r.account_id, email_verification_required: true as const };
       }
       // The verification mail (queued; a failure here does not undo the sign-up: the player asks for another).
-      await c.emailFlows.sendVerification(r.account_id).catch((err: unknown) => req.log.warn({ err: (err as Error).message }, 'verification mail not queued'));
+      await sendVerification(c, r.account_id).catch((err: unknown) => req.log.warn({ err: (err as Error).message }, 'verification mail not queued'));
       reply.status(201);
       return r;
     },
@@ -165,14 +170,14 @@ function emailRoutes(app: App, c: AuthContext) {
       config: { caller: 'none', ...loginLimits },
     },
     async (req) => {
-      return signIn.login({ email: req.body.email, password: req.body.password, device: req.body.device }, c.auditCtx(req));
+      return loginWithEmail(c, { email: req.body.email, password: req.body.password, device: req.body.device }, c.auditCtx(req));
     },
   );
 }
 
 /** /platform: a ticket exchange, or with a Bearer token a link to the current account. */
 function platformRoute(app: App, c: AuthContext) {
-  const { config, limiter, signIn } = c;
+  const { config, limiter } = c;
   app.post(
     '/platform',
     {
@@ -198,7 +203,8 @@ function platformRoute(app: App, c: AuthContext) {
     async (req) => {
       await limiter.check({ name: 'platform:ip_provider', key: `${req.ip}|${req.body.provider}`, limit: config.ratePlatformPerIpProvider });
       const bearer = await c.optionalAuth(req);
-      return signIn.platformSignIn(
+      return platformSignIn(
+        c,
         { provider: req.body.provider, ticket: req.body.ticket, nonce: req.body.nonce, device: req.body.device, linkTo: bearer?.sub },
         c.auditCtx(req),
       );

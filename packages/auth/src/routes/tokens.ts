@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import type { App } from '@platform/kit';
 import type { AuthContext } from '../context.js';
 import { fail } from '../errors.js';
+import { logout, refreshTokens, sessionOfRefreshToken } from '../services/tokens.js';
 import { BEARER_ERRORS, BODY_ERRORS, COMMON_ERRORS, errorResponses, Jwks, optionalBody, TokenResponse } from './schemas.js';
 import { sessionOf } from '../services/callers.js';
 
@@ -36,7 +37,7 @@ export async function tokenRoutes(app: App, c: AuthContext) {
       config: { caller: 'none', requestLimits: (req) => [{ name: 'refresh:ip', key: req.ip, limit: c.config.rateRefreshPerIp }] },
     },
     async (req) => {
-      return c.tokens.refresh(req.body.refresh_token, c.auditCtx(req));
+      return refreshTokens(c, req.body.refresh_token, c.auditCtx(req));
     },
   );
 
@@ -62,14 +63,14 @@ export async function tokenRoutes(app: App, c: AuthContext) {
         // A retried logout (sid already denied) is still a success.
         ({ sid: sessionId, sub: accountId, jti } = claims);
       } else if (refreshToken) {
-        const s = await c.tokens.sessionOfRefreshToken(refreshToken);
+        const s = await sessionOfRefreshToken(c, refreshToken);
         if (!s) throw fail('invalid_refresh_token', 'The refresh token is unknown or expired');
         sessionId = s.session_id;
         accountId = s.account_id;
       } else {
         throw fail('unauthenticated', 'A Bearer access token or a refresh_token is required');
       }
-      const revoked = await c.tokens.logout(sessionId, accountId, c.auditCtx(req), jti);
+      const revoked = await logout(c, sessionId, accountId, c.auditCtx(req), jti);
       req.log.debug({ revoked }, 'logout');
       reply.status(204).send(null);
     },

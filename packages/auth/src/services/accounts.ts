@@ -1,6 +1,6 @@
 /** The signed-in account's own operations: view, profile, link, unlink, export, delete; and its summary for internal callers. */
-import { isUniqueViolation, UUID_PATTERN, type Database, type Queryable } from '@platform/kit';
-import type { AuthConfig } from '../config.js';
+import { isUniqueViolation, UUID_PATTERN, type Queryable } from '@platform/kit';
+import type { AuthContext } from '../context.js';
 import { accountInactive, accountNotFound, fail } from '../errors.js';
 import {
   accountById,
@@ -22,17 +22,9 @@ import { insertAccountDeletedNotice } from '../queries/outbox.js';
 import { sanctionsOf } from '../queries/sanctions.js';
 import { sessionsOf } from '../queries/sessions.js';
 import { audit, ownAuditEntry, type AuditContext } from './audit.js';
-import type { Revoker } from './revocation.js';
 import { hashNewPassword } from './passwords.js';
-import { linkPlatformIdentity, verifyTicket, type PlatformVerifiers } from './platform.js';
+import { linkPlatformIdentity, verifyTicket } from './platform.js';
 import { normaliseEmail } from './sign-in-common.js';
-
-interface AccountDeps {
-  config: AuthConfig;
-  db: Database;
-  verifiers: PlatformVerifiers;
-  revoker: Revoker;
-}
 
 export interface AccountDeletion {
   status: 'deleted';
@@ -71,13 +63,20 @@ async function lockActiveAccount(tx: Queryable, accountId: string): Promise<void
   if ((await lockAccountStatus(tx, accountId)) !== 'active') throw accountInactive();
 }
 
-async function view(db: Queryable, accountId: string) {
+export async function viewAccount(ctx: AuthContext, accountId: string) {
+  const db = ctx.db;
   const a = await accountById(db, accountId);
   if (!a || a.status === 'deleted') throw fail('invalid_token', 'The account no longer exists');
   return { ...accountBody(a), identities: await identitiesBody(db, accountId), devices: await devicesBody(db, accountId) };
 }
 
-async function linkEmail({ config, db }: AccountDeps, accountId: string, input: { email: string; password: string }, ctx: AuditContext) {
+export async function updateAccount(ctx: AuthContext, accountId: string, patch: { displayName?: string; homeRegion?: string }) {
+  await updateProfile(ctx.db, accountId, patch.displayName ?? null, patch.homeRegion ?? null);
+  return viewAccount(ctx, accountId);
+}
+
+export async function linkEmail(ctx: AuthContext, accountId: string, input: { email: string; password: string }, who: AuditContext) {
+  const { config, db } = ctx;
   const email = normaliseEmail(input.email);
   const hash = await hashNewPassword(input.password, config.passwordParams);
   try {
@@ -86,7 +85,7 @@ async function linkEmail({ config, db }: AccountDeps, accountId: string, input: 
       const identityId = await insertEmailIdentity(tx, accountId, email, false);
       await insertPasswordCredential(tx, identityId, hash);
       await markGuestUpgraded(tx, accountId);
-      await audit(tx, ctx, 'link', accountId, { provider: 'email', identity_id: identityId });
+      await audit(tx, who, 'link', accountId, { provider: 'email', identity_id: identityId });
     });
   } catch (err) {
     if (isUniqueViolation(err, 'identities_provider_user')) throw fail('email_taken', 'An account with this email exists');
@@ -95,17 +94,19 @@ async function linkEmail({ config, db }: AccountDeps, accountId: string, input: 
   return { identities: await identitiesBody(db, accountId) };
 }
 
-async function linkPlatform({ db, verifiers }: AccountDeps, accountId: string, input: { provider: string; ticket: string; nonce?: string }, ctx: AuditContext) {
+export async function linkPlatform(ctx: AuthContext, accountId: string, input: { provider: string; ticket: string; nonce?: string }, who: AuditContext) {
+  const { db, verifiers } = ctx;
   const id = await verifyTicket(verifiers, input.provider, input.ticket, input.nonce);
   await db.transaction(async (tx) => {
     await lockActiveAccount(tx, accountId);
-    await linkPlatformIdentity(tx, id, accountId, ctx);
+    await linkPlatformIdentity(tx, id, accountId, who);
   });
   return { identities: await identitiesBody(db, accountId) };
 }
 
 /** Removes an identity unless it is the account's last usable credential. */
-async function unlink(db: Database, accountId: string, which: { provider?: string; identityId?: string }, ctx: AuditContext) {
+export async function unlinkIdentity(ctx: AuthContext, accountId: string, which: { provider?: string; identityId?: string }, who: AuditContext) {
+  const db = ctx.db;
   await db.transaction(async (tx) => {
     // The row lock serialises concurrent unlinks of one account, so the guard cannot be raced.
     await lockActiveAccount(tx, accountId);
@@ -114,14 +115,15 @@ async function unlink(db: Database, accountId: string, which: { provider?: strin
     if (!target.length) throw fail('identity_not_found', 'The account has no such identity');
     if (ids.length - target.length < 1) throw fail('last_credential', 'An account must keep at least one way to sign in');
     await deleteIdentities(tx, target.map((t) => t.id));
-    for (const t of target) await audit(tx, ctx, 'unlink', accountId, { provider: t.provider, identity_id: t.id });
+    for (const t of target) await audit(tx, who, 'unlink', accountId, { provider: t.provider, identity_id: t.id });
   });
   return { identities: await identitiesBody(db, accountId) };
 }
 
 /** Everything held about the account (no secret hashes). */
-async function exportAccount(db: Database, accountId: string) {
-  const v = await view(db, accountId);
+export async function exportAccount(ctx: AuthContext, accountId: string) {
+  const db = ctx.db;
+  const v = await viewAccount(ctx, accountId);
   const credentials = await credentialsOf(db, accountId);
   const sessions = await sessionsOf(db, accountId);
   const auditRows = await auditOf(db, accountId);
@@ -156,7 +158,8 @@ async function exportAccount(db: Database, accountId: string) {
  * transaction. Repeatable: a retry ends nothing new and writes no second account.deleted notice.
  * `presentedSid`: the session of the token that asked, denied again on a retry.
  */
-async function deleteAccount({ config, revoker }: AccountDeps, accountId: string, presentedSid: string, ctx: AuditContext): Promise<AccountDeletion> {
+export async function deleteAccount(ctx: AuthContext, accountId: string, presentedSid: string, who: AuditContext): Promise<AccountDeletion> {
+  const { config, revoker } = ctx;
   const { sessions, value: deletedAt } = await revoker.revoke(
     { reason: 'account_deleted', accountId, alsoSids: [presentedSid] },
     {
@@ -169,7 +172,7 @@ async function deleteAccount({ config, revoker }: AccountDeps, accountId: string
       after: async (tx, _ended, d) => {
         if (!d.now) return;
         await insertAccountDeletedNotice(tx, { type: 'account.deleted', account_id: accountId, deleted_at: d.at.toISOString() });
-        await audit(tx, ctx, 'delete', accountId, { grace_hours: config.deletionGraceHours });
+        await audit(tx, who, 'delete', accountId, { grace_hours: config.deletionGraceHours });
       },
     },
   );
@@ -178,30 +181,17 @@ async function deleteAccount({ config, revoker }: AccountDeps, accountId: string
 }
 
 /** What another platform service may learn: unknown, malformed and deleted ids are 404 account_not_found. */
-async function summary(db: Database, accountId: string) {
+export async function accountSummaryFor(ctx: AuthContext, accountId: string) {
   if (!UUID_PATTERN.test(accountId)) throw accountNotFound();
-  const a = await accountSummary(db, accountId);
+  const a = await accountSummary(ctx.db, accountId);
   if (!a || a.status === 'deleted') throw accountNotFound();
   return { id: a.id, status: a.status, is_guest: a.is_guest, display_name: a.display_name, created_at: iso(a.created_at) };
 }
 
-export function createAccountService(config: AuthConfig, db: Database, verifiers: PlatformVerifiers, revoker: Revoker) {
-  const d: AccountDeps = { config, db, verifiers, revoker };
-  return {
-    view: (accountId: string) => view(db, accountId),
-    async update(accountId: string, patch: { displayName?: string; homeRegion?: string }) {
-      await updateProfile(db, accountId, patch.displayName ?? null, patch.homeRegion ?? null);
-      return view(db, accountId);
-    },
-    linkEmail: (accountId: string, input: { email: string; password: string }, ctx: AuditContext) => linkEmail(d, accountId, input, ctx),
-    linkPlatform: (accountId: string, input: { provider: string; ticket: string; nonce?: string }, ctx: AuditContext) => linkPlatform(d, accountId, input, ctx),
-    unlink: (accountId: string, which: { provider?: string; identityId?: string }, ctx: AuditContext) => unlink(db, accountId, which, ctx),
-    export: (accountId: string) => exportAccount(db, accountId),
-    exists: async (accountId: string): Promise<boolean> => (await accountStatus(db, accountId)) !== undefined,
-    isDeleted: async (accountId: string): Promise<boolean> => (await accountStatus(db, accountId)) === 'deleted',
-    delete: (accountId: string, presentedSid: string, ctx: AuditContext) => deleteAccount(d, accountId, presentedSid, ctx),
-    summary: (accountId: string) => summary(db, accountId),
-  };
+export async function accountExists(ctx: AuthContext, accountId: string): Promise<boolean> {
+  return (await accountStatus(ctx.db, accountId)) !== undefined;
 }
 
-export type AccountService = ReturnType<typeof createAccountService>;
+export async function isAccountDeleted(ctx: AuthContext, accountId: string): Promise<boolean> {
+  return (await accountStatus(ctx.db, accountId)) === 'deleted';
+}

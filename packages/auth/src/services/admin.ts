@@ -1,5 +1,6 @@
 /** Operator actions on accounts: status, roles, search and lookup. Key rotation is in keys.ts, sanctions in sanctions.ts. */
-import { ConfigError, UUID_PATTERN, displayText, type Database, type Queryable } from '@platform/kit';
+import { ConfigError, UUID_PATTERN, displayText, type Queryable } from '@platform/kit';
+import type { AuthContext } from '../context.js';
 import { accountNotFound, fail } from '../errors.js';
 import { accountIdByEmail, accountListRow, lockAccount, searchAccounts, setAccountRoles, setOperatorLock, settleAccountStatus, type AccountListRow } from '../queries/accounts.js';
 import { latestAuditOf } from '../queries/audit.js';
@@ -7,8 +8,7 @@ import { identitiesOf } from '../queries/identities.js';
 import { latestSessionsOf } from '../queries/sessions.js';
 import { audit, type AuditContext } from './audit.js';
 import { normaliseEmail } from './sign-in-common.js';
-import type { Revoker } from './revocation.js';
-import { sanctionView, type Actor, type SanctionNotice, type SanctionService } from './sanctions.js';
+import { announceSanctions, banInStatusChange, liftBansInStatusChange, listSanctions, sanctionView, type Actor, type SanctionNotice } from './sanctions.js';
 
 export type OperatorStatus = 'active' | 'locked' | 'banned';
 
@@ -24,23 +24,23 @@ const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOS
  * once); reactivation lifts every active ban and the lock, and ends nothing (docs/auth.md).
  */
 export async function changeAccountStatus(
-  deps: { db: Database; revoker: Revoker; sanctions: SanctionService },
+  ctx: AuthContext,
   actor: Actor,
   accountId: string,
   status: OperatorStatus,
-  ctx: AuditContext,
+  who: AuditContext,
 ): Promise<{ id: string; status: OperatorStatus; sessions: string[] }> {
-  const { db, revoker, sanctions } = deps;
+  const { db, revoker } = ctx;
   const notices: SanctionNotice[] = [];
   if (status === 'active') {
     await db.transaction(async (tx) => {
       const a = await lockAccount(tx, accountId);
       if (!a || a.status === 'deleted') throw accountNotFound();
-      notices.push(...(await sanctions.liftBansInStatusChange(tx, actor, accountId, ctx)));
+      notices.push(...(await liftBansInStatusChange(tx, actor, accountId, who)));
       await setOperatorLock(tx, accountId, false);
       await settleAccountStatus(tx, accountId);
     });
-    await sanctions.announce(notices);
+    await announceSanctions(ctx, notices);
     return { id: accountId, status, sessions: [] };
   }
   const { sessions } = await revoker.revoke(
@@ -49,15 +49,15 @@ export async function changeAccountStatus(
       before: async (tx) => {
         const a = await lockAccount(tx, accountId);
         if (!a || a.status === 'deleted') throw accountNotFound();
-        if (status === 'banned') notices.push(await sanctions.banInStatusChange(tx, actor, a, ctx));
+        if (status === 'banned') notices.push(await banInStatusChange(tx, actor, a, who));
         else await setOperatorLock(tx, accountId, true);
         // A lock under a ban shows as banned until the ban ends, then as locked (migration 0007).
         await settleAccountStatus(tx, accountId);
       },
-      after: (tx, ended) => audit(tx, ctx, 'logout', accountId, { by: 'admin', status, sessions_revoked: ended.length }),
+      after: (tx, ended) => audit(tx, who, 'logout', accountId, { by: 'admin', status, sessions_revoked: ended.length }),
     },
   );
-  await sanctions.announce(notices);
+  await announceSanctions(ctx, notices);
   return { id: accountId, status, sessions };
 }
 
@@ -73,24 +73,25 @@ export const accountSummaryView = (a: AccountListRow) => ({
 });
 
 /** Search by exact account id, exact email, or display-name prefix (all three tried on the one text). */
-export async function findAccounts(db: Database, q: string, limit: number) {
+export async function findAccounts(ctx: AuthContext, q: string, limit: number) {
   const text = q.trim();
   if (!text) throw fail('validation_failed', 'q must not be blank', { field: 'q' });
-  const rows = await searchAccounts(db, { id: UUID_PATTERN.test(text) ? text.toLowerCase() : null, email: text.includes('@') ? text.toLowerCase() : null, prefix: text }, limit);
+  const rows = await searchAccounts(ctx.db, { id: UUID_PATTERN.test(text) ? text.toLowerCase() : null, email: text.includes('@') ? text.toLowerCase() : null, prefix: text }, limit);
   return { accounts: rows.map(accountSummaryView) };
 }
 
 const LOOKUP_LIMIT = 50;
 
 /** Everything an operator sees of one account: identities, latest sessions and audit entries, sanctions. */
-export async function lookupAccount(db: Database, sanctions: SanctionService, accountId: string) {
+export async function lookupAccount(ctx: AuthContext, accountId: string) {
+  const db = ctx.db;
   const a = await accountListRow(db, accountId);
   if (!a) throw accountNotFound();
   const [identities, sessions, entries, list] = await Promise.all([
     identitiesOf(db, accountId),
     latestSessionsOf(db, accountId, LOOKUP_LIMIT),
     latestAuditOf(db, accountId, LOOKUP_LIMIT),
-    sanctions.list(accountId),
+    listSanctions(ctx, accountId),
   ]);
   return {
     account: { ...accountSummaryView(a), updated_at: iso(a.updated_at)!, deleted_at: iso(a.deleted_at) },
@@ -109,19 +110,23 @@ export async function lookupAccount(db: Database, sanctions: SanctionService, ac
   };
 }
 
+/** What a role change needs: the whole context, or (the grant-role CLI) its database and revoker only. */
+export type RoleContext = Pick<AuthContext, 'db' | 'revoker'>;
+
 /**
  * An admin sets the account's roles (the whole list). Tokens carry roles: the new ones are in every token issued
  * from now on (sign-in and refresh). A role taken away must not outlive the change in the tokens issued before it:
  * then the change goes through the revoker (`roles_changed`, account scope, no session ended), so every verifier
  * refuses those tokens at once and the client refreshes for one with the new roles (docs/auth.md, "Roles").
  */
-export async function setRoles(db: Database, revoker: Revoker, actor: Actor, accountId: string, roles: string[], ctx: AuditContext, extra: Record<string, unknown> = {}) {
+export async function setRoles(ctx: RoleContext, actor: Actor, accountId: string, roles: string[], who: AuditContext, extra: Record<string, unknown> = {}) {
+  const { db, revoker } = ctx;
   const wanted = [...new Set(roles)];
   const change = async (tx: Queryable) => {
     const before = await lockAccount(tx, accountId);
     if (!before || before.status === 'deleted') throw accountNotFound();
     await setAccountRoles(tx, accountId, wanted);
-    await audit(tx, ctx, 'role_change', accountId, { by: actor.id, from: before.roles, to: wanted, ...extra });
+    await audit(tx, who, 'role_change', accountId, { by: actor.id, from: before.roles, to: wanted, ...extra });
     return { before: before.roles, after: await accountListRow(tx, accountId) };
   };
   // Whether a role goes away is read again under the row lock: the revoker's notice is only skipped when none does.
@@ -136,13 +141,14 @@ export async function setRoles(db: Database, revoker: Revoker, actor: Actor, acc
  * The grant-role CLI: adds (or removes) roles of the account named by its email or id, audited as by `cli`.
  * Undefined when no (undeleted) account matches; a ConfigError for a role that cannot be granted.
  */
-export async function grantRoles(db: Database, revoker: Revoker, who: string, roles: string[], opts: { remove: boolean; ctx: AuditContext; onBehalfOf?: string }) {
+export async function grantRoles(ctx: RoleContext, account: string, roles: string[], opts: { remove: boolean; who: AuditContext; onBehalfOf?: string }) {
+  const db = ctx.db;
   const bad = roles.filter((r) => !(GRANTABLE_ROLES as readonly string[]).includes(r));
   if (bad.length) throw new ConfigError([`not a role: ${bad.join(', ')} (roles: ${GRANTABLE_ROLES.join(', ')})`]);
-  const id = UUID_PATTERN.test(who) ? who.toLowerCase() : await accountIdByEmail(db, normaliseEmail(who));
+  const id = UUID_PATTERN.test(account) ? account.toLowerCase() : await accountIdByEmail(db, normaliseEmail(account));
   const a = id ? await accountListRow(db, id) : undefined;
   if (!a || a.status === 'deleted') return undefined;
   const next = opts.remove ? a.roles.filter((r) => !roles.includes(r)) : [...new Set([...a.roles, ...roles])];
-  const r = await setRoles(db, revoker, { id: opts.ctx.actor ?? 'cli', roles: [] }, a.id, next, opts.ctx, opts.onBehalfOf ? { on_behalf_of: opts.onBehalfOf } : {});
+  const r = await setRoles(ctx, { id: opts.who.actor ?? 'cli', roles: [] }, a.id, next, opts.who, opts.onBehalfOf ? { on_behalf_of: opts.onBehalfOf } : {});
   return { id: r.id, roles: r.roles };
 }

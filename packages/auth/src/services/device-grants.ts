@@ -6,7 +6,8 @@
  * per code by AUTH_DEVICE_USER_CODE_MAX_ENTRIES); the device code is exchanged once. docs/auth.md, "Device authorization".
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { displayTextOrNull, isUniqueViolation, randomToken, sha256Hex, type Database } from '@platform/kit';
+import { displayTextOrNull, isUniqueViolation, randomToken, sha256Hex } from '@platform/kit';
+import type { AuthContext } from '../context.js';
 import { CLIENT_ID, type AuthConfig } from '../config.js';
 import { fail } from '../errors.js';
 import { accountById } from '../queries/accounts.js';
@@ -17,13 +18,13 @@ import {
   enterUserCode,
   insertDeviceGrant,
   pollDeviceGrant,
-  purgeExpiredDeviceGrants,
+  purgeExpiredDeviceGrants as purgeExpiredGrants,
   type PendingGrant,
 } from '../queries/device-grants.js';
 import { setSessionClient } from '../queries/sessions.js';
 import { audit, type AuditContext } from './audit.js';
 import { finish, openSession, type DevicePlatform, type OpenedSession, type SignInResult } from './sign-in-common.js';
-import { ipCidr, type TokenService } from './tokens.js';
+import { ipCidr } from './tokens.js';
 
 /** RFC 8628 §6.1: consonants only (no vowels: no words; no look-alikes such as 0/O, 1/I). 20^8 ≈ 2.6·10^10 codes. */
 export const USER_CODE_ALPHABET = 'BCDFGHJKLMNPQRSTVWXZ';
@@ -89,7 +90,8 @@ type PollOutcome =
  * One poll of a device code, decided in one transaction that always commits (the poll time and a grown interval
  * are kept); the error is thrown after it. Approved: the session opens and the code is spent together.
  */
-async function exchange(db: Database, tokens: TokenService, deviceCode: string, clientId: string, ctx: AuditContext): Promise<SignInResult> {
+async function exchange(ctx: AuthContext, deviceCode: string, clientId: string, who: AuditContext): Promise<SignInResult> {
+  const { db } = ctx;
   const outcome = await db.transaction(async (tx): Promise<PollOutcome> => {
     const g = await pollDeviceGrant(tx, sha256Hex(deviceCode));
     const error = (code: Extract<PollOutcome, { kind: 'error' }>['code'], message: string): PollOutcome => ({ kind: 'error', code, message });
@@ -102,104 +104,99 @@ async function exchange(db: Database, tokens: TokenService, deviceCode: string, 
     const account = g.account_id ? await accountById(tx, g.account_id) : undefined;
     if (!account || account.status !== 'active') return error('access_denied', 'The approving account cannot sign in');
     const deviceId = g.fingerprint_hash ? await upsertDevice(tx, account.id, g.platform, g.fingerprint_hash) : null;
-    const opened = await openSession(tokens, tx, account, DEVICE_METHOD, deviceId, ctx);
+    const opened = await openSession(ctx, tx, account, DEVICE_METHOD, deviceId, who);
     await setSessionClient(tx, opened.session.sessionId, g.client_id, g.device_name);
     if (!(await consumeDeviceGrant(tx, g.id, opened.session.sessionId))) return error('invalid_grant', 'The device code is spent');
-    await audit(tx, ctx, 'login', account.id, { method: DEVICE_METHOD, outcome: 'success', client_id: g.client_id, request_id: g.id });
+    await audit(tx, who, 'login', account.id, { method: DEVICE_METHOD, outcome: 'success', client_id: g.client_id, request_id: g.id });
     return { kind: 'tokens', opened };
   });
   if (outcome.kind === 'error') throw fail(outcome.code, outcome.message);
-  return finish(tokens, outcome.opened);
+  return finish(ctx, outcome.opened);
 }
 
-export function createDeviceGrantService(config: AuthConfig, db: Database, tokens: TokenService) {
-  const allowed = new Set(config.deviceClientIds);
+/** AUTH_DEVICE_CLIENT_IDS; empty: any well-formed client id. */
+const allowedClients = (config: AuthConfig) => new Set(config.deviceClientIds);
+
+/** A public client: a client_id is required, well-formed, and on AUTH_DEVICE_CLIENT_IDS when that is set. */
+export function checkClient(ctx: AuthContext, clientId: string | undefined): string {
+  const allowed = allowedClients(ctx.config);
+  if (!clientId) throw fail('invalid_client', 'client_id is required');
+  if (!CLIENT_ID.test(clientId) || (allowed.size > 0 && !allowed.has(clientId))) throw fail('invalid_client', 'The client_id is not accepted');
+  return clientId;
+}
+
+const view = (config: AuthConfig, g: PendingGrant, code: string): PendingRequestView => ({
+  user_code: displayUserCode(code),
+  client_id: g.client_id,
+  client_verified: allowedClients(config).size > 0,
+  device_name: displayTextOrNull(g.device_name),
+  platform: g.platform,
+  ip_prefix: g.ip_cidr,
+  requested_at: g.created_at.toISOString(),
+  expires_at: g.expires_at.toISOString(),
+});
+
+/** Counts the submission of a user code; the pending request it names, or 404 user_code_not_found. */
+async function enter(ctx: AuthContext, userCode: string): Promise<{ grant: PendingGrant; code: string }> {
+  const code = normaliseUserCode(userCode);
+  const grant = code ? await enterUserCode(ctx.db, sha256Hex(code), ctx.config.deviceUserCodeMaxEntries) : undefined;
+  if (!grant || !code) throw fail('user_code_not_found', 'No pending device request has this code; check it on the device');
+  return { grant, code };
+}
+
+/** POST /oauth/device_authorization: a new pair of codes. */
+export async function authorizeDevice(ctx: AuthContext, input: DeviceAuthorizationInput, who: AuditContext): Promise<DeviceAuthorization> {
+  const { config, db } = ctx;
   const verificationUri = config.deviceVerificationUri ?? `${config.issuer.replace(/\/+$/, '')}/device`;
-
-  /** A public client: a client_id is required, well-formed, and on AUTH_DEVICE_CLIENT_IDS when that is set. */
-  function checkClient(clientId: string | undefined): string {
-    if (!clientId) throw fail('invalid_client', 'client_id is required');
-    if (!CLIENT_ID.test(clientId) || (allowed.size > 0 && !allowed.has(clientId))) throw fail('invalid_client', 'The client_id is not accepted');
-    return clientId;
+  const clientId = checkClient(ctx, input.clientId);
+  const deviceCode = randomToken(32);
+  for (let attempt = 0; ; attempt++) {
+    const userCode = newUserCode();
+    try {
+      await insertDeviceGrant(db, {
+        id: randomUUID(),
+        deviceCodeHash: sha256Hex(deviceCode),
+        userCodeHash: sha256Hex(userCode),
+        clientId,
+        deviceName: input.deviceName ?? null,
+        platform: input.platform ?? null,
+        fingerprintHash: input.deviceFingerprint ? sha256Hex(input.deviceFingerprint) : null,
+        ipCidr: ipCidr(who.ip ?? undefined),
+        intervalSeconds: config.devicePollIntervalSeconds,
+        expiresAt: new Date(Date.now() + config.deviceCodeTtlSeconds * 1000),
+      });
+      const shown = displayUserCode(userCode);
+      return {
+        device_code: deviceCode,
+        user_code: shown,
+        verification_uri: verificationUri,
+        verification_uri_complete: `${verificationUri}?user_code=${shown}`,
+        expires_in: config.deviceCodeTtlSeconds,
+        interval: config.devicePollIntervalSeconds,
+      };
+    } catch (err) {
+      // The user code names a pending request already (about one in 2.6·10^10 per pending request): a new one.
+      if (attempt < 5 && isUniqueViolation(err, 'device_grants_pending_user_code')) continue;
+      throw err;
+    }
   }
-
-  const view = (g: PendingGrant, code: string): PendingRequestView => ({
-    user_code: displayUserCode(code),
-    client_id: g.client_id,
-    client_verified: allowed.size > 0,
-    device_name: displayTextOrNull(g.device_name),
-    platform: g.platform,
-    ip_prefix: g.ip_cidr,
-    requested_at: g.created_at.toISOString(),
-    expires_at: g.expires_at.toISOString(),
-  });
-
-  /** Counts the submission of a user code; the pending request it names, or 404 user_code_not_found. */
-  async function enter(userCode: string): Promise<{ grant: PendingGrant; code: string }> {
-    const code = normaliseUserCode(userCode);
-    const grant = code ? await enterUserCode(db, sha256Hex(code), config.deviceUserCodeMaxEntries) : undefined;
-    if (!grant || !code) throw fail('user_code_not_found', 'No pending device request has this code; check it on the device');
-    return { grant, code };
-  }
-
-  return {
-    checkClient,
-
-    /** POST /oauth/device_authorization: a new pair of codes. */
-    async authorize(input: DeviceAuthorizationInput, ctx: AuditContext): Promise<DeviceAuthorization> {
-      const clientId = checkClient(input.clientId);
-      const deviceCode = randomToken(32);
-      for (let attempt = 0; ; attempt++) {
-        const userCode = newUserCode();
-        try {
-          await insertDeviceGrant(db, {
-            id: randomUUID(),
-            deviceCodeHash: sha256Hex(deviceCode),
-            userCodeHash: sha256Hex(userCode),
-            clientId,
-            deviceName: input.deviceName ?? null,
-            platform: input.platform ?? null,
-            fingerprintHash: input.deviceFingerprint ? sha256Hex(input.deviceFingerprint) : null,
-            ipCidr: ipCidr(ctx.ip ?? undefined),
-            intervalSeconds: config.devicePollIntervalSeconds,
-            expiresAt: new Date(Date.now() + config.deviceCodeTtlSeconds * 1000),
-          });
-          const shown = displayUserCode(userCode);
-          return {
-            device_code: deviceCode,
-            user_code: shown,
-            verification_uri: verificationUri,
-            verification_uri_complete: `${verificationUri}?user_code=${shown}`,
-            expires_in: config.deviceCodeTtlSeconds,
-            interval: config.devicePollIntervalSeconds,
-          };
-        } catch (err) {
-          // The user code names a pending request already (about one in 2.6·10^10 per pending request): a new one.
-          if (attempt < 5 && isUniqueViolation(err, 'device_grants_pending_user_code')) continue;
-          throw err;
-        }
-      }
-    },
-
-    /** The approval page: which device asks (counts as a submission of the code). */
-    async lookup(userCode: string): Promise<PendingRequestView> {
-      const { grant, code } = await enter(userCode);
-      return view(grant, code);
-    },
-
-    /** The approval page: the player's decision (counts as a submission of the code). The code is spent either way. */
-    async decide(accountId: string, userCode: string, approve: boolean, ctx: AuditContext): Promise<{ status: 'approved' | 'denied' }> {
-      const { grant } = await enter(userCode);
-      if (!(await decideDeviceGrant(db, grant.id, accountId, approve))) throw fail('user_code_not_found', 'No pending device request has this code; check it on the device');
-      await audit(db, ctx, 'login', accountId, { method: DEVICE_METHOD, step: approve ? 'approved' : 'denied', client_id: grant.client_id, request_id: grant.id });
-      return { status: approve ? 'approved' : 'denied' };
-    },
-
-    /** The token endpoint's device_code grant: one poll (RFC 8628 §3.4–3.5). */
-    exchange: (deviceCode: string, clientId: string | undefined, ctx: AuditContext) => exchange(db, tokens, deviceCode, checkClient(clientId), ctx),
-
-    purgeExpired: () => purgeExpiredDeviceGrants(db),
-  };
 }
 
-export type DeviceGrantService = ReturnType<typeof createDeviceGrantService>;
+/** The approval page: which device asks (counts as a submission of the code). */
+export async function lookupDeviceRequest(ctx: AuthContext, userCode: string): Promise<PendingRequestView> {
+  const { grant, code } = await enter(ctx, userCode);
+  return view(ctx.config, grant, code);
+}
+
+/** The approval page: the player's decision (counts as a submission of the code). The code is spent either way. */
+export async function decideDeviceRequest(ctx: AuthContext, accountId: string, userCode: string, approve: boolean, who: AuditContext): Promise<{ status: 'approved' | 'denied' }> {
+  const { grant } = await enter(ctx, userCode);
+  if (!(await decideDeviceGrant(ctx.db, grant.id, accountId, approve))) throw fail('user_code_not_found', 'No pending device request has this code; check it on the device');
+  await audit(ctx.db, who, 'login', accountId, { method: DEVICE_METHOD, step: approve ? 'approved' : 'denied', client_id: grant.client_id, request_id: grant.id });
+  return { status: approve ? 'approved' : 'denied' };
+}
+
+/** The token endpoint's device_code grant: one poll (RFC 8628 §3.4–3.5). */
+export const exchangeDeviceCode = (ctx: AuthContext, deviceCode: string, clientId: string | undefined, who: AuditContext) => exchange(ctx, deviceCode, checkClient(ctx, clientId), who);
+
+export const purgeExpiredDeviceGrants = (ctx: AuthContext) => purgeExpiredGrants(ctx.db);

@@ -7,7 +7,8 @@
  * happen after the answer (adapters/mailer.ts, `defer`), so neither the answer nor its time tells whether the
  * address is known.
  */
-import { createSourceLockout, isUniqueViolation, lockoutSource, randomToken, sha256Hex, verifyPassword, type Database, type LockoutHooks, type Queryable, type StateStore } from '@platform/kit';
+import { isUniqueViolation, lockoutSource, randomToken, sha256Hex, verifyPassword, type Database, type Queryable } from '@platform/kit';
+import type { AuthContext } from '../context.js';
 import type { AuthConfig } from '../config.js';
 import { accountInactive, fail } from '../errors.js';
 import { lockAccountStatus } from '../queries/accounts.js';
@@ -29,20 +30,10 @@ import {
 } from '../queries/email-tokens.js';
 import { claimPending, removeIdentitiesExcept } from '../queries/identities.js';
 import { audit, type AuditContext } from './audit.js';
-import type { Mailer, OutgoingMail } from '../adapters/mailer.js';
+import type { OutgoingMail } from '../adapters/mailer.js';
 import { addressInUseMail, emailChangeNoticeMail, passwordChangedMail, passwordResetMail, verifyEmailMail, type MailContext } from './mail-templates.js';
 import { dummyHashFor, hashNewPassword } from './passwords.js';
-import type { Revoker } from './revocation.js';
 import { normaliseEmail } from './sign-in-common.js';
-
-interface Deps {
-  config: AuthConfig;
-  db: Database;
-  state: StateStore;
-  mailer: Mailer;
-  revoker: Revoker;
-  lockoutHooks?: LockoutHooks;
-}
 
 /** Why a presented token is refused: unknown (or for another endpoint) 400; used or expired 410. */
 function refuseToken(row: EmailTokenRow | undefined, purposes: EmailTokenPurpose[]): never {
@@ -56,13 +47,10 @@ const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 
 type Tx = Queryable;
 
-/** The deps with what every flow derives from them. */
-interface Flows extends Deps {
-  mail: MailContext;
-  resetTtl: number;
-  verifyTtl: number;
-  lockout: ReturnType<typeof createSourceLockout>;
-}
+/** What the mail templates need (product name, link base). */
+const mailContext = (config: AuthConfig): MailContext => ({ product: config.mailProductName, linkBase: config.linkBase });
+const resetTtl = (config: AuthConfig) => config.passwordResetTtlMinutes * 60;
+const verifyTtl = (config: AuthConfig) => config.emailVerifyTtlHours * 3600;
 
 /** A new token: the plaintext for the mail, the hash for the table. */
 function newToken() {
@@ -87,12 +75,12 @@ async function consume(tx: Tx, token: string, purposes: EmailTokenPurpose[]): Pr
 }
 
 /** A verification mail for an identity just created or linked (sign-up, link); none when there is nothing to verify. */
-async function verificationMail(f: Flows, accountId: string): Promise<OutgoingMail | undefined> {
-  const id = await emailIdentityOf(f.db, accountId);
+async function verificationMail(ctx: AuthContext, accountId: string): Promise<OutgoingMail | undefined> {
+  const id = await emailIdentityOf(ctx.db, accountId);
   if (!id || id.verified) return undefined;
   const { token, hash } = newToken();
-  await insertEmailToken(f.db, { purpose: 'verify_email', accountId, identityId: id.identity_id, email: id.email, tokenHash: hash, ttlSeconds: f.verifyTtl });
-  return verifyEmailMail(f.mail, id.email, token, f.config.emailVerifyTtlHours, false);
+  await insertEmailToken(ctx.db, { purpose: 'verify_email', accountId, identityId: id.identity_id, email: id.email, tokenHash: hash, ttlSeconds: verifyTtl(ctx.config) });
+  return verifyEmailMail(mailContext(ctx.config), id.email, token, ctx.config.emailVerifyTtlHours, false);
 }
 
 /**
@@ -101,9 +89,9 @@ async function verificationMail(f: Flows, accountId: string): Promise<OutgoingMa
  * the proof by whoever held the account, is removed and audited `unlink` (`by: account_claim`). The caller ends
  * every session (docs/auth.md, "Account claim"). Returns the providers removed.
  */
-async function claimAccount(tx: Queryable, accountId: string, identityId: string, ctx: AuditContext): Promise<string[]> {
+async function claimAccount(tx: Queryable, accountId: string, identityId: string, who: AuditContext): Promise<string[]> {
   const removed = await removeIdentitiesExcept(tx, accountId, identityId);
-  for (const r of removed) await audit(tx, ctx, 'unlink', accountId, { provider: r.provider, identity_id: r.id, by: 'account_claim' });
+  for (const r of removed) await audit(tx, who, 'unlink', accountId, { provider: r.provider, identity_id: r.id, by: 'account_claim' });
   return removed.map((r) => r.provider);
 }
 
@@ -113,10 +101,10 @@ async function claimAccount(tx: Queryable, accountId: string, identityId: string
  * the other reset tokens spent, every session of the account ended (`password_reset`, account scope) and an
  * audit `password_reset`.
  */
-async function resetPassword(f: Flows, input: { token: string; password: string }, ctx: AuditContext): Promise<{ sessions_revoked: number }> {
-  const row = await presented(f.db, input.token, ['password_reset']);
-  const hash = await hashNewPassword(input.password, f.config.passwordParams);
-  const { sessions, value } = await f.revoker.revoke(
+export async function resetPassword(ctx: AuthContext, input: { token: string; password: string }, who: AuditContext): Promise<{ sessions_revoked: number }> {
+  const row = await presented(ctx.db, input.token, ['password_reset']);
+  const hash = await hashNewPassword(input.password, ctx.config.passwordParams);
+  const { sessions, value } = await ctx.revoker.revoke(
     { reason: 'password_reset', accountId: row.account_id },
     {
       before: async (tx) => {
@@ -125,19 +113,19 @@ async function resetPassword(f: Flows, input: { token: string; password: string 
         const credential = await setPasswordHash(tx, t.identity_id, hash);
         if (!credential) throw fail('invalid_email_token', 'The token is not valid');
         const proof = await markIdentityVerified(tx, t.identity_id, t.email);
-        const claimed = proof && proof.firstProof ? await claimAccount(tx, t.account_id, t.identity_id, ctx) : [];
+        const claimed = proof && proof.firstProof ? await claimAccount(tx, t.account_id, t.identity_id, who) : [];
         await spendAccountEmailTokens(tx, t.account_id, 'password_reset');
         await spendAccountEmailTokens(tx, t.account_id, 'verify_email');
         return { credential, claimed };
       },
       after: async (tx, ended, v) => {
-        await audit(tx, ctx, 'password_reset', row.account_id, { sessions_revoked: ended.length, ...(v.claimed.length ? { claimed: v.claimed } : {}) });
+        await audit(tx, who, 'password_reset', row.account_id, { sessions_revoked: ended.length, ...(v.claimed.length ? { claimed: v.claimed } : {}) });
       },
     },
   );
   // The source that proved the mailbox is no longer locked out of the credential.
-  await f.lockout.success(value.credential, lockoutSource(ctx.ip)).catch(() => undefined);
-  f.mailer.enqueue(passwordChangedMail(f.mail, row.email));
+  await ctx.passwordLockout.success(value.credential, lockoutSource(who.ip)).catch(() => undefined);
+  ctx.mailer.enqueue(passwordChangedMail(mailContext(ctx.config), row.email));
   return { sessions_revoked: sessions.length };
 }
 
@@ -148,8 +136,8 @@ type Verified = { email: string; verified: true; changed: boolean };
  * proof of the address on an account holding other identities claims it (claimAccount): through the revoker,
  * so every session ends in the same transaction (`account_claimed`, account scope).
  */
-async function verifyEmail(f: Flows, token: string, ctx: AuditContext, holder?: string): Promise<Verified> {
-  const row = await presented(f.db, token, ['verify_email', 'email_change']);
+export async function verifyEmail(ctx: AuthContext, token: string, who: AuditContext, holder?: string): Promise<Verified> {
+  const row = await presented(ctx.db, token, ['verify_email', 'email_change']);
   // The proof comes from the account's own signed-in holder (a game's "enter the code" screen sends the session's
   // token): whoever holds the account also holds the mailbox, so there is no one else to cut off.
   const claims = row.account_id !== holder;
@@ -160,24 +148,24 @@ async function verifyEmail(f: Flows, token: string, ctx: AuditContext, holder?: 
       // The identity changed address (or is gone) since the mail: this token proves nothing any more.
       const proof = await markIdentityVerified(tx, t.identity_id, t.email);
       if (!proof) throw fail('invalid_email_token', 'The token is not valid');
-      const claimed = proof.firstProof && claims ? await claimAccount(tx, t.account_id, t.identity_id, ctx) : [];
-      await audit(tx, ctx, 'email_verified', t.account_id, { identity_id: t.identity_id, ...(claimed.length ? { claimed } : {}) });
+      const claimed = proof.firstProof && claims ? await claimAccount(tx, t.account_id, t.identity_id, who) : [];
+      await audit(tx, who, 'email_verified', t.account_id, { identity_id: t.identity_id, ...(claimed.length ? { claimed } : {}) });
       return { result: { email: t.email, verified: true as const, changed: false }, claimed };
     }
     const old = await changeIdentityEmail(tx, t.identity_id, t.email);
     if (old === undefined) throw fail('invalid_email_token', 'The token is not valid');
     await spendAccountEmailTokens(tx, t.account_id, 'verify_email');
     await spendAccountEmailTokens(tx, t.account_id, 'password_reset');
-    await audit(tx, ctx, 'email_verified', t.account_id, { identity_id: t.identity_id, changed: true });
+    await audit(tx, who, 'email_verified', t.account_id, { identity_id: t.identity_id, changed: true });
     return { result: { email: t.email, verified: true as const, changed: true }, claimed: [] };
   };
   try {
-    if (claims && row.purpose === 'verify_email' && (await claimPending(f.db, row.identity_id))) {
-      return (await f.revoker.revoke({ reason: 'account_claimed', accountId: row.account_id }, { before: apply })).value.result;
+    if (claims && row.purpose === 'verify_email' && (await claimPending(ctx.db, row.identity_id))) {
+      return (await ctx.revoker.revoke({ reason: 'account_claimed', accountId: row.account_id }, { before: apply })).value.result;
     }
-    const r = await f.db.transaction(apply);
+    const r = await ctx.db.transaction(apply);
     // An identity linked between the check and the transaction was removed: the sessions end too.
-    if (r.claimed.length) await f.revoker.revoke({ reason: 'account_claimed', accountId: row.account_id });
+    if (r.claimed.length) await ctx.revoker.revoke({ reason: 'account_claimed', accountId: row.account_id });
     return r.result;
   } catch (err) {
     if (isUniqueViolation(err, 'identities_provider_user')) throw fail('email_taken', 'An account with this email exists');
@@ -186,19 +174,19 @@ async function verifyEmail(f: Flows, token: string, ctx: AuditContext, holder?: 
 }
 
 /** The current password of an email change: the same per-source lockout as /login (423, then 401 on a wrong one). */
-async function checkChangePassword(f: Flows, accountId: string, id: EmailIdentityRow, password: string, ctx: AuditContext): Promise<void> {
-  const source = lockoutSource(ctx.ip);
+async function checkChangePassword(ctx: AuthContext, accountId: string, id: EmailIdentityRow, password: string, who: AuditContext): Promise<void> {
+  const source = lockoutSource(who.ip);
   const credential = id.credential_id ?? id.identity_id;
-  const retryMs = await f.lockout.lockedForMs(credential, source);
+  const retryMs = await ctx.passwordLockout.lockedForMs(credential, source);
   if (retryMs > 0) {
     throw fail('account_locked', 'Too many wrong passwords; the credential is locked for a while', undefined, {
       headers: { 'retry-after': String(Math.max(1, Math.ceil(retryMs / 1000))) },
     });
   }
   if (id.secret_hash && (await verifyPassword(id.secret_hash, password))) return;
-  const { failures, lockedSeconds } = await f.lockout.failure(credential, source);
-  await audit(f.db, ctx, 'email_change', accountId, { outcome: 'failure', reason: 'wrong_password', source_failures: failures });
-  if (lockedSeconds > 0) await audit(f.db, ctx, 'lockout', accountId, { source_failures: failures, locked_seconds: lockedSeconds });
+  const { failures, lockedSeconds } = await ctx.passwordLockout.failure(credential, source);
+  await audit(ctx.db, who, 'email_change', accountId, { outcome: 'failure', reason: 'wrong_password', source_failures: failures });
+  if (lockedSeconds > 0) await audit(ctx.db, who, 'lockout', accountId, { source_failures: failures, locked_seconds: lockedSeconds });
   throw fail('invalid_credentials', 'The password is wrong');
 }
 
@@ -208,93 +196,70 @@ async function checkChangePassword(f: Flows, accountId: string, id: EmailIdentit
  * or not the new address has an account (no enumeration): what depends on it — the token, or instead a mail to its
  * owner (`address_in_use`) — is `mailAfterAnswer`, run by the route once the answer is sent.
  */
-async function requestEmailChange(
-  f: Flows,
+export async function requestEmailChange(
+  ctx: AuthContext,
   accountId: string,
   input: { email: string; password: string },
-  ctx: AuditContext,
+  who: AuditContext,
 ): Promise<{ pending_email: string; mailAfterAnswer: () => void }> {
   const next = normaliseEmail(input.email);
-  const id = await emailIdentityOf(f.db, accountId);
+  const id = await emailIdentityOf(ctx.db, accountId);
   if (!id) {
     // Same cost as a wrong password; an account without an email links one (POST /account/link).
-    await verifyPassword(await dummyHashFor(f.config.passwordParams), input.password);
+    await verifyPassword(await dummyHashFor(ctx.config.passwordParams), input.password);
     throw fail('identity_not_found', 'The account has no email address; link one with POST /account/link');
   }
-  await checkChangePassword(f, accountId, id, input.password, ctx);
+  await checkChangePassword(ctx, accountId, id, input.password, who);
   if (next === id.email) throw fail('email_unchanged', 'This is the current email address');
-  await f.db.transaction(async (tx) => {
+  await ctx.db.transaction(async (tx) => {
     if ((await lockAccountStatus(tx, accountId)) !== 'active') throw accountInactive();
-    await audit(tx, ctx, 'email_change', accountId, { outcome: 'requested' });
+    await audit(tx, who, 'email_change', accountId, { outcome: 'requested' });
   });
   // The old address is told in every case (its owner may be the requester: the mails it gets must not differ).
-  f.mailer.enqueue(emailChangeNoticeMail(f.mail, { address: id.email, verified: id.verified, name: id.display_name }, next));
+  ctx.mailer.enqueue(emailChangeNoticeMail(mailContext(ctx.config), { address: id.email, verified: id.verified, name: id.display_name }, next));
   const mailAfterAnswer = () =>
-    f.mailer.defer('email_change', async () => {
+    ctx.mailer.defer('email_change', async () => {
       const { token, hash } = newToken();
-      const issued = await issueEmailChangeToken(f.db, { accountId, identityId: id.identity_id, email: next, tokenHash: hash, ttlSeconds: f.verifyTtl });
-      return issued ? verifyEmailMail(f.mail, next, token, f.config.emailVerifyTtlHours, true) : addressInUseMail(f.mail, next, 'email_change');
+      const issued = await issueEmailChangeToken(ctx.db, { accountId, identityId: id.identity_id, email: next, tokenHash: hash, ttlSeconds: verifyTtl(ctx.config) });
+      return issued ? verifyEmailMail(mailContext(ctx.config), next, token, ctx.config.emailVerifyTtlHours, true) : addressInUseMail(mailContext(ctx.config), next, 'email_change');
     });
   return { pending_email: next, mailAfterAnswer };
 }
 
-export function createEmailFlows(d: Deps) {
-  const { config } = d;
-  const f: Flows = {
-    ...d,
-    mail: { product: config.mailProductName, linkBase: config.linkBase },
-    resetTtl: config.passwordResetTtlMinutes * 60,
-    verifyTtl: config.emailVerifyTtlHours * 3600,
-    // The same per-(source, credential) lockout as /login (same state keys): the password of an email change counts there.
-    lockout: createSourceLockout(
-      d.state,
-      'password',
-      { threshold: config.lockoutThreshold, baseSeconds: config.lockoutBaseSeconds, maxSeconds: config.lockoutMaxSeconds },
-      d.lockoutHooks,
-    ),
-  };
-  return {
-    /** The verification mail of an identity just created or linked (queued; the caller does not wait for delivery). */
-    async sendVerification(accountId: string): Promise<void> {
-      const m = await verificationMail(f, accountId);
-      if (m) f.mailer.enqueue(m);
-    },
-
-    /**
-     * After the answer to a sign-up that answers alike for every address (AUTH_EMAIL_VERIFICATION=required):
-     * `create` writes the account (false: the address has one already); then the verification mail, or a mail to
-     * the address's owner instead.
-     */
-    afterSignUp(email: string, accountId: string, create: () => Promise<boolean>): void {
-      f.mailer.defer('sign_up', async () => ((await create()) ? verificationMail(f, accountId) : addressInUseMail(f.mail, normaliseEmail(email), 'sign_up')));
-    },
-
-    /**
-     * 202 whatever the address; a mail only when it is an active account with a password. The lookup and the
-     * token insert run after the answer (mailer.defer): the answer's time does not depend on the address.
-     */
-    requestPasswordReset(email: string): void {
-      f.mailer.defer('password_reset', async () => {
-        const { token, hash } = newToken();
-        const issued = await issueResetToken(f.db, normaliseEmail(email), hash, f.resetTtl);
-        return issued && passwordResetMail(f.mail, { address: issued.email, verified: issued.verified, name: issued.display_name }, token, config.passwordResetTtlMinutes);
-      });
-    },
-
-    resetPassword: (input: { token: string; password: string }, ctx: AuditContext) => resetPassword(f, input, ctx),
-    verifyEmail: (token: string, ctx: AuditContext, holder?: string) => verifyEmail(f, token, ctx, holder),
-
-    /** 202 whatever the address; a mail only when it is an unverified email identity (deferred like the reset request). */
-    resendVerification(email: string): void {
-      f.mailer.defer('verify_email', async () => {
-        const { token, hash } = newToken();
-        const issued = await issueVerifyTokenByEmail(f.db, normaliseEmail(email), hash, f.verifyTtl);
-        return issued && verifyEmailMail(f.mail, issued.email, token, config.emailVerifyTtlHours, false);
-      });
-    },
-
-    requestEmailChange: (accountId: string, input: { email: string; password: string }, ctx: AuditContext) => requestEmailChange(f, accountId, input, ctx),
-  };
+/** The verification mail of an identity just created or linked (queued; the caller does not wait for delivery). */
+export async function sendVerification(ctx: AuthContext, accountId: string): Promise<void> {
+  const m = await verificationMail(ctx, accountId);
+  if (m) ctx.mailer.enqueue(m);
 }
 
-export type EmailFlows = ReturnType<typeof createEmailFlows>;
+/**
+ * After the answer to a sign-up that answers alike for every address (AUTH_EMAIL_VERIFICATION=required):
+ * `create` writes the account (false: the address has one already); then the verification mail, or a mail to
+ * the address's owner instead.
+ */
+export function afterSignUp(ctx: AuthContext, email: string, accountId: string, create: () => Promise<boolean>): void {
+  ctx.mailer.defer('sign_up', async () => ((await create()) ? verificationMail(ctx, accountId) : addressInUseMail(mailContext(ctx.config), normaliseEmail(email), 'sign_up')));
+}
+
+/**
+ * 202 whatever the address; a mail only when it is an active account with a password. The lookup and the
+ * token insert run after the answer (mailer.defer): the answer's time does not depend on the address.
+ */
+export function requestPasswordReset(ctx: AuthContext, email: string): void {
+  const { config } = ctx;
+  ctx.mailer.defer('password_reset', async () => {
+    const { token, hash } = newToken();
+    const issued = await issueResetToken(ctx.db, normaliseEmail(email), hash, resetTtl(config));
+    return issued && passwordResetMail(mailContext(config), { address: issued.email, verified: issued.verified, name: issued.display_name }, token, config.passwordResetTtlMinutes);
+  });
+}
+
+/** 202 whatever the address; a mail only when it is an unverified email identity (deferred like the reset request). */
+export function resendVerification(ctx: AuthContext, email: string): void {
+  const { config } = ctx;
+  ctx.mailer.defer('verify_email', async () => {
+    const { token, hash } = newToken();
+    const issued = await issueVerifyTokenByEmail(ctx.db, normaliseEmail(email), hash, verifyTtl(config));
+    return issued && verifyEmailMail(mailContext(config), issued.email, token, config.emailVerifyTtlHours, false);
+  });
+}

@@ -13,7 +13,7 @@
  * refuses chat while a `chat` sanction is active; other features are for game servers.
  */
 import { randomUUID } from 'node:crypto';
-import type { Database, Queryable, StateStore } from '@platform/kit';
+import type { Queryable } from '@platform/kit';
 import type { AuthConfig } from '../config.js';
 import { accountNotFound, adminRequired, fail, moderatorRequired, sanctionNotFound } from '../errors.js';
 import { lockAccount, settleAccountStatus, type AccountRow } from '../queries/accounts.js';
@@ -22,14 +22,13 @@ import {
   insertSanction,
   insertSanctionNotice,
   liftActiveBans,
-  liftSanction,
+  liftSanction as liftSanctionRow,
   lockSanction,
   sanctionsOf,
   type SanctionRow,
 } from '../queries/sanctions.js';
 import { audit, type AuditContext } from './audit.js';
-import type { OutboxWorker } from './outbox.js';
-import type { Revoker } from './revocation.js';
+import type { AuthContext } from '../context.js';
 
 /** The bus channel of sanction notices (the same payload as the outbox notice). */
 export const SANCTION_CHANNEL = 'auth:sanction';
@@ -95,26 +94,6 @@ export interface NewSanction {
   durationSeconds?: number;
 }
 
-export interface SanctionService {
-  /** The types a sanction may have: ban, chat and AUTH_SANCTION_FEATURES. */
-  readonly types: readonly string[];
-  create(actor: Actor, accountId: string, input: NewSanction, ctx: AuditContext): Promise<SanctionRow>;
-  lift(actor: Actor, sanctionId: string, reason: string | undefined, ctx: AuditContext): Promise<SanctionRow>;
-  list(accountId: string, opts?: { activeOnly?: boolean }): Promise<SanctionRow[]>;
-  /** Inside an operator's status change to banned: a permanent ban (the revoker ends the sessions around it). */
-  banInStatusChange(tx: Queryable, actor: Actor, account: AccountRow, ctx: AuditContext): Promise<SanctionNotice>;
-  /** Inside an operator's status change to active: every active ban is lifted. */
-  liftBansInStatusChange(tx: Queryable, actor: Actor, accountId: string, ctx: AuditContext): Promise<SanctionNotice[]>;
-  /** After the commit of a change that wrote these notices: the bus, and the outbox delivered (bounded wait). */
-  announce(notices: SanctionNotice[]): Promise<void>;
-  /** Ends sanctions past expires_at (a ban's account becomes active again); returns how many. */
-  sweep(ctx: AuditContext): Promise<number>;
-}
-
-interface Logger {
-  warn(obj: object, msg: string): void;
-}
-
 const SWEEP_BATCH = 100;
 const MAX_INSTANT = Date.UTC(9999, 11, 31, 23, 59, 59);
 
@@ -165,15 +144,6 @@ function assertTarget(actor: Actor, a: AccountRow | undefined): asserts a is Acc
   assertAuthority(actor, a, 'sanction');
 }
 
-interface SanctionDeps {
-  config: AuthConfig;
-  db: Database;
-  state: StateStore;
-  outbox: OutboxWorker;
-  revoker: Revoker;
-  log: Logger;
-}
-
 const detail = (s: SanctionRow) => ({ sanction_id: s.id, type: s.type, expires_at: iso(s.expires_at) });
 
 /**
@@ -186,20 +156,22 @@ async function reactivateIfUnbanned(tx: Queryable, accountId: string): Promise<v
 }
 
 /** The bus (best effort: the outbox row is the durable copy, so a failed publish is logged, not thrown). */
-async function publish(d: SanctionDeps, notices: SanctionNotice[]): Promise<void> {
+async function publish(ctx: AuthContext, notices: SanctionNotice[]): Promise<void> {
   await Promise.all(
-    notices.map((n) => d.state.publish(SANCTION_CHANNEL, JSON.stringify(n)).catch((err) => d.log.warn({ err, notice: n.id }, 'sanction not published on the bus'))),
+    notices.map((n) => ctx.state.publish(SANCTION_CHANNEL, JSON.stringify(n)).catch((err) => ctx.log.warn({ err, notice: n.id }, 'sanction not published on the bus'))),
   );
 }
 
-async function announce(d: SanctionDeps, notices: SanctionNotice[]): Promise<void> {
+/** After the commit of a change that wrote these notices: the bus, and the outbox delivered (bounded wait). */
+export async function announceSanctions(ctx: AuthContext, notices: SanctionNotice[]): Promise<void> {
   if (!notices.length) return;
-  await publish(d, notices);
-  await d.outbox.deliverNow(d.config.revocationWaitMs);
+  await publish(ctx, notices);
+  await ctx.outbox.deliverNow(ctx.config.revocationWaitMs);
 }
 
-async function create(d: SanctionDeps, types: readonly string[], actor: Actor, accountId: string, input: NewSanction, ctx: AuditContext): Promise<SanctionRow> {
+export async function createSanction(ctx: AuthContext, actor: Actor, accountId: string, input: NewSanction, who: AuditContext): Promise<SanctionRow> {
   assertStaff(actor);
+  const types = sanctionTypes(ctx.config);
   if (!types.includes(input.type)) throw fail('unknown_sanction_type', `type must be one of ${types.join(', ')}`, { field: 'type' });
   const expiresAt = endOf(input, Date.now());
   const insert = async (tx: Queryable) => {
@@ -212,91 +184,89 @@ async function create(d: SanctionDeps, types: readonly string[], actor: Actor, a
   if (input.type === 'ban') {
     // The ban, the status and the end of every session in one transaction; the revoker announces the sessions.
     let notice: SanctionNotice | undefined;
-    const { value } = await d.revoker.revoke(
+    const { value } = await ctx.revoker.revoke(
       { reason: 'account_banned', accountId },
       {
         before: insert,
         after: async (tx, ended, s) => {
-          await audit(tx, ctx, 'sanction', accountId, { by: actor.id, ...detail(s), sessions_revoked: ended.length });
+          await audit(tx, who, 'sanction', accountId, { by: actor.id, ...detail(s), sessions_revoked: ended.length });
           notice = await written(tx, noticeOf(s, 'applied'));
         },
       },
     );
-    await announce(d, notice ? [notice] : []);
+    await announceSanctions(ctx, notice ? [notice] : []);
     return value;
   }
-  const { s, notice } = await d.db.transaction(async (tx) => {
+  const { s, notice } = await ctx.db.transaction(async (tx) => {
     const s = await insert(tx);
-    await audit(tx, ctx, 'sanction', accountId, { by: actor.id, ...detail(s) });
+    await audit(tx, who, 'sanction', accountId, { by: actor.id, ...detail(s) });
     return { s, notice: await written(tx, noticeOf(s, 'applied')) };
   });
-  await announce(d, [notice]);
+  await announceSanctions(ctx, [notice]);
   return s;
 }
 
-async function lift(d: SanctionDeps, actor: Actor, sanctionId: string, reason: string | undefined, ctx: AuditContext): Promise<SanctionRow> {
+export async function liftSanction(ctx: AuthContext, actor: Actor, sanctionId: string, reason: string | undefined, who: AuditContext): Promise<SanctionRow> {
   assertStaff(actor);
-  const { s, notice } = await d.db.transaction(async (tx) => {
+  const { s, notice } = await ctx.db.transaction(async (tx) => {
     const row = await lockSanction(tx, sanctionId);
     if (!row) throw sanctionNotFound();
     if (!row.active) throw fail('sanction_not_active', row.lifted_at ? 'The sanction was lifted already' : 'The sanction has expired', { sanction_id: row.id });
     const target = await lockAccount(tx, row.account_id);
     if (target) assertAuthority(actor, target, 'lift a sanction of');
-    const s = await liftSanction(tx, sanctionId, actor.id, reason ?? null);
+    const s = await liftSanctionRow(tx, sanctionId, actor.id, reason ?? null);
     if (s.type === 'ban') await reactivateIfUnbanned(tx, s.account_id);
-    await audit(tx, ctx, 'sanction_lift', s.account_id, { by: actor.id, ...detail(s), reason: reason ?? null });
+    await audit(tx, who, 'sanction_lift', s.account_id, { by: actor.id, ...detail(s), reason: reason ?? null });
     return { s: { ...s, active: false }, notice: await written(tx, noticeOf(s, 'lifted')) };
   });
-  await announce(d, [notice]);
+  await announceSanctions(ctx, [notice]);
   return s;
 }
 
-/** Ends sanctions past expires_at, a batch per transaction, until none is due. */
-async function sweep(d: SanctionDeps, ctx: AuditContext): Promise<number> {
+/** Ends sanctions past expires_at, a batch per transaction, until none is due (a ban's account becomes active again); returns how many. */
+export async function sweepSanctions(ctx: AuthContext, who: AuditContext): Promise<number> {
   let total = 0;
   for (;;) {
-    const notices = await d.db.transaction(async (tx) => {
+    const notices = await ctx.db.transaction(async (tx) => {
       const out: SanctionNotice[] = [];
       for (const s of await endExpiredSanctions(tx, SWEEP_BATCH)) {
         if (s.type === 'ban') await reactivateIfUnbanned(tx, s.account_id);
-        await audit(tx, ctx, 'sanction_expiry', s.account_id, detail(s));
+        await audit(tx, who, 'sanction_expiry', s.account_id, detail(s));
         out.push(await written(tx, noticeOf(s, 'expired')));
       }
       return out;
     });
     total += notices.length;
     if (notices.length) {
-      await publish(d, notices);
-      d.outbox.kick();
+      await publish(ctx, notices);
+      ctx.outbox.kick();
     }
     if (notices.length < SWEEP_BATCH) return total;
   }
 }
 
-export function createSanctionService(deps: SanctionDeps): SanctionService {
-  const types = ['ban', 'chat', ...deps.config.sanctionFeatures];
-  return {
-    types,
-    create: (actor, accountId, input, ctx) => create(deps, types, actor, accountId, input, ctx),
-    lift: (actor, sanctionId, reason, ctx) => lift(deps, actor, sanctionId, reason, ctx),
-    list: (accountId, opts) => sanctionsOf(deps.db, accountId, opts),
-    async banInStatusChange(tx, actor, account, ctx) {
-      assertTarget(actor, account);
-      const s = await insertSanction(tx, { accountId: account.id, type: 'ban', reason: 'Status set to banned by an operator', createdBy: actor.id, expiresAt: null });
-      await audit(tx, ctx, 'sanction', account.id, { by: actor.id, ...detail(s), via: 'status' });
-      return written(tx, noticeOf(s, 'applied'));
-    },
-    async liftBansInStatusChange(tx, actor, accountId, ctx) {
-      const target = await lockAccount(tx, accountId);
-      if (target) assertAuthority(actor, target, 'lift a sanction of');
-      const out: SanctionNotice[] = [];
-      for (const s of await liftActiveBans(tx, accountId, actor.id, 'Status set to active by an operator')) {
-        await audit(tx, ctx, 'sanction_lift', accountId, { by: actor.id, ...detail(s), via: 'status' });
-        out.push(await written(tx, noticeOf(s, 'lifted')));
-      }
-      return out;
-    },
-    announce: (notices) => announce(deps, notices),
-    sweep: (ctx) => sweep(deps, ctx),
-  };
+/** The types a sanction may have: ban, chat and AUTH_SANCTION_FEATURES. */
+export const sanctionTypes = (config: AuthConfig): string[] => ['ban', 'chat', ...config.sanctionFeatures];
+
+/** The account's sanctions, newest first (all, or the active ones). */
+export const listSanctions = (ctx: AuthContext, accountId: string, opts?: { activeOnly?: boolean }): Promise<SanctionRow[]> => sanctionsOf(ctx.db, accountId, opts);
+
+/** Inside an operator's status change to banned: a permanent ban (the revoker ends the sessions around it). */
+export async function banInStatusChange(tx: Queryable, actor: Actor, account: AccountRow, who: AuditContext): Promise<SanctionNotice> {
+  assertTarget(actor, account);
+  const s = await insertSanction(tx, { accountId: account.id, type: 'ban', reason: 'Status set to banned by an operator', createdBy: actor.id, expiresAt: null });
+  await audit(tx, who, 'sanction', account.id, { by: actor.id, ...detail(s), via: 'status' });
+  return written(tx, noticeOf(s, 'applied'));
+}
+
+/** Inside an operator's status change to active: every active ban is lifted. */
+export async function liftBansInStatusChange(tx: Queryable, actor: Actor, accountId: string, who: AuditContext): Promise<SanctionNotice[]> {
+  const target = await lockAccount(tx, accountId);
+  if (target) assertAuthority(actor, target, 'lift a sanction of');
+  const out: SanctionNotice[] = [];
+  for (const s of await liftActiveBans(tx, accountId, actor.id, 'Status set to active by an operator')) {
+    await audit(tx, who, 'sanction_lift', accountId, { by: actor.id, ...detail(s), via: 'status' });
+    out.push(await written(tx, noticeOf(s, 'lifted')));
+  }
+  return out;
 }

@@ -6,7 +6,8 @@ import type { AccountRow } from '../queries/accounts.js';
 import { upsertDevice } from '../queries/devices.js';
 import { activeBan, latestBan } from '../queries/sanctions.js';
 import type { AuditContext } from './audit.js';
-import type { SessionSubject, TokenPair, TokenService } from './tokens.js';
+import { createSession, tokenPair, type SessionSubject, type TokenPair } from './tokens.js';
+import type { AuthContext } from '../context.js';
 
 export const DEVICE_PLATFORMS = ['ios', 'android', 'win', 'mac', 'linux', 'console', 'web'] as const;
 export type DevicePlatform = (typeof DEVICE_PLATFORMS)[number];
@@ -20,12 +21,6 @@ export interface DeviceInput {
 export const normaliseEmail = (email: string): string => email.trim().toLowerCase();
 
 export type SignInResult = TokenPair & { account_id: string };
-
-export interface SignInDeps {
-  config: AuthConfig;
-  db: Database;
-  tokens: TokenService;
-}
 
 type SubjectRow = Pick<AccountRow, 'id' | 'roles' | 'home_region'>;
 
@@ -61,12 +56,12 @@ export interface OpenedSession {
 }
 
 /** Inside the sign-in's transaction: the session and its first refresh token. */
-export async function openSession(tokens: TokenService, tx: Queryable, account: SubjectRow, method: string, deviceId: string | null, ctx: AuditContext): Promise<OpenedSession> {
-  const session = await tokens.createSession(tx, subjectOf(account), { method, deviceId, ip: ctx.ip ?? undefined });
+export async function openSession(ctx: AuthContext, tx: Queryable, account: SubjectRow, method: string, deviceId: string | null, who: AuditContext): Promise<OpenedSession> {
+  const session = await createSession(ctx, tx, subjectOf(account), { method, deviceId, ip: who.ip ?? undefined });
   return { subject: subjectOf(account), session, method };
 }
 
 /** After the transaction committed: the token pair of the response. */
-export async function finish(tokens: TokenService, r: OpenedSession): Promise<SignInResult> {
-  return { ...(await tokens.pair(r.subject, r.session, r.method)), account_id: r.subject.accountId };
+export async function finish(ctx: AuthContext, r: OpenedSession): Promise<SignInResult> {
+  return { ...(await tokenPair(ctx, r.subject, r.session, r.method)), account_id: r.subject.accountId };
 }

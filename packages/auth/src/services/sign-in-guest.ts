@@ -1,14 +1,15 @@
 /** Guest sign-up (one statement, grouped with the sign-ups arriving together), its idempotent replay, and guest restore. */
 import { randomUUID } from 'node:crypto';
 import { createBatcher, hashPassword, isUniqueViolation, randomToken, sha256Hex, verifyPassword, type Database } from '@platform/kit';
+import type { AuthContext, GuestWriter } from '../context.js';
 import { fail } from '../errors.js';
 import { lockAccount } from '../queries/accounts.js';
 import { guestOfIdempotencyKey, guestWithSecret, insertGuest, insertGuests, replaceGuestSecret, type GuestRow } from '../queries/guests.js';
 import { touchIdentityLogin } from '../queries/identities.js';
 import { audit, type AuditContext } from './audit.js';
 import { dummyHashFor } from './passwords.js';
-import { assertUsable, finish, openSession, recordDevice, type DeviceInput, type SignInDeps, type SignInResult } from './sign-in-common.js';
-import type { SessionSubject } from './tokens.js';
+import { assertUsable, finish, openSession, recordDevice, type DeviceInput, type SignInResult } from './sign-in-common.js';
+import { newSessionRows, type SessionSubject } from './tokens.js';
 
 export type GuestResult = SignInResult & { guest_secret: string };
 
@@ -17,7 +18,7 @@ export type GuestResult = SignInResult & { guest_secret: string };
  * When that statement fails, the kit's batcher writes every guest of the batch on its own, so each request
  * gets its own outcome (a duplicate device in the batch, an Idempotency-Key conflict) exactly as without grouping.
  */
-function createGuestWriter(db: Database) {
+export function createGuestWriter(db: Database): GuestWriter {
   return createBatcher<GuestRow, void>(async (rows) => {
     if (rows.length > 1) await insertGuests(db, rows);
     else await insertGuest(db, rows[0]);
@@ -25,25 +26,23 @@ function createGuestWriter(db: Database) {
   });
 }
 
-type GuestWriter = ReturnType<typeof createGuestWriter>;
-
-async function createGuest(d: SignInDeps, write: GuestWriter, input: { device: DeviceInput; idempotencyKey?: string }, ctx: AuditContext): Promise<GuestResult> {
+export async function createGuest(ctx: AuthContext, input: { device: DeviceInput; idempotencyKey?: string }, who: AuditContext): Promise<GuestResult> {
   const keyHash = input.idempotencyKey ? sha256Hex(`guest-idempotency:${input.idempotencyKey}`) : undefined;
   const fingerprintHash = sha256Hex(input.device.fingerprint);
   if (keyHash) {
-    const replay = await replayGuest(d, keyHash, fingerprintHash, input.device, ctx);
+    const replay = await replayGuest(ctx, keyHash, fingerprintHash, input.device, who);
     if (replay) return replay;
   }
   const secret = randomToken(32);
-  const secretHash = await hashPassword(secret, d.config.guestSecretParams);
+  const secretHash = await hashPassword(secret, ctx.config.guestSecretParams);
   try {
     // One statement (shared with the sign-ups arriving at the same time; atomic as any statement):
     // account, device, identity, credential, idempotency key, audit row, session and refresh token.
     // Same rows as the step-by-step sign-ins.
     const accountId = randomUUID();
     const subject: SessionSubject = { accountId, roles: ['player'], region: '' };
-    const s = d.tokens.newSessionRows(subject, { method: 'guest', ip: ctx.ip ?? undefined });
-    await write([
+    const s = newSessionRows(ctx.config, subject, { method: 'guest', ip: who.ip ?? undefined });
+    await ctx.guestWriter([
       accountId,
       `guest-${randomUUID().slice(0, 8)}`,
       input.device.platform ?? null,
@@ -51,8 +50,8 @@ async function createGuest(d: SignInDeps, write: GuestWriter, input: { device: D
       randomUUID(),
       secretHash,
       keyHash ?? null,
-      ctx.ip ?? null,
-      ctx.nodeId,
+      who.ip ?? null,
+      who.nodeId,
       s.sessionId,
       s.ipCidr,
       s.region,
@@ -62,13 +61,13 @@ async function createGuest(d: SignInDeps, write: GuestWriter, input: { device: D
       s.refreshExpiresAt.toISOString(),
     ]);
     return {
-      ...(await finish(d.tokens, { subject, session: { sessionId: s.sessionId, refreshToken: s.refreshToken }, method: 'guest' })),
+      ...(await finish(ctx, { subject, session: { sessionId: s.sessionId, refreshToken: s.refreshToken }, method: 'guest' })),
       guest_secret: secret,
     };
   } catch (err) {
     // A concurrent request with the same Idempotency-Key won the insert: answer as its retry.
     if (keyHash && isUniqueViolation(err, 'guest_idempotency_pkey')) {
-      const replay = await replayGuest(d, keyHash, fingerprintHash, input.device, ctx);
+      const replay = await replayGuest(ctx, keyHash, fingerprintHash, input.device, who);
       if (replay) return replay;
     }
     throw err;
@@ -80,46 +79,39 @@ async function createGuest(d: SignInDeps, write: GuestWriter, input: { device: D
  * account: a new session and a fresh guest secret (the first response, and
  * its secret, never reached the client; the stored hash is replaced).
  */
-async function replayGuest(d: SignInDeps, keyHash: string, fingerprintHash: string, device: DeviceInput, ctx: AuditContext): Promise<GuestResult | undefined> {
-  const row = await guestOfIdempotencyKey(d.db, keyHash);
+async function replayGuest(ctx: AuthContext, keyHash: string, fingerprintHash: string, device: DeviceInput, who: AuditContext): Promise<GuestResult | undefined> {
+  const row = await guestOfIdempotencyKey(ctx.db, keyHash);
   if (!row) return undefined;
   if (row.fingerprint_hash !== fingerprintHash) {
     throw fail('idempotency_key_reused', 'This Idempotency-Key was used by another device');
   }
   const secret = randomToken(32);
-  const secretHash = await hashPassword(secret, d.config.guestSecretParams);
-  const r = await d.db.transaction(async (tx) => {
+  const secretHash = await hashPassword(secret, ctx.config.guestSecretParams);
+  const r = await ctx.db.transaction(async (tx) => {
     const a = await lockAccount(tx, row.account_id);
     if (!a || a.status !== 'active' || !a.is_guest) throw fail('idempotency_key_reused', 'The guest of this Idempotency-Key is no longer available');
     await replaceGuestSecret(tx, a.id, secretHash);
     const deviceId = await recordDevice(tx, device, a.id);
-    await audit(tx, ctx, 'login', a.id, { method: 'guest', outcome: 'success', idempotent_replay: true });
-    return openSession(d.tokens, tx, a, 'guest', deviceId, ctx);
+    await audit(tx, who, 'login', a.id, { method: 'guest', outcome: 'success', idempotent_replay: true });
+    return openSession(ctx, tx, a, 'guest', deviceId, who);
   });
-  return { ...(await finish(d.tokens, r)), guest_secret: secret };
+  return { ...(await finish(ctx, r)), guest_secret: secret };
 }
 
-async function restoreGuest(d: SignInDeps, input: { accountId: string; guestSecret: string; device: DeviceInput }, ctx: AuditContext): Promise<SignInResult> {
-  const a = await guestWithSecret(d.db, input.accountId);
-  const ok = await verifyPassword(a?.secret_hash ?? (await dummyHashFor(d.config.guestSecretParams)), input.guestSecret);
+export async function restoreGuest(ctx: AuthContext, input: { accountId: string; guestSecret: string; device: DeviceInput }, who: AuditContext): Promise<SignInResult> {
+  const a = await guestWithSecret(ctx.db, input.accountId);
+  const ok = await verifyPassword(a?.secret_hash ?? (await dummyHashFor(ctx.config.guestSecretParams)), input.guestSecret);
   if (!a || !ok) {
-    await audit(d.db, ctx, 'login', a?.id ?? null, { method: 'guest', outcome: 'failure' });
+    await audit(ctx.db, who, 'login', a?.id ?? null, { method: 'guest', outcome: 'failure' });
     throw fail('invalid_credentials', 'The account id or guest secret is wrong');
   }
-  await assertUsable(d.db, a);
-  const r = await d.db.transaction(async (tx) => {
+  await assertUsable(ctx.db, a);
+  const r = await ctx.db.transaction(async (tx) => {
     const deviceId = await recordDevice(tx, input.device, a.id);
     await touchIdentityLogin(tx, a.identity_id);
-    await audit(tx, ctx, 'login', a.id, { method: 'guest', outcome: 'success', restored: true });
-    return openSession(d.tokens, tx, a, 'guest', deviceId, ctx);
+    await audit(tx, who, 'login', a.id, { method: 'guest', outcome: 'success', restored: true });
+    return openSession(ctx, tx, a, 'guest', deviceId, who);
   });
-  return finish(d.tokens, r);
+  return finish(ctx, r);
 }
 
-export function createGuestSignIn(d: SignInDeps) {
-  const write = createGuestWriter(d.db);
-  return {
-    createGuest: (input: { device: DeviceInput; idempotencyKey?: string }, ctx: AuditContext) => createGuest(d, write, input, ctx),
-    restoreGuest: (input: { accountId: string; guestSecret: string; device: DeviceInput }, ctx: AuditContext) => restoreGuest(d, input, ctx),
-  };
-}

@@ -1,10 +1,11 @@
 /** Sign-in with an external platform ticket: the account of the identity, a new one, or (with a Bearer token) the caller's. */
+import type { AuthContext } from '../context.js';
 import { fail } from '../errors.js';
 import { insertAccount, lockAccount } from '../queries/accounts.js';
 import { accountOfIdentity, upsertPlatformIdentity } from '../queries/identities.js';
 import { audit, type AuditContext } from './audit.js';
-import { linkPlatformIdentity, verifyTicket, type PlatformVerifiers, type VerifiedPlatformIdentity } from './platform.js';
-import { assertUsable, finish, openSession, recordDevice, type DeviceInput, type SignInDeps, type SignInResult } from './sign-in-common.js';
+import { linkPlatformIdentity, verifyTicket, type VerifiedPlatformIdentity } from './platform.js';
+import { assertUsable, finish, openSession, recordDevice, type DeviceInput, type SignInResult } from './sign-in-common.js';
 
 export type PlatformSignInResult = SignInResult & { account_created: boolean };
 
@@ -20,22 +21,22 @@ export interface PlatformSignInInput {
 class RetrySignIn extends Error {}
 
 /** Signs the Bearer token's account in, linking the identity to it first. */
-async function signInLinked(d: SignInDeps, id: VerifiedPlatformIdentity, accountId: string, device: DeviceInput | undefined, ctx: AuditContext): Promise<SignInResult> {
-  const r = await d.db.transaction(async (tx) => {
+async function signInLinked(ctx: AuthContext, id: VerifiedPlatformIdentity, accountId: string, device: DeviceInput | undefined, who: AuditContext): Promise<SignInResult> {
+  const r = await ctx.db.transaction(async (tx) => {
     const a = await lockAccount(tx, accountId);
     if (!a || a.status !== 'active') throw fail('invalid_token', 'The account is not active');
-    await linkPlatformIdentity(tx, id, a.id, ctx);
+    await linkPlatformIdentity(tx, id, a.id, who);
     const deviceId = await recordDevice(tx, device, a.id);
-    await audit(tx, ctx, 'login', a.id, { method: id.provider, outcome: 'success' });
-    return openSession(d.tokens, tx, a, id.provider, deviceId, ctx);
+    await audit(tx, who, 'login', a.id, { method: id.provider, outcome: 'success' });
+    return openSession(ctx, tx, a, id.provider, deviceId, who);
   });
-  return finish(d.tokens, r);
+  return finish(ctx, r);
 }
 
 /** The identity's account, created with the identity on its first sign-in. */
-async function signInOrCreate(d: SignInDeps, id: VerifiedPlatformIdentity, device: DeviceInput | undefined, ctx: AuditContext): Promise<PlatformSignInResult> {
+async function signInOrCreate(ctx: AuthContext, id: VerifiedPlatformIdentity, device: DeviceInput | undefined, who: AuditContext): Promise<PlatformSignInResult> {
   let created = false;
-  const r = await d.db
+  const r = await ctx.db
     .transaction(async (tx) => {
       let a = await accountOfIdentity(tx, id.provider, id.providerUserId);
       if (!a) {
@@ -49,38 +50,34 @@ async function signInOrCreate(d: SignInDeps, id: VerifiedPlatformIdentity, devic
       }
       await assertUsable(tx, a);
       const deviceId = await recordDevice(tx, device, a.id);
-      await audit(tx, ctx, 'login', a.id, { method: id.provider, outcome: 'success', created: got.created });
-      return openSession(d.tokens, tx, a, id.provider, deviceId, ctx);
+      await audit(tx, who, 'login', a.id, { method: id.provider, outcome: 'success', created: got.created });
+      return openSession(ctx, tx, a, id.provider, deviceId, who);
     })
     .catch(async (err) => {
       if (err instanceof RetrySignIn) {
         created = false;
-        return signInExisting(d, id, device, ctx);
+        return signInExisting(ctx, id, device, who);
       }
       throw err;
     });
-  return { ...('subject' in r ? await finish(d.tokens, r) : r), account_created: created };
+  return { ...('subject' in r ? await finish(ctx, r) : r), account_created: created };
 }
 
 /** Second attempt after losing a creation race; the identity exists now. */
-async function signInExisting(d: SignInDeps, id: VerifiedPlatformIdentity, device: DeviceInput | undefined, ctx: AuditContext): Promise<SignInResult> {
-  const r = await d.db.transaction(async (tx) => {
+async function signInExisting(ctx: AuthContext, id: VerifiedPlatformIdentity, device: DeviceInput | undefined, who: AuditContext): Promise<SignInResult> {
+  const r = await ctx.db.transaction(async (tx) => {
     const a = await accountOfIdentity(tx, id.provider, id.providerUserId);
     if (!a) throw fail('conflict_retry', 'Concurrent sign-in; retry');
     await assertUsable(tx, a);
     const deviceId = await recordDevice(tx, device, a.id);
-    await audit(tx, ctx, 'login', a.id, { method: id.provider, outcome: 'success' });
-    return openSession(d.tokens, tx, a, id.provider, deviceId, ctx);
+    await audit(tx, who, 'login', a.id, { method: id.provider, outcome: 'success' });
+    return openSession(ctx, tx, a, id.provider, deviceId, who);
   });
-  return finish(d.tokens, r);
+  return finish(ctx, r);
 }
 
-export function createPlatformSignIn(d: SignInDeps, verifiers: PlatformVerifiers) {
-  return {
-    async platformSignIn(input: PlatformSignInInput, ctx: AuditContext): Promise<PlatformSignInResult> {
-      const id = await verifyTicket(verifiers, input.provider, input.ticket, input.nonce);
-      if (input.linkTo) return { ...(await signInLinked(d, id, input.linkTo, input.device, ctx)), account_created: false };
-      return signInOrCreate(d, id, input.device, ctx);
-    },
-  };
+export async function platformSignIn(ctx: AuthContext, input: PlatformSignInInput, who: AuditContext): Promise<PlatformSignInResult> {
+  const id = await verifyTicket(ctx.verifiers, input.provider, input.ticket, input.nonce);
+  if (input.linkTo) return { ...(await signInLinked(ctx, id, input.linkTo, input.device, who)), account_created: false };
+  return signInOrCreate(ctx, id, input.device, who);
 }

@@ -21,7 +21,7 @@ import {
 import { insertSession } from '../queries/sessions.js';
 import type { KeyCache } from './keys.js';
 import { audit, type AuditContext } from './audit.js';
-import type { Revoker } from './revocation.js';
+import type { AuthContext, RefreshRotator } from '../context.js';
 
 export { DENY_JTI, DENY_SID } from './revocation.js';
 
@@ -57,7 +57,7 @@ export function ipCidr(ip: string | undefined): string | null {
  * the index walk, with two batches replaying the same two tokens), the kit's batcher retries it one
  * token at a time (as any failed batch).
  */
-function createRotator(db: Database, refreshTtlMs: number) {
+export function createRotator(db: Database, refreshTtlMs: number): RefreshRotator {
   return createBatcher<Rotation, RotatedRow | undefined>(async (batch) => {
     // Sent in hash order: the plan walks the presented tokens in that order, so concurrent batches lock
     // shared rows in the same order and do not deadlock.
@@ -90,7 +90,7 @@ async function accessToken(config: AuthConfig, keys: KeyCache, s: SessionSubject
  * The rows of a new session and its first refresh token, for callers that write them inside one
  * statement of their own (guest sign-up, password login); createSession writes the same rows.
  */
-function newSessionRows(config: AuthConfig, s: SessionSubject, opts: { method: string; ip?: string }) {
+export function newSessionRows(config: AuthConfig, s: SessionSubject, opts: { method: string; ip?: string }) {
   const refreshTtlMs = config.refreshTtlDays * 86_400_000;
   const secret = randomToken(32);
   const expiresAt = new Date(Date.now() + config.sessionMaxDays * 86_400_000);
@@ -113,84 +113,76 @@ export type SessionRows = ReturnType<typeof newSessionRows>;
  * A spent token presented again: the token was stolen or the client is broken; either way the session
  * ends (revoked, every token spent, its sid denied and announced) and the caller answers token_reused.
  */
-async function endReusedSession(revoker: Revoker, f: { session_id: string; account_id: string }, ctx: AuditContext) {
-  await revoker.revoke(
+async function endReusedSession(ctx: AuthContext, f: { session_id: string; account_id: string }, who: AuditContext) {
+  await ctx.revoker.revoke(
     { reason: 'token_reused', accountId: f.account_id, sessionId: f.session_id },
     {
       after: async (tx, ended) => {
-        if (ended.length) await audit(tx, ctx, 'refresh', f.account_id, { session_id: f.session_id, outcome: 'token_reused', session_revoked: true });
+        if (ended.length) await audit(tx, who, 'refresh', f.account_id, { session_id: f.session_id, outcome: 'token_reused', session_revoked: true });
       },
     },
   );
 }
 
-export function createTokenService(config: AuthConfig, db: Database, keys: KeyCache, revoker: Revoker) {
-  const { maxAccessTtlMs } = revoker;
-  const rotate = createRotator(db, config.refreshTtlDays * 86_400_000);
-
-  const service = {
-    maxAccessTtlMs,
-
-    newSessionRows: (s: SessionSubject, opts: { method: string; ip?: string }) => newSessionRows(config, s, opts),
-
-    /** Inside the caller's transaction: a session and its first refresh token. */
-    async createSession(tx: Queryable, s: SessionSubject, opts: { method: string; deviceId: string | null; ip?: string }): Promise<{ sessionId: string; refreshToken: string }> {
-      const r = newSessionRows(config, s, opts);
-      await insertSession(tx, { id: r.sessionId, accountId: s.accountId, deviceId: opts.deviceId, method: opts.method, ipCidr: r.ipCidr, region: r.region, expiresAt: r.expiresAt });
-      await insertRefreshToken(tx, { id: r.refreshId, sessionId: r.sessionId, hash: r.refreshHash, prevId: null, expiresAt: r.refreshExpiresAt });
-      return { sessionId: r.sessionId, refreshToken: r.refreshToken };
-    },
-
-    /** After the session's transaction committed: the response body. */
-    async pair(s: SessionSubject, session: { sessionId: string; refreshToken: string }, method: string): Promise<TokenPair> {
-      return {
-        access_token: await accessToken(config, keys, s, session.sessionId, method),
-        refresh_token: session.refreshToken,
-        expires_in: config.accessTtlSeconds,
-        token_type: 'Bearer',
-      };
-    },
-
-    async refresh(refreshToken: string, ctx: AuditContext): Promise<TokenPair & { account_id: string }> {
-      const hash = sha256Hex(refreshToken);
-      // One statement (shared with the refreshes arriving at the same time): spend the presented token (the
-      // conditional update decides the winner among concurrent uses: a spent row no longer matches), insert its
-      // successor and the audit row.
-      const secret = randomToken(32);
-      const row = await rotate({ hash, nextId: randomUUID(), nextHash: sha256Hex(secret), ip: ctx.ip ?? null, nodeId: ctx.nodeId });
-      if (row) {
-        const subject = { accountId: row.account_id, roles: row.roles, region: row.home_region };
-        return { ...(await service.pair(subject, { sessionId: row.session_id, refreshToken: secret }, row.auth_method)), account_id: row.account_id };
-      }
-      const f = await refreshTokenByHash(db, hash);
-      if (f?.used) {
-        if (!f.revoked_at) await endReusedSession(revoker, f, ctx);
-        throw fail('token_reused', 'This refresh token was already used; the session has been terminated');
-      }
-      throw fail('invalid_refresh_token', 'The refresh token is unknown, expired or its session was revoked');
-    },
-
-    /**
-     * Revokes the session (every refresh token spent, the sid and the presented jti denied, the revocation
-     * announced) and audits the logout; false when it had already ended (denied again, not announced again).
-     */
-    async logout(sessionId: string, accountId: string, ctx: AuditContext, jti?: string): Promise<boolean> {
-      const { sessions } = await revoker.revoke(
-        { reason: 'logout', accountId, sessionId, jti, alsoSids: [sessionId] },
-        {
-          after: async (tx, ended) => {
-            if (ended.length) await audit(tx, ctx, 'logout', accountId, { session_id: sessionId });
-          },
-        },
-      );
-      return sessions.length > 0;
-    },
-
-    async sessionOfRefreshToken(refreshToken: string): Promise<{ session_id: string; account_id: string; revoked_at: Date | null } | undefined> {
-      return sessionOfRefreshHash(db, sha256Hex(refreshToken));
-    },
-  };
-  return service;
+/** Inside the caller's transaction: a session and its first refresh token. */
+export async function createSession(
+  ctx: AuthContext,
+  tx: Queryable,
+  s: SessionSubject,
+  opts: { method: string; deviceId: string | null; ip?: string },
+): Promise<{ sessionId: string; refreshToken: string }> {
+  const r = newSessionRows(ctx.config, s, opts);
+  await insertSession(tx, { id: r.sessionId, accountId: s.accountId, deviceId: opts.deviceId, method: opts.method, ipCidr: r.ipCidr, region: r.region, expiresAt: r.expiresAt });
+  await insertRefreshToken(tx, { id: r.refreshId, sessionId: r.sessionId, hash: r.refreshHash, prevId: null, expiresAt: r.refreshExpiresAt });
+  return { sessionId: r.sessionId, refreshToken: r.refreshToken };
 }
 
-export type TokenService = ReturnType<typeof createTokenService>;
+/** After the session's transaction committed: the response body. */
+export async function tokenPair(ctx: AuthContext, s: SessionSubject, session: { sessionId: string; refreshToken: string }, method: string): Promise<TokenPair> {
+  const { config } = ctx;
+  return {
+    access_token: await accessToken(config, ctx.keys, s, session.sessionId, method),
+    refresh_token: session.refreshToken,
+    expires_in: config.accessTtlSeconds,
+    token_type: 'Bearer',
+  };
+}
+
+export async function refreshTokens(ctx: AuthContext, refreshToken: string, who: AuditContext): Promise<TokenPair & { account_id: string }> {
+  const hash = sha256Hex(refreshToken);
+  // One statement (shared with the refreshes arriving at the same time): spend the presented token (the
+  // conditional update decides the winner among concurrent uses: a spent row no longer matches), insert its
+  // successor and the audit row.
+  const secret = randomToken(32);
+  const row = await ctx.rotator({ hash, nextId: randomUUID(), nextHash: sha256Hex(secret), ip: who.ip ?? null, nodeId: who.nodeId });
+  if (row) {
+    const subject = { accountId: row.account_id, roles: row.roles, region: row.home_region };
+    return { ...(await tokenPair(ctx, subject, { sessionId: row.session_id, refreshToken: secret }, row.auth_method)), account_id: row.account_id };
+  }
+  const f = await refreshTokenByHash(ctx.db, hash);
+  if (f?.used) {
+    if (!f.revoked_at) await endReusedSession(ctx, f, who);
+    throw fail('token_reused', 'This refresh token was already used; the session has been terminated');
+  }
+  throw fail('invalid_refresh_token', 'The refresh token is unknown, expired or its session was revoked');
+}
+
+/**
+ * Revokes the session (every refresh token spent, the sid and the presented jti denied, the revocation
+ * announced) and audits the logout; false when it had already ended (denied again, not announced again).
+ */
+export async function logout(ctx: AuthContext, sessionId: string, accountId: string, who: AuditContext, jti?: string): Promise<boolean> {
+  const { sessions } = await ctx.revoker.revoke(
+    { reason: 'logout', accountId, sessionId, jti, alsoSids: [sessionId] },
+    {
+      after: async (tx, ended) => {
+        if (ended.length) await audit(tx, who, 'logout', accountId, { session_id: sessionId });
+      },
+    },
+  );
+  return sessions.length > 0;
+}
+
+export async function sessionOfRefreshToken(ctx: AuthContext, refreshToken: string): Promise<{ session_id: string; account_id: string; revoked_at: Date | null } | undefined> {
+  return sessionOfRefreshHash(ctx.db, sha256Hex(refreshToken));
+}

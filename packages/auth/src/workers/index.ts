@@ -7,6 +7,7 @@ import type { AuthApp } from '../app.js';
 import type { AuthConfig } from '../config.js';
 import { deleteStaleEmailTokens } from '../queries/email-tokens.js';
 import { KEY_ROTATION_CHANNEL } from '../services/keys.js';
+import { purgeExpiredDeviceGrants } from '../services/device-grants.js';
 
 export function authWorkers(app: AuthApp, config: AuthConfig): Worker[] {
   const ctx = app.auth;
@@ -21,7 +22,7 @@ export function authWorkers(app: AuthApp, config: AuthConfig): Worker[] {
         await app.purgeDeletedAccounts();
         await app.pruneIdleGuests();
         await ctx.outbox.purgeDelivered();
-        await ctx.deviceGrants.purgeExpired();
+        await purgeExpiredDeviceGrants(ctx);
         await deleteStaleEmailTokens(ctx.db);
       },
       log,

@@ -2,6 +2,9 @@ import { Type } from 'typebox';
 import type { App } from '@platform/kit';
 import type { Context } from '../context.js';
 import { developerOf } from '../services/auth.js';
+import { listDevelopers } from '../services/developers.js';
+import { allUsers } from '../services/games.js';
+import { changeStaffRole } from '../services/staff-roles.js';
 import { bearer, DeveloperView, ErrorBody, UserRegistrationView } from './schemas.js';
 
 export function adminRoutes(app: App, ctx: Context): void {
@@ -11,7 +14,7 @@ export function adminRoutes(app: App, ctx: Context): void {
       config: { caller: 'superadmin' },
       schema: { tags: ['admin'], summary: 'Every developer account', security: bearer, response: { 200: Type.Array(DeveloperView), 401: ErrorBody, 403: ErrorBody } },
     },
-    async () => ctx.developers.list(),
+    async () => listDevelopers(ctx),
   );
 
   app.get(
@@ -25,7 +28,7 @@ export function adminRoutes(app: App, ctx: Context): void {
         response: { 200: Type.Array(UserRegistrationView), 401: ErrorBody, 403: ErrorBody },
       },
     },
-    async () => ctx.games.allUsers(),
+    async () => allUsers(ctx),
   );
 
   app.post(
@@ -59,7 +62,7 @@ export function adminRoutes(app: App, ctx: Context): void {
     },
     async (req) => {
       const caller = developerOf(req);
-      return ctx.staffRoles.change(caller.id, req.body);
+      return changeStaffRole(ctx, caller.id, req.body);
     },
   );
 }

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { createRateLimiter, type App } from '@platform/kit';
 import type { Context } from '../context.js';
+import { loginDeveloper, registerDeveloper } from '../services/developers.js';
 import { AuthResponse, ErrorBody } from './schemas.js';
 
 const Email = Type.String({ format: 'email', maxLength: 254 });
@@ -27,7 +28,7 @@ export function developerRoutes(app: App, ctx: Context): void {
       onRequest: async (req) => limiter.check({ name: 'register:ip', key: req.ip, limit: ctx.config.rateRegisterPerIp }),
     },
     async (req, reply) => {
-      const r = await ctx.developers.register({ email: req.body.Email, password: req.body.Password, displayName: req.body.DisplayName });
+      const r = await registerDeveloper(ctx, { email: req.body.Email, password: req.body.Password, displayName: req.body.DisplayName });
       reply.status(201);
       return r;
     },
@@ -47,6 +48,6 @@ export function developerRoutes(app: App, ctx: Context): void {
       preHandler: async (req) =>
         limiter.check({ name: 'login:ip-email', key: `${req.ip}\u0000${req.body.Email.trim().toLowerCase()}`, limit: ctx.config.rateLoginPerIpEmail }),
     },
-    async (req) => ctx.developers.login({ email: req.body.Email, password: req.body.Password }),
+    async (req) => loginDeveloper(ctx, { email: req.body.Email, password: req.body.Password }),
   );
 }

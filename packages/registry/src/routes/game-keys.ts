@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import type { App } from '@platform/kit';
 import type { Context } from '../context.js';
 import type { RegistryErrorCode } from '../errors.js';
+import { validateClientKey, validateKey } from '../services/game-keys.js';
 import { CrossGameVisibility, ErrorBody } from './schemas.js';
 
 export function validateKeyRoutes(app: App, ctx: Context): void {
@@ -21,7 +22,7 @@ export function validateKeyRoutes(app: App, ctx: Context): void {
       config: { caller: 'none' },
     },
     async (req, reply) => {
-      const found = await ctx.gameKeys.validateKey(req.body.ApiKey, req.body.ApiSecret);
+      const found = await validateKey(ctx, req.body.ApiKey, req.body.ApiSecret);
       if (!found) {
         reply.status(401);
         return { Valid: false as const, Code: 'invalid_api_key' as const, Message: 'Unknown API key or wrong secret' };
@@ -46,7 +47,7 @@ export function validateKeyRoutes(app: App, ctx: Context): void {
       config: { caller: 'none' },
     },
     async (req, reply) => {
-      const found = await ctx.gameKeys.validateClientKey(req.body.ClientKey);
+      const found = await validateClientKey(ctx, req.body.ClientKey);
       if (!found) {
         reply.status(401);
         return { Valid: false as const, Code: 'invalid_client_key' as const, Message: 'Unknown or replaced client key' };

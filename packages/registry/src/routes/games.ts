@@ -2,7 +2,8 @@ import { Type } from 'typebox';
 import type { App } from '@platform/kit';
 import type { Context } from '../context.js';
 import { developerOf } from '../services/auth.js';
-import { gameView } from '../services/games.js';
+import { createGame, gameUsers, gameView, getGame, listGames, removeGame, updateGame } from '../services/games.js';
+import { regenerateClientKey, regenerateSecret } from '../services/game-keys.js';
 import {
   bearer,
   CrossGameVisibility,
@@ -28,13 +29,13 @@ function gameReadRoutes(app: App, ctx: Context): void {
   app.get(
     '/games',
     { config: { caller: 'developer' }, schema: { tags: ['games'], summary: 'Own games (a super-admin sees all)', security: bearer, response: { 200: Type.Array(GameView), 401: ErrorBody } } },
-    async (req) => ctx.games.list(developerOf(req)),
+    async (req) => listGames(ctx, developerOf(req)),
   );
 
   app.get(
     '/games/:gameId',
     { config: { caller: 'developer' }, schema: { tags: ['games'], summary: 'One game', security: bearer, params: GameParams, response: { 200: GameView, ...errors } } },
-    async (req) => gameView(await ctx.games.get(developerOf(req), req.params.gameId)),
+    async (req) => gameView(await getGame(ctx, developerOf(req), req.params.gameId)),
   );
 
   app.get(
@@ -49,7 +50,7 @@ function gameReadRoutes(app: App, ctx: Context): void {
         response: { 200: Type.Array(UserRegistrationView), ...errors },
       },
     },
-    async (req) => ctx.games.users(developerOf(req), req.params.gameId),
+    async (req) => gameUsers(ctx, developerOf(req), req.params.gameId),
   );
 }
 
@@ -68,7 +69,7 @@ function gameWriteRoutes(app: App, ctx: Context): void {
     },
     async (req, reply) => {
       const caller = developerOf(req);
-      const r = await ctx.games.create(caller, { displayName: req.body.DisplayName, launchCommand: req.body.LaunchCommand });
+      const r = await createGame(ctx, caller, { displayName: req.body.DisplayName, launchCommand: req.body.LaunchCommand });
       reply.status(201);
       return r;
     },
@@ -97,7 +98,7 @@ function gameWriteRoutes(app: App, ctx: Context): void {
     },
     async (req) => {
       const caller = developerOf(req);
-      return ctx.games.update(caller, req.params.gameId, {
+      return updateGame(ctx, caller, req.params.gameId, {
         displayName: req.body.DisplayName,
         launchCommand: req.body.LaunchCommand,
         settings: req.body.Settings as Record<string, unknown> | undefined,
@@ -119,7 +120,7 @@ function gameWriteRoutes(app: App, ctx: Context): void {
       },
     },
     async (req, reply) => {
-      await ctx.games.remove(developerOf(req), req.params.gameId);
+      await removeGame(ctx, developerOf(req), req.params.gameId);
       return reply.status(204).send(null);
     },
   );
@@ -139,7 +140,7 @@ function gameKeyRoutes(app: App, ctx: Context): void {
         response: { 200: GameWithSecretView, ...errors },
       },
     },
-    async (req) => ctx.gameKeys.regenerateSecret(developerOf(req), req.params.gameId),
+    async (req) => regenerateSecret(ctx, developerOf(req), req.params.gameId),
   );
 
   app.post(
@@ -154,6 +155,6 @@ function gameKeyRoutes(app: App, ctx: Context): void {
         response: { 200: GameView, ...errors },
       },
     },
-    async (req) => ctx.gameKeys.regenerateClientKey(developerOf(req), req.params.gameId),
+    async (req) => regenerateClientKey(ctx, developerOf(req), req.params.gameId),
   );
 }

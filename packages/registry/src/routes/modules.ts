@@ -2,7 +2,8 @@ import { Type } from 'typebox';
 import type { App } from '@platform/kit';
 import type { Context } from '../context.js';
 import { developerOf } from '../services/auth.js';
-import { moduleBodyLimit } from '../services/modules.js';
+import { listModules, moduleBodyLimit, uploadModule } from '../services/modules.js';
+import { getGame } from '../services/games.js';
 import { bearer, ErrorBody, GameParams, ModuleBuildView, Packaging } from './schemas.js';
 
 export function moduleRoutes(app: App, ctx: Context): void {
@@ -28,8 +29,8 @@ export function moduleRoutes(app: App, ctx: Context): void {
       },
     },
     async (req, reply) => {
-      const game = await ctx.games.get(developerOf(req), req.params.gameId);
-      const build = await ctx.modules.upload(game.id, { packaging: req.body.Packaging, version: req.body.Version, wasmBase64: req.body.WasmBase64 });
+      const game = await getGame(ctx, developerOf(req), req.params.gameId);
+      const build = await uploadModule(ctx, game.id, { packaging: req.body.Packaging, version: req.body.Version, wasmBase64: req.body.WasmBase64 });
       reply.status(201);
       return build;
     },
@@ -48,8 +49,8 @@ export function moduleRoutes(app: App, ctx: Context): void {
       },
     },
     async (req) => {
-      const game = await ctx.games.get(developerOf(req), req.params.gameId);
-      return ctx.modules.list(game.id);
+      const game = await getGame(ctx, developerOf(req), req.params.gameId);
+      return listModules(ctx, game.id);
     },
   );
 }

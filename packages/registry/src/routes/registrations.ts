@@ -5,6 +5,7 @@ import type { Context } from '../context.js';
 import { ErrorBody, UserRegistrationView } from './schemas.js';
 import { fail } from '../errors.js';
 import { gameOf } from '../services/auth.js';
+import { registerPlayer } from '../services/registrations.js';
 
 const Str = (max: number, description?: string) => Type.String({ minLength: 1, maxLength: max, description });
 
@@ -60,7 +61,7 @@ export function registerUserRoutes(app: App, ctx: Context): void {
       if (playerIp !== undefined && !isIP(playerIp)) {
         throw fail('validation_failed', 'X-Platform-Player-Ip must be an IPv4 or IPv6 address', { Field: 'X-Platform-Player-Ip' });
       }
-      return ctx.players.register(game.gameId, req.body, playerIp || req.ip);
+      return registerPlayer(ctx, game.gameId, req.body, playerIp || req.ip);
     },
   );
 }

@@ -3,10 +3,11 @@
  * account on every request so a demoted or removed account loses its rights
  * at once (the role claim in the token is informative only).
  */
-import { callerOf, type CallerResolver, type Database } from '@platform/kit';
+import { callerOf, type CallerResolver } from '@platform/kit';
 import type { FastifyRequest } from 'fastify';
 import { developerQueries } from '../queries/developers.js';
-import type { Role, TokenService } from './tokens.js';
+import type { Role } from './tokens.js';
+import type { Context } from '../context.js';
 import { fail } from '../errors.js';
 import type { CrossGameVisibility } from '../queries/games.js';
 
@@ -36,47 +37,45 @@ export interface ValidatedGame {
 
 /**
  * The registry's caller kinds (kit installCallers; a route declares one in `config.caller`): `developer` (a
- * developer bearer token), `superadmin` (the same, role super-admin), `game` (X-Platform-Api-Key and Secret).
+ * developer bearer token), `superadmin` (the same, role super-admin), `game` (X-Platform-Api-Key and Secret,
+ * checked by `validateKey` of services/game-keys.ts, passed in: that module imports this one's Caller).
  */
-export function registryCallers(auth: Authenticator, gameKeys: { validateKey(apiKey: string, apiSecret: string): Promise<ValidatedGame | undefined> }): Record<string, CallerResolver> {
+export function registryCallers(
+  ctx: Context,
+  validateKey: (ctx: Context, apiKey: string, apiSecret: string) => Promise<ValidatedGame | undefined>,
+): Record<string, CallerResolver> {
   return {
-    developer: (req) => auth.developer(req),
-    superadmin: (req) => auth.superAdmin(req),
+    developer: (req) => authenticateDeveloper(ctx, req),
+    superadmin: (req) => authenticateSuperAdmin(ctx, req),
     async game(req) {
       const key = req.headers['x-platform-api-key'];
       const secret = req.headers['x-platform-api-secret'];
       if (typeof key !== 'string' || typeof secret !== 'string' || key.length > 256 || secret.length > 256) throw invalidApiKey();
-      const game = await gameKeys.validateKey(key, secret);
+      const game = await validateKey(ctx, key, secret);
       if (!game) throw invalidApiKey();
       return game;
     },
   };
 }
 
-export function authenticator(db: Database, tokens: TokenService) {
-  const developers = developerQueries(db);
-  const developer = async (req: FastifyRequest): Promise<Caller> => {
-    const header = req.headers.authorization;
-    const match = typeof header === 'string' ? /^Bearer ([A-Za-z0-9_.~+/=-]+)$/i.exec(header.trim()) : null;
-    if (!match) throw unauthorized();
-    let claims;
-    try {
-      claims = await tokens.verify(match[1]);
-    } catch {
-      throw unauthorized();
-    }
-    const d = await developers.byId(claims.developerId);
-    if (!d) throw unauthorized();
-    return { id: d.id, email: d.email, role: d.role };
-  };
-  return {
-    developer,
-    async superAdmin(req: FastifyRequest): Promise<Caller> {
-      const caller = await developer(req);
-      if (caller.role !== 'super-admin') throw fail('forbidden', 'Only the super-admin may do this');
-      return caller;
-    },
-  };
+/** The developer a bearer token names, as the account is now. */
+export async function authenticateDeveloper(ctx: Context, req: FastifyRequest): Promise<Caller> {
+  const header = req.headers.authorization;
+  const match = typeof header === 'string' ? /^Bearer ([A-Za-z0-9_.~+/=-]+)$/i.exec(header.trim()) : null;
+  if (!match) throw unauthorized();
+  let claims;
+  try {
+    claims = await ctx.tokens.verify(match[1]);
+  } catch {
+    throw unauthorized();
+  }
+  const d = await developerQueries(ctx.db).byId(claims.developerId);
+  if (!d) throw unauthorized();
+  return { id: d.id, email: d.email, role: d.role };
 }
 
-export type Authenticator = ReturnType<typeof authenticator>;
+export async function authenticateSuperAdmin(ctx: Context, req: FastifyRequest): Promise<Caller> {
+  const caller = await authenticateDeveloper(ctx, req);
+  if (caller.role !== 'super-admin') throw fail('forbidden', 'Only the super-admin may do this');
+  return caller;
+}

@@ -11,7 +11,8 @@ import {
 } from '@platform/kit';
 import { PASSWORD_MAX, PASSWORD_MIN } from '../config.js';
 import { developerQueries, type DeveloperRow } from '../queries/developers.js';
-import type { Role, TokenService } from './tokens.js';
+import type { Role } from './tokens.js';
+import type { Context } from '../context.js';
 import { fail } from '../errors.js';
 
 export interface AuthResponse {
@@ -45,46 +46,43 @@ export function checkPassword(password: string): void {
 
 const invalidCredentials = () => fail('invalid_credentials', 'Email or password is wrong');
 
-export function developerService(db: Database, tokens: TokenService) {
-  const q = developerQueries(db);
-  const respond = async (d: DeveloperRow): Promise<AuthResponse> => ({
-    Token: await tokens.issue({ developerId: d.id, role: d.role }),
+async function respond(ctx: Context, d: DeveloperRow): Promise<AuthResponse> {
+  return {
+    Token: await ctx.tokens.issue({ developerId: d.id, role: d.role }),
     DeveloperId: d.id,
     Email: d.email,
     Role: d.role,
-  });
-
-  return {
-    async register(input: { email: string; password: string; displayName: string }): Promise<AuthResponse> {
-      checkPassword(input.password);
-      const displayName = input.displayName.trim();
-      if (!displayName) throw fail('validation_failed', 'DisplayName must not be blank', { Field: 'DisplayName' });
-      const email = input.email.trim().toLowerCase();
-      const passwordHash = await hashPassword(input.password);
-      try {
-        return await respond(await q.insert({ email, displayName, passwordHash, role: 'developer' }));
-      } catch (err) {
-        if (isUniqueViolation(err, 'developers_email_key')) throw fail('email_taken', 'An account with this email already exists');
-        throw err;
-      }
-    },
-
-    async login(input: { email: string; password: string }): Promise<AuthResponse> {
-      const d = await q.byEmail(input.email.trim());
-      // Unknown accounts cost one Argon2 verification too, so timing tells nothing.
-      const ok = await verifyPassword(d?.password_hash ?? (await dummyPasswordHash()), input.password);
-      if (!d || !ok) throw invalidCredentials();
-      return respond(d);
-    },
-
-    async list(): Promise<DeveloperView[]> {
-      return (await q.list()).map(developerView);
-    },
   };
 }
 
+export async function registerDeveloper(ctx: Context, input: { email: string; password: string; displayName: string }): Promise<AuthResponse> {
+  checkPassword(input.password);
+  const displayName = input.displayName.trim();
+  if (!displayName) throw fail('validation_failed', 'DisplayName must not be blank', { Field: 'DisplayName' });
+  const email = input.email.trim().toLowerCase();
+  const passwordHash = await hashPassword(input.password);
+  try {
+    return await respond(ctx, await developerQueries(ctx.db).insert({ email, displayName, passwordHash, role: 'developer' }));
+  } catch (err) {
+    if (isUniqueViolation(err, 'developers_email_key')) throw fail('email_taken', 'An account with this email already exists');
+    throw err;
+  }
+}
+
+export async function loginDeveloper(ctx: Context, input: { email: string; password: string }): Promise<AuthResponse> {
+  const d = await developerQueries(ctx.db).byEmail(input.email.trim());
+  // Unknown accounts cost one Argon2 verification too, so timing tells nothing.
+  const ok = await verifyPassword(d?.password_hash ?? (await dummyPasswordHash()), input.password);
+  if (!d || !ok) throw invalidCredentials();
+  return respond(ctx, d);
+}
+
+export async function listDevelopers(ctx: Context): Promise<DeveloperView[]> {
+  return (await developerQueries(ctx.db).list()).map(developerView);
+}
+
 /**
- * Makes the configured account the one super-admin, idempotently and safely
+ * A startup step (before the context exists, hence the database first): makes the configured account the one super-admin, idempotently and safely
  * when several nodes start together (advisory lock). Returns the generated
  * password when one had to be made, so the caller can print it once.
  */

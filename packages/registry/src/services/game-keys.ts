@@ -2,10 +2,10 @@
  * A game's credentials: the API secret (server-side, with the ApiKey) and the client key (public, names the
  * game only; docs/client-key.md): their rotation and their validation, the hot path of the other services.
  */
-import { randomToken, safeEqual, sha256Hex, type Database } from '@platform/kit';
+import { randomToken, safeEqual, sha256Hex } from '@platform/kit';
+import type { Context } from '../context.js';
 import { gameQueries, type CrossGameVisibility, type GameRow } from '../queries/games.js';
-import { clientCacheKey, type ApiKeyCache } from './api-key-cache.js';
-import type { GameNotices } from './game-notices.js';
+import { clientCacheKey } from './api-key-cache.js';
 import type { Caller } from './auth.js';
 import { checkGameId, gameNotFound, gameView, ownerOf, type GameView } from './game-views.js';
 
@@ -20,52 +20,49 @@ export async function withSecret(view: (row: GameRow) => GameView, create: (secr
   return { Game: view(row), ApiSecret: secret };
 }
 
-export function gameKeyService(db: Database, cache: ApiKeyCache, notices: GameNotices) {
-  const games = gameQueries(db);
-  return {
-    /** A new secret; the previous one is refused at once, here and (through the notice) in the other services. */
-    async regenerateSecret(caller: Caller, gameId: string) {
-      checkGameId(gameId);
-      const owner = ownerOf(caller);
-      let previous = '';
-      const result = await withSecret(gameView, async (hash) => {
-        const row = await games.replaceSecret(gameId, owner, hash);
-        previous = row?.previous ?? '';
-        return row;
-      });
-      await notices.announce({ change: 'secret_replaced', gameId: result.Game.GameId, apiKey: result.Game.ApiKey, revokedSecretDigest: previous });
-      return result;
-    },
-
-    async regenerateClientKey(caller: Caller, gameId: string): Promise<GameView> {
-      checkGameId(gameId);
-      const row = await games.replaceClientKey(gameId, ownerOf(caller), newClientKey());
-      if (!row) throw gameNotFound();
-      await notices.announce({ change: 'client_key_replaced', gameId: row.id, apiKey: row.api_key, clientKey: row.previous });
-      return gameView(row);
-    },
-
-    /** The game a client key names (no secret: a client key is public by design). */
-    async validateClientKey(clientKey: string): Promise<{ gameId: string; visibility: CrossGameVisibility } | undefined> {
-      const found = await cache.get(clientCacheKey(clientKey), async () => {
-        const row = await games.byClientKey(clientKey);
-        return row && { gameId: row.id, secretHash: '', visibility: row.cross_game_visibility };
-      });
-      return found && { gameId: found.gameId, visibility: found.visibility };
-    },
-
-    /** Constant-time check of a game's API key and secret. */
-    async validateKey(apiKey: string, apiSecret: string): Promise<{ gameId: string; visibility: CrossGameVisibility } | undefined> {
-      const found = await cache.get(apiKey, async () => {
-        const row = await games.byApiKey(apiKey);
-        return row && { gameId: row.id, secretHash: row.api_secret_hash, visibility: row.cross_game_visibility };
-      });
-      const presented = sha256Hex(apiSecret);
-      // Unknown keys compare against a fixed digest so both paths do the same work.
-      const ok = safeEqual(presented, found?.secretHash ?? '0'.repeat(64));
-      return found && ok ? { gameId: found.gameId, visibility: found.visibility } : undefined;
-    },
-  };
+/** A new secret; the previous one is refused at once, here and (through the notice) in the other services. */
+export async function regenerateSecret(ctx: Context, caller: Caller, gameId: string) {
+  checkGameId(gameId);
+  const owner = ownerOf(caller);
+  let previous = '';
+  const result = await withSecret(gameView, async (hash) => {
+    const row = await gameQueries(ctx.db).replaceSecret(gameId, owner, hash);
+    previous = row?.previous ?? '';
+    return row;
+  });
+  await ctx.notices.announce({ change: 'secret_replaced', gameId: result.Game.GameId, apiKey: result.Game.ApiKey, revokedSecretDigest: previous });
+  return result;
 }
 
-export type GameKeyService = ReturnType<typeof gameKeyService>;
+export async function regenerateClientKey(ctx: Context, caller: Caller, gameId: string): Promise<GameView> {
+  checkGameId(gameId);
+  const row = await gameQueries(ctx.db).replaceClientKey(gameId, ownerOf(caller), newClientKey());
+  if (!row) throw gameNotFound();
+  await ctx.notices.announce({ change: 'client_key_replaced', gameId: row.id, apiKey: row.api_key, clientKey: row.previous });
+  return gameView(row);
+}
+
+/** The game a client key names (no secret: a client key is public by design); counted in the metrics. */
+export async function validateClientKey(ctx: Context, clientKey: string): Promise<{ gameId: string; visibility: CrossGameVisibility } | undefined> {
+  const found = await ctx.keyCache.get(clientCacheKey(clientKey), async () => {
+    const row = await gameQueries(ctx.db).byClientKey(clientKey);
+    return row && { gameId: row.id, secretHash: '', visibility: row.cross_game_visibility };
+  });
+  const result = found && { gameId: found.gameId, visibility: found.visibility };
+  ctx.metrics.keyValidated('client_key', result !== undefined);
+  return result;
+}
+
+/** Constant-time check of a game's API key and secret; counted in the metrics. */
+export async function validateKey(ctx: Context, apiKey: string, apiSecret: string): Promise<{ gameId: string; visibility: CrossGameVisibility } | undefined> {
+  const found = await ctx.keyCache.get(apiKey, async () => {
+    const row = await gameQueries(ctx.db).byApiKey(apiKey);
+    return row && { gameId: row.id, secretHash: row.api_secret_hash, visibility: row.cross_game_visibility };
+  });
+  const presented = sha256Hex(apiSecret);
+  // Unknown keys compare against a fixed digest so both paths do the same work.
+  const ok = safeEqual(presented, found?.secretHash ?? '0'.repeat(64));
+  const result = found && ok ? { gameId: found.gameId, visibility: found.visibility } : undefined;
+  ctx.metrics.keyValidated('api_key', result !== undefined);
+  return result;
+}

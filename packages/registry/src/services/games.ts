@@ -1,14 +1,13 @@
 /**
  * Games: developer-scoped CRUD, API credentials and key validation.
  */
-import { randomToken, type Database } from '@platform/kit';
+import { randomToken } from '@platform/kit';
+import type { Context } from '../context.js';
 import { newClientKey, withSecret } from './game-keys.js';
 import { gameQueries, type CrossGameVisibility, type GamePatch, type GameRow } from '../queries/games.js';
 import { moduleQueries } from '../queries/modules.js';
 import { registrationQueries } from '../queries/registrations.js';
 import { checkGameId, gameNotFound, gameView, ownerOf, registrationView, type GameView, type UserRegistrationView } from './game-views.js';
-import type { BlobStore } from '../adapters/blob-store.js';
-import type { GameNotices } from './game-notices.js';
 import type { Caller } from './auth.js';
 import { fail } from '../errors.js';
 
@@ -31,67 +30,58 @@ function nonBlank(name: string, value: string | undefined): string | undefined {
   return t;
 }
 
-export function gameService(db: Database, blobs: BlobStore, notices: GameNotices) {
-  const games = gameQueries(db);
-
-
-  return {
-    async create(caller: Caller, input: { displayName: string; launchCommand?: string }) {
-      const displayName = nonBlank('DisplayName', input.displayName)!;
-      return withSecret(gameView, (apiSecretHash) =>
-        games.insert({ developerId: caller.id, displayName, launchCommand: input.launchCommand ?? null, apiKey: newApiKey(), clientKey: newClientKey(), apiSecretHash }),
-      );
-    },
-
-    async list(caller: Caller): Promise<GameView[]> {
-      return (await games.list(ownerOf(caller))).map(gameView);
-    },
-
-    /** The game when the caller may see it; 404 otherwise. */
-    async get(caller: Caller, gameId: string): Promise<GameRow> {
-      checkGameId(gameId);
-      const g = await games.get(gameId, ownerOf(caller));
-      if (!g) throw gameNotFound();
-      return g;
-    },
-
-    async update(caller: Caller, gameId: string, patch: GamePatch): Promise<GameView> {
-      checkGameId(gameId);
-      const displayName = nonBlank('DisplayName', patch.displayName);
-      if (patch.settings !== undefined) checkSettings(patch.settings);
-      const g = await games.update(gameId, ownerOf(caller), { ...patch, displayName });
-      if (!g) throw gameNotFound();
-      if (patch.crossGameVisibility !== undefined) {
-        await notices.announce({ change: 'visibility_changed', gameId: g.id, apiKey: g.api_key, clientKey: g.client_key });
-      }
-      return gameView(g);
-    },
-
-    async remove(caller: Caller, gameId: string): Promise<void> {
-      checkGameId(gameId);
-      const deleted = await games.delete(gameId, ownerOf(caller));
-      if (!deleted) throw gameNotFound();
-      await notices.announce({ change: 'game_deleted', gameId: deleted.game.id, apiKey: deleted.game.api_key, clientKey: deleted.game.client_key });
-      // Drop blobs no other build references; the lock keeps a concurrent
-      // upload of the same bytes from losing its blob.
-      for (const sha of deleted.shas) {
-        await db.transaction(async (tx) => {
-          const q = moduleQueries(tx);
-          await q.lockBlob(sha);
-          if ((await q.referencesTo(sha)) === 0) await blobs.delete(sha);
-        });
-      }
-    },
-
-    async users(caller: Caller, gameId: string): Promise<UserRegistrationView[]> {
-      const g = await this.get(caller, gameId);
-      return (await registrationQueries(db).byGame(g.id)).map(registrationView);
-    },
-
-    async allUsers(): Promise<UserRegistrationView[]> {
-      return (await registrationQueries(db).all()).map(registrationView);
-    },
-
-  };
+export async function createGame(ctx: Context, caller: Caller, input: { displayName: string; launchCommand?: string }) {
+  const displayName = nonBlank('DisplayName', input.displayName)!;
+  return withSecret(gameView, (apiSecretHash) =>
+    gameQueries(ctx.db).insert({ developerId: caller.id, displayName, launchCommand: input.launchCommand ?? null, apiKey: newApiKey(), clientKey: newClientKey(), apiSecretHash }),
+  );
 }
 
+export async function listGames(ctx: Context, caller: Caller): Promise<GameView[]> {
+  return (await gameQueries(ctx.db).list(ownerOf(caller))).map(gameView);
+}
+
+/** The game when the caller may see it; 404 otherwise. */
+export async function getGame(ctx: Context, caller: Caller, gameId: string): Promise<GameRow> {
+  checkGameId(gameId);
+  const g = await gameQueries(ctx.db).get(gameId, ownerOf(caller));
+  if (!g) throw gameNotFound();
+  return g;
+}
+
+export async function updateGame(ctx: Context, caller: Caller, gameId: string, patch: GamePatch): Promise<GameView> {
+  checkGameId(gameId);
+  const displayName = nonBlank('DisplayName', patch.displayName);
+  if (patch.settings !== undefined) checkSettings(patch.settings);
+  const g = await gameQueries(ctx.db).update(gameId, ownerOf(caller), { ...patch, displayName });
+  if (!g) throw gameNotFound();
+  if (patch.crossGameVisibility !== undefined) {
+    await ctx.notices.announce({ change: 'visibility_changed', gameId: g.id, apiKey: g.api_key, clientKey: g.client_key });
+  }
+  return gameView(g);
+}
+
+export async function removeGame(ctx: Context, caller: Caller, gameId: string): Promise<void> {
+  checkGameId(gameId);
+  const deleted = await gameQueries(ctx.db).delete(gameId, ownerOf(caller));
+  if (!deleted) throw gameNotFound();
+  await ctx.notices.announce({ change: 'game_deleted', gameId: deleted.game.id, apiKey: deleted.game.api_key, clientKey: deleted.game.client_key });
+  // Drop blobs no other build references; the lock keeps a concurrent
+  // upload of the same bytes from losing its blob.
+  for (const sha of deleted.shas) {
+    await ctx.db.transaction(async (tx) => {
+      const q = moduleQueries(tx);
+      await q.lockBlob(sha);
+      if ((await q.referencesTo(sha)) === 0) await ctx.blobs.delete(sha);
+    });
+  }
+}
+
+export async function gameUsers(ctx: Context, caller: Caller, gameId: string): Promise<UserRegistrationView[]> {
+  const g = await getGame(ctx, caller, gameId);
+  return (await registrationQueries(ctx.db).byGame(g.id)).map(registrationView);
+}
+
+export async function allUsers(ctx: Context): Promise<UserRegistrationView[]> {
+  return (await registrationQueries(ctx.db).all()).map(registrationView);
+}

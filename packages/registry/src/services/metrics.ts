@@ -1,24 +1,20 @@
 /**
  * The registry's metrics (docs/registry.md, "Metrics"), on top of the kit's HTTP, process and database pool
- * metrics: what a studio operator watches. Counted by wrapping the services (no change to their code): key
+ * metrics: what a studio operator watches. Counted by the services through these calls: key
  * validations by kind and result, module uploads by packaging and outcome (the refusal's error code), sign-in
  * limits that refused; read at each scrape: developers, games and module builds.
  */
 import { AppError, createMetrics, databaseMetrics, perScrape, setOrAbsent, type Database, type ServiceMetrics } from '@platform/kit';
 import { registryCounts } from '../queries/stats.js';
-import type { GameKeyService } from './game-keys.js';
-import type { moduleService } from './modules.js';
-
-type ModuleService = ReturnType<typeof moduleService>;
 
 export interface RegistryMetrics {
   readonly metrics: ServiceMetrics;
   /** The kit rate limiter's `onLimited`. */
   rateLimited(limit: string): void;
-  /** The game-key service, its validations counted. */
-  countKeyValidations(keys: GameKeyService): GameKeyService;
-  /** The module service, its uploads counted. */
-  countModuleUploads(modules: ModuleService): ModuleService;
+  /** A game credential check (services/game-keys.ts) by kind and result. */
+  keyValidated(kind: 'api_key' | 'client_key', valid: boolean): void;
+  /** A module upload (services/modules.ts): admitted when `err` is absent, else refused or failed. */
+  moduleUploaded(packaging: 'wasm' | 'native', err?: unknown): void;
 }
 
 export function createRegistryMetrics(db: Database): RegistryMetrics {
@@ -42,33 +38,15 @@ export function createRegistryMetrics(db: Database): RegistryMetrics {
   return {
     metrics,
     rateLimited: (limit) => limited.inc({ limit }),
-    countKeyValidations: (keys) => ({
-      ...keys,
-      async validateKey(apiKey, apiSecret) {
-        const found = await keys.validateKey(apiKey, apiSecret);
-        validations.inc({ kind: 'api_key', result: found ? 'valid' : 'invalid' });
-        return found;
-      },
-      async validateClientKey(clientKey) {
-        const found = await keys.validateClientKey(clientKey);
-        validations.inc({ kind: 'client_key', result: found ? 'valid' : 'invalid' });
-        return found;
-      },
-    }),
-    countModuleUploads: (modules) => ({
-      ...modules,
-      async upload(gameId, input) {
-        try {
-          const build = await modules.upload(gameId, input);
-          uploads.inc({ packaging: input.packaging, result: 'admitted', reason: 'none' });
-          return build;
-        } catch (err) {
-          // A refusal names its listed code (a bounded set); an outage or a bug is a failure, not a refusal.
-          const refused = err instanceof AppError && err.status < 500;
-          uploads.inc({ packaging: input.packaging, result: refused ? 'rejected' : 'failed', reason: refused ? err.code : 'error' });
-          throw err;
-        }
-      },
-    }),
+    keyValidated: (kind, valid) => validations.inc({ kind, result: valid ? 'valid' : 'invalid' }),
+    moduleUploaded(packaging, err) {
+      if (err === undefined) {
+        uploads.inc({ packaging, result: 'admitted', reason: 'none' });
+        return;
+      }
+      // A refusal names its listed code (a bounded set); an outage or a bug is a failure, not a refusal.
+      const refused = err instanceof AppError && err.status < 500;
+      uploads.inc({ packaging, result: refused ? 'rejected' : 'failed', reason: refused ? err.code : 'error' });
+    },
   };
 }

@@ -2,10 +2,10 @@
  * Server-module builds: admission of wasm modules by import scan, metadata
  * records for native builds.
  */
-import { isUniqueViolation, sha256Hex, type Database } from '@platform/kit';
+import { isUniqueViolation, sha256Hex } from '@platform/kit';
+import type { Context } from '../context.js';
 import { moduleQueries, type ModuleBuildRow } from '../queries/modules.js';
-import type { BlobStore } from '../adapters/blob-store.js';
-import { describeImport, importAllowlist, inspectWasm, resourceProblems, WasmFormatError } from './wasm.js';
+import { describeImport, inspectWasm, resourceProblems, WasmFormatError } from './wasm.js';
 import { fail } from '../errors.js';
 
 /** SemVer 2.0.0 (semver.org's recommended expression). */
@@ -55,76 +55,85 @@ export function decodeBase64Strict(s: string): Buffer {
   return bytes;
 }
 
-export function moduleService(db: Database, blobs: BlobStore, opts: { maxBytes: number; allowlist: string[] }) {
-  const allowed = importAllowlist(opts.allowlist);
-
-  const insert = async (row: Omit<ModuleBuildRow, 'id' | 'created_at'>, bytes?: Buffer): Promise<ModuleBuildView> => {
-    try {
-      return moduleView(
-        await db.transaction(async (tx) => {
-          const q = moduleQueries(tx);
-          if (row.sha256) await q.lockBlob(row.sha256);
-          const stored = await q.insert(row);
-          // The blob is written inside the transaction: a failed write stores nothing.
-          if (bytes && row.sha256) await blobs.put(row.sha256, bytes);
-          return stored;
-        }),
-      );
-    } catch (err) {
-      if (isUniqueViolation(err, 'module_builds_game_version')) {
-        throw fail('version_exists', `Version ${row.version} already exists for this game`);
-      }
-      throw err;
+async function insert(ctx: Context, row: Omit<ModuleBuildRow, 'id' | 'created_at'>, bytes?: Buffer): Promise<ModuleBuildView> {
+  try {
+    return moduleView(
+      await ctx.db.transaction(async (tx) => {
+        const q = moduleQueries(tx);
+        if (row.sha256) await q.lockBlob(row.sha256);
+        const stored = await q.insert(row);
+        // The blob is written inside the transaction: a failed write stores nothing.
+        if (bytes && row.sha256) await ctx.blobs.put(row.sha256, bytes);
+        return stored;
+      }),
+    );
+  } catch (err) {
+    if (isUniqueViolation(err, 'module_builds_game_version')) {
+      throw fail('version_exists', `Version ${row.version} already exists for this game`);
     }
-  };
+    throw err;
+  }
+}
 
-  return {
-    async upload(gameId: string, input: { packaging: 'wasm' | 'native'; version: string; wasmBase64?: string }): Promise<ModuleBuildView> {
-      if (input.version.length > VERSION_MAX || !SEMVER.test(input.version)) {
-        throw fail('invalid_version', `Version must be a SemVer 2.0.0 version (for example 1.4.0-beta.2) of at most ${VERSION_MAX} characters`);
-      }
-      if (input.packaging === 'native') {
-        if (input.wasmBase64 !== undefined) {
-          throw fail('native_has_no_wasm', 'A native build is registered as metadata only; send no WasmBase64');
-        }
-        return insert({ game_id: gameId, packaging: 'native', version: input.version, size_bytes: 0, sha256: null, admitted: true, schedulable: false, imports: [] });
-      }
-      if (input.wasmBase64 === undefined) throw fail('wasm_required', 'A wasm build needs WasmBase64', { Field: 'WasmBase64' });
-      const b64 = input.wasmBase64;
-      const decodedSize = Math.floor((b64.length * 3) / 4) - (b64.endsWith('==') ? 2 : b64.endsWith('=') ? 1 : 0);
-      if (decodedSize > opts.maxBytes) {
-        throw fail('module_too_large', `The module is ${decodedSize} bytes; the limit is ${opts.maxBytes}`);
-      }
-      const bytes = decodeBase64Strict(b64);
+type UploadInput = { packaging: 'wasm' | 'native'; version: string; wasmBase64?: string };
 
-      let inspection;
-      try {
-        inspection = inspectWasm(bytes);
-      } catch (err) {
-        if (err instanceof WasmFormatError) throw fail('invalid_wasm', `Not a well-formed wasm module: ${err.message}`);
-        throw err;
-      }
-      if (!WebAssembly.validate(new Uint8Array(bytes))) {
-        throw fail('invalid_wasm', 'Not a valid wasm module: it fails WebAssembly validation');
-      }
-      const imports = inspection.imports;
-      const tooLarge = resourceProblems(inspection);
-      if (tooLarge.length) throw fail('module_limits', `The module exceeds the admission limits: ${tooLarge.join('; ')}`, { Problems: tooLarge });
-      const qualified = [...new Set(imports.map(describeImport))];
-      const offending = [...new Set(imports.filter((i) => !allowed(i)).map(describeImport))];
-      if (offending.length) {
-        throw fail('imports_not_allowed', `The module imports outside the allowlist (functions only; module exact, name by pattern): ${offending.join(', ')}`, {
-          OffendingImports: offending,
-        });
-      }
-      return insert(
-        { game_id: gameId, packaging: 'wasm', version: input.version, size_bytes: bytes.length, sha256: sha256Hex(bytes), admitted: true, schedulable: true, imports: qualified },
-        bytes,
-      );
-    },
+/** Admits (or refuses) a build; counted in the metrics by packaging and outcome. */
+export async function uploadModule(ctx: Context, gameId: string, input: UploadInput): Promise<ModuleBuildView> {
+  try {
+    const build = await admit(ctx, gameId, input);
+    ctx.metrics.moduleUploaded(input.packaging);
+    return build;
+  } catch (err) {
+    ctx.metrics.moduleUploaded(input.packaging, err);
+    throw err;
+  }
+}
 
-    async list(gameId: string): Promise<ModuleBuildView[]> {
-      return (await moduleQueries(db).byGame(gameId)).map(moduleView);
-    },
-  };
+async function admit(ctx: Context, gameId: string, input: UploadInput): Promise<ModuleBuildView> {
+  if (input.version.length > VERSION_MAX || !SEMVER.test(input.version)) {
+    throw fail('invalid_version', `Version must be a SemVer 2.0.0 version (for example 1.4.0-beta.2) of at most ${VERSION_MAX} characters`);
+  }
+  if (input.packaging === 'native') {
+    if (input.wasmBase64 !== undefined) {
+      throw fail('native_has_no_wasm', 'A native build is registered as metadata only; send no WasmBase64');
+    }
+    return insert(ctx, { game_id: gameId, packaging: 'native', version: input.version, size_bytes: 0, sha256: null, admitted: true, schedulable: false, imports: [] });
+  }
+  if (input.wasmBase64 === undefined) throw fail('wasm_required', 'A wasm build needs WasmBase64', { Field: 'WasmBase64' });
+  const b64 = input.wasmBase64;
+  const decodedSize = Math.floor((b64.length * 3) / 4) - (b64.endsWith('==') ? 2 : b64.endsWith('=') ? 1 : 0);
+  if (decodedSize > ctx.config.moduleMaxBytes) {
+    throw fail('module_too_large', `The module is ${decodedSize} bytes; the limit is ${ctx.config.moduleMaxBytes}`);
+  }
+  const bytes = decodeBase64Strict(b64);
+
+  let inspection;
+  try {
+    inspection = inspectWasm(bytes);
+  } catch (err) {
+    if (err instanceof WasmFormatError) throw fail('invalid_wasm', `Not a well-formed wasm module: ${err.message}`);
+    throw err;
+  }
+  if (!WebAssembly.validate(new Uint8Array(bytes))) {
+    throw fail('invalid_wasm', 'Not a valid wasm module: it fails WebAssembly validation');
+  }
+  const imports = inspection.imports;
+  const tooLarge = resourceProblems(inspection);
+  if (tooLarge.length) throw fail('module_limits', `The module exceeds the admission limits: ${tooLarge.join('; ')}`, { Problems: tooLarge });
+  const qualified = [...new Set(imports.map(describeImport))];
+  const offending = [...new Set(imports.filter((i) => !ctx.importAllowed(i)).map(describeImport))];
+  if (offending.length) {
+    throw fail('imports_not_allowed', `The module imports outside the allowlist (functions only; module exact, name by pattern): ${offending.join(', ')}`, {
+      OffendingImports: offending,
+    });
+  }
+  return insert(
+    ctx,
+    { game_id: gameId, packaging: 'wasm', version: input.version, size_bytes: bytes.length, sha256: sha256Hex(bytes), admitted: true, schedulable: true, imports: qualified },
+    bytes,
+  );
+}
+
+export async function listModules(ctx: Context, gameId: string): Promise<ModuleBuildView[]> {
+  return (await moduleQueries(ctx.db).byGame(gameId)).map(moduleView);
 }

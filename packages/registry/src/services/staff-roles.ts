@@ -4,7 +4,8 @@
  * registry's internal key (the one caller that route accepts). The audit entry at auth names the super-admin.
  */
 import { fail } from '../errors.js';
-import { authUnavailable, callAuth, type AuthClientOptions } from '../adapters/auth-client.js';
+import { authUnavailable, callAuth } from '../adapters/auth-client.js';
+import type { Context } from '../context.js';
 
 export type StaffRole = 'moderator' | 'admin';
 
@@ -14,18 +15,15 @@ export interface StaffRoleChange {
   Granted: boolean;
 }
 
-export function staffRoleService(auth: AuthClientOptions) {
-  return {
-    async change(superAdminId: string, input: StaffRoleChange): Promise<{ AccountId: string; Roles: string[] }> {
-      if (!auth.internalKey) throw authUnavailable('REGISTRY_AUTH_INTERNAL_KEY is not configured');
-      const res = await callAuth(auth, 'POST', '/internal/staff-roles', {
-        body: { account: input.Account.trim(), role: input.Role, granted: input.Granted, on_behalf_of: `developer:${superAdminId}` },
-        headers: { 'x-internal-key': auth.internalKey },
-      });
-      if (res.status === 200) return { AccountId: res.body.id, Roles: res.body.roles };
-      if (res.status === 404) throw fail('user_not_found', 'No platform account has this email or id');
-      if (res.status === 400) throw fail('validation_failed', 'The account must be an email or an account id', { Field: 'Account' });
-      throw authUnavailable(`HTTP ${res.status}${res.body?.code ? ` ${res.body.code}` : ''}`);
-    },
-  };
+export async function changeStaffRole(ctx: Context, superAdminId: string, input: StaffRoleChange): Promise<{ AccountId: string; Roles: string[] }> {
+  const auth = ctx.authClient;
+  if (!auth.internalKey) throw authUnavailable('REGISTRY_AUTH_INTERNAL_KEY is not configured');
+  const res = await callAuth(auth, 'POST', '/internal/staff-roles', {
+    body: { account: input.Account.trim(), role: input.Role, granted: input.Granted, on_behalf_of: `developer:${superAdminId}` },
+    headers: { 'x-internal-key': auth.internalKey },
+  });
+  if (res.status === 200) return { AccountId: res.body.id, Roles: res.body.roles };
+  if (res.status === 404) throw fail('user_not_found', 'No platform account has this email or id');
+  if (res.status === 400) throw fail('validation_failed', 'The account must be an email or an account id', { Field: 'Account' });
+  throw authUnavailable(`HTTP ${res.status}${res.body?.code ? ` ${res.body.code}` : ''}`);
 }
