@@ -49,19 +49,25 @@ function testService(opts: { workers?: (events: string[]) => Worker[]; dataDir: 
   return { service, events };
 }
 
+/** The sample service on a data directory and a schema of its own, removed after `run`. */
+async function withService(workers: ((events: string[]) => Worker[]) | undefined, run: (s: ReturnType<typeof testService>) => Promise<void>): Promise<void> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'kit-service-'));
+  const schema = uniqueSchema();
+  try {
+    await run(testService({ dataDir, schema, workers }));
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+    await dropSchema(schema);
+  }
+}
+
 describe('defineService', () => {
   it('start: migrated stores, prepared deps, one shape; close stops the workers before the service hooks, then the stores', async () => {
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'kit-service-'));
-    const schema = uniqueSchema();
-    try {
-      const { service, events } = testService({
-        dataDir,
-        schema,
-        workers: (ev) => [
-          { name: 'first', start: () => void ev.push('first started'), stop: () => void ev.push('first stopped') },
-          { name: 'second', start: () => void ev.push('second started'), stop: () => void ev.push('second stopped') },
-        ],
-      });
+    const workers = (ev: string[]): Worker[] => [
+      { name: 'first', start: () => void ev.push('first started'), stop: () => void ev.push('first stopped') },
+      { name: 'second', start: () => void ev.push('second started'), stop: () => void ev.push('second stopped') },
+    ];
+    await withService(workers, async ({ service, events }) => {
       const running = await service.start({}, { handleSignals: false });
       assert.deepEqual(Object.keys(running).sort(), ['app', 'close', 'config', 'metricsUrl', 'name', 'url']);
       assert.equal(running.name, 'sample');
@@ -71,48 +77,30 @@ describe('defineService', () => {
       await running.close();
       assert.deepEqual(events, ['first started', 'second started', 'second stopped', 'first stopped', 'service close hook']);
       await assert.rejects(fetch(`${running.url}/label`));
-    } finally {
-      rmSync(dataDir, { recursive: true, force: true });
-      await dropSchema(schema);
-    }
+    });
   });
 
   it('build: a worker that fails to start stops the ones started and closes the app; the error reaches the caller', async () => {
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'kit-service-'));
-    const schema = uniqueSchema();
-    try {
-      const { service, events } = testService({
-        dataDir,
-        schema,
-        workers: (ev) => [
-          { name: 'ok', start: () => void ev.push('ok started'), stop: () => void ev.push('ok stopped') },
-          {
-            name: 'broken',
-            start: () => {
-              throw new Error('no subscription');
-            },
-            stop: () => void ev.push('broken stopped'),
-          },
-        ],
-      });
+    const workers = (ev: string[]): Worker[] => [
+      { name: 'ok', start: () => void ev.push('ok started'), stop: () => void ev.push('ok stopped') },
+      {
+        name: 'broken',
+        start: () => {
+          throw new Error('no subscription');
+        },
+        stop: () => void ev.push('broken stopped'),
+      },
+    ];
+    await withService(workers, async ({ service, events }) => {
       await assert.rejects(service.start({}, { handleSignals: false }), /no subscription/);
       assert.deepEqual(events, ['ok started', 'ok stopped', 'service close hook']);
-    } finally {
-      rmSync(dataDir, { recursive: true, force: true });
-      await dropSchema(schema);
-    }
+    });
   });
 
   it('a config error comes out of start as the ConfigError, before anything is opened', async () => {
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'kit-service-'));
-    const schema = uniqueSchema();
-    try {
-      const { service } = testService({ dataDir, schema });
+    await withService(undefined, async ({ service }) => {
       await assert.rejects(service.start({ SAMPLE_BAD: '1' }, { handleSignals: false }), ConfigError);
-    } finally {
-      rmSync(dataDir, { recursive: true, force: true });
-      await dropSchema(schema);
-    }
+    });
   });
 });
 
