@@ -8,18 +8,15 @@ import http from 'node:http';
 import { generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import assert from 'node:assert/strict';
-import { migrate, publicJwk, randomToken, safeEqualHex, sha256Hex, signAccessToken, type TokenFormat } from '@platform/kit';
-import { testDatabase, testStateStore, type TestDatabase, type TestStateStore } from '@platform/kit/testing';
-import { buildApp, partyChannel, readSocialConfig, userChannel, type EventEnvelope } from '../src/index.js';
+import { publicJwk, randomToken, safeEqualHex, sha256Hex, signAccessToken, type TokenFormat } from '@platform/kit';
+import { request, serviceHarness, type Method, type TestStateStore, type TestDatabase } from '@platform/kit/testing';
+import { partyChannel, socialService, userChannel, type EventEnvelope, type SocialApp } from '../src/index.js';
 import { FANOUT_CHANNEL, type FanoutMessage } from '../src/services/events.js';
 import { friendPresenceData } from '../src/services/presence.js';
 import { NO_GAME, type GameContext } from '../src/context.js';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 export const ISSUER = 'https://auth.test';
 export const AUDIENCE = 'game-platform';
-const migrations = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../migrations');
 
 async function listen(server: http.Server): Promise<string> {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -163,10 +160,8 @@ export interface TestUser {
   id: string;
 }
 
-type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-
 export interface Harness {
-  app: Awaited<ReturnType<typeof buildApp>>;
+  app: SocialApp;
   keys: KeySet;
   registry: Awaited<ReturnType<typeof startRegistry>>;
   db: TestDatabase;
@@ -187,6 +182,11 @@ export interface Harness {
   events(u: TestUser, opts?: { game?: Game }): Promise<EventRecorder>;
   partyEvents(partyId: string): Promise<EventRecorder>;
   assertNoAccountIds(): void;
+  /**
+   * Another social node on the same database and state store (closed with the harness). With REDIS_URL/DATABASE_URL
+   * it opens its own connections (same key prefix and schema), so events really cross Redis pub/sub.
+   */
+  node(env?: Record<string, string>): Promise<SocialApp>;
   close(): Promise<void>;
 }
 
@@ -196,19 +196,11 @@ export async function startHarness(
 ): Promise<Harness> {
   const keys = await startKeySet();
   const registry = await startRegistry();
-  const db = await testDatabase('social');
-  const state = await testStateStore();
-  await migrate(db.db, migrations);
-  const config = readSocialConfig({
-    SOCIAL__AUTH__JWKSURL: keys.url,
-    SOCIAL__AUTH__ISSUER: ISSUER,
-    SOCIAL__REGISTRY__URL: registry.url,
-    SOCIAL__TLS__MODE: 'http',
-    LOG_LEVEL: 'silent',
-    ...env,
+  const sh = await serviceHarness(socialService, {
+    env: { SOCIAL__AUTH__JWKSURL: keys.url, SOCIAL__AUTH__ISSUER: ISSUER, SOCIAL__REGISTRY__URL: registry.url, SOCIAL__TLS__MODE: 'http', ...env },
+    deps: { now: opts.now, logStream: opts.logStream },
   });
-  const app = await buildApp(config, { db: db.db, state: state.state, now: opts.now, logStream: opts.logStream });
-  await app.ready();
+  const { app, tdb: db, tstate: state } = sh;
   const bodies: string[] = [];
   const subs: string[] = [];
   const h: Harness = {
@@ -236,25 +228,14 @@ export async function startHarness(
     },
     async req(u, method, url, o = {}) {
       const headers: Record<string, string> = { ...(o.headers ?? {}) };
-      if (u) headers.authorization = `Bearer ${u.token}`;
       if (o.game) {
         headers['x-platform-game-key'] = o.game.key;
         headers['x-platform-game-secret'] = o.game.secret;
       }
       if (o.clientKey !== undefined) headers['x-platform-client-key'] = o.clientKey;
-      let payload: string | undefined;
-      if (o.raw !== undefined) payload = o.raw;
-      else if (o.body !== undefined) payload = JSON.stringify(o.body);
-      if (payload !== undefined) headers['content-type'] ??= 'application/json';
-      const r = await app.inject({ method, url, headers, payload });
-      bodies.push(r.body);
-      let body: any = r.body;
-      try {
-        body = r.body ? JSON.parse(r.body) : null;
-      } catch {
-        /* keep text */
-      }
-      return { status: r.statusCode, body, headers: r.headers };
+      const r = await request(app, method, url, { token: u?.token, headers, body: o.body, raw: o.raw });
+      bodies.push(r.text);
+      return r;
     },
     // Recorders start clean: events still in flight from earlier calls are drained.
     events: async (u, o = {}) => {
@@ -271,10 +252,9 @@ export async function startHarness(
       const all = bodies.join('\n');
       for (const sub of subs) assert.ok(!all.includes(sub), `a response carried the account id ${sub}`);
     },
+    node: (extra = {}) => sh.node(extra, { deps: { now: undefined, logStream: undefined }, ownConnections: true }),
     async close() {
-      await app.close();
-      await state.drop();
-      await db.drop();
+      await sh.close();
       await keys.close();
       await registry.close();
     },

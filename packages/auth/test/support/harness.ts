@@ -1,15 +1,14 @@
-/** A migrated auth app on its own schema and key prefix (PGlite + memory, or PostgreSQL + Redis in CI). */
+/** A migrated auth app on its own schema and key prefix (PGlite + memory, or PostgreSQL + Redis in CI): kit serviceHarness. */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import type { DestinationStream } from 'pino';
-import { testDatabase, testStateStore, type TestDatabase, type TestStateStore } from '@platform/kit/testing';
+import { serviceHarness, type TestDatabase, type TestStateStore } from '@platform/kit/testing';
 import type { Env, TlsMaterial } from '@platform/kit';
-import { migrateAuth, type AuthApp } from '../../src/app.js';
-import { buildApp } from '../../src/service.js';
-import { readAuthConfig, type AuthConfig } from '../../src/config.js';
+import type { AuthApp } from '../../src/app.js';
+import { authService } from '../../src/service.js';
+import type { AuthConfig } from '../../src/config.js';
 import type { PlatformVerifiers } from '../../src/services/platform.js';
+
+export { assertAppError, bearer } from '@platform/kit/testing';
 
 /** Cheap Argon2 for tests that are not about the password parameters. */
 // Mail jobs at once: only enumeration.test.ts is about their random start.
@@ -29,42 +28,21 @@ export async function harness(
   env: Env = {},
   deps: { logStream?: DestinationStream; tls?: TlsMaterial; platformVerifiers?: PlatformVerifiers } = {},
 ): Promise<Harness> {
-  const tdb = await testDatabase('auth');
-  const tstate = await testStateStore();
-  await migrateAuth(tdb.db);
-  const masterKey = randomBytes(32).toString('hex');
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'auth-test-'));
-  const configFor = (extra: Env) => readAuthConfig({ ...FAST_ENV, DATA_DIR: dataDir, AUTH_MASTER_KEY: masterKey, ...env, ...extra });
-  const config = configFor({ AUTH_NODE_ID: 'node-a' });
-  const app = await buildApp(config, { db: tdb.db, state: tstate.state, ...deps });
-  const others: AuthApp[] = [];
+  const h = await serviceHarness(authService, { env: { ...FAST_ENV, AUTH_MASTER_KEY: randomBytes(32).toString('hex'), AUTH_NODE_ID: 'node-a', ...env }, deps });
+  let nodes = 1;
   return {
-    app,
-    config,
-    tdb,
-    tstate,
-    async node(extra = {}) {
-      const other = await buildApp(configFor({ AUTH_NODE_ID: `node-${others.length + 2}`, ...extra }), {
-        db: tdb.db,
-        state: tstate.state,
-        platformVerifiers: deps.platformVerifiers,
-      });
-      others.push(other);
-      return other;
-    },
-    async close() {
-      for (const o of others) await o.close();
-      await app.close();
-      await tdb.drop();
-      await tstate.drop();
-    },
+    app: h.app,
+    config: h.config,
+    tdb: h.tdb,
+    tstate: h.tstate,
+    // Other nodes share the verifiers, not the log stream or the TLS material.
+    node: (extra = {}) => h.node({ AUTH_NODE_ID: `node-${++nodes}`, ...extra }, { deps: { logStream: undefined, tls: undefined } }),
+    close: () => h.close(),
   };
 }
 
 let fp = 0;
 export const fingerprint = () => `device-${process.pid}-${++fp}-${randomBytes(4).toString('hex')}`;
-
-export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 export async function guest(app: AuthApp, body: Record<string, unknown> = {}) {
   const r = await app.inject({ method: 'POST', url: '/guest', payload: { device_fingerprint: fingerprint(), ...body } });
