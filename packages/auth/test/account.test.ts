@@ -1,11 +1,11 @@
 // The account: profile, platform sign-in and linking, unlink guard, export, deletion and purge, logs.
-import { describe, it, before, after } from 'node:test';
+import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
 import { AppError } from '@platform/kit';
 import { captureLogs } from '@platform/kit/testing';
-import { harness, guest, register, bearer, email, GOOD_PASSWORD, type Harness } from './support/harness.js';
+import { useHarness, guest, register, bearer, email, GOOD_PASSWORD } from './support/harness.js';
 import type { PlatformVerifiers } from '../src/services/platform.js';
 
 // A small test-only verifier: tickets are EdDSA JWTs signed by a test "provider" key; the signature is checked for real.
@@ -32,12 +32,8 @@ const ticket = (sub: string, extra: Record<string, unknown> = {}) =>
     .sign(providerKey.privateKey);
 
 describe('account', () => {
-  let h: Harness;
   const logs = captureLogs();
-  before(async () => {
-    h = await harness({ LOG_LEVEL: 'debug', AUTH_DELETION_GRACE_HOURS: '720' }, { platformVerifiers: testVerifiers, logStream: logs.stream });
-  });
-  after(() => h.close());
+  const h = useHarness({ LOG_LEVEL: 'debug', AUTH_DELETION_GRACE_HOURS: '720' }, { platformVerifiers: testVerifiers, logStream: logs.stream });
 
   it('GET and PATCH /account', async () => {
     const u = await register(h.app);

@@ -2,8 +2,8 @@
 // server started here. AUTH_EMAIL_VERIFICATION=required: email-verification-required.test.ts.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { bearer, email, guest, GOOD_PASSWORD, harness, register, type Harness } from './support/harness.js';
-import { startSmtpServer, tokenOf, type ReceivedMail, type TestSmtpServer } from './support/smtp.js';
+import { bearer, email, guest, GOOD_PASSWORD, register, useMailHarness, type Harness } from './support/harness.js';
+import { tokenOf, type ReceivedMail, type TestSmtpServer } from './support/smtp.js';
 
 let ip = 0;
 const nextIp = () => `10.70.${Math.floor(++ip / 250)}.${ip % 250}`;
@@ -19,18 +19,8 @@ function helpers(get: () => { h: Harness; smtp: TestSmtpServer }) {
 }
 
 describe('email verification and email change', () => {
-  let h: Harness;
-  let smtp: TestSmtpServer;
+  const { h, smtp } = useMailHarness({ AUTH_MAIL_PRODUCT_NAME: 'Space Race', AUTH_RATE_EMAIL_PER_IP: '1000', AUTH_RATE_EMAIL_PER_ADDRESS: '3' });
   const { post, mailTo, account } = helpers(() => ({ h, smtp }));
-
-  before(async () => {
-    smtp = await startSmtpServer();
-    h = await harness({ AUTH_SMTP_URL: smtp.url, AUTH_MAIL_PRODUCT_NAME: 'Space Race', AUTH_RATE_EMAIL_PER_IP: '1000', AUTH_RATE_EMAIL_PER_ADDRESS: '3' });
-  });
-  after(async () => {
-    await h.close();
-    await smtp.close();
-  });
 
   it('sign-up mails a verification token; POST /email/verify marks the identity verified, once', async () => {
     const u = await register(h.app);

@@ -1,20 +1,16 @@
 // Service callers: X-Internal-Key, GET /internal/accounts/{id}, POST /internal/server-token, the forwarded player address.
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createAccessTokenVerifier, staticKeyResolver } from '@platform/kit';
 import { captureLogs } from '@platform/kit/testing';
-import { bearer, guest, harness, type Harness } from './support/harness.js';
+import { bearer, guest, harness, useHarness } from './support/harness.js';
 
 const REGISTRY_KEY = 'registry-secret-0123456789';
 const MATCH_KEY = 'matchmaking-secret-9876543210';
 
 describe('internal callers', () => {
-  let h: Harness;
   const logs = captureLogs();
-  before(async () => {
-    h = await harness({ AUTH_INTERNAL_KEYS: `registry:${REGISTRY_KEY},matchmaking:${MATCH_KEY}`, LOG_LEVEL: 'debug' }, { logStream: logs.stream });
-  });
-  after(() => h.close());
+  const h = useHarness({ AUTH_INTERNAL_KEYS: `registry:${REGISTRY_KEY},matchmaking:${MATCH_KEY}`, LOG_LEVEL: 'debug' }, { logStream: logs.stream });
 
   it('GET /internal/accounts/{id} answers for any configured caller', async () => {
     const g = await guest(h.app);

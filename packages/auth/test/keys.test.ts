@@ -1,16 +1,12 @@
 // Signing keys: one key for all nodes, encrypted at rest, three-step rotation, emergency rotation, readiness.
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { tokenKid } from '@platform/kit';
-import { harness, guest, register, bearer, type Harness } from './support/harness.js';
+import { useHarness, guest, register, bearer } from './support/harness.js';
 import { advanceRotation, rotateSigningKey } from '../src/services/keys.js';
 
 describe('signing keys', () => {
-  let h: Harness;
-  before(async () => {
-    h = await harness();
-  });
-  after(() => h.close());
+  const h = useHarness();
 
   const jwks = async () => (await h.app.inject({ method: 'GET', url: '/.well-known/jwks.json' })).json().keys.map((k: { kid: string }) => k.kid) as string[];
   const timings = { propagationSeconds: 900, retireAfterSeconds: 660 };

@@ -1,9 +1,9 @@
 // The player's own sessions (list, end one, end all others: each through the revoker), Cache-Control: no-store on
 // every response carrying a token, and the key set's ETag.
-import { describe, it, before, after } from 'node:test';
+import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { harness, guest, register, bearer, fingerprint, GOOD_PASSWORD, type Harness } from './support/harness.js';
+import { useHarness, guest, register, bearer, fingerprint, GOOD_PASSWORD, type Harness } from './support/harness.js';
 import { buildEncryptedAppTicket, individualSteamId } from './support/steam-ticket.js';
 import { DENY_SID } from '../src/services/tokens.js';
 import type { AuthApp } from '../src/app.js';
@@ -22,11 +22,7 @@ async function notices(h: Harness, accountId: string) {
 }
 
 describe("the player's own sessions", () => {
-  let h: Harness;
-  before(async () => {
-    h = await harness({ AUTH_RATE_LOGIN_PER_IP_EMAIL: '1000', AUTH_RATE_LOGIN_PER_IP: '1000' });
-  });
-  after(() => h.close());
+  const h = useHarness({ AUTH_RATE_LOGIN_PER_IP_EMAIL: '1000', AUTH_RATE_LOGIN_PER_IP: '1000' });
 
   it('lists live sessions: device, platform, method, created, last used, IP prefix; the current one marked', async () => {
     const p = await register(h.app);
@@ -148,13 +144,9 @@ describe("the player's own sessions", () => {
 });
 
 describe('Cache-Control: no-store on every response carrying a token; the key set has an ETag', () => {
-  let h: Harness;
   const KEY = 'k'.repeat(32);
   const TICKET_KEY = randomBytes(32);
-  before(async () => {
-    h = await harness({ AUTH_INTERNAL_KEYS: `registry:${KEY}`, AUTH_STORE_A_APP_ID: '480', AUTH_STORE_A_ENCRYPTION_KEY: TICKET_KEY.toString('hex') });
-  });
-  after(() => h.close());
+  const h = useHarness({ AUTH_INTERNAL_KEYS: `registry:${KEY}`, AUTH_STORE_A_APP_ID: '480', AUTH_STORE_A_ENCRYPTION_KEY: TICKET_KEY.toString('hex') });
 
   const noStore = (r: { statusCode: number; body: string; headers: Record<string, unknown> }, what: string) => {
     assert.ok(r.statusCode < 300, `${what}: ${r.statusCode} ${r.body}`);

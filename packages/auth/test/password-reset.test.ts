@@ -2,14 +2,20 @@
 // every session revoked, audit; used, expired and unknown tokens; rate limits; enumeration.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { bearer, email, harness, register, type Harness } from './support/harness.js';
-import { startSmtpServer, tokenOf, type TestSmtpServer } from './support/smtp.js';
+import { bearer, email, harness, register, useMailHarness } from './support/harness.js';
+import { tokenOf } from './support/smtp.js';
 
 const NEW_PASSWORD = 'a brand new passphrase 77';
 
 describe('password reset', () => {
-  let h: Harness;
-  let smtp: TestSmtpServer;
+  const { h, smtp } = useMailHarness({
+    AUTH_MAIL_PRODUCT_NAME: 'Space Race',
+    AUTH_MAIL_FROM: 'Space Race <no-reply@space-race.test>',
+    AUTH_PUBLIC_URL: 'https://auth.space-race.test/',
+    AUTH_RATE_EMAIL_PER_ADDRESS: '4',
+    AUTH_RATE_EMAIL_PER_IP: '1000',
+    AUTH_RATE_LOGIN_PER_IP_EMAIL: '1000',
+  }, { user: 'mailer', pass: 'smtp-pass-1' });
   let ip = 0;
   /** A fresh address per call: the per-IP limits stay out of the tests that are not about them. */
   const nextIp = () => `10.50.${Math.floor(++ip / 250)}.${ip % 250}`;
@@ -22,23 +28,6 @@ describe('password reset', () => {
     const m = await smtp.waitFor((x) => smtp.received.indexOf(x) >= before && x.envelopeTo.includes(to) && x.subject.includes('reset your password'));
     return tokenOf(m);
   };
-
-  before(async () => {
-    smtp = await startSmtpServer({ user: 'mailer', pass: 'smtp-pass-1' });
-    h = await harness({
-      AUTH_SMTP_URL: smtp.url,
-      AUTH_MAIL_PRODUCT_NAME: 'Space Race',
-      AUTH_MAIL_FROM: 'Space Race <no-reply@space-race.test>',
-      AUTH_PUBLIC_URL: 'https://auth.space-race.test/',
-      AUTH_RATE_EMAIL_PER_ADDRESS: '4',
-      AUTH_RATE_EMAIL_PER_IP: '1000',
-      AUTH_RATE_LOGIN_PER_IP_EMAIL: '1000',
-    });
-  });
-  after(async () => {
-    await h.close();
-    await smtp.close();
-  });
 
   it('mails a token (link and code, in the product name) over SMTP; the reset sets the password and ends every session', async () => {
     const u = await register(h.app);

@@ -1,14 +1,10 @@
 // Email and password: sign-up, login, policy, lockout (423) versus rate limit (429), races.
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { harness, register, email, GOOD_PASSWORD, type Harness } from './support/harness.js';
+import { harness, useHarness, register, email, GOOD_PASSWORD, type Harness } from './support/harness.js';
 
 describe('sign-up and login', () => {
-  let h: Harness;
-  before(async () => {
-    h = await harness({ AUTH_LOCKOUT_THRESHOLD: '5', AUTH_LOCKOUT_BASE_SECONDS: '30', AUTH_RATE_LOGIN_PER_IP_EMAIL: '50' });
-  });
-  after(() => h.close());
+  const h = useHarness({ AUTH_LOCKOUT_THRESHOLD: '5', AUTH_LOCKOUT_BASE_SECONDS: '30', AUTH_RATE_LOGIN_PER_IP_EMAIL: '50' });
 
   const login = (payload: Record<string, unknown>, ip = '10.0.0.1') => h.app.inject({ method: 'POST', url: '/login', payload, remoteAddress: ip });
 
@@ -198,11 +194,7 @@ describe('sign-up and login', () => {
 });
 
 describe('rate limit (429) comes before the password check and the lockout (423)', () => {
-  let h: Harness;
-  before(async () => {
-    h = await harness({ AUTH_RATE_LOGIN_PER_IP_EMAIL: '3', AUTH_RATE_LOGIN_PER_IP: '1000', AUTH_LOCKOUT_THRESHOLD: '100' });
-  });
-  after(() => h.close());
+  const h = useHarness({ AUTH_RATE_LOGIN_PER_IP_EMAIL: '3', AUTH_RATE_LOGIN_PER_IP: '1000', AUTH_LOCKOUT_THRESHOLD: '100' });
 
   it('429 rate_limited with Retry-After after the per IP+email limit, even for the right password', async () => {
     const u = await register(h.app); // counts one hit for this IP+email (sign-up shares the login limits)
@@ -282,11 +274,7 @@ describe('guest secret hashing parameters', () => {
 });
 
 describe('the general per-IP limit covers every route, whatever its own limits', () => {
-  let h: Harness;
-  before(async () => {
-    h = await harness({ AUTH_RATE_GENERAL_PER_IP: '3' });
-  });
-  after(() => h.close());
+  const h = useHarness({ AUTH_RATE_GENERAL_PER_IP: '3' });
 
   const post = (url: string, payload: unknown, ip: string) => h.app.inject({ method: 'POST', url, payload: payload as object, remoteAddress: ip });
 

@@ -1,16 +1,12 @@
 // Guests, refresh-token rotation and reuse detection, logout and the deny set, several nodes.
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { harness, guest, register, fingerprint, bearer, type Harness } from './support/harness.js';
+import { useHarness, guest, register, fingerprint, bearer } from './support/harness.js';
 import { DENY_SID, DENY_JTI } from '../src/services/tokens.js';
 import { tokenKid } from '@platform/kit';
 
 describe('guests', () => {
-  let h: Harness;
-  before(async () => {
-    h = await harness({ AUTH_RATE_GUEST_PER_DEVICE: '5', AUTH_RATE_GUEST_PER_IP: '1000' });
-  });
-  after(() => h.close());
+  const h = useHarness({ AUTH_RATE_GUEST_PER_DEVICE: '5', AUTH_RATE_GUEST_PER_IP: '1000' });
 
   it('creates a guest with a one-time secret of 256 bits', async () => {
     const r = await h.app.inject({ method: 'POST', url: '/guest', payload: { device_fingerprint: fingerprint(), platform: 'android' } });
@@ -140,11 +136,7 @@ describe('guests', () => {
 });
 
 describe('refresh tokens', () => {
-  let h: Harness;
-  before(async () => {
-    h = await harness({ AUTH_RATE_REFRESH_PER_IP: '10000' });
-  });
-  after(() => h.close());
+  const h = useHarness({ AUTH_RATE_REFRESH_PER_IP: '10000' });
 
   const refresh = (token: string, app = h.app) => app.inject({ method: 'POST', url: '/refresh', payload: { refresh_token: token } });
 
@@ -246,11 +238,7 @@ describe('refresh tokens', () => {
 });
 
 describe('logout', () => {
-  let h: Harness;
-  before(async () => {
-    h = await harness();
-  });
-  after(() => h.close());
+  const h = useHarness();
 
   it('with Bearer: 204, session revoked, sid and jti on the deny set, retry is harmless', async () => {
     const u = await register(h.app);

@@ -1,20 +1,13 @@
 // Chat: dm and party channels, sendChatMessage rules, history paging, retention purge, feature switch.
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { purgeChat, sendChatMessage } from '../src/index.js';
 import { userById } from '../src/services/users.js';
-import { befriend, startHarness, type Harness } from './support.js';
+import { befriend, useHarness } from './support.js';
 
 describe('chat', () => {
-  let h: Harness;
+  const h = useHarness({ SOCIAL__CHAT__RETENTIONDAYS: '30' }, { now: () => new Date(clock), checkAccountIds: true });
   let clock = Date.parse('2026-01-10T12:00:00Z');
-  before(async () => {
-    h = await startHarness({ SOCIAL__CHAT__RETENTIONDAYS: '30' }, { now: () => new Date(clock) });
-  });
-  after(async () => {
-    h.assertNoAccountIds();
-    await h.close();
-  });
 
   it('dm: friends send, both read newest first; chatMessage events; others 404', async () => {
     const a = await h.user('Chatty');
@@ -132,11 +125,7 @@ describe('chat', () => {
 });
 
 describe('chat disabled', () => {
-  let h: Harness;
-  before(async () => {
-    h = await startHarness({ SOCIAL__CHAT__ENABLED: 'false' });
-  });
-  after(async () => h.close());
+  const h = useHarness({ SOCIAL__CHAT__ENABLED: 'false' });
 
   it('history and sending answer 404 feature_disabled', async () => {
     const a = await h.user('NoChat');
@@ -152,11 +141,7 @@ describe('chat disabled', () => {
 });
 
 describe('rate limits', () => {
-  let h: Harness;
-  before(async () => {
-    h = await startHarness({ SOCIAL__LIMITS__CHATPERMINUTE: '3', SOCIAL__LIMITS__ACTIONSPERMINUTE: '2' });
-  });
-  after(async () => h.close());
+  const h = useHarness({ SOCIAL__LIMITS__CHATPERMINUTE: '3', SOCIAL__LIMITS__ACTIONSPERMINUTE: '2' });
 
   it('chat messages and outreach (requests, invites, reports) are limited per user: 429 rate_limited with Retry-After', async () => {
     const a = await h.user('Spammer');

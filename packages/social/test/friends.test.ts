@@ -1,17 +1,10 @@
 // Friend requests, friendships, blocks and mutes, with the events each produces.
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { befriend, startHarness, type Harness } from './support.js';
+import { befriend, useHarness } from './support.js';
 
 describe('friends, blocks, mutes', () => {
-  let h: Harness;
-  before(async () => {
-    h = await startHarness();
-  });
-  after(async () => {
-    h.assertNoAccountIds();
-    await h.close();
-  });
+  const h = useHarness({}, { checkAccountIds: true });
 
   it('request → pending, incoming/outgoing lists, accept → friends, events both ways', async () => {
     const a = await h.user('Ann');

@@ -1,22 +1,17 @@
 // The moderation queue: reports with their snapshots, for moderators and admins only; states and their moves;
 // filters and cursor paging; erasure of the reporter and of the target; bad input.
-import { describe, it, before, after } from 'node:test';
+import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { befriend, startHarness, type Harness, type TestUser } from './support.js';
+import { befriend, useHarness, type TestUser } from './support.js';
 
 describe('moderation queue', () => {
-  let h: Harness;
+  const h = useHarness({ SOCIAL__AUTH__APIKEY: 'server-key-0123456789abcdef', SOCIAL_LIMITS_ACTIONS_PER_MINUTE: '1000' }, { checkAccountIds: true });
   let mod: TestUser;
   let admin: TestUser;
   before(async () => {
-    h = await startHarness({ SOCIAL__AUTH__APIKEY: 'server-key-0123456789abcdef', SOCIAL_LIMITS_ACTIONS_PER_MINUTE: '1000' });
     mod = await h.user('Mod', { roles: ['player', 'moderator'] });
     admin = await h.user('Admin', { roles: ['admin'] });
-  });
-  after(async () => {
-    h.assertNoAccountIds();
-    await h.close();
   });
 
   const report = async (by: TestUser, target: TestUser, body: Record<string, unknown> = {}) => {
@@ -284,12 +279,8 @@ describe('moderation queue', () => {
 });
 
 describe('repeated reports past the merge window', () => {
-  let h: Harness;
+  const h = useHarness({ SOCIAL__REPORTS__MERGEHOURS: '2' }, { now: () => now });
   let now = new Date('2026-01-01T00:00:00Z');
-  before(async () => {
-    h = await startHarness({ SOCIAL__REPORTS__MERGEHOURS: '2' }, { now: () => now });
-  });
-  after(async () => h.close());
 
   it('a repeat within the window is merged, one after it is a report of its own', async () => {
     const mod = await h.user('Mod', { roles: ['moderator'] });

@@ -1,18 +1,11 @@
 // Parties (gating, size, leadership, disband) and invites (party and game), with their events.
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { befriend, startHarness, type Harness } from './support.js';
+import { befriend, useHarness } from './support.js';
 
 describe('parties and invites', () => {
-  let h: Harness;
+  const h = useHarness({ SOCIAL__INVITES__TTLSECONDS: '60' }, { now: () => new Date(clock), checkAccountIds: true });
   let clock = Date.now();
-  before(async () => {
-    h = await startHarness({ SOCIAL__INVITES__TTLSECONDS: '60' }, { now: () => new Date(clock) });
-  });
-  after(async () => {
-    h.assertNoAccountIds();
-    await h.close();
-  });
 
   const partyEvents = (partyId: string) => h.partyEvents(partyId);
 

@@ -1,17 +1,10 @@
 // Presence (states, invisible, TTL, who sees whom), cross-game visibility through tenancy, and notes.
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { befriend, startHarness, type Harness, type TestUser } from './support.js';
+import { befriend, useHarness, type TestUser } from './support.js';
 
 describe('presence and tenancy', () => {
-  let h: Harness;
-  before(async () => {
-    h = await startHarness({ SOCIAL__PRESENCE__TTLSECONDS: '5' });
-  });
-  after(async () => {
-    h.assertNoAccountIds();
-    await h.close();
-  });
+  const h = useHarness({ SOCIAL__PRESENCE__TTLSECONDS: '5' }, { checkAccountIds: true });
 
   const rich = { gameId: 'g-1', activity: 'In lobby', partyId: 'party-9', joinable: true, sessionHandle: 'sess-1', extra: { map: 'dust' }, join: { lobbyId: 'lobby-1', bag: { k: 1 } } };
 
@@ -218,14 +211,7 @@ describe('presence and tenancy', () => {
 });
 
 describe('notes', () => {
-  let h: Harness;
-  before(async () => {
-    h = await startHarness();
-  });
-  after(async () => {
-    h.assertNoAccountIds();
-    await h.close();
-  });
+  const h = useHarness({}, { checkAccountIds: true });
 
   it('PUT, GET, clear with empty text (204), DELETE (204), author-private', async () => {
     const a = await h.user('Noter');
@@ -271,11 +257,7 @@ describe('notes', () => {
 });
 
 describe('presence TTL', () => {
-  let h: Harness;
-  before(async () => {
-    h = await startHarness({ SOCIAL__PRESENCE__TTLSECONDS: '1' });
-  });
-  after(async () => h.close());
+  const h = useHarness({ SOCIAL__PRESENCE__TTLSECONDS: '1' });
 
   it('without heartbeats a user reads as offline once the TTL lapses; heartbeat refreshes it', async () => {
     const { heartbeat } = await import('../src/index.js');

@@ -1,21 +1,17 @@
 // Authorization is decided by the route that runs: every route, reached by every spelling of its path
 // (encoded, double-encoded, case-changed, dot segments, trailing and doubled slashes), answers as its plain
 // path does for the same caller, or reaches no route. The internal notice route never runs for a player.
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { routesOf } from '@platform/kit';
 import { pathVariants, routeSpellingMismatches } from '@platform/kit/testing';
-import { startHarness, type Harness } from './support.js';
+import { useHarness } from './support.js';
 
 const INTERNAL = '/v1/internal/auth-events';
 
 describe('route access by the route that runs', () => {
-  let h: Harness;
-  before(async () => {
-    h = await startHarness();
-  });
-  after(async () => h.close());
+  const h = useHarness();
 
   const answer = async (method: string, url: string, token?: string, body?: unknown) => {
     const r = await h.app.inject({

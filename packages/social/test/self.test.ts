@@ -1,17 +1,10 @@
 // Self and users: /v1/me, profile, name, export, erasure, search, reports; authentication.
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { befriend, startHarness, type Harness } from './support.js';
+import { befriend, useHarness } from './support.js';
 
 describe('self and users', () => {
-  let h: Harness;
-  before(async () => {
-    h = await startHarness({ SOCIAL__AUTH__APIKEY: 'server-key-0123456789abcdef' });
-  });
-  after(async () => {
-    h.assertNoAccountIds();
-    await h.close();
-  });
+  const h = useHarness({ SOCIAL__AUTH__APIKEY: 'server-key-0123456789abcdef' }, { checkAccountIds: true });
 
   it('creates a profile on first use with an opaque publicId and a Name#1234 handle', async () => {
     const u = await h.user('Alice');
@@ -258,11 +251,7 @@ describe('self and users', () => {
 });
 
 describe('search limits', () => {
-  let h: Harness;
-  before(async () => {
-    h = await startHarness({ SOCIAL__LIMITS__SEARCHESPERMINUTE: '5' });
-  });
-  after(async () => h.close());
+  const h = useHarness({ SOCIAL__LIMITS__SEARCHESPERMINUTE: '5' });
 
   it('refuses a one-letter prefix with 400 prefix_too_short; an exact handle always works', async () => {
     const me = await h.user('Finder');

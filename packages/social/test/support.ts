@@ -9,7 +9,7 @@ import { generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import assert from 'node:assert/strict';
 import { publicJwk, randomToken, safeEqualHex, sha256Hex, signAccessToken, type TokenFormat } from '@platform/kit';
-import { request, serviceHarness, type Method, type TestStateStore, type TestDatabase } from '@platform/kit/testing';
+import { perSuite, request, serviceHarness, type Method, type TestStateStore, type TestDatabase } from '@platform/kit/testing';
 import { partyChannel, socialService, userChannel, type EventEnvelope, type SocialApp } from '../src/index.js';
 import { FANOUT_CHANNEL, type FanoutMessage } from '../src/services/events.js';
 import { friendPresenceData } from '../src/services/presence.js';
@@ -183,7 +183,8 @@ export interface Harness {
   partyEvents(partyId: string): Promise<EventRecorder>;
   assertNoAccountIds(): void;
   /**
-   * Another social node on the same database and state store (closed with the harness). With REDIS_URL/DATABASE_URL
+   * Another social node on the same database and state store (closed with the harness), configured by the base
+   * settings and `env` only (not the harness's `env`). With REDIS_URL/DATABASE_URL
    * it opens its own connections (same key prefix and schema), so events really cross Redis pub/sub.
    */
   node(env?: Record<string, string>): Promise<SocialApp>;
@@ -196,8 +197,9 @@ export async function startHarness(
 ): Promise<Harness> {
   const keys = await startKeySet();
   const registry = await startRegistry();
+  const base = { SOCIAL__AUTH__JWKSURL: keys.url, SOCIAL__AUTH__ISSUER: ISSUER, SOCIAL__REGISTRY__URL: registry.url, SOCIAL__TLS__MODE: 'http' };
   const sh = await serviceHarness(socialService, {
-    env: { SOCIAL__AUTH__JWKSURL: keys.url, SOCIAL__AUTH__ISSUER: ISSUER, SOCIAL__REGISTRY__URL: registry.url, SOCIAL__TLS__MODE: 'http', ...env },
+    env: { ...base, ...env },
     deps: { now: opts.now, logStream: opts.logStream },
   });
   const { app, tdb: db, tstate: state } = sh;
@@ -252,7 +254,8 @@ export async function startHarness(
       const all = bodies.join('\n');
       for (const sub of subs) assert.ok(!all.includes(sub), `a response carried the account id ${sub}`);
     },
-    node: (extra = {}) => sh.node(extra, { deps: { now: undefined, logStream: undefined }, ownConnections: true }),
+    // Another node reads the base settings and its own, not this one's.
+    node: (extra = {}) => sh.node(extra, { env: base, deps: { now: undefined, logStream: undefined }, ownConnections: true }),
     async close() {
       await sh.close();
       await keys.close();
@@ -260,6 +263,20 @@ export async function startHarness(
     },
   };
   return h;
+}
+
+/**
+ * The suite's harness (kit perSuite): started before its tests, closed after them; `checkAccountIds`: first
+ * asserts that no response carried an account id.
+ */
+export function useHarness(env: Record<string, string> = {}, opts: Parameters<typeof startHarness>[1] & { checkAccountIds?: boolean } = {}): Harness {
+  return perSuite(
+    () => startHarness(env, opts),
+    async (h) => {
+      if (opts.checkAccountIds) h.assertNoAccountIds();
+      await h.close();
+    },
+  );
 }
 
 export interface EventRecorder {

@@ -1,12 +1,13 @@
 /** A migrated auth app on its own schema and key prefix (PGlite + memory, or PostgreSQL + Redis in CI): kit serviceHarness. */
 import { randomBytes } from 'node:crypto';
 import type { DestinationStream } from 'pino';
-import { serviceHarness, type TestDatabase, type TestStateStore } from '@platform/kit/testing';
+import { later, perSuite, serviceHarness, type TestDatabase, type TestStateStore } from '@platform/kit/testing';
 import type { Env, TlsMaterial } from '@platform/kit';
 import type { AuthApp } from '../../src/app.js';
 import { authService } from '../../src/service.js';
 import type { AuthConfig } from '../../src/config.js';
 import type { PlatformVerifiers } from '../../src/services/platform.js';
+import { startSmtpServer, type TestSmtpServer } from './smtp.js';
 
 export { assertAppError, bearer } from '@platform/kit/testing';
 
@@ -39,6 +40,24 @@ export async function harness(
     node: (extra = {}) => h.node({ AUTH_NODE_ID: `node-${++nodes}`, ...extra }, { deps: { logStream: undefined, tls: undefined } }),
     close: () => h.close(),
   };
+}
+
+/** The suite's harness (kit perSuite): started before its tests, closed after them. */
+export const useHarness = (...args: Parameters<typeof harness>): Harness => perSuite(() => harness(...args));
+
+/** The suite's harness mailing through a test SMTP server (AUTH_SMTP_URL): both started before its tests, closed after. */
+export function useMailHarness(env: Env = {}, smtpLogin?: Parameters<typeof startSmtpServer>[0]): { h: Harness; smtp: TestSmtpServer } {
+  const s = perSuite(
+    async () => {
+      const smtp = await startSmtpServer(smtpLogin);
+      return { smtp, h: await harness({ AUTH_SMTP_URL: smtp.url, ...env }) };
+    },
+    async ({ h, smtp }) => {
+      await h.close();
+      await smtp.close();
+    },
+  );
+  return { h: later(() => s.h), smtp: later(() => s.smtp) };
 }
 
 let fp = 0;

@@ -2,36 +2,22 @@
 // DATABASE_URL are set: separate connections, so events cross Redis pub/sub; otherwise two apps sharing the
 // in-memory stores). Events made on node A reach sockets on node B; the last socket across nodes decides offline
 // (no presence grace here; presence-grace.test.ts has it).
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { befriend, startHarness, type Harness } from '../support.js';
-import { connect, listen, startSecondNode, type Client } from './support.js';
+import { befriend } from '../support.js';
+import { connect, type Client, realtimeSuite } from './support.js';
 
 /** True when no frame a client got carries the publishing node's id. */
 const carriesNoNodeId = (c: Client) => c.frames.every((f) => !('origin' in (f as object)) && !JSON.stringify(f).includes('"origin"'));
 
 describe(`realtime: two nodes (${process.env.REDIS_URL ? 'Redis pub/sub' : 'shared memory store'})`, () => {
-  let h: Harness;
-  let nodeA: { ws: string; http: string };
-  let nodeB: Awaited<ReturnType<typeof startSecondNode>>;
-  const clients: Client[] = [];
+  const { h, nodeA, nodeB, clients } = realtimeSuite({ SOCIAL__PRESENCE__SWEEPMILLISECONDS: '200', SOCIAL__PRESENCE__GRACEMILLISECONDS: '0' }, { second: { SOCIAL__PRESENCE__SWEEPMILLISECONDS: '200', SOCIAL__PRESENCE__GRACEMILLISECONDS: '0' } });
   const ready = async (c: Client) => {
     clients.push(c);
     c.send({ type: 'heartbeat' });
     await c.next('heartbeatAck');
     return c;
   };
-
-  before(async () => {
-    h = await startHarness({ SOCIAL__PRESENCE__SWEEPMILLISECONDS: '200', SOCIAL__PRESENCE__GRACEMILLISECONDS: '0' });
-    nodeA = await listen(h.app);
-    nodeB = await startSecondNode(h, { SOCIAL__PRESENCE__SWEEPMILLISECONDS: '200', SOCIAL__PRESENCE__GRACEMILLISECONDS: '0' });
-  });
-  after(async () => {
-    for (const c of clients) c.ws.terminate();
-    await nodeB.close();
-    await h.close();
-  });
 
   it('a friend request, a presence change, a party join and a chat message made on node A reach node B', async () => {
     const a = await h.user('Anya');

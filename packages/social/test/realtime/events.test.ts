@@ -1,18 +1,32 @@
 // Every event of the catalogue on its trigger, delivered to real sockets: friends, profile, invites, party
 // membership (the sockets follow joins, leaves, kicks and disbands), chat, block and mute filtering,
 // cross-game filtering of presence, several sockets per user, and erasure closing the sockets.
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { partyChannel } from '../../src/index.js';
-import { befriend, startHarness, type Harness, type TestUser } from '../support.js';
-import { connect, listen, type Client } from './support.js';
+import { befriend, type TestUser } from '../support.js';
+import { connect, type Client, realtimeSuite } from './support.js';
 
 const RELATIONS_CACHE_MS = 1000;
 
 describe('realtime: events', () => {
-  let h: Harness;
-  let url: { ws: string; http: string };
-  const clients: Client[] = [];
+  const { h, nodeA: url, clients } = realtimeSuite(
+    {
+      SOCIAL__LIMITS__ACTIONSPERMINUTE: '1000',
+      SOCIAL__LIMITS__CHATPERMINUTE: '1000',
+      SOCIAL__REALTIME__RELATIONSCACHEMILLISECONDS: String(RELATIONS_CACHE_MS),
+    },
+    {
+      beforeClose: () => {
+        // Payloads name users by publicId only: no internal id or account id in any frame.
+        const all = clients.map((c) => JSON.stringify(c.frames)).join('\n');
+        for (const u of users) {
+          assert.ok(!all.includes(u.id), 'an internal id reached a client');
+          assert.ok(!all.includes(u.sub), 'an account id reached a client');
+        }
+      },
+    },
+  );
   const users: TestUser[] = [];
   const open = async (u: TestUser, headers?: Record<string, string>) => {
     const c = await connect(url.ws, u.token, { headers });
@@ -36,25 +50,6 @@ describe('realtime: events', () => {
     for (const u of [lead, ...members]) sockets.push(await open(u));
     return { party: party as { partyId: string }, sockets };
   };
-
-  before(async () => {
-    h = await startHarness({
-      SOCIAL__LIMITS__ACTIONSPERMINUTE: '1000',
-      SOCIAL__LIMITS__CHATPERMINUTE: '1000',
-      SOCIAL__REALTIME__RELATIONSCACHEMILLISECONDS: String(RELATIONS_CACHE_MS),
-    });
-    url = await listen(h.app);
-  });
-  after(async () => {
-    // Payloads name users by publicId only: no internal id or account id in any frame.
-    const all = clients.map((c) => JSON.stringify(c.frames)).join('\n');
-    for (const u of users) {
-      assert.ok(!all.includes(u.id), 'an internal id reached a client');
-      assert.ok(!all.includes(u.sub), 'an account id reached a client');
-    }
-    for (const c of clients) c.ws.terminate();
-    await h.close();
-  });
 
   it('friend requests: received (every socket of the target), accepted, removed (both sides)', async () => {
     const a = await user('Abe');

@@ -1,22 +1,17 @@
 // Client frames (heartbeat, presenceUpdate, chatSend), every error frame, the frame size limit (1009), the
 // per-socket rate limit (rate_limited, then 1008) and the slow-consumer cut (4008).
-import { describe, it, before, after } from 'node:test';
+import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Socket } from 'node:net';
 import { userChannel } from '../../src/index.js';
-import { befriend, startHarness, type Harness } from '../support.js';
+import { befriend, useHarness } from '../support.js';
 import { connect, listen } from './support.js';
 
 describe('realtime: client frames', () => {
-  let h: Harness;
+  const h = useHarness({ SOCIAL__LIMITS__CHATPERMINUTE: '5', SOCIAL__REALTIME__FRAMESPERSECOND: '20', SOCIAL__REALTIME__SENDBUFFERBYTES: '65536' }, { checkAccountIds: true });
   let url: { ws: string; http: string };
   before(async () => {
-    h = await startHarness({ SOCIAL__LIMITS__CHATPERMINUTE: '5', SOCIAL__REALTIME__FRAMESPERSECOND: '20', SOCIAL__REALTIME__SENDBUFFERBYTES: '65536' });
     url = await listen(h.app);
-  });
-  after(async () => {
-    h.assertNoAccountIds();
-    await h.close();
   });
 
   it('heartbeat answers heartbeatAck and refreshes the presence TTL', async () => {

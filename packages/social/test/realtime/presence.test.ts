@@ -1,15 +1,13 @@
 // Presence over sockets with a short TTL (1 s), a fast sweeper and no presence grace (presence-grace.test.ts): online on the first socket, offline
 // exactly once when the last socket closes or when the TTL lapses without heartbeats; heartbeats keep it.
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { befriend, startHarness, type Harness, type TestUser } from '../support.js';
+import { befriend, type TestUser } from '../support.js';
 import { WebSocket } from 'ws';
-import { connect, listen, wrap, type Client } from './support.js';
+import { connect, wrap, type Client, realtimeSuite } from './support.js';
 
 describe('realtime: presence lifecycle', () => {
-  let h: Harness;
-  let url: { ws: string; http: string };
-  const clients: Client[] = [];
+  const { h, nodeA: url, clients } = realtimeSuite({ SOCIAL__PRESENCE__GRACEMILLISECONDS: '0', SOCIAL__PRESENCE__TTLSECONDS: '1', SOCIAL__PRESENCE__SWEEPMILLISECONDS: '100', SOCIAL__REALTIME__PINGSECONDS: '1' });
   const open = async (u: TestUser) => {
     const c = await connect(url.ws, u.token);
     clients.push(c);
@@ -22,15 +20,6 @@ describe('realtime: presence lifecycle', () => {
     const t = setInterval(() => c.ws.readyState === c.ws.OPEN && c.send({ type: 'heartbeat' }), ms);
     return () => clearInterval(t);
   };
-
-  before(async () => {
-    h = await startHarness({ SOCIAL__PRESENCE__GRACEMILLISECONDS: '0', SOCIAL__PRESENCE__TTLSECONDS: '1', SOCIAL__PRESENCE__SWEEPMILLISECONDS: '100', SOCIAL__REALTIME__PINGSECONDS: '1' });
-    url = await listen(h.app);
-  });
-  after(async () => {
-    for (const c of clients) c.ws.terminate();
-    await h.close();
-  });
 
   it('several sockets: online once, offline exactly once when the last one closes', async () => {
     const a = await h.user('Ari');

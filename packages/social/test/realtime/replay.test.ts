@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { compareLogIds } from '@platform/kit';
 import { befriend, startHarness, type Harness, type TestUser } from '../support.js';
-import { connect, listen, startSecondNode, type Client, type Frame } from './support.js';
+import { connect, listen, type Client, type Frame, realtimeSuite } from './support.js';
 
 type IdFrame = Frame & { id?: string };
 
@@ -24,10 +24,7 @@ function assertIdsGrow(c: Client): void {
 const backend = process.env.REDIS_URL ? 'Redis and PostgreSQL' : 'the embedded memory store';
 
 describe(`realtime: resume with replay, two nodes (${backend})`, () => {
-  let h: Harness;
-  let nodeA: { ws: string; http: string };
-  let nodeB: Awaited<ReturnType<typeof startSecondNode>>;
-  const clients: Client[] = [];
+  const { h, nodeA, nodeB, clients } = realtimeSuite({}, { second: {} });
   /** A socket of `u` set up (its caughtUp or resync frame and a heartbeat answer arrived). */
   const open = async (url: string, u: TestUser, opts: { lastEventId?: string; headers?: Record<string, string> } = {}) => {
     const q = opts.lastEventId === undefined ? '' : `?lastEventId=${encodeURIComponent(opts.lastEventId)}`;
@@ -41,17 +38,6 @@ describe(`realtime: resume with replay, two nodes (${backend})`, () => {
   const lastId = (c: Client) => (c.frames as IdFrame[]).filter((f) => f.id !== undefined).at(-1)!.id!;
   const post = (u: TestUser, path: string, body: unknown = {}) =>
     fetch(`${nodeB.urls.http}${path}`, { method: 'POST', headers: { authorization: `Bearer ${u.token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-
-  before(async () => {
-    h = await startHarness();
-    nodeA = await listen(h.app);
-    nodeB = await startSecondNode(h);
-  });
-  after(async () => {
-    for (const c of clients) c.ws.terminate();
-    await nodeB.close();
-    await h.close();
-  });
 
   it('a fresh socket gets caughtUp with the position to resume from, before any event; every event frame has an id', async () => {
     const a = await h.user('Fresh');

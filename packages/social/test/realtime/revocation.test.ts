@@ -2,11 +2,11 @@
 // make every node refuse the tokens; the high-security node reads the record on every request, so it refuses a
 // token even when it missed the message. Two nodes on the same stores (real Redis and PostgreSQL when set).
 // Across the real auth service: packages/e2e/test/revocation-*.test.ts.
-import { describe, it, before, after } from 'node:test';
+import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { startHarness, type Harness } from '../support.js';
-import { connect, listen, refused, startSecondNode, type Client } from './support.js';
+import { useHarness } from '../support.js';
+import { connect, refused, startSecondNode, type Client, realtimeSuite } from './support.js';
 
 const notice = (over: Record<string, unknown>) => ({
   id: randomUUID(),
@@ -20,10 +20,7 @@ const notice = (over: Record<string, unknown>) => ({
 });
 
 describe('realtime: revocation notices (high-security node A, default node B)', () => {
-  let h: Harness;
-  let nodeA: { ws: string; http: string };
-  let nodeB: Awaited<ReturnType<typeof startSecondNode>>;
-  const clients: Client[] = [];
+  const { h, nodeA, nodeB, clients } = realtimeSuite({ SOCIAL__AUTH__HIGHSECURITY: 'true' }, { second: {} });
   const ready = async (c: Client) => {
     clients.push(c);
     c.send({ type: 'heartbeat' });
@@ -34,17 +31,6 @@ describe('realtime: revocation notices (high-security node A, default node B)', 
     const r = await fetch(`${url}/v1/me`, { headers: { authorization: `Bearer ${token}` } });
     return { status: r.status, code: ((await r.json()) as { code?: string }).code };
   };
-
-  before(async () => {
-    h = await startHarness({ SOCIAL__AUTH__HIGHSECURITY: 'true' });
-    nodeA = await listen(h.app);
-    nodeB = await startSecondNode(h);
-  });
-  after(async () => {
-    for (const c of clients) c.ws.terminate();
-    await nodeB.close();
-    await h.close();
-  });
 
   it('a session notice on the bus closes that session’s sockets on both nodes (4002) and refuses its token; the other session stays', async () => {
     const sub = `acct-${randomUUID()}`;
@@ -152,13 +138,11 @@ describe('realtime: revocation notices (high-security node A, default node B)', 
 });
 
 describe('revocation notices to POST /v1/internal/auth-events', () => {
-  let h: Harness;
+  const h = useHarness();
   let server: string;
   before(async () => {
-    h = await startHarness();
     server = await h.keys.sign('service:auth', { roles: ['server'] });
   });
-  after(() => h.close());
 
   const full = (over: Record<string, unknown> = {}) => notice({ account_id: randomUUID(), sids: [randomUUID()], ...over });
   const post = (body: unknown, token: string | null = server, raw?: string) =>

@@ -9,8 +9,9 @@ import type { AddressInfo } from 'node:net';
 import type { IncomingMessage } from 'node:http';
 import { WebSocket, type ClientOptions } from 'ws';
 import type { StateStore } from '@platform/kit';
+import { later, perSuite } from '@platform/kit/testing';
 import { userChannel, type SocialApp } from '../../src/index.js';
-import type { Harness, TestUser } from '../support.js';
+import { startHarness, type Harness, type TestUser } from '../support.js';
 
 export interface Frame {
   type: string;
@@ -197,6 +198,55 @@ export async function startSecondNode(h: Harness, env: Record<string, string> = 
   const app = await h.node(env);
   const urls = await listen(app);
   return { app, urls, close: () => app.close() };
+}
+
+export interface RealtimeSuite {
+  h: Harness;
+  /** The harness's app, listening. */
+  nodeA: { ws: string; http: string };
+  /** The second node (with `second`). */
+  nodeB: Awaited<ReturnType<typeof startSecondNode>>;
+  /** Sockets the suite opened: terminated after its tests. */
+  clients: Client[];
+  /** Keeps `c` in `clients` and waits until it is set up (a heartbeat answered). */
+  ready(c: Client): Promise<Client>;
+}
+
+/**
+ * A realtime suite (kit perSuite): the harness listening (node A), with `second` a second node (its env), the
+ * sockets it opened; after its tests `beforeClose`, the sockets terminated, the nodes closed.
+ */
+export function realtimeSuite(
+  env: Record<string, string> = {},
+  o: { opts?: Parameters<typeof startHarness>[1]; second?: Record<string, string>; beforeClose?: () => void } = {},
+): RealtimeSuite {
+  const clients: Client[] = [];
+  const s = perSuite(
+    async () => {
+      const h = await startHarness(env, o.opts);
+      const nodeA = await listen(h.app);
+      const nodeB = o.second ? await startSecondNode(h, o.second) : undefined;
+      return { h, nodeA, nodeB };
+    },
+    async (s) => {
+      o.beforeClose?.();
+      for (const c of clients) c.ws.terminate();
+      await s.nodeB?.close();
+      await s.h.close();
+    },
+  );
+  return {
+    h: later(() => s.h),
+    nodeA: later(() => s.nodeA),
+    nodeB: later(() => s.nodeB!),
+    clients,
+    async ready(c) {
+      clients.push(c);
+      c.send({ type: 'heartbeat' });
+      await c.next('heartbeatAck');
+      return c;
+    },
+  };
 }
 
 export type { TestUser };
