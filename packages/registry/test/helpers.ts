@@ -3,7 +3,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import assert from 'node:assert/strict';
 import type { App, Database, StateStore } from '@platform/kit';
-import { bearer, serviceHarness, type HarnessPrepareInput } from '@platform/kit/testing';
+import { bearer, perSuite, serviceHarness, type HarnessPrepareInput } from '@platform/kit/testing';
 import { FsBlobStore, registryService, type AppConfig, type RegistryConfig, type AppDeps } from '../src/index.js';
 
 export { assertError, bearer } from '@platform/kit/testing';
@@ -46,6 +46,9 @@ export async function harness(config: Partial<AppConfig> = {}, deps: Partial<App
     drop: () => h.close(),
   };
 }
+
+/** The suite's harness (kit perSuite): built before its tests, dropped after them. */
+export const useHarness = (...args: Parameters<typeof harness>): Harness => perSuite(() => harness(...args), (h) => h.drop());
 
 let counter = 0;
 export const uniqueEmail = (name = 'dev') => `${name}.${process.pid}.${++counter}.${randomBytes(3).toString('hex')}@example.test`;
