@@ -4,7 +4,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { useHarness, guest, register, bearer, fingerprint, type Harness } from './support/harness.js';
+import { useHarness, guest, register, bearer, fingerprint, type Harness, assertError } from './support/harness.js';
 import { DEVICE_CODE_GRANT, USER_CODE_ALPHABET, newUserCode, normaliseUserCode } from '../src/services/device-grants.js';
 import type { AuthApp } from '../src/app.js';
 
@@ -214,9 +214,7 @@ describe('device authorization grant (RFC 8628)', () => {
 
   it('the approval calls: Bearer required, strict bodies, unknown and malformed codes 404 without telling which', async () => {
     const p = await guest(h.app);
-    const noToken = await h.app.inject({ method: 'POST', url: '/device/lookup', payload: { user_code: 'BCDF-GHJK' } });
-    assert.equal(noToken.statusCode, 401);
-    assert.equal(noToken.json().code, 'unauthenticated');
+    assertError(await h.app.inject({ method: 'POST', url: '/device/lookup', payload: { user_code: 'BCDF-GHJK' } }), 401, 'unauthenticated');
     const badToken = await lookup(h.app, 'v4.public.nonsense', 'BCDF-GHJK');
     assert.equal(badToken.json().code, 'invalid_token');
     for (const payload of [{}, { user_code: '' }, { user_code: 'x'.repeat(33) }, { user_code: 5 }, { user_code: 'BCDF-GHJK', extra: 1 }]) {
@@ -314,8 +312,7 @@ describe('user codes are bounded: per account and address, and per code', () => 
       assert.equal(wrong.statusCode, 404);
     }
     const refused = await lookup(h.app, guesser.access_token, a.user_code);
-    assert.equal(refused.statusCode, 429);
-    assert.equal(refused.json().code, 'rate_limited');
+    assertError(refused, 429, 'rate_limited');
     assert.ok(Number(refused.headers['retry-after']) >= 1);
     // Another account is not affected; the code still works.
     const owner = await guest(h.app);

@@ -2,7 +2,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { tokenKid } from '@platform/kit';
-import { useHarness, guest, register, bearer } from './support/harness.js';
+import { useHarness, guest, register, bearer, assertError } from './support/harness.js';
 import { advanceRotation, rotateSigningKey } from '../src/services/keys.js';
 
 describe('signing keys', () => {
@@ -56,9 +56,7 @@ describe('signing keys', () => {
   it('POST /admin/keys/rotate needs the admin role; emergency activates at once and notifies other nodes', async () => {
     const other = await h.node();
     const player = await register(h.app);
-    const denied = await h.app.inject({ method: 'POST', url: '/admin/keys/rotate', headers: bearer(player.access_token), payload: { emergency: true } });
-    assert.equal(denied.statusCode, 403);
-    assert.equal(denied.json().code, 'forbidden');
+    assertError(await h.app.inject({ method: 'POST', url: '/admin/keys/rotate', headers: bearer(player.access_token), payload: { emergency: true } }), 403, 'forbidden');
     assert.equal((await h.app.inject({ method: 'POST', url: '/admin/keys/rotate', payload: {} })).statusCode, 401);
 
     await h.tdb.db.query(`UPDATE accounts SET roles = ARRAY['player', 'admin'] WHERE id = $1`, [player.account_id]);

@@ -9,7 +9,7 @@ import type { AuthConfig } from '../../src/config.js';
 import type { PlatformVerifiers } from '../../src/services/platform.js';
 import { startSmtpServer, type TestSmtpServer } from './smtp.js';
 
-export { assertAppError, bearer } from '@platform/kit/testing';
+export { assertAppError, assertError, bearer } from '@platform/kit/testing';
 
 /** Cheap Argon2 for tests that are not about the password parameters. */
 // Mail jobs at once: only enumeration.test.ts is about their random start.
@@ -77,6 +77,12 @@ export async function register(app: AuthApp, e = email(), password = GOOD_PASSWO
   const r = await app.inject({ method: 'POST', url: '/register', payload: { email: e, password } });
   if (r.statusCode !== 201) throw new Error(`register: ${r.statusCode} ${r.body}`);
   return { ...(r.json() as { access_token: string; refresh_token: string; account_id: string }), email: e, password };
+}
+
+/** How many audit entries of `event` the account has. */
+export async function auditCount(h: Harness, accountId: string, event: string): Promise<number> {
+  const r = await h.tdb.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM audit_log WHERE account_id = $1 AND event = $2`, [accountId, event]);
+  return r.rows[0].n;
 }
 
 /** A registered account given these roles, signed in again so its tokens carry them (`token`: the access token). */
