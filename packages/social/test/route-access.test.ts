@@ -30,8 +30,7 @@ describe('route access by the route that runs', () => {
   };
 
   it('no spelling of the internal route erases a user for a player token; a server token still can', async () => {
-    const victim = await h.user('Victim');
-    const friend = await h.user('Friend');
+    const [victim, friend] = await h.users('Victim', 'Friend');
     await h.req(victim, 'POST', '/v1/friends/requests', { body: { toPublicId: friend.publicId } });
     await h.req(friend, 'POST', `/v1/friends/requests/${victim.publicId}/accept`);
     const attacker = await h.user('Attacker');
@@ -65,8 +64,7 @@ describe('route access by the route that runs', () => {
       'POST /v1/internal/auth-events service:auth',
       'POST /v1/internal/notifications service:moderation',
     ]);
-    const victim = await h.user('Victim2');
-    const friend = await h.user('Friend2');
+    const [victim, friend] = await h.users('Victim2', 'Friend2');
     await h.req(victim, 'POST', '/v1/friends/requests', { body: { toPublicId: friend.publicId } });
     await h.req(friend, 'POST', `/v1/friends/requests/${victim.publicId}/accept`);
     const now = new Date();

@@ -146,9 +146,7 @@ describe('identity privacy', () => {
 
   it('no response of any endpoint carries an account id or an internal id', async () => {
     const game = h.registry.addGame('full');
-    const a = await h.user('Walker');
-    const b = await h.user('Partner');
-    const c = await h.user('Third');
+    const [a, b, c] = await h.users('Walker', 'Partner', 'Third');
     const o = { game };
     const recB = await h.events(b);
     const walk: [typeof a, 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', string, unknown?][] = [];

@@ -171,6 +171,10 @@ export interface Harness {
   subs: string[];
   /** `roles`: the token's roles claim (default `['player']`). */
   user(name?: string, opts?: { format?: TokenFormat; roles?: string[] }): Promise<TestUser>;
+  /** New users, one after the other, in this order. */
+  users(...names: string[]): Promise<TestUser[]>;
+  /** Two new users (in this order), made friends (befriend). */
+  friends(nameA: string, nameB: string): Promise<[TestUser, TestUser]>;
   req(
     u: TestUser | null,
     method: Method,
@@ -227,6 +231,17 @@ export async function startHarness(
       }
       u.id = (await db.db.query<{ id: string }>('SELECT id FROM users WHERE public_id = $1', [u.publicId])).rows[0].id;
       return u;
+    },
+    async users(...names) {
+      const made: TestUser[] = [];
+      for (const name of names) made.push(await h.user(name));
+      return made;
+    },
+    async friends(nameA, nameB) {
+      const a = await h.user(nameA);
+      const b = await h.user(nameB);
+      await befriend(h, a, b);
+      return [a, b];
     },
     async req(u, method, url, o = {}) {
       const headers: Record<string, string> = { ...(o.headers ?? {}) };

@@ -11,17 +11,10 @@ import { connect, type Client, realtimeSuite } from './support.js';
 const carriesNoNodeId = (c: Client) => c.frames.every((f) => !('origin' in (f as object)) && !JSON.stringify(f).includes('"origin"'));
 
 describe(`realtime: two nodes (${process.env.REDIS_URL ? 'Redis pub/sub' : 'shared memory store'})`, () => {
-  const { h, nodeA, nodeB, clients } = realtimeSuite({ SOCIAL__PRESENCE__SWEEPMILLISECONDS: '200', SOCIAL__PRESENCE__GRACEMILLISECONDS: '0' }, { second: { SOCIAL__PRESENCE__SWEEPMILLISECONDS: '200', SOCIAL__PRESENCE__GRACEMILLISECONDS: '0' } });
-  const ready = async (c: Client) => {
-    clients.push(c);
-    c.send({ type: 'heartbeat' });
-    await c.next('heartbeatAck');
-    return c;
-  };
+  const { h, nodeA, nodeB, clients, ready } = realtimeSuite({ SOCIAL__PRESENCE__SWEEPMILLISECONDS: '200', SOCIAL__PRESENCE__GRACEMILLISECONDS: '0' }, { second: { SOCIAL__PRESENCE__SWEEPMILLISECONDS: '200', SOCIAL__PRESENCE__GRACEMILLISECONDS: '0' } });
 
   it('a friend request, a presence change, a party join and a chat message made on node A reach node B', async () => {
-    const a = await h.user('Anya');
-    const b = await h.user('Boris');
+    const [a, b] = await h.users('Anya', 'Boris');
     const onA = await ready(await connect(nodeA.ws, a.token));
     const onB = await ready(await connect(nodeB.urls.ws, b.token));
 
@@ -78,9 +71,7 @@ describe(`realtime: two nodes (${process.env.REDIS_URL ? 'Redis pub/sub' : 'shar
   });
 
   it('a user with sockets on both nodes goes offline only when the last one closes', async () => {
-    const a = await h.user('Cora');
-    const b = await h.user('Dmitri');
-    await befriend(h, a, b);
+    const [a, b] = await h.friends('Cora', 'Dmitri');
     const watcher = await ready(await connect(nodeA.ws, b.token));
     const a1 = await ready(await connect(nodeA.ws, a.token));
     const a2 = await ready(await connect(nodeB.urls.ws, a.token));
@@ -108,9 +99,7 @@ describe(`realtime: two nodes (${process.env.REDIS_URL ? 'Redis pub/sub' : 'shar
   });
 
   it('a mute or block made on node A applies at once to party chat on node B, also after chat was delivered, and lifts with unmute/unblock', async () => {
-    const a = await h.user('Aino');
-    const b = await h.user('Bea');
-    const c = await h.user('Cid');
+    const [a, b, c] = await h.users('Aino', 'Bea', 'Cid');
     await befriend(h, a, b);
     await befriend(h, a, c);
     const party = (await h.req(a, 'POST', '/v1/parties', { body: { visibility: 'FriendsOnly' } })).body;

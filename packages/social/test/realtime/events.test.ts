@@ -10,7 +10,7 @@ import { connect, type Client, realtimeSuite } from './support.js';
 const RELATIONS_CACHE_MS = 1000;
 
 describe('realtime: events', () => {
-  const { h, nodeA: url, clients } = realtimeSuite(
+  const { h, nodeA: url, clients, ready } = realtimeSuite(
     {
       SOCIAL__LIMITS__ACTIONSPERMINUTE: '1000',
       SOCIAL__LIMITS__CHATPERMINUTE: '1000',
@@ -29,12 +29,7 @@ describe('realtime: events', () => {
   );
   const users: TestUser[] = [];
   const open = async (u: TestUser, headers?: Record<string, string>) => {
-    const c = await connect(url.ws, u.token, { headers });
-    clients.push(c);
-    // Setup done (channels subscribed, presence set) once a heartbeat is answered.
-    c.send({ type: 'heartbeat' });
-    await c.next('heartbeatAck');
-    return c;
+    return ready(await connect(url.ws, u.token, { headers }));
   };
   const user = async (name: string) => {
     const u = await h.user(name);

@@ -9,15 +9,11 @@ import { type Game, type TestUser } from '../support.js';
 import { connect, refused, type Client, realtimeSuite } from './support.js';
 
 describe('realtime: revoked game credentials', () => {
-  const { h, nodeA, nodeB, clients } = realtimeSuite({}, { second: {} });
+  const { h, nodeA, nodeB, clients, ready: setUp } = realtimeSuite({}, { second: {} });
   let u: TestUser;
   const pair = (g: Game) => ({ 'x-platform-game-key': g.key, 'x-platform-game-secret': g.secret });
   const ready = async (url: string, headers: Record<string, string>) => {
-    const c = await connect(url, u.token, { headers });
-    clients.push(c);
-    c.send({ type: 'heartbeat' });
-    await c.next('heartbeatAck');
-    return c;
+    return setUp(await connect(url, u.token, { headers }));
   };
   /** Still open and answering (meaningful once a later notice was seen handled on the socket's node). */
   const alive = async (c: Client) => {

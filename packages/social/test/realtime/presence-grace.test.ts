@@ -14,13 +14,9 @@ const OFFLINE_BOUND_MS = GRACE_MS + 6000;
 const env = { SOCIAL__PRESENCE__GRACEMILLISECONDS: String(GRACE_MS), SOCIAL__PRESENCE__SWEEPMILLISECONDS: String(SWEEP_MS) };
 
 describe(`realtime: presence grace on two nodes (${process.env.REDIS_URL ? 'Redis' : 'shared memory store'})`, () => {
-  const { h, nodeA, nodeB, clients } = realtimeSuite(env, { second: env });
+  const { h, nodeA, nodeB, clients, ready } = realtimeSuite(env, { second: env });
   const open = async (url: string, u: TestUser) => {
-    const c = await connect(url, u.token);
-    clients.push(c);
-    c.send({ type: 'heartbeat' });
-    await c.next('heartbeatAck');
-    return c;
+    return ready(await connect(url, u.token));
   };
   /** a and b friends, b watching on node A until a is announced online. */
   const pair = async (names: [string, string], aUrl: string) => {
@@ -121,9 +117,7 @@ describe('realtime: a presence grace of 0', () => {
   const { h, nodeA: url, clients } = realtimeSuite({ SOCIAL__PRESENCE__GRACEMILLISECONDS: '0', SOCIAL__PRESENCE__SWEEPMILLISECONDS: '600000' });
 
   it('announces offline as the last socket closes (the behaviour before the grace), without a sweep', async () => {
-    const a = await h.user('Oda');
-    const b = await h.user('Pia');
-    await befriend(h, a, b);
+    const [a, b] = await h.friends('Oda', 'Pia');
     const watcher = await connect(url.ws, b.token);
     clients.push(watcher);
     const ca = await connect(url.ws, a.token);
@@ -139,9 +133,7 @@ describe('realtime: a presence grace longer than the presence TTL', () => {
   const { h, nodeA: url, clients } = realtimeSuite({ SOCIAL__PRESENCE__GRACEMILLISECONDS: '600000', SOCIAL__PRESENCE__TTLSECONDS: '1', SOCIAL__PRESENCE__SWEEPMILLISECONDS: '100' });
 
   it('acts as the TTL: the presence entry cannot outlive it, so offline comes once the TTL has passed', async () => {
-    const a = await h.user('Quin');
-    const b = await h.user('Rhea');
-    await befriend(h, a, b);
+    const [a, b] = await h.friends('Quin', 'Rhea');
     const watcher = await connect(url.ws, b.token);
     const ca = await connect(url.ws, a.token);
     clients.push(watcher, ca);

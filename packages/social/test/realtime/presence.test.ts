@@ -2,18 +2,14 @@
 // exactly once when the last socket closes or when the TTL lapses without heartbeats; heartbeats keep it.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { befriend, type TestUser } from '../support.js';
+import { type TestUser } from '../support.js';
 import { WebSocket } from 'ws';
 import { connect, wrap, type Client, realtimeSuite } from './support.js';
 
 describe('realtime: presence lifecycle', () => {
-  const { h, nodeA: url, clients } = realtimeSuite({ SOCIAL__PRESENCE__GRACEMILLISECONDS: '0', SOCIAL__PRESENCE__TTLSECONDS: '1', SOCIAL__PRESENCE__SWEEPMILLISECONDS: '100', SOCIAL__REALTIME__PINGSECONDS: '1' });
+  const { h, nodeA: url, clients, ready } = realtimeSuite({ SOCIAL__PRESENCE__GRACEMILLISECONDS: '0', SOCIAL__PRESENCE__TTLSECONDS: '1', SOCIAL__PRESENCE__SWEEPMILLISECONDS: '100', SOCIAL__REALTIME__PINGSECONDS: '1' });
   const open = async (u: TestUser) => {
-    const c = await connect(url.ws, u.token);
-    clients.push(c);
-    c.send({ type: 'heartbeat' });
-    await c.next('heartbeatAck');
-    return c;
+    return ready(await connect(url.ws, u.token));
   };
   const offline = (c: Client, u: TestUser) => c.seen('friendPresenceChanged', (d) => d.publicId === u.publicId && d.state === 'offline');
   const beats = (c: Client, ms: number) => {
@@ -22,9 +18,7 @@ describe('realtime: presence lifecycle', () => {
   };
 
   it('several sockets: online once, offline exactly once when the last one closes', async () => {
-    const a = await h.user('Ari');
-    const b = await h.user('Bel');
-    await befriend(h, a, b);
+    const [a, b] = await h.friends('Ari', 'Bel');
     const cb = await open(b);
     const stopB = beats(cb, 250);
     try {
@@ -54,9 +48,7 @@ describe('realtime: presence lifecycle', () => {
   });
 
   it('a socket without heartbeats lapses: friends see offline once; a heartbeat then reports lapsed; presenceUpdate revives', async () => {
-    const a = await h.user('Cato');
-    const b = await h.user('Dina');
-    await befriend(h, a, b);
+    const [a, b] = await h.friends('Cato', 'Dina');
     const cb = await open(b);
     const ca = await open(a);
     await cb.next('friendPresenceChanged', (d) => d.publicId === a.publicId && d.state === 'online');
@@ -77,9 +69,7 @@ describe('realtime: presence lifecycle', () => {
   });
 
   it('presenceUpdate frames alone keep a socket alive (no heartbeat), and it lapses once they stop', async () => {
-    const a = await h.user('Gus');
-    const b = await h.user('Hana');
-    await befriend(h, a, b);
+    const [a, b] = await h.friends('Gus', 'Hana');
     const cb = await open(b);
     const stopB = beats(cb, 250);
     try {
@@ -104,9 +94,7 @@ describe('realtime: presence lifecycle', () => {
   });
 
   it('an existing presence is kept on connect (no reset of away/dnd); connect with none sets online', async () => {
-    const a = await h.user('Ezra');
-    const b = await h.user('Fiona');
-    await befriend(h, a, b);
+    const [a, b] = await h.friends('Ezra', 'Fiona');
     const cb = await open(b);
     const stopB = beats(cb, 250);
     try {
@@ -124,9 +112,7 @@ describe('realtime: presence lifecycle', () => {
   });
 
   it('a connection that stops answering pings is terminated; friends see it go offline', async () => {
-    const a = await h.user('Gabe');
-    const b = await h.user('Hana');
-    await befriend(h, a, b);
+    const [a, b] = await h.friends('Gabe', 'Hana');
     const cb = await open(b);
     const stopB = beats(cb, 250);
     try {

@@ -20,12 +20,15 @@ const notice = (over: Record<string, unknown>) => ({
 });
 
 describe('realtime: revocation notices (high-security node A, default node B)', () => {
-  const { h, nodeA, nodeB, clients } = realtimeSuite({ SOCIAL__AUTH__HIGHSECURITY: 'true' }, { second: {} });
-  const ready = async (c: Client) => {
-    clients.push(c);
-    c.send({ type: 'heartbeat' });
-    await c.next('heartbeatAck');
-    return c;
+  const { h, nodeA, nodeB, clients, ready } = realtimeSuite({ SOCIAL__AUTH__HIGHSECURITY: 'true' }, { second: {} });
+  /** Runs `check` against a node started now: it knows only what the state store holds. */
+  const onLateNode = async (check: (url: string) => Promise<void>) => {
+    const late = await startSecondNode(h);
+    try {
+      await check(late.urls.http);
+    } finally {
+      await late.close();
+    }
   };
   const me = async (url: string, token: string) => {
     const r = await fetch(`${url}/v1/me`, { headers: { authorization: `Bearer ${token}` } });
@@ -81,13 +84,10 @@ describe('realtime: revocation notices (high-security node A, default node B)', 
       newSock.send({ type: 'heartbeat' });
       await newSock.next('heartbeatAck');
       // A node started now reads the cut from the state store with the same precision.
-      const late = await startSecondNode(h);
-      try {
-        assert.deepEqual(await me(late.urls.http, before), { status: 401, code: 'token_revoked' });
-        assert.equal((await me(late.urls.http, after)).status, 200);
-      } finally {
-        await late.close();
-      }
+      await onLateNode(async (url) => {
+        assert.deepEqual(await me(url, before), { status: 401, code: 'token_revoked' });
+        assert.equal((await me(url, after)).status, 200);
+      });
     }
   });
 
@@ -103,13 +103,10 @@ describe('realtime: revocation notices (high-security node A, default node B)', 
       assert.deepEqual(await me(url, old), { status: 401, code: 'unauthorized' });
       assert.equal((await me(url, fresh)).status, 200);
     }
-    const late = await startSecondNode(h);
-    try {
-      assert.deepEqual(await me(late.urls.http, old), { status: 401, code: 'unauthorized' });
-      assert.equal((await me(late.urls.http, fresh)).status, 200);
-    } finally {
-      await late.close();
-    }
+    await onLateNode(async (url) => {
+      assert.deepEqual(await me(url, old), { status: 401, code: 'unauthorized' });
+      assert.equal((await me(url, fresh)).status, 200);
+    });
   });
 
   it('the high-security node refuses a token recorded in the state store that no node heard of; the default node does not', async () => {
