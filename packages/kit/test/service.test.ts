@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ConfigError, createService, defineService, periodicWorker, type App, type ServiceStores, type Worker } from '../src/index.js';
+import { serviceHarness } from '../src/testing.js';
 
 const MIGRATIONS = path.join(import.meta.dirname, 'fixtures', 'slow-migrations');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -38,10 +39,33 @@ function testService(opts: { workers?: (events: string[]) => Worker[]; dataDir: 
   return { service, events };
 }
 
+/** Runs `fn` with a fresh data directory, removed after. */
+async function inDataDir(fn: (dataDir: string) => Promise<void>): Promise<void> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'kit-service-'));
+  try {
+    await fn(dataDir);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+describe('serviceHarness', () => {
+  it('builds the definition on migrated test stores with the test\'s prepare; nodes share the stores; close stops the apps, then the stores', () =>
+    inDataDir(async (dataDir) => {
+      const { service, events } = testService({ dataDir, workers: (ev) => [{ name: 'w', start: () => void ev.push('w started'), stop: () => void ev.push('w stopped') }] });
+      const h = await serviceHarness(service, { prepare: ({ config }) => ({ config: { dataDir: config.dataDir }, deps: { label: 'from the test' } }) });
+      assert.deepEqual((await h.request('GET', '/label')).body, { label: 'from the test', rows: { n: 0 } });
+      const node = await h.node({}, { deps: { label: 'another node' } });
+      assert.deepEqual((await node.inject({ method: 'GET', url: '/label' })).json(), { label: 'another node', rows: { n: 0 } });
+      await h.close();
+      assert.deepEqual(events, ['w started', 'w started', 'w stopped', 'service close hook', 'w stopped', 'service close hook']);
+      await assert.rejects(h.db.query('SELECT 1'));
+    }));
+});
+
 describe('defineService', () => {
-  it('start: migrated stores, prepared deps, one shape; close stops the workers before the service hooks, then the stores', async () => {
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'kit-service-'));
-    try {
+  it('start: migrated stores, prepared deps, one shape; close stops the workers before the service hooks, then the stores', () =>
+    inDataDir(async (dataDir) => {
       const { service, events } = testService({
         dataDir,
         workers: (ev) => [
@@ -58,14 +82,10 @@ describe('defineService', () => {
       await running.close();
       assert.deepEqual(events, ['first started', 'second started', 'second stopped', 'first stopped', 'service close hook']);
       await assert.rejects(fetch(`${running.url}/label`));
-    } finally {
-      rmSync(dataDir, { recursive: true, force: true });
-    }
-  });
+    }));
 
-  it('build: a worker that fails to start stops the ones started and closes the app; the error reaches the caller', async () => {
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'kit-service-'));
-    try {
+  it('build: a worker that fails to start stops the ones started and closes the app; the error reaches the caller', () =>
+    inDataDir(async (dataDir) => {
       const { service, events } = testService({
         dataDir,
         workers: (ev) => [
@@ -81,20 +101,13 @@ describe('defineService', () => {
       });
       await assert.rejects(service.start({}, { handleSignals: false }), /no subscription/);
       assert.deepEqual(events, ['ok started', 'ok stopped', 'service close hook']);
-    } finally {
-      rmSync(dataDir, { recursive: true, force: true });
-    }
-  });
+    }));
 
-  it('a config error comes out of start as the ConfigError, before anything is opened', async () => {
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'kit-service-'));
-    try {
+  it('a config error comes out of start as the ConfigError, before anything is opened', () =>
+    inDataDir(async (dataDir) => {
       const { service } = testService({ dataDir });
       await assert.rejects(service.start({ SAMPLE_BAD: '1' }, { handleSignals: false }), ConfigError);
-    } finally {
-      rmSync(dataDir, { recursive: true, force: true });
-    }
-  });
+    }));
 });
 
 describe('periodicWorker', () => {
