@@ -212,8 +212,7 @@ describe('self and users', () => {
     await h.req(c, 'POST', `/v1/blocks/${a.publicId}`);
     await h.req(b, 'PUT', `/v1/notes/${a.publicId}`, { body: { text: 'about a' } });
     await h.req(a, 'PUT', `/v1/notes/${b.publicId}`, { body: { text: 'about b' } });
-    const party = (await h.req(a, 'POST', '/v1/parties', { body: { visibility: 'FriendsOnly' } })).body;
-    assert.equal((await h.req(b, 'POST', `/v1/parties/${party.partyId}/join`, { body: {} })).status, 200);
+    const party = await h.party(a, [b], { visibility: 'FriendsOnly' });
     const rec = await h.events(b);
     const r = await h.req(a, 'DELETE', '/v1/me');
     assert.equal(r.status, 200);

@@ -173,6 +173,8 @@ export interface Harness {
   user(name?: string, opts?: { format?: TokenFormat; roles?: string[] }): Promise<TestUser>;
   /** New users, one after the other, in this order. */
   users(...names: string[]): Promise<TestUser[]>;
+  /** A party of `lead` (`body`: its settings) that `members` joined, in this order (each join answered 200). */
+  party(lead: TestUser, members: TestUser[], body: Record<string, unknown>): Promise<{ partyId: string; [k: string]: any }>;
   /** Two new users (in this order), made friends (befriend). */
   friends(nameA: string, nameB: string): Promise<[TestUser, TestUser]>;
   req(
@@ -236,6 +238,11 @@ export async function startHarness(
       const made: TestUser[] = [];
       for (const name of names) made.push(await h.user(name));
       return made;
+    },
+    async party(lead, members, body) {
+      const party = (await h.req(lead, 'POST', '/v1/parties', { body })).body;
+      for (const u of members) assert.equal((await h.req(u, 'POST', `/v1/parties/${party.partyId}/join`, { body: {} })).status, 200);
+      return party;
     },
     async friends(nameA, nameB) {
       const a = await h.user(nameA);

@@ -102,9 +102,7 @@ describe(`realtime: two nodes (${process.env.REDIS_URL ? 'Redis pub/sub' : 'shar
     const [a, b, c] = await h.users('Aino', 'Bea', 'Cid');
     await befriend(h, a, b);
     await befriend(h, a, c);
-    const party = (await h.req(a, 'POST', '/v1/parties', { body: { visibility: 'FriendsOnly' } })).body;
-    assert.equal((await h.req(b, 'POST', `/v1/parties/${party.partyId}/join`, { body: {} })).status, 200);
-    assert.equal((await h.req(c, 'POST', `/v1/parties/${party.partyId}/join`, { body: {} })).status, 200);
+    const party = await h.party(a, [b, c], { visibility: 'FriendsOnly' });
     const onA = await ready(await connect(nodeA.ws, a.token));
     const onB = await ready(await connect(nodeB.urls.ws, b.token));
     const onC = await ready(await connect(nodeB.urls.ws, c.token));

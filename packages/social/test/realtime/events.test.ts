@@ -36,6 +36,13 @@ describe('realtime: events', () => {
     users.push(u);
     return u;
   };
+  /** Two new users (kept in `users`), made friends. */
+  const friends = async (nameA: string, nameB: string) => {
+    const a = await user(nameA);
+    const b = await user(nameB);
+    await befriend(h, a, b);
+    return [a, b] as const;
+  };
   /** A FriendsOnly party of `lead` that `members` (befriended first) joined, and one open socket each, lead first. */
   const partyWithSockets = async (lead: TestUser, members: TestUser[], body: Record<string, unknown> = {}) => {
     for (const u of members) await befriend(h, lead, u);
@@ -71,9 +78,7 @@ describe('realtime: events', () => {
   });
 
   it('friendPresenceChanged on connect, friendProfileChanged on POST /v1/me/name', async () => {
-    const a = await user('Cal');
-    const b = await user('Dot');
-    await befriend(h, a, b);
+    const [a, b] = await friends('Cal', 'Dot');
     const cb = await open(b);
     await open(a);
     const on = await cb.next('friendPresenceChanged', (d) => d.publicId === a.publicId);
@@ -112,9 +117,7 @@ describe('realtime: events', () => {
   });
 
   it('cross-game visibility filters friendPresenceChanged per recipient (summary)', async () => {
-    const a = await user('Eli');
-    const b = await user('Fen');
-    await befriend(h, a, b);
+    const [a, b] = await friends('Eli', 'Fen');
     const g = h.registry.addGame('full');
     const hGame = h.registry.addGame('summary');
     const cb = await open(b, { 'x-platform-game-key': g.key, 'x-platform-game-secret': g.secret });
@@ -160,9 +163,7 @@ describe('realtime: events', () => {
   });
 
   it('friendPresenceChanged is built for each receiving socket’s game context, as GET /v1/friends from that game shows it', async () => {
-    const a = await user('Tia');
-    const b = await user('Uma');
-    await befriend(h, a, b);
+    const [a, b] = await friends('Tia', 'Uma');
     const g = h.registry.addGame('isolated');
     const other = h.registry.addGame('isolated');
     const inGame = (game: { key: string; secret: string }) => ({ 'x-platform-game-key': game.key, 'x-platform-game-secret': game.secret });
@@ -186,9 +187,7 @@ describe('realtime: events', () => {
   });
 
   it('party and game invites', async () => {
-    const a = await user('Gia');
-    const b = await user('Hux');
-    await befriend(h, a, b);
+    const [a, b] = await friends('Gia', 'Hux');
     const cb = await open(b);
     const party = (await h.req(a, 'POST', '/v1/parties', { body: { visibility: 'Private' } })).body;
     const inv = (await h.req(a, 'POST', `/v1/parties/${party.partyId}/invites`, { body: { toPublicId: b.publicId } })).body;

@@ -53,8 +53,7 @@ describe(`realtime: resume with replay, two nodes (${backend})`, () => {
     await befriend(h, a, b);
     await befriend(h, a, c);
     await befriend(h, c, e);
-    const party = (await h.req(c, 'POST', '/v1/parties', { body: { visibility: 'FriendsOnly' } })).body;
-    assert.equal((await h.req(a, 'POST', `/v1/parties/${party.partyId}/join`, { body: {} })).status, 200);
+    const party = await h.party(c, [a], { visibility: 'FriendsOnly' });
     const onA = await open(nodeA.ws, a);
     const since = lastId(onA);
     await onA.close();
@@ -86,8 +85,7 @@ describe(`realtime: resume with replay, two nodes (${backend})`, () => {
 
   it('events published while the socket reconnects come exactly once, ids growing (no gap, no duplicate)', async () => {
     const [a, c] = await h.friends('Racer', 'Chatty');
-    const party = (await h.req(c, 'POST', '/v1/parties', { body: { visibility: 'FriendsOnly' } })).body;
-    assert.equal((await h.req(a, 'POST', `/v1/parties/${party.partyId}/join`, { body: {} })).status, 200);
+    const party = await h.party(c, [a], { visibility: 'FriendsOnly' });
     const first = await open(nodeA.ws, a);
     const since = lastId(first);
     await first.close();
@@ -149,8 +147,7 @@ describe(`realtime: resume with replay, two nodes (${backend})`, () => {
     const [x, v, y] = await h.users('Blocked', 'Blocker', 'Bystander');
     await befriend(h, x, v);
     await befriend(h, x, y);
-    const party = (await h.req(v, 'POST', '/v1/parties', { body: { visibility: 'FriendsOnly' } })).body;
-    assert.equal((await h.req(x, 'POST', `/v1/parties/${party.partyId}/join`, { body: {} })).status, 200);
+    const party = await h.party(v, [x], { visibility: 'FriendsOnly' });
     const dm = (await h.req(x, 'GET', '/v1/friends')).body.find((f: { publicId: string }) => f.publicId === v.publicId).dmChannelId;
     const s = await open(nodeA.ws, x);
     const since = lastId(s);
@@ -217,8 +214,7 @@ describe(`realtime: resume with replay, two nodes (${backend})`, () => {
 
   it('a socket gets its events in id order across channels, also while one waits for a read', { skip: !process.env.DATABASE_URL && 'needs PostgreSQL (a table lock holds the read)' }, async () => {
     const [a, c] = await h.friends('Ordered', 'Cold');
-    const party = (await h.req(c, 'POST', '/v1/parties', { body: { visibility: 'FriendsOnly' } })).body;
-    assert.equal((await h.req(a, 'POST', `/v1/parties/${party.partyId}/join`, { body: {} })).status, 200);
+    const party = await h.party(c, [a], { visibility: 'FriendsOnly' });
     const s = await open(nodeA.ws, a);
     // The node reads a chat author's mutes before delivering their first message: a lock on the table holds it.
     let release!: () => void;
