@@ -39,6 +39,9 @@ function testService(opts: { workers?: (events: string[]) => Worker[]; dataDir: 
   return { service, events };
 }
 
+/** A worker that records its start and stop in `events`. */
+const recording = (name: string, events: string[]): Worker => ({ name, start: () => void events.push(`${name} started`), stop: () => void events.push(`${name} stopped`) });
+
 /** Runs `fn` with a fresh data directory, removed after. */
 async function inDataDir(fn: (dataDir: string) => Promise<void>): Promise<void> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'kit-service-'));
@@ -52,7 +55,7 @@ async function inDataDir(fn: (dataDir: string) => Promise<void>): Promise<void> 
 describe('serviceHarness', () => {
   it('builds the definition on migrated test stores with the test\'s prepare; nodes share the stores; close stops the apps, then the stores', () =>
     inDataDir(async (dataDir) => {
-      const { service, events } = testService({ dataDir, workers: (ev) => [{ name: 'w', start: () => void ev.push('w started'), stop: () => void ev.push('w stopped') }] });
+      const { service, events } = testService({ dataDir, workers: (ev) => [recording('w', ev)] });
       const h = await serviceHarness(service, { prepare: ({ config }) => ({ config: { dataDir: config.dataDir }, deps: { label: 'from the test' } }) });
       assert.deepEqual((await h.request('GET', '/label')).body, { label: 'from the test', rows: { n: 0 } });
       const node = await h.node({}, { deps: { label: 'another node' } });
@@ -66,13 +69,7 @@ describe('serviceHarness', () => {
 describe('defineService', () => {
   it('start: migrated stores, prepared deps, one shape; close stops the workers before the service hooks, then the stores', () =>
     inDataDir(async (dataDir) => {
-      const { service, events } = testService({
-        dataDir,
-        workers: (ev) => [
-          { name: 'first', start: () => void ev.push('first started'), stop: () => void ev.push('first stopped') },
-          { name: 'second', start: () => void ev.push('second started'), stop: () => void ev.push('second stopped') },
-        ],
-      });
+      const { service, events } = testService({ dataDir, workers: (ev) => [recording('first', ev), recording('second', ev)] });
       const running = await service.start({}, { handleSignals: false });
       assert.deepEqual(Object.keys(running).sort(), ['app', 'close', 'config', 'metricsUrl', 'name', 'url']);
       assert.equal(running.name, 'sample');
@@ -89,7 +86,7 @@ describe('defineService', () => {
       const { service, events } = testService({
         dataDir,
         workers: (ev) => [
-          { name: 'ok', start: () => void ev.push('ok started'), stop: () => void ev.push('ok stopped') },
+          recording('ok', ev),
           {
             name: 'broken',
             start: () => {

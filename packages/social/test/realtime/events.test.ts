@@ -36,6 +36,12 @@ describe('realtime: events', () => {
     users.push(u);
     return u;
   };
+  /** New users (kept in `users`), one after the other. */
+  const newUsers = async (...names: string[]) => {
+    const made: TestUser[] = [];
+    for (const name of names) made.push(await user(name));
+    return made;
+  };
   /** Two new users (kept in `users`), made friends. */
   const friends = async (nameA: string, nameB: string) => {
     const a = await user(nameA);
@@ -54,8 +60,7 @@ describe('realtime: events', () => {
   };
 
   it('friend requests: received (every socket of the target), accepted, removed (both sides)', async () => {
-    const a = await user('Abe');
-    const b = await user('Bess');
+    const [a, b] = await newUsers('Abe', 'Bess');
     const ca = await open(a);
     const cb1 = await open(b);
     const cb2 = await open(b);
@@ -130,11 +135,7 @@ describe('realtime: events', () => {
   });
 
   it('one presence change, friends in different games: each friend gets the view of their own game', async () => {
-    const a = await user('Ola');
-    const same1 = await user('Pia');
-    const same2 = await user('Quin');
-    const other = await user('Rex');
-    const none = await user('Sia');
+    const [a, same1, same2, other, none] = await newUsers('Ola', 'Pia', 'Quin', 'Rex', 'Sia');
     for (const f of [same1, same2, other, none]) await befriend(h, a, f);
     const g = h.registry.addGame('full');
     const summary = h.registry.addGame('summary');
@@ -200,9 +201,7 @@ describe('realtime: events', () => {
   });
 
   it('party membership: sockets follow join, leader change, kick, leave and disband', async () => {
-    const a = await user('Ida');
-    const b = await user('Jon');
-    const c = await user('Kai');
+    const [a, b, c] = await newUsers('Ida', 'Jon', 'Kai');
     await befriend(h, a, b);
     await befriend(h, a, c);
     // a creates the party while connected: its socket joins the party channel.
@@ -268,9 +267,7 @@ describe('realtime: events', () => {
   });
 
   it('blocks and mutes filter chat: blocked and muted authors are not delivered', async () => {
-    const a = await user('Mo');
-    const b = await user('Ned');
-    const c = await user('Ola');
+    const [a, b, c] = await newUsers('Mo', 'Ned', 'Ola');
     const { party, sockets } = await partyWithSockets(a, [b, c]);
     const [ca, cb, cc] = sockets;
     // b blocks c (after both joined), a mutes c.
@@ -329,9 +326,7 @@ describe('realtime: events', () => {
   });
 
   it('a mute whose invalidation was lost takes effect within the relations cache time while the author keeps writing', async () => {
-    const a = await user('Uma');
-    const b = await user('Vic');
-    const c = await user('Wes');
+    const [a, b, c] = await newUsers('Uma', 'Vic', 'Wes');
     const { party, sockets } = await partyWithSockets(a, [b, c]);
     const [ca, cb, cc] = sockets;
     cc.send({ type: 'chatSend', channel: 'party', channelId: party.partyId, body: 'warm' });

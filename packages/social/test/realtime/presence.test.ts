@@ -17,11 +17,20 @@ describe('realtime: presence lifecycle', () => {
     return () => clearInterval(t);
   };
 
+  /** Runs `fn` with a socket of `u` open and heartbeating (every 250 ms) throughout. */
+  const watching = async (u: TestUser, fn: (c: Client) => Promise<void>) => {
+    const c = await open(u);
+    const stop = beats(c, 250);
+    try {
+      await fn(c);
+    } finally {
+      stop();
+    }
+  };
+
   it('several sockets: online once, offline exactly once when the last one closes', async () => {
     const [a, b] = await h.friends('Ari', 'Bel');
-    const cb = await open(b);
-    const stopB = beats(cb, 250);
-    try {
+    await watching(b, async (cb) => {
       const a1 = await open(a);
       const stopA1 = beats(a1, 250);
       await cb.next('friendPresenceChanged', (d) => d.publicId === a.publicId && d.state === 'online');
@@ -42,9 +51,7 @@ describe('realtime: presence lifecycle', () => {
       await cb.sync(h, b.id);
       assert.equal(offline(cb, a).length, 0, 'offline announced twice');
       assert.equal((await h.req(b, 'GET', `/v1/presence/${a.publicId}`)).body.state, 'offline');
-    } finally {
-      stopB();
-    }
+    });
   });
 
   it('a socket without heartbeats lapses: friends see offline once; a heartbeat then reports lapsed; presenceUpdate revives', async () => {
@@ -70,9 +77,7 @@ describe('realtime: presence lifecycle', () => {
 
   it('presenceUpdate frames alone keep a socket alive (no heartbeat), and it lapses once they stop', async () => {
     const [a, b] = await h.friends('Gus', 'Hana');
-    const cb = await open(b);
-    const stopB = beats(cb, 250);
-    try {
+    await watching(b, async (cb) => {
       const ca = await open(a);
       await cb.next('friendPresenceChanged', (d) => d.publicId === a.publicId && d.state === 'online');
       // Updates every 300 ms for 2.5 TTLs: some rewrite the registration, those within half a TTL of the last write do not.
@@ -88,16 +93,12 @@ describe('realtime: presence lifecycle', () => {
       await cb.next('friendPresenceChanged', (d) => d.publicId === a.publicId && d.state === 'offline');
       ca.send({ type: 'heartbeat' });
       assert.deepEqual((await ca.next('heartbeatAck')).data, { presence: 'lapsed' });
-    } finally {
-      stopB();
-    }
+    });
   });
 
   it('an existing presence is kept on connect (no reset of away/dnd); connect with none sets online', async () => {
     const [a, b] = await h.friends('Ezra', 'Fiona');
-    const cb = await open(b);
-    const stopB = beats(cb, 250);
-    try {
+    await watching(b, async (cb) => {
       await h.req(a, 'POST', '/v1/presence', { body: { state: 'dnd' } });
       await cb.next('friendPresenceChanged', (d) => d.publicId === a.publicId && d.state === 'dnd');
       const ca = await open(a);
@@ -106,16 +107,12 @@ describe('realtime: presence lifecycle', () => {
       assert.equal((await h.req(b, 'GET', `/v1/presence/${a.publicId}`)).body.state, 'dnd');
       await ca.close();
       await cb.next('friendPresenceChanged', (d) => d.publicId === a.publicId && d.state === 'offline');
-    } finally {
-      stopB();
-    }
+    });
   });
 
   it('a connection that stops answering pings is terminated; friends see it go offline', async () => {
     const [a, b] = await h.friends('Gabe', 'Hana');
-    const cb = await open(b);
-    const stopB = beats(cb, 250);
-    try {
+    await watching(b, async (cb) => {
       // A client that never answers pings (autoPong off) but keeps heartbeating: the ping/pong check cuts it.
       const ws = new WebSocket(url.ws, { headers: { authorization: `Bearer ${a.token}` }, autoPong: false });
       const ca = wrap(ws);
@@ -127,8 +124,6 @@ describe('realtime: presence lifecycle', () => {
       stopA();
       assert.equal(closed.code, 1006, 'terminated without a close frame');
       await cb.next('friendPresenceChanged', (d) => d.publicId === a.publicId && d.state === 'offline');
-    } finally {
-      stopB();
-    }
+    });
   });
 });
