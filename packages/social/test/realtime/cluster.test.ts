@@ -110,39 +110,36 @@ describe(`realtime: two nodes (${process.env.REDIS_URL ? 'Redis pub/sub' : 'shar
       from.send({ type: 'chatSend', channel: 'party', channelId: party.partyId, body });
       await from.next('chatMessage', (d) => d.body === body);
     };
+    /** `from` sends `body`, and it has reached `witness`. */
+    const relayed = async (from: Client, body: string, witness: Client) => {
+      await chat(from, body);
+      await witness.next('chatMessage', (d) => d.body === body);
+    };
     // b and c share node B and the channel: once c has a message, b's copy (if any) was sent before it.
     const got = (who: Client, body: string) => who.seen('chatMessage', (d) => d.body === body).length;
 
     // Both nodes have now read who is excluded for a's and b's messages (nobody).
-    await chat(onA, 'a1');
-    await onC.next('chatMessage', (d) => d.body === 'a1');
+    await relayed(onA, 'a1', onC);
     assert.equal(got(onB, 'a1'), 1);
-    await chat(onB, 'b1');
-    await onA.next('chatMessage', (d) => d.body === 'b1');
+    await relayed(onB, 'b1', onA);
 
     // b mutes a over node A's HTTP: node B must stop delivering a's messages to b.
     assert.equal((await h.req(b, 'POST', `/v1/mutes/${a.publicId}`)).status, 204);
-    await chat(onA, 'a2');
-    await onC.next('chatMessage', (d) => d.body === 'a2');
+    await relayed(onA, 'a2', onC);
     assert.equal(got(onB, 'a2'), 0, 'the muter got the muted author');
     assert.equal((await h.req(b, 'DELETE', `/v1/mutes/${a.publicId}`)).status, 204);
-    await chat(onA, 'a3');
-    await onC.next('chatMessage', (d) => d.body === 'a3');
+    await relayed(onA, 'a3', onC);
     assert.equal(got(onB, 'a3'), 1, 'unmute did not lift the filter');
 
     // a blocks b: neither receives the other's messages, on either node.
     assert.equal((await h.req(a, 'POST', `/v1/blocks/${b.publicId}`)).status, 204);
-    await chat(onA, 'a4');
-    await onC.next('chatMessage', (d) => d.body === 'a4');
+    await relayed(onA, 'a4', onC);
     assert.equal(got(onB, 'a4'), 0, 'the blocked user got the blocker');
     await chat(onB, 'b2');
-    await chat(onC, 'c1');
-    await onA.next('chatMessage', (d) => d.body === 'c1');
+    await relayed(onC, 'c1', onA);
     assert.equal(got(onA, 'b2'), 0, 'the blocker got the blocked user');
     assert.equal((await h.req(a, 'DELETE', `/v1/blocks/${b.publicId}`)).status, 204);
-    await chat(onB, 'b3');
-    await onA.next('chatMessage', (d) => d.body === 'b3');
-    await chat(onA, 'a5');
-    await onB.next('chatMessage', (d) => d.body === 'a5');
+    await relayed(onB, 'b3', onA);
+    await relayed(onA, 'a5', onB);
   });
 });
