@@ -1,11 +1,11 @@
 // The account: profile, platform sign-in and linking, unlink guard, export, deletion and purge, logs.
-import { describe, it, before, after } from 'node:test';
+import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
 import { AppError } from '@platform/kit';
 import { captureLogs } from '@platform/kit/testing';
-import { harness, guest, register, bearer, email, GOOD_PASSWORD, type Harness } from './support/harness.js';
+import { auditCount, useHarness, guest, register, bearer, email, GOOD_PASSWORD, assertError } from './support/harness.js';
 import type { PlatformVerifiers } from '../src/services/platform.js';
 import { isAccountDeleted } from '../src/services/accounts.js';
 
@@ -33,12 +33,8 @@ const ticket = (sub: string, extra: Record<string, unknown> = {}) =>
     .sign(providerKey.privateKey);
 
 describe('account', () => {
-  let h: Harness;
   const logs = captureLogs();
-  before(async () => {
-    h = await harness({ LOG_LEVEL: 'debug', AUTH_DELETION_GRACE_HOURS: '720' }, { platformVerifiers: testVerifiers, logStream: logs.stream });
-  });
-  after(() => h.close());
+  const h = useHarness({ LOG_LEVEL: 'debug', AUTH_DELETION_GRACE_HOURS: '720' }, { platformVerifiers: testVerifiers, logStream: logs.stream });
 
   it('GET and PATCH /account', async () => {
     const u = await register(h.app);
@@ -54,9 +50,7 @@ describe('account', () => {
       const b = await h.app.inject({ method: 'PATCH', url: '/account', headers: bearer(u.access_token), payload });
       assert.equal(b.statusCode, 400);
     }
-    const none = await h.app.inject({ method: 'GET', url: '/account' });
-    assert.equal(none.statusCode, 401);
-    assert.equal(none.json().code, 'unauthenticated');
+    assertError(await h.app.inject({ method: 'GET', url: '/account' }), 401, 'unauthenticated');
     const garbage = await h.app.inject({ method: 'GET', url: '/account', headers: { authorization: 'Bearer abc.def.ghi' } });
     assert.equal(garbage.json().code, 'invalid_token');
   });
@@ -72,12 +66,8 @@ describe('account', () => {
     assert.equal(a.json().account_id, b.json().account_id);
     const claims = await h.app.auth.authenticate({ headers: bearer(a.json().access_token) } as never);
     assert.equal(claims.platform, 'idp_a');
-    const bad = await h.app.inject({ method: 'POST', url: '/platform', payload: { provider: 'idp_a', ticket: t.slice(0, -4) + 'AAAA' } });
-    assert.equal(bad.statusCode, 401);
-    assert.equal(bad.json().code, 'invalid_ticket');
-    const unknown = await h.app.inject({ method: 'POST', url: '/platform', payload: { provider: 'store_a', ticket: t } });
-    assert.equal(unknown.statusCode, 400);
-    assert.equal(unknown.json().code, 'provider_not_configured');
+    assertError(await h.app.inject({ method: 'POST', url: '/platform', payload: { provider: 'idp_a', ticket: t.slice(0, -4) + 'AAAA' } }), 401, 'invalid_ticket');
+    assertError(await h.app.inject({ method: 'POST', url: '/platform', payload: { provider: 'store_a', ticket: t } }), 400, 'provider_not_configured');
     const invalid = await h.app.inject({ method: 'POST', url: '/platform', payload: { provider: 'Bad Provider', ticket: t } });
     assert.equal(invalid.json().code, 'validation_failed');
   });
@@ -91,11 +81,8 @@ describe('account', () => {
     assert.equal(acc.is_guest, false);
     assert.deepEqual(acc.identities.map((i: { provider: string }) => i.provider).sort(), ['guest', 'idp_a']);
     const other = await guest(h.app);
-    const taken = await h.app.inject({ method: 'POST', url: '/platform', headers: bearer(other.access_token), payload: { provider: 'idp_a', ticket: await ticket('sub-guest-link') } });
-    assert.equal(taken.statusCode, 409);
-    assert.equal(taken.json().code, 'identity_linked_elsewhere');
-    const audit = await h.tdb.db.query(`SELECT count(*)::int AS n FROM audit_log WHERE account_id = $1 AND event = 'link'`, [g.account_id]);
-    assert.equal(audit.rows[0].n, 1);
+    assertError(await h.app.inject({ method: 'POST', url: '/platform', headers: bearer(other.access_token), payload: { provider: 'idp_a', ticket: await ticket('sub-guest-link') } }), 409, 'identity_linked_elsewhere');
+    assert.equal(await auditCount(h, g.account_id, 'link'), 1);
   });
 
   it('/account/link with email and password upgrades a guest; /account/unlink keeps the last credential', async () => {
@@ -120,12 +107,8 @@ describe('account', () => {
     const emailId = u1.json().identities.find((i: { provider: string }) => i.provider === 'email').id;
     const u2 = await h.app.inject({ method: 'POST', url: '/account/unlink', headers: bearer(g.access_token), payload: { identity_id: emailId } });
     assert.equal(u2.statusCode, 200);
-    const last = await h.app.inject({ method: 'POST', url: '/account/unlink', headers: bearer(g.access_token), payload: { provider: 'idp_a' } });
-    assert.equal(last.statusCode, 409);
-    assert.equal(last.json().code, 'last_credential');
-    const missing = await h.app.inject({ method: 'POST', url: '/account/unlink', headers: bearer(g.access_token), payload: { provider: 'email' } });
-    assert.equal(missing.statusCode, 404);
-    assert.equal(missing.json().code, 'identity_not_found');
+    assertError(await h.app.inject({ method: 'POST', url: '/account/unlink', headers: bearer(g.access_token), payload: { provider: 'idp_a' } }), 409, 'last_credential');
+    assertError(await h.app.inject({ method: 'POST', url: '/account/unlink', headers: bearer(g.access_token), payload: { provider: 'email' } }), 404, 'identity_not_found');
     for (const payload of [{}, { provider: 'a', identity_id: 'b' }, { identity_id: 'not-a-uuid' }]) {
       const b = await h.app.inject({ method: 'POST', url: '/account/unlink', headers: bearer(g.access_token), payload });
       assert.equal(b.statusCode, 400, JSON.stringify(payload));
@@ -276,8 +259,7 @@ describe('account', () => {
     assert.equal((await h.app.inject({ method: 'GET', url: '/account', headers: bearer(u.access_token) })).statusCode, 401);
     assert.equal((await h.app.inject({ method: 'POST', url: '/refresh', payload: { refresh_token: u.refresh_token } })).statusCode, 401);
     const login = await h.app.inject({ method: 'POST', url: '/login', payload: { email: u.email, password: u.password } });
-    assert.equal(login.statusCode, 403);
-    assert.equal(login.json().code, 'account_banned');
+    assertError(login, 403, 'account_banned');
     assert.equal((await set(u.account_id, 'active')).statusCode, 200);
     assert.equal((await h.app.inject({ method: 'POST', url: '/login', payload: { email: u.email, password: u.password } })).statusCode, 200);
   });

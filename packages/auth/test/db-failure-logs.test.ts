@@ -1,18 +1,14 @@
 // A failing credential insert is logged without its parameters or row: no password/secret hash, no account id.
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { captureLogs } from '@platform/kit/testing';
-import { email, GOOD_PASSWORD, harness, type Harness } from './support/harness.js';
+import { email, GOOD_PASSWORD, useHarness } from './support/harness.js';
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 
 describe('database failures in the log', () => {
-  let h: Harness;
   const logs = captureLogs();
-  before(async () => {
-    h = await harness({ LOG_LEVEL: 'info' }, { logStream: logs.stream });
-  });
-  after(() => h.close());
+  const h = useHarness({ LOG_LEVEL: 'info' }, { logStream: logs.stream });
 
   it('failed credential inserts (password sign-up, guest sign-up) are logged with the SQLSTATE and constraint only', async () => {
     // Every new credential now fails a CHECK: PostgreSQL reports the whole row ("Failing row contains (…)").

@@ -1,10 +1,10 @@
 // The device authorization grant (RFC 8628) through app.inject: the device's form posts, the approval calls with a
 // player's Bearer token, every poll answer the RFC names, codes single-use and bounded, bad input on both OAuth
 // endpoints (RFC 6749 error bodies), and the metadata documents (RFC 8414).
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { harness, guest, register, bearer, fingerprint, type Harness } from './support/harness.js';
+import { useHarness, guest, register, bearer, fingerprint, type Harness, assertError } from './support/harness.js';
 import { DEVICE_CODE_GRANT, USER_CODE_ALPHABET, newUserCode, normaliseUserCode } from '../src/services/device-grants.js';
 import type { AuthApp } from '../src/app.js';
 
@@ -41,11 +41,7 @@ function assertOAuthError(r: { statusCode: number; body: string; headers: Record
 }
 
 describe('device authorization grant (RFC 8628)', () => {
-  let h: Harness;
-  before(async () => {
-    h = await harness({ AUTH_DEVICE_POLL_INTERVAL_SECONDS: '2', AUTH_RATE_DEVICE_AUTHORIZE_PER_IP: '1000', AUTH_RATE_DEVICE_VERIFY_PER_IP: '1000', AUTH_RATE_DEVICE_VERIFY_PER_ACCOUNT: '1000' });
-  });
-  after(() => h.close());
+  const h = useHarness({ AUTH_DEVICE_POLL_INTERVAL_SECONDS: '2', AUTH_RATE_DEVICE_AUTHORIZE_PER_IP: '1000', AUTH_RATE_DEVICE_VERIFY_PER_IP: '1000', AUTH_RATE_DEVICE_VERIFY_PER_ACCOUNT: '1000' });
 
   it('user codes: 8 letters of BCDFGHJKLMNPQRSTVWXZ; typed codes are read without case, dashes or spaces', () => {
     const seen = new Set<string>();
@@ -218,9 +214,7 @@ describe('device authorization grant (RFC 8628)', () => {
 
   it('the approval calls: Bearer required, strict bodies, unknown and malformed codes 404 without telling which', async () => {
     const p = await guest(h.app);
-    const noToken = await h.app.inject({ method: 'POST', url: '/device/lookup', payload: { user_code: 'BCDF-GHJK' } });
-    assert.equal(noToken.statusCode, 401);
-    assert.equal(noToken.json().code, 'unauthenticated');
+    assertError(await h.app.inject({ method: 'POST', url: '/device/lookup', payload: { user_code: 'BCDF-GHJK' } }), 401, 'unauthenticated');
     const badToken = await lookup(h.app, 'v4.public.nonsense', 'BCDF-GHJK');
     assert.equal(badToken.json().code, 'invalid_token');
     for (const payload of [{}, { user_code: '' }, { user_code: 'x'.repeat(33) }, { user_code: 5 }, { user_code: 'BCDF-GHJK', extra: 1 }]) {
@@ -308,11 +302,7 @@ describe('device authorization grant (RFC 8628)', () => {
 });
 
 describe('user codes are bounded: per account and address, and per code', () => {
-  let h: Harness;
-  before(async () => {
-    h = await harness({ AUTH_RATE_DEVICE_VERIFY_PER_ACCOUNT: '6', AUTH_RATE_DEVICE_VERIFY_PER_IP: '1000', AUTH_DEVICE_USER_CODE_MAX_ENTRIES: '3' });
-  });
-  after(() => h.close());
+  const h = useHarness({ AUTH_RATE_DEVICE_VERIFY_PER_ACCOUNT: '6', AUTH_RATE_DEVICE_VERIFY_PER_IP: '1000', AUTH_DEVICE_USER_CODE_MAX_ENTRIES: '3' });
 
   it('an account guessing codes is refused (429) after its budget, even with the right code', async () => {
     const a = await authorize(h.app);
@@ -322,8 +312,7 @@ describe('user codes are bounded: per account and address, and per code', () => 
       assert.equal(wrong.statusCode, 404);
     }
     const refused = await lookup(h.app, guesser.access_token, a.user_code);
-    assert.equal(refused.statusCode, 429);
-    assert.equal(refused.json().code, 'rate_limited');
+    assertError(refused, 429, 'rate_limited');
     assert.ok(Number(refused.headers['retry-after']) >= 1);
     // Another account is not affected; the code still works.
     const owner = await guest(h.app);

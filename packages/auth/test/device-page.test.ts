@@ -31,6 +31,12 @@ describe('the device approval page in Chromium', { skip: chromiumSkip() }, () =>
   let foreign: Server;
   let foreignUrl: string;
 
+  /** A fresh browser context (no cookies, no storage) and a page in it. */
+  const newPage = async () => {
+    const context = await browser.newContext();
+    return { context, page: await context.newPage() };
+  };
+
   before(async () => {
     const tls = await loadOrCreateTls({ dir: path.join(mkdtempSync(path.join(tmpdir(), 'auth-page-')), 'tls') });
     h = await harness({ AUTH_DEVICE_POLL_INTERVAL_SECONDS: '1' }, { tls });
@@ -67,8 +73,7 @@ describe('the device approval page in Chromium', { skip: chromiumSkip() }, () =>
   it('sign in, confirm the prefilled code, see the device, approve: the device gets tokens; nothing is stored in the browser', async () => {
     const player = await register(h.app);
     const a = await authorize({ client_id: 'tv-app', device_name: 'Bedroom TV', platform: 'console' });
-    const context = await browser.newContext();
-    const page = await context.newPage();
+    const { context, page } = await newPage();
     // verification_uri_complete names the configured issuer; the page is the same on this listener.
     await page.goto(`${url}/device${new URL(a.verification_uri_complete).search}`);
     await page.locator('#signin').waitFor();
@@ -106,8 +111,7 @@ describe('the device approval page in Chromium', { skip: chromiumSkip() }, () =>
   it('a companion app passes its token in the fragment: it leaves the address bar, and the player can deny', async () => {
     const player = await guest(h.app);
     const a = await authorize({ client_id: 'tv-app' });
-    const context = await browser.newContext();
-    const page = await context.newPage();
+    const { context, page } = await newPage();
     await page.goto(`${url}/device?user_code=${a.user_code}#access_token=${player.access_token}`);
     await page.locator('#code').waitFor();
     assert.equal(page.url(), `${url}/device?user_code=${a.user_code}`);
@@ -124,8 +128,7 @@ describe('the device approval page in Chromium', { skip: chromiumSkip() }, () =>
 
   it('a mistyped code is explained; the page asks again', async () => {
     const player = await guest(h.app);
-    const context = await browser.newContext();
-    const page = await context.newPage();
+    const { context, page } = await newPage();
     await page.goto(`${url}/device#access_token=${player.access_token}`);
     await page.fill('#user-code', 'BCDF-BCDF');
     await page.click('#code-go');

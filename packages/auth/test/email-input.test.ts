@@ -1,19 +1,17 @@
 // Bad input on every email-flow endpoint: a clear 4xx with a stable code, never a 5xx, and nothing mailed.
-import { describe, it, before, after } from 'node:test';
+import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { bearer, register, harness, type Harness } from './support/harness.js';
+import { bearer, register, useHarness } from './support/harness.js';
 
 describe('email flows: bad input', () => {
-  let h: Harness;
+  const h = useHarness({ AUTH_RATE_EMAIL_PER_IP: '100000', AUTH_RATE_EMAIL_PER_ADDRESS: '100000' });
   let token: string;
   let password: string;
   before(async () => {
-    h = await harness({ AUTH_RATE_EMAIL_PER_IP: '100000', AUTH_RATE_EMAIL_PER_ADDRESS: '100000' });
     const u = await register(h.app);
     token = u.access_token;
     password = u.password;
   });
-  after(() => h.close());
 
   const endpoints = ['/password/reset-request', '/password/reset', '/email/verify', '/email/verify/resend', '/account/email'];
   const send = (url: string, payload: unknown, headers: Record<string, string> = {}) =>

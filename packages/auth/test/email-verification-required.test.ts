@@ -1,27 +1,17 @@
 // AUTH_EMAIL_VERIFICATION=required: sign-up without a session, sign-in refused until the email is verified (or a
 // password reset proved the mailbox); mails through a real SMTP server started here.
-import { describe, it, before, after } from 'node:test';
+import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { email, GOOD_PASSWORD, harness, type Harness } from './support/harness.js';
-import { startSmtpServer, tokenOf, type ReceivedMail, type TestSmtpServer } from './support/smtp.js';
+import { email, GOOD_PASSWORD, useMailHarness } from './support/harness.js';
+import { tokenOf, type ReceivedMail } from './support/smtp.js';
 
 let ip = 0;
 const nextIp = () => `10.72.${Math.floor(++ip / 250)}.${ip % 250}`;
 
 describe('AUTH_EMAIL_VERIFICATION=required', () => {
-  let h: Harness;
-  let smtp: TestSmtpServer;
+  const { h, smtp } = useMailHarness({ AUTH_EMAIL_VERIFICATION: 'required' });
   const post = (url: string, payload: unknown) => h.app.inject({ method: 'POST', url, payload: payload as object, remoteAddress: nextIp() });
   const mailTo = (to: string, subject: string) => smtp.waitFor((m: ReceivedMail) => m.envelopeTo.includes(to) && m.subject.includes(subject));
-
-  before(async () => {
-    smtp = await startSmtpServer();
-    h = await harness({ AUTH_SMTP_URL: smtp.url, AUTH_EMAIL_VERIFICATION: 'required' });
-  });
-  after(async () => {
-    await h.close();
-    await smtp.close();
-  });
 
   it('sign-up answers 202 without tokens; login 403 email_not_verified (only after the right password) until verified', async () => {
     const e = email();

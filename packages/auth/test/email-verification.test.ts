@@ -2,8 +2,8 @@
 // server started here. AUTH_EMAIL_VERIFICATION=required: email-verification-required.test.ts.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { bearer, email, guest, GOOD_PASSWORD, harness, register, type Harness } from './support/harness.js';
-import { startSmtpServer, tokenOf, type ReceivedMail, type TestSmtpServer } from './support/smtp.js';
+import { auditCount, bearer, email, guest, GOOD_PASSWORD, register, useMailHarness, type Harness, assertError } from './support/harness.js';
+import { tokenOf, type ReceivedMail, type TestSmtpServer } from './support/smtp.js';
 
 let ip = 0;
 const nextIp = () => `10.70.${Math.floor(++ip / 250)}.${ip % 250}`;
@@ -19,18 +19,8 @@ function helpers(get: () => { h: Harness; smtp: TestSmtpServer }) {
 }
 
 describe('email verification and email change', () => {
-  let h: Harness;
-  let smtp: TestSmtpServer;
+  const { h, smtp } = useMailHarness({ AUTH_MAIL_PRODUCT_NAME: 'Space Race', AUTH_RATE_EMAIL_PER_IP: '1000', AUTH_RATE_EMAIL_PER_ADDRESS: '3' });
   const { post, mailTo, account } = helpers(() => ({ h, smtp }));
-
-  before(async () => {
-    smtp = await startSmtpServer();
-    h = await harness({ AUTH_SMTP_URL: smtp.url, AUTH_MAIL_PRODUCT_NAME: 'Space Race', AUTH_RATE_EMAIL_PER_IP: '1000', AUTH_RATE_EMAIL_PER_ADDRESS: '3' });
-  });
-  after(async () => {
-    await h.close();
-    await smtp.close();
-  });
 
   it('sign-up mails a verification token; POST /email/verify marks the identity verified, once', async () => {
     const u = await register(h.app);
@@ -43,11 +33,8 @@ describe('email verification and email change', () => {
     assert.equal(r.statusCode, 200, r.body);
     assert.deepEqual(r.json(), { email: u.email, verified: true, changed: false });
     assert.equal((await account(u.access_token)).identities[0].verified, true);
-    const again = await post('/email/verify', { token });
-    assert.equal(again.statusCode, 410);
-    assert.equal(again.json().code, 'email_token_used');
-    const audit = await h.tdb.db.query(`SELECT count(*)::int AS n FROM audit_log WHERE account_id = $1 AND event = 'email_verified'`, [u.account_id]);
-    assert.equal(audit.rows[0].n, 1);
+    assertError(await post('/email/verify', { token }), 410, 'email_token_used');
+    assert.equal(await auditCount(h, u.account_id, 'email_verified'), 1);
   });
 
   it('a guest linking an email is mailed a token too; expired → 410, unknown → 400, a reset token → 400', async () => {

@@ -3,8 +3,8 @@
 // SMTP server started here.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { bearer, email, GOOD_PASSWORD, harness, register, type Harness } from './support/harness.js';
-import { startSmtpServer, tokenOf, type TestSmtpServer } from './support/smtp.js';
+import { bearer, email, GOOD_PASSWORD, harness, register, useMailHarness, type Harness } from './support/harness.js';
+import { tokenOf } from './support/smtp.js';
 
 type Answer = Awaited<ReturnType<Harness['app']['inject']>>;
 
@@ -18,22 +18,12 @@ function seen(r: Answer, replace: Record<string, string> = {}) {
 }
 
 describe('no enumeration by sign-up or email change', () => {
-  let h: Harness;
-  let smtp: TestSmtpServer;
+  // The production default of the random start of mail jobs (the harness turns it off elsewhere).
+  const { h, smtp } = useMailHarness({ AUTH_RATE_EMAIL_PER_IP: '1000', AUTH_RATE_EMAIL_PER_ADDRESS: '1000', AUTH_MAIL_DEFER_MAX_MS: '1500' });
   let ip = 0;
   const post = (app: Harness['app'], url: string, payload: unknown, headers: Record<string, string> = {}) =>
     app.inject({ method: 'POST', url, payload: payload as object, headers, remoteAddress: `10.92.0.${++ip}` });
   const mailsTo = (to: string) => smtp.received.filter((m) => m.envelopeTo.includes(to));
-
-  before(async () => {
-    smtp = await startSmtpServer();
-    // The production default of the random start of mail jobs (the harness turns it off elsewhere).
-    h = await harness({ AUTH_SMTP_URL: smtp.url, AUTH_RATE_EMAIL_PER_IP: '1000', AUTH_RATE_EMAIL_PER_ADDRESS: '1000', AUTH_MAIL_DEFER_MAX_MS: '1500' });
-  });
-  after(async () => {
-    await h.close();
-    await smtp.close();
-  });
 
   it('email change: a taken and a free address get the same answer; the taken one’s owner is told, nothing is pending', async () => {
     const u = await register(h.app);

@@ -1,11 +1,11 @@
 // Auth's error-code list (src/errors.ts), the table in docs/auth.md and the routes' OpenAPI error responses
 // show the same codes at the same statuses.
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { kitErrorCodes } from '@platform/kit';
 import { authErrors } from '../src/errors.js';
-import { harness, type Harness } from './support/harness.js';
+import { useHarness } from './support/harness.js';
 
 /** [status, code] of every code in a `| 404 | \`code\` | … |` row (a row may name several codes). */
 function docRows(doc: string): [number, string][] {
@@ -37,11 +37,7 @@ describe('auth error codes', () => {
   });
 
   describe('in the OpenAPI document', () => {
-    let h: Harness;
-    before(async () => {
-      h = await harness();
-    });
-    after(() => h.close());
+    const h = useHarness();
 
     it('every error response names listed codes of its status; each route names its own codes', async () => {
       const doc = (await h.app.inject({ method: 'GET', url: '/openapi.json' })).json();

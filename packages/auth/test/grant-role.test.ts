@@ -25,6 +25,22 @@ function cli(env: Env, ...args: string[]) {
   return spawnSync(process.execPath, ['--conditions=development', '--import', 'tsx', CLI, ...args], { env: { ...childEnv, ...FAST_ENV, ...env }, encoding: 'utf8' });
 }
 
+/** The embedded stores of DATA_DIR (the service as the CLI finds it), an app on them, and how to close both. */
+async function openEmbedded(env: Env): Promise<{ db: Database; app: AuthApp; closeAll(): Promise<void> }> {
+  const config = readAuthConfig({ ...FAST_ENV, ...env });
+  const stores = await openAuthStores(config);
+  const app = await buildApp(config, stores);
+  return {
+    db: stores.db,
+    app,
+    async closeAll() {
+      await app.close();
+      await stores.db.close();
+      await stores.state.close();
+    },
+  };
+}
+
 describe('grant-role CLI', () => {
   let h: Harness | undefined;
   before(async () => {
@@ -55,15 +71,7 @@ describe('grant-role CLI', () => {
     } else {
       // Embedded: the service stopped while the CLI writes (--offline), started again after.
       env = { DATA_DIR: mkdtempSync(path.join(tmpdir(), 'grant-role-')), AUTH_MASTER_KEY: randomBytes(32).toString('hex') };
-      const config = readAuthConfig({ ...FAST_ENV, ...env });
-      const stores = await openAuthStores(config);
-      db = stores.db;
-      app = await buildApp(config, stores);
-      closeAll = async () => {
-        await app.close();
-        await stores.db.close();
-        await stores.state.close();
-      };
+      ({ db, app, closeAll } = await openEmbedded(env));
     }
     const e = `first-admin-${randomBytes(3).toString('hex')}@example.test`;
     assert.equal((await app.inject({ method: 'POST', url: '/register', payload: { email: e, password: GOOD_PASSWORD } })).statusCode, 201);
@@ -77,15 +85,7 @@ describe('grant-role CLI', () => {
     if (h?.tdb.url) assert.equal(cli(env, 'nobody@example.test', 'admin').status, 1);
 
     if (!h?.tdb.url) {
-      const config = readAuthConfig({ ...FAST_ENV, ...env });
-      const stores = await openAuthStores(config);
-      db = stores.db;
-      app = await buildApp(config, stores);
-      closeAll = async () => {
-        await app.close();
-        await stores.db.close();
-        await stores.state.close();
-      };
+      ({ db, app, closeAll } = await openEmbedded(env));
     }
     try {
       const token = (await app.inject({ method: 'POST', url: '/login', payload: { email: e, password: GOOD_PASSWORD } })).json().access_token;

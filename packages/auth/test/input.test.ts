@@ -1,18 +1,16 @@
 // Every endpoint with bad input answers 4xx with a code, never 5xx; the client IP behind a proxy.
-import { describe, it, before, after } from 'node:test';
+import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { harness, guest, bearer, type Harness } from './support/harness.js';
+import { useHarness, guest, bearer } from './support/harness.js';
 
 const INTERNAL_KEY = 'registry-secret-0123456789';
 
 describe('bad input on every endpoint', () => {
-  let h: Harness;
+  const h = useHarness({ AUTH_TRUST_PROXY: '127.0.0.1', AUTH_INTERNAL_KEYS: `registry:${INTERNAL_KEY}` });
   let token: string;
   before(async () => {
-    h = await harness({ AUTH_TRUST_PROXY: '127.0.0.1', AUTH_INTERNAL_KEYS: `registry:${INTERNAL_KEY}` });
     token = (await guest(h.app)).access_token;
   });
-  after(() => h.close());
 
   const posts = ['/guest', '/guest/restore', '/register', '/login', '/platform', '/refresh', '/logout', '/account/link', '/account/unlink', '/admin/keys/rotate'];
 

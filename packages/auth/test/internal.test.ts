@@ -1,20 +1,16 @@
 // Service callers: X-Internal-Key, GET /internal/accounts/{id}, POST /internal/server-token, the forwarded player address.
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createAccessTokenVerifier, staticKeyResolver } from '@platform/kit';
 import { captureLogs } from '@platform/kit/testing';
-import { bearer, guest, harness, type Harness } from './support/harness.js';
+import { bearer, guest, harness, useHarness, assertError } from './support/harness.js';
 
 const REGISTRY_KEY = 'registry-secret-0123456789';
 const MATCH_KEY = 'matchmaking-secret-9876543210';
 
 describe('internal callers', () => {
-  let h: Harness;
   const logs = captureLogs();
-  before(async () => {
-    h = await harness({ AUTH_INTERNAL_KEYS: `registry:${REGISTRY_KEY},matchmaking:${MATCH_KEY}`, LOG_LEVEL: 'debug' }, { logStream: logs.stream });
-  });
-  after(() => h.close());
+  const h = useHarness({ AUTH_INTERNAL_KEYS: `registry:${REGISTRY_KEY},matchmaking:${MATCH_KEY}`, LOG_LEVEL: 'debug' }, { logStream: logs.stream });
 
   it('GET /internal/accounts/{id} answers for any configured caller', async () => {
     const g = await guest(h.app);
@@ -85,8 +81,7 @@ describe('internal callers', () => {
     assert.equal((await post(bearer(g.access_token))).json().code, 'internal_key_required');
     for (const key of ['x', REGISTRY_KEY.slice(1), `${MATCH_KEY}x`]) {
       const r = await post({ 'x-internal-key': key });
-      assert.equal(r.statusCode, 401);
-      assert.equal(r.json().code, 'invalid_internal_key');
+      assertError(r, 401, 'invalid_internal_key');
     }
     for (const [payload, code] of [
       ['{"roles":["admin"]}', 'validation_failed'],
@@ -102,13 +97,10 @@ describe('internal callers', () => {
     }
     const big = await post({ 'x-internal-key': REGISTRY_KEY }, JSON.stringify({ pad: 'x'.repeat(70_000) }));
     assert.equal(big.statusCode, 413);
-    const xml = await h.app.inject({ method: 'POST', url: '/internal/server-token', headers: { 'x-internal-key': REGISTRY_KEY, 'content-type': 'text/xml' }, payload: '<a/>' });
-    assert.equal(xml.statusCode, 415);
-    assert.equal(xml.json().code, 'unsupported_media_type');
+    assertError(await h.app.inject({ method: 'POST', url: '/internal/server-token', headers: { 'x-internal-key': REGISTRY_KEY, 'content-type': 'text/xml' }, payload: '<a/>' }), 415, 'unsupported_media_type');
     // Plain text is parsed as a string (Fastify's text parser), and a string is not an empty body.
     const text = await h.app.inject({ method: 'POST', url: '/internal/server-token', headers: { 'x-internal-key': REGISTRY_KEY, 'content-type': 'text/plain' }, payload: 'hello' });
-    assert.equal(text.statusCode, 400);
-    assert.equal(text.json().code, 'validation_failed');
+    assertError(text, 400, 'validation_failed');
   });
 
   it('an internal caller may name the player address; without a valid key the header is ignored', async () => {
@@ -139,9 +131,7 @@ describe('internal callers', () => {
     const other = await harness();
     try {
       const g = await guest(other.app);
-      const r = await other.app.inject({ url: `/internal/accounts/${g.account_id}`, headers: { 'x-internal-key': REGISTRY_KEY } });
-      assert.equal(r.statusCode, 401);
-      assert.equal(r.json().code, 'invalid_internal_key');
+      assertError(await other.app.inject({ url: `/internal/accounts/${g.account_id}`, headers: { 'x-internal-key': REGISTRY_KEY } }), 401, 'invalid_internal_key');
     } finally {
       await other.close();
     }

@@ -1,16 +1,12 @@
 // Signing keys: one key for all nodes, encrypted at rest, three-step rotation, emergency rotation, readiness.
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { tokenKid } from '@platform/kit';
-import { harness, guest, register, bearer, type Harness } from './support/harness.js';
+import { useHarness, guest, register, bearer, assertError } from './support/harness.js';
 import { advanceRotation, rotateSigningKey } from '../src/services/keys.js';
 
 describe('signing keys', () => {
-  let h: Harness;
-  before(async () => {
-    h = await harness();
-  });
-  after(() => h.close());
+  const h = useHarness();
 
   const jwks = async () => (await h.app.inject({ method: 'GET', url: '/.well-known/jwks.json' })).json().keys.map((k: { kid: string }) => k.kid) as string[];
   const timings = { propagationSeconds: 900, retireAfterSeconds: 660 };
@@ -60,9 +56,7 @@ describe('signing keys', () => {
   it('POST /admin/keys/rotate needs the admin role; emergency activates at once and notifies other nodes', async () => {
     const other = await h.node();
     const player = await register(h.app);
-    const denied = await h.app.inject({ method: 'POST', url: '/admin/keys/rotate', headers: bearer(player.access_token), payload: { emergency: true } });
-    assert.equal(denied.statusCode, 403);
-    assert.equal(denied.json().code, 'forbidden');
+    assertError(await h.app.inject({ method: 'POST', url: '/admin/keys/rotate', headers: bearer(player.access_token), payload: { emergency: true } }), 403, 'forbidden');
     assert.equal((await h.app.inject({ method: 'POST', url: '/admin/keys/rotate', payload: {} })).statusCode, 401);
 
     await h.tdb.db.query(`UPDATE accounts SET roles = ARRAY['player', 'admin'] WHERE id = $1`, [player.account_id]);

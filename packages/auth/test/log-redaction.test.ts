@@ -1,18 +1,14 @@
 // Logs through a running auth node (issue 25, item 12): what a URL or a log object carries is redacted by the class of
 // the field (credentials, one-time codes, addresses, search text), whatever its spelling; the kit's own cases are in
 // packages/kit/test/http.test.ts.
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { captureLogs } from '@platform/kit/testing';
-import { bearer, harness, register, type Harness } from './support/harness.js';
+import { bearer, useHarness, register } from './support/harness.js';
 
 describe('log redaction (auth)', () => {
-  let h: Harness;
   const logs = captureLogs();
-  before(async () => {
-    h = await harness({ LOG_LEVEL: 'info' }, { logStream: logs.stream });
-  });
-  after(() => h.close());
+  const h = useHarness({ LOG_LEVEL: 'info' }, { logStream: logs.stream });
 
   it('the device page link with its user_code, a staff search by email and a mistaken secret in the query are never logged', async () => {
     const staff = await register(h.app);

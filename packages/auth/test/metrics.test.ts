@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { serveMetrics, type MetricsEndpoint } from '@platform/kit';
 import { scrapeMetrics } from '@platform/kit/testing';
-import { email, GOOD_PASSWORD, harness, type Harness } from './support/harness.js';
+import { email, GOOD_PASSWORD, harness, type Harness, assertError } from './support/harness.js';
 
 /** A port nothing listens on (an outbox target that refuses connections). */
 async function closedPort(): Promise<number> {
@@ -86,8 +86,6 @@ describe('auth metrics', () => {
   });
 
   it('has no /metrics on its public listener', async () => {
-    const r = await call('GET', '/metrics');
-    assert.equal(r.status, 404);
-    assert.equal(r.body.code, 'route_not_found');
+    assertError(await call('GET', '/metrics'), 404, 'route_not_found');
   });
 });

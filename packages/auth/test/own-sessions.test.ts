@@ -1,9 +1,9 @@
 // The player's own sessions (list, end one, end all others: each through the revoker), Cache-Control: no-store on
 // every response carrying a token, and the key set's ETag.
-import { describe, it, before, after } from 'node:test';
+import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { harness, guest, register, bearer, fingerprint, GOOD_PASSWORD, type Harness } from './support/harness.js';
+import { useHarness, guest, register, bearer, fingerprint, GOOD_PASSWORD, type Harness, assertError } from './support/harness.js';
 import { buildEncryptedAppTicket, individualSteamId } from './support/steam-ticket.js';
 import { DENY_SID } from '../src/services/tokens.js';
 import type { AuthApp } from '../src/app.js';
@@ -22,11 +22,7 @@ async function notices(h: Harness, accountId: string) {
 }
 
 describe("the player's own sessions", () => {
-  let h: Harness;
-  before(async () => {
-    h = await harness({ AUTH_RATE_LOGIN_PER_IP_EMAIL: '1000', AUTH_RATE_LOGIN_PER_IP: '1000' });
-  });
-  after(() => h.close());
+  const h = useHarness({ AUTH_RATE_LOGIN_PER_IP_EMAIL: '1000', AUTH_RATE_LOGIN_PER_IP: '1000' });
 
   it('lists live sessions: device, platform, method, created, last used, IP prefix; the current one marked', async () => {
     const p = await register(h.app);
@@ -77,9 +73,7 @@ describe("the player's own sessions", () => {
     assert.deepEqual(n.map((x) => [x.reason, x.scope, x.sids]), [['logout', 'session', [target.id]]]);
     // The asking session lives on; ending the same one again is 404.
     assert.equal((await h.app.inject({ method: 'GET', url: '/account', headers: bearer(a.access_token) })).statusCode, 200);
-    const again = await h.app.inject({ method: 'DELETE', url: `/account/sessions/${target.id}`, headers: bearer(a.access_token) });
-    assert.equal(again.statusCode, 404);
-    assert.equal(again.json().code, 'session_not_found');
+    assertError(await h.app.inject({ method: 'DELETE', url: `/account/sessions/${target.id}`, headers: bearer(a.access_token) }), 404, 'session_not_found');
     const audit = await h.tdb.db.query(`SELECT detail FROM audit_log WHERE account_id = $1 AND event = 'logout'`, [p.account_id]);
     assert.deepEqual(audit.rows.map((x) => x.detail), [{ session_id: target.id, by: 'owner' }]);
   });
@@ -98,8 +92,7 @@ describe("the player's own sessions", () => {
     for (const id of [theirs.id, '00000000-0000-4000-8000-000000000000', 'not-a-uuid', '..%2F..%2Faccount', theirs.id.toUpperCase(), '%00']) {
       const r = await h.app.inject({ method: 'DELETE', url: `/account/sessions/${id}`, headers: bearer(attacker.access_token) });
       if (id === '%00') {
-        assert.equal(r.statusCode, 400, r.body);
-        assert.equal(r.json().code, 'invalid_character');
+        assertError(r, 400, 'invalid_character');
         continue;
       }
       assert.equal(r.statusCode, 404, `${id}: ${r.body}`);
@@ -148,13 +141,9 @@ describe("the player's own sessions", () => {
 });
 
 describe('Cache-Control: no-store on every response carrying a token; the key set has an ETag', () => {
-  let h: Harness;
   const KEY = 'k'.repeat(32);
   const TICKET_KEY = randomBytes(32);
-  before(async () => {
-    h = await harness({ AUTH_INTERNAL_KEYS: `registry:${KEY}`, AUTH_STORE_A_APP_ID: '480', AUTH_STORE_A_ENCRYPTION_KEY: TICKET_KEY.toString('hex') });
-  });
-  after(() => h.close());
+  const h = useHarness({ AUTH_INTERNAL_KEYS: `registry:${KEY}`, AUTH_STORE_A_APP_ID: '480', AUTH_STORE_A_ENCRYPTION_KEY: TICKET_KEY.toString('hex') });
 
   const noStore = (r: { statusCode: number; body: string; headers: Record<string, unknown> }, what: string) => {
     assert.ok(r.statusCode < 300, `${what}: ${r.statusCode} ${r.body}`);

@@ -1,15 +1,11 @@
 // Every page auth serves to a browser (the mailed links' pages, the device page, the API docs) is never framed, sends
 // no referrer and is nosniff; so is its script (issue 25, item 13; the rule is the kit's: docs/decisions/0006-security-headers.md).
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { harness, type Harness } from './support/harness.js';
+import { useHarness } from './support/harness.js';
 
 describe('auth page headers', () => {
-  let h: Harness;
-  before(async () => {
-    h = await harness();
-  });
-  after(() => h.close());
+  const h = useHarness();
 
   it('email-link pages, the device page and /docs: X-Frame-Options DENY, frame-ancestors none, no referrer, nosniff', async () => {
     for (const url of ['/email-link/reset-password', '/email-link/verify-email', '/device', '/docs/']) {

@@ -2,14 +2,20 @@
 // every session revoked, audit; used, expired and unknown tokens; rate limits; enumeration.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { bearer, email, harness, register, type Harness } from './support/harness.js';
-import { startSmtpServer, tokenOf, type TestSmtpServer } from './support/smtp.js';
+import { auditCount, bearer, email, harness, register, useMailHarness, assertError } from './support/harness.js';
+import { tokenOf } from './support/smtp.js';
 
 const NEW_PASSWORD = 'a brand new passphrase 77';
 
 describe('password reset', () => {
-  let h: Harness;
-  let smtp: TestSmtpServer;
+  const { h, smtp } = useMailHarness({
+    AUTH_MAIL_PRODUCT_NAME: 'Space Race',
+    AUTH_MAIL_FROM: 'Space Race <no-reply@space-race.test>',
+    AUTH_PUBLIC_URL: 'https://auth.space-race.test/',
+    AUTH_RATE_EMAIL_PER_ADDRESS: '4',
+    AUTH_RATE_EMAIL_PER_IP: '1000',
+    AUTH_RATE_LOGIN_PER_IP_EMAIL: '1000',
+  }, { user: 'mailer', pass: 'smtp-pass-1' });
   let ip = 0;
   /** A fresh address per call: the per-IP limits stay out of the tests that are not about them. */
   const nextIp = () => `10.50.${Math.floor(++ip / 250)}.${ip % 250}`;
@@ -22,23 +28,6 @@ describe('password reset', () => {
     const m = await smtp.waitFor((x) => smtp.received.indexOf(x) >= before && x.envelopeTo.includes(to) && x.subject.includes('reset your password'));
     return tokenOf(m);
   };
-
-  before(async () => {
-    smtp = await startSmtpServer({ user: 'mailer', pass: 'smtp-pass-1' });
-    h = await harness({
-      AUTH_SMTP_URL: smtp.url,
-      AUTH_MAIL_PRODUCT_NAME: 'Space Race',
-      AUTH_MAIL_FROM: 'Space Race <no-reply@space-race.test>',
-      AUTH_PUBLIC_URL: 'https://auth.space-race.test/',
-      AUTH_RATE_EMAIL_PER_ADDRESS: '4',
-      AUTH_RATE_EMAIL_PER_IP: '1000',
-      AUTH_RATE_LOGIN_PER_IP_EMAIL: '1000',
-    });
-  });
-  after(async () => {
-    await h.close();
-    await smtp.close();
-  });
 
   it('mails a token (link and code, in the product name) over SMTP; the reset sets the password and ends every session', async () => {
     const u = await register(h.app);
@@ -97,9 +86,7 @@ describe('password reset', () => {
     assert.notEqual(first, second);
     assert.equal((await post('/password/reset', { token: second, password: NEW_PASSWORD })).statusCode, 200);
     for (const t of [second, first]) {
-      const again = await post('/password/reset', { token: t, password: 'yet another long passphrase' });
-      assert.equal(again.statusCode, 410);
-      assert.equal(again.json().code, 'email_token_used');
+      assertError(await post('/password/reset', { token: t, password: 'yet another long passphrase' }), 410, 'email_token_used');
     }
     assert.equal((await post('/login', { email: u.email, password: NEW_PASSWORD })).statusCode, 200);
   });
@@ -109,17 +96,14 @@ describe('password reset', () => {
     const token = await requestToken(u.email);
     const rs = await Promise.all(Array.from({ length: 5 }, (_, i) => post('/password/reset', { token, password: `${NEW_PASSWORD} ${i}` })));
     assert.deepEqual(rs.map((r) => r.statusCode).sort(), [200, 410, 410, 410, 410]);
-    const audits = await h.tdb.db.query(`SELECT count(*)::int AS n FROM audit_log WHERE account_id = $1 AND event = 'password_reset'`, [u.account_id]);
-    assert.equal(audits.rows[0].n, 1);
+    assert.equal(await auditCount(h, u.account_id, 'password_reset'), 1);
   });
 
   it('an expired token → 410 email_token_expired; unknown and malformed tokens → 400 invalid_email_token', async () => {
     const u = await register(h.app);
     const token = await requestToken(u.email);
     await h.tdb.db.query(`UPDATE email_tokens SET expires_at = now() - interval '1 second' WHERE account_id = $1`, [u.account_id]);
-    const expired = await post('/password/reset', { token, password: NEW_PASSWORD });
-    assert.equal(expired.statusCode, 410);
-    assert.equal(expired.json().code, 'email_token_expired');
+    assertError(await post('/password/reset', { token, password: NEW_PASSWORD }), 410, 'email_token_expired');
     for (const t of ['A'.repeat(43), 'not a token', 'x', '%00'.repeat(10)]) {
       const r = await post('/password/reset', { token: t, password: NEW_PASSWORD });
       assert.equal(r.statusCode, 400, t);
@@ -133,9 +117,7 @@ describe('password reset', () => {
     const before = smtp.received.length;
     await register(h.app, e);
     const verify = tokenOf(await smtp.waitFor((m) => smtp.received.indexOf(m) >= before && m.envelopeTo.includes(e) && m.subject.includes('confirm')));
-    const wrongKind = await post('/password/reset', { token: verify, password: NEW_PASSWORD });
-    assert.equal(wrongKind.statusCode, 400);
-    assert.equal(wrongKind.json().code, 'invalid_email_token');
+    assertError(await post('/password/reset', { token: verify, password: NEW_PASSWORD }), 400, 'invalid_email_token');
 
     const token = await requestToken(e);
     for (const [password, reason] of [

@@ -1,14 +1,10 @@
 // Email and password: sign-up, login, policy, lockout (423) versus rate limit (429), races.
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { harness, register, email, GOOD_PASSWORD, type Harness } from './support/harness.js';
+import { harness, useHarness, register, email, GOOD_PASSWORD, type Harness, assertError } from './support/harness.js';
 
 describe('sign-up and login', () => {
-  let h: Harness;
-  before(async () => {
-    h = await harness({ AUTH_LOCKOUT_THRESHOLD: '5', AUTH_LOCKOUT_BASE_SECONDS: '30', AUTH_RATE_LOGIN_PER_IP_EMAIL: '50' });
-  });
-  after(() => h.close());
+  const h = useHarness({ AUTH_LOCKOUT_THRESHOLD: '5', AUTH_LOCKOUT_BASE_SECONDS: '30', AUTH_RATE_LOGIN_PER_IP_EMAIL: '50' });
 
   const login = (payload: Record<string, unknown>, ip = '10.0.0.1') => h.app.inject({ method: 'POST', url: '/login', payload, remoteAddress: ip });
 
@@ -78,8 +74,7 @@ describe('sign-up and login', () => {
   it('409 email_taken, case-insensitively', async () => {
     const u = await register(h.app);
     const r = await h.app.inject({ method: 'POST', url: '/register', payload: { email: u.email.toUpperCase(), password: GOOD_PASSWORD } });
-    assert.equal(r.statusCode, 409);
-    assert.equal(r.json().code, 'email_taken');
+    assertError(r, 409, 'email_taken');
   });
 
   it('parallel sign-ups with one email: exactly one succeeds', async () => {
@@ -108,8 +103,7 @@ describe('sign-up and login', () => {
     assert.ok(counted >= 5);
     // The guessing source is locked: even the right password from it is refused until the lock ends.
     const locked = await login({ email: u.email, password: u.password }, attacker);
-    assert.equal(locked.statusCode, 423);
-    assert.equal(locked.json().code, 'account_locked');
+    assertError(locked, 423, 'account_locked');
     const retry = Number(locked.headers['retry-after']);
     // base 30 s doubling per failure past the threshold: 30 * 2^(counted-5)
     assert.ok(retry > 0 && retry <= 30 * 2 ** (counted - 5), `retry-after ${retry}`);
@@ -198,11 +192,7 @@ describe('sign-up and login', () => {
 });
 
 describe('rate limit (429) comes before the password check and the lockout (423)', () => {
-  let h: Harness;
-  before(async () => {
-    h = await harness({ AUTH_RATE_LOGIN_PER_IP_EMAIL: '3', AUTH_RATE_LOGIN_PER_IP: '1000', AUTH_LOCKOUT_THRESHOLD: '100' });
-  });
-  after(() => h.close());
+  const h = useHarness({ AUTH_RATE_LOGIN_PER_IP_EMAIL: '3', AUTH_RATE_LOGIN_PER_IP: '1000', AUTH_LOCKOUT_THRESHOLD: '100' });
 
   it('429 rate_limited with Retry-After after the per IP+email limit, even for the right password', async () => {
     const u = await register(h.app); // counts one hit for this IP+email (sign-up shares the login limits)
@@ -212,8 +202,7 @@ describe('rate limit (429) comes before the password check and the lockout (423)
       assert.equal(r.statusCode, 401);
     }
     const r = await h.app.inject({ method: 'POST', url: '/login', payload: { email: u.email, password: u.password }, remoteAddress: ip });
-    assert.equal(r.statusCode, 429);
-    assert.equal(r.json().code, 'rate_limited');
+    assertError(r, 429, 'rate_limited');
     assert.ok(Number(r.headers['retry-after']) >= 1);
     // Another caller is not affected.
     const other = await h.app.inject({ method: 'POST', url: '/login', payload: { email: u.email, password: u.password }, remoteAddress: '10.9.9.10' });
@@ -268,8 +257,7 @@ describe('guest secret hashing parameters', () => {
       const now = await old.node({ AUTH_GUEST_SECRET_MEMORY_KIB: '' });
       assert.equal((await restore({ ...old, app: now }, g)).statusCode, 200);
       const wrong = await restore({ ...old, app: now }, g, g.guest_secret.replace(/^./, (c) => (c === 'A' ? 'B' : 'A')));
-      assert.equal(wrong.statusCode, 401);
-      assert.equal(wrong.json().code, 'invalid_credentials');
+      assertError(wrong, 401, 'invalid_credentials');
     } finally {
       await old.close();
     }
@@ -282,11 +270,7 @@ describe('guest secret hashing parameters', () => {
 });
 
 describe('the general per-IP limit covers every route, whatever its own limits', () => {
-  let h: Harness;
-  before(async () => {
-    h = await harness({ AUTH_RATE_GENERAL_PER_IP: '3' });
-  });
-  after(() => h.close());
+  const h = useHarness({ AUTH_RATE_GENERAL_PER_IP: '3' });
 
   const post = (url: string, payload: unknown, ip: string) => h.app.inject({ method: 'POST', url, payload: payload as object, remoteAddress: ip });
 
@@ -294,8 +278,7 @@ describe('the general per-IP limit covers every route, whatever its own limits',
     const ip = '10.20.0.1';
     for (let i = 0; i < 3; i++) assert.equal((await post('/login', { email: email(), password: 'wrong password!' }, ip)).statusCode, 401);
     const r = await post('/login', { email: email(), password: 'wrong password!' }, ip);
-    assert.equal(r.statusCode, 429);
-    assert.equal(r.json().code, 'rate_limited');
+    assertError(r, 429, 'rate_limited');
     assert.ok(Number(r.headers['retry-after']) >= 1);
     // On these routes the body is validated first: a malformed one is still a 400, not counted.
     assert.equal((await post('/login', { email: 'not an email', password: 'x' }, ip)).statusCode, 400);

@@ -4,7 +4,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { harness, bearer, guest, type Harness } from './support/harness.js';
+import { harness, bearer, guest, type Harness, assertError } from './support/harness.js';
 import { startOidcProvider, type TestOidcProvider } from './support/oidc-provider.js';
 import { buildEncryptedAppTicket, individualSteamId } from './support/steam-ticket.js';
 
@@ -63,8 +63,7 @@ describe('POST /platform with the configured providers', () => {
     const expired = await idp.issueIdToken({ clientId: 'game-client', sub: 'idp-user-2', expiresInSeconds: -120 });
     for (const ticket of [wrongAud, wrongIss, expired, 'not-a-token']) {
       const r = await platform({ provider: 'idp_a', ticket });
-      assert.equal(r.statusCode, 401, r.body);
-      assert.equal(r.json().code, 'invalid_ticket');
+      assertError(r, 401, 'invalid_ticket');
       if (ticket.length > 60) assert.ok(!r.body.includes(ticket.slice(20, 60)), 'the ticket is not echoed');
     }
   });
@@ -75,9 +74,7 @@ describe('POST /platform with the configured providers', () => {
     const ok = await platform({ provider: 'idp_b', ticket, nonce });
     assert.equal(ok.statusCode, 200, ok.body);
     assert.equal(claimsOf(ok.json().access_token).platform, 'idp_b');
-    const bad = await platform({ provider: 'idp_b', ticket, nonce: 'another-nonce' });
-    assert.equal(bad.statusCode, 401);
-    assert.equal(bad.json().code, 'invalid_ticket');
+    assertError(await platform({ provider: 'idp_b', ticket, nonce: 'another-nonce' }), 401, 'invalid_ticket');
     const missing = await platform({ provider: 'idp_b', ticket });
     assert.equal(missing.statusCode, 401);
   });
@@ -103,8 +100,7 @@ describe('POST /platform with the configured providers', () => {
     ];
     for (const t of refused) {
       const r = await platform({ provider: 'store_a', ticket: t.toString('hex') });
-      assert.equal(r.statusCode, 401, r.body);
-      assert.equal(r.json().code, 'invalid_ticket');
+      assertError(r, 401, 'invalid_ticket');
     }
   });
 
@@ -123,9 +119,7 @@ describe('POST /platform without configured providers', () => {
   it('answers 400 provider_not_configured', async () => {
     const h = await harness();
     try {
-      const r = await h.app.inject({ method: 'POST', url: '/platform', payload: { provider: 'idp_a', ticket: 'x.y.z' } });
-      assert.equal(r.statusCode, 400);
-      assert.equal(r.json().code, 'provider_not_configured');
+      assertError(await h.app.inject({ method: 'POST', url: '/platform', payload: { provider: 'idp_a', ticket: 'x.y.z' } }), 400, 'provider_not_configured');
     } finally {
       await h.close();
     }

@@ -1,16 +1,12 @@
 // Every auth route, reached by every spelling of its path, answers as its plain path does for the same
 // caller, or reaches no route; the rate-limit exemptions (probes, key set) belong to the route, not the URL.
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { routeSpellingMismatches } from '@platform/kit/testing';
-import { bearer, guest, harness, type Harness } from './support/harness.js';
+import { bearer, guest, harness, useHarness } from './support/harness.js';
 
 describe('route access by the route that runs (auth)', () => {
-  let h: Harness;
-  before(async () => {
-    h = await harness({ AUTH_RATE_GENERAL_PER_IP: '100000', AUTH_RATE_GUEST_PER_IP: '100000', AUTH_RATE_REFRESH_PER_IP: '100000' });
-  });
-  after(async () => h.close());
+  const h = useHarness({ AUTH_RATE_GENERAL_PER_IP: '100000', AUTH_RATE_GUEST_PER_IP: '100000', AUTH_RATE_REFRESH_PER_IP: '100000' });
 
   it('every route answers every spelling of its path as the plain path, or reaches no route', async () => {
     const { walked, mismatches } = await routeSpellingMismatches(h.app, {

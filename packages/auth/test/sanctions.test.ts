@@ -8,7 +8,7 @@ import { ConfigError } from '@platform/kit';
 import { readAuthConfig } from '../src/config.js';
 import { serviceToken } from '../src/services/outbox.js';
 import { SANCTION_CHANNEL } from '../src/services/sanctions.js';
-import { bearer, guest, harness, register, type Harness, withRoles as withRolesOf } from './support/harness.js';
+import { auditCount, bearer, guest, harness, register, type Harness, withRoles as withRolesOf, assertError } from './support/harness.js';
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 
@@ -96,8 +96,7 @@ describe('sanctions', () => {
     assert.equal(r2.statusCode, 200, r2.body);
     assert.equal(r2.json().lifted_by, 'service:registry');
     assert.equal(r2.json().lift_reason, null);
-    const audit = await h.tdb.db.query(`SELECT count(*)::int AS n FROM audit_log WHERE account_id = $1 AND event = 'sanction_lift'`, [u.account_id]);
-    assert.equal(audit.rows[0].n, 2);
+    assert.equal(await auditCount(h, u.account_id, 'sanction_lift'), 2);
   });
 
   it('a ban ends every session at once (deny set, refresh refused) and sign-in answers 403 account_banned with the reason and end', async () => {
@@ -116,8 +115,7 @@ describe('sanctions', () => {
     const notice = await h.tdb.db.query(`SELECT payload FROM outbox WHERE topic = 'revocation' AND payload->>'account_id' = $1`, [u.account_id]);
     assert.equal(notice.rows[0].payload.reason, 'account_banned');
     const refused = await login(u);
-    assert.equal(refused.statusCode, 403);
-    assert.equal(refused.json().code, 'account_banned');
+    assertError(refused, 403, 'account_banned');
     assert.equal(refused.json().reason, 'Cheating in ranked');
     assert.equal(Date.parse(refused.json().expires_at), Date.parse(end));
     const view = (await call('GET', `/admin/accounts/${u.account_id}`, moderator)).json();
@@ -155,8 +153,7 @@ describe('sanctions', () => {
     assert.equal(ok.statusCode, 200, ok.body);
     assert.deepEqual((await call('GET', '/account/sanctions', ok.json().access_token)).json(), { sanctions: [] });
     for (const id of [ban.id, chat.id]) assert.ok(notices.some((n) => n.sanction_id === id && n.event === 'expired'), id);
-    const audit = await h.tdb.db.query(`SELECT count(*)::int AS n FROM audit_log WHERE account_id = $1 AND event = 'sanction_expiry'`, [u.account_id]);
-    assert.equal(audit.rows[0].n, 2);
+    assert.equal(await auditCount(h, u.account_id, 'sanction_expiry'), 2);
     // A lift of an expired sanction is 409, and a second sweep ends nothing again.
     assert.equal((await lift(chat.id)).json().code, 'sanction_not_active');
     const again = await h.tdb.db.query(`SELECT count(*)::int AS n FROM outbox WHERE topic = 'sanction' AND payload->>'sanction_id' = $1`, [chat.id]);

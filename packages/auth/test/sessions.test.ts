@@ -1,16 +1,12 @@
 // Guests, refresh-token rotation and reuse detection, logout and the deny set, several nodes.
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { harness, guest, register, fingerprint, bearer, type Harness } from './support/harness.js';
+import { auditCount, useHarness, guest, register, fingerprint, bearer, assertError } from './support/harness.js';
 import { DENY_SID, DENY_JTI } from '../src/services/tokens.js';
 import { tokenKid } from '@platform/kit';
 
 describe('guests', () => {
-  let h: Harness;
-  before(async () => {
-    h = await harness({ AUTH_RATE_GUEST_PER_DEVICE: '5', AUTH_RATE_GUEST_PER_IP: '1000' });
-  });
-  after(() => h.close());
+  const h = useHarness({ AUTH_RATE_GUEST_PER_DEVICE: '5', AUTH_RATE_GUEST_PER_IP: '1000' });
 
   it('creates a guest with a one-time secret of 256 bits', async () => {
     const r = await h.app.inject({ method: 'POST', url: '/guest', payload: { device_fingerprint: fingerprint(), platform: 'android' } });
@@ -38,9 +34,7 @@ describe('guests', () => {
     assert.equal(ok.statusCode, 200);
     assert.equal(ok.json().account_id, g.account_id);
     assert.equal(ok.json().guest_secret, undefined);
-    const bad = await h.app.inject({ method: 'POST', url: '/guest/restore', payload: { account_id: g.account_id, guest_secret: 'x'.repeat(43), device_fingerprint: fingerprint() } });
-    assert.equal(bad.statusCode, 401);
-    assert.equal(bad.json().code, 'invalid_credentials');
+    assertError(await h.app.inject({ method: 'POST', url: '/guest/restore', payload: { account_id: g.account_id, guest_secret: 'x'.repeat(43), device_fingerprint: fingerprint() } }), 401, 'invalid_credentials');
     const unknown = await h.app.inject({ method: 'POST', url: '/guest/restore', payload: { account_id: '00000000-0000-4000-8000-000000000000', guest_secret: g.guest_secret, device_fingerprint: fingerprint() } });
     assert.equal(unknown.statusCode, 401);
   });
@@ -101,9 +95,7 @@ describe('guests', () => {
     assert.equal((await restore(c.json().guest_secret)).statusCode, 200);
     assert.equal((await restore(a.json().guest_secret)).statusCode, 401);
     // The same key from another device is a conflict.
-    const other = await h.app.inject({ method: 'POST', url: '/guest', headers: { 'idempotency-key': key }, payload: { device_fingerprint: fingerprint() } });
-    assert.equal(other.statusCode, 409);
-    assert.equal(other.json().code, 'idempotency_key_reused');
+    assertError(await h.app.inject({ method: 'POST', url: '/guest', headers: { 'idempotency-key': key }, payload: { device_fingerprint: fingerprint() } }), 409, 'idempotency_key_reused');
   });
 
   it('without a key, each /guest is a new guest; the per-device limit answers 429', async () => {
@@ -116,8 +108,7 @@ describe('guests', () => {
     }
     assert.equal(ids.size, 5);
     const r = await h.app.inject({ method: 'POST', url: '/guest', payload: { device_fingerprint: device } });
-    assert.equal(r.statusCode, 429);
-    assert.equal(r.json().code, 'rate_limited');
+    assertError(r, 429, 'rate_limited');
     assert.ok(Number(r.headers['retry-after']) >= 1);
   });
 
@@ -140,11 +131,7 @@ describe('guests', () => {
 });
 
 describe('refresh tokens', () => {
-  let h: Harness;
-  before(async () => {
-    h = await harness({ AUTH_RATE_REFRESH_PER_IP: '10000' });
-  });
-  after(() => h.close());
+  const h = useHarness({ AUTH_RATE_REFRESH_PER_IP: '10000' });
 
   const refresh = (token: string, app = h.app) => app.inject({ method: 'POST', url: '/refresh', payload: { refresh_token: token } });
 
@@ -207,13 +194,9 @@ describe('refresh tokens', () => {
   it('reuse of a used token revokes the session and its chain, audited', async () => {
     const g = await guest(h.app);
     const next = (await refresh(g.refresh_token)).json();
-    const reuse = await refresh(g.refresh_token);
-    assert.equal(reuse.statusCode, 401);
-    assert.equal(reuse.json().code, 'token_reused');
+    assertError(await refresh(g.refresh_token), 401, 'token_reused');
     // The successor died with the session, and the session's access tokens are denied.
-    const after = await refresh(next.refresh_token);
-    assert.equal(after.statusCode, 401);
-    assert.equal(after.json().code, 'token_reused');
+    assertError(await refresh(next.refresh_token), 401, 'token_reused');
     const acc = await h.app.inject({ method: 'GET', url: '/account', headers: bearer(next.access_token) });
     assert.equal(acc.statusCode, 401);
     const audit = await h.tdb.db.query(`SELECT detail FROM audit_log WHERE account_id = $1 AND event = 'refresh'`, [g.account_id]);
@@ -225,12 +208,9 @@ describe('refresh tokens', () => {
     const g = await guest(h.app);
     await h.tdb.db.query(`UPDATE sessions SET expires_at = now() - interval '1 second' WHERE account_id = $1`, [g.account_id]);
     const r = await refresh(g.refresh_token);
-    assert.equal(r.statusCode, 401);
-    assert.equal(r.json().code, 'invalid_refresh_token');
+    assertError(r, 401, 'invalid_refresh_token');
     for (const payload of [{}, { refresh_token: '' }, { refresh_token: 5 }, { refresh_token: 'x', more: 1 }]) {
-      const b = await h.app.inject({ method: 'POST', url: '/refresh', payload });
-      assert.equal(b.statusCode, 400);
-      assert.equal(b.json().code, 'validation_failed');
+      assertError(await h.app.inject({ method: 'POST', url: '/refresh', payload }), 400, 'validation_failed');
     }
   });
 
@@ -246,11 +226,7 @@ describe('refresh tokens', () => {
 });
 
 describe('logout', () => {
-  let h: Harness;
-  before(async () => {
-    h = await harness();
-  });
-  after(() => h.close());
+  const h = useHarness();
 
   it('with Bearer: 204, session revoked, sid and jti on the deny set, retry is harmless', async () => {
     const u = await register(h.app);
@@ -262,8 +238,7 @@ describe('logout', () => {
     assert.equal((await h.app.inject({ method: 'GET', url: '/account', headers: bearer(u.access_token) })).statusCode, 401);
     assert.equal((await h.app.inject({ method: 'POST', url: '/refresh', payload: { refresh_token: u.refresh_token } })).statusCode, 401);
     assert.equal((await h.app.inject({ method: 'POST', url: '/logout', headers: bearer(u.access_token) })).statusCode, 204);
-    const audit = await h.tdb.db.query(`SELECT count(*)::int AS n FROM audit_log WHERE account_id = $1 AND event = 'logout'`, [u.account_id]);
-    assert.equal(audit.rows[0].n, 1);
+    assert.equal(await auditCount(h, u.account_id, 'logout'), 1);
   });
 
   it('with the refresh token in the body', async () => {
@@ -274,14 +249,10 @@ describe('logout', () => {
   });
 
   it('errors: nothing, a bad token, bad bodies', async () => {
-    const none = await h.app.inject({ method: 'POST', url: '/logout' });
-    assert.equal(none.statusCode, 401);
-    assert.equal(none.json().code, 'unauthenticated');
+    assertError(await h.app.inject({ method: 'POST', url: '/logout' }), 401, 'unauthenticated');
     const badRt = await h.app.inject({ method: 'POST', url: '/logout', payload: { refresh_token: 'nope' } });
     assert.equal(badRt.json().code, 'invalid_refresh_token');
-    const badBearer = await h.app.inject({ method: 'POST', url: '/logout', headers: bearer('v4.public.garbage') });
-    assert.equal(badBearer.statusCode, 401);
-    assert.equal(badBearer.json().code, 'invalid_token');
+    assertError(await h.app.inject({ method: 'POST', url: '/logout', headers: bearer('v4.public.garbage') }), 401, 'invalid_token');
     for (const payload of [{ other: 1 }, { refresh_token: 3 }, [1]]) {
       const r = await h.app.inject({ method: 'POST', url: '/logout', payload: payload as object });
       assert.equal(r.statusCode, 400, r.body);

@@ -1,10 +1,10 @@
 // Names shown to another person (issue 25, item 10; docs/decisions/0007-display-names.md): a device name or a
 // display name is normalised and stripped of bidi, zero-width and line-breaking characters before it is stored, and
 // a row stored before that rule is cleaned where it is shown (device page lookup, session list, staff search).
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DEVICE_CODE_GRANT } from '../src/services/device-grants.js';
-import { bearer, harness, register, type Harness } from './support/harness.js';
+import { bearer, useHarness, register } from './support/harness.js';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
@@ -13,11 +13,7 @@ const SPOOF = 'Evil TV\u202E)deifirev(\u2066 Official\u2028Store\u200B\u2069 (ve
 const INVISIBLE = /[\u202A-\u202E\u2066-\u2069\u200B\u200E\u200F\u2028\u2029\r\n\t]/;
 
 describe('names shown to others', () => {
-  let h: Harness;
-  before(async () => {
-    h = await harness({ AUTH_RATE_DEVICE_AUTHORIZE_PER_IP: '1000', AUTH_RATE_DEVICE_VERIFY_PER_IP: '1000', AUTH_RATE_DEVICE_VERIFY_PER_ACCOUNT: '1000' });
-  });
-  after(() => h.close());
+  const h = useHarness({ AUTH_RATE_DEVICE_AUTHORIZE_PER_IP: '1000', AUTH_RATE_DEVICE_VERIFY_PER_IP: '1000', AUTH_RATE_DEVICE_VERIFY_PER_ACCOUNT: '1000' });
 
   it('a device name with bidi and separator characters reaches the device page and the session list cleaned', async () => {
     const u = await register(h.app);

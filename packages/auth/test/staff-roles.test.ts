@@ -1,18 +1,14 @@
 // POST /internal/staff-roles (issue 25, item 14): the registry alone may call it (its internal key), for its
 // super-admin; any other internal caller is refused; the change is audited on the super-admin's behalf.
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { harness, register, type Harness } from './support/harness.js';
+import { useHarness, register } from './support/harness.js';
 
 const REGISTRY_KEY = 'registry-key-0123456789abcdef0123';
 const OTHER_KEY = 'matchmaking-key-0123456789abcdef01';
 
 describe('internal staff roles', () => {
-  let h: Harness;
-  before(async () => {
-    h = await harness({ AUTH_INTERNAL_KEYS: `registry:${REGISTRY_KEY},matchmaking:${OTHER_KEY}` });
-  });
-  after(() => h.close());
+  const h = useHarness({ AUTH_INTERNAL_KEYS: `registry:${REGISTRY_KEY},matchmaking:${OTHER_KEY}` });
   const post = (key: string | undefined, payload: unknown) =>
     h.app.inject({ method: 'POST', url: '/internal/staff-roles', headers: key ? { 'x-internal-key': key } : {}, payload: payload as object });
 

@@ -1,16 +1,12 @@
 // A rejected access token gets one answer whatever the reason (no key id, algorithm or parser text).
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { publicJwk, signAccessToken } from '@platform/kit';
-import { bearer, guest, harness, type Harness } from './support/harness.js';
+import { bearer, guest, useHarness } from './support/harness.js';
 
 describe('access-token rejections are generic', () => {
-  let h: Harness;
-  before(async () => {
-    h = await harness();
-  });
-  after(async () => h.close());
+  const h = useHarness();
 
   it('bad key id, wrong algorithm, wrong audience, garbage and a revoked session answer the same body', async () => {
     const { privateKey, publicKey } = generateKeyPairSync('ed25519');

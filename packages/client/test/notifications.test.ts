@@ -1,19 +1,11 @@
 /** The notification inbox through the SDK against the real service: pages, unread, read, delete, the live event. */
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Notification, RealtimeClient } from '../src/index.js';
-import { player, rejects, startTestPlatform, type TestPlatform } from './support.js';
+import { player, rejects, usePlatform } from './support.js';
 
 describe('client: the notification inbox against the real service', () => {
-  let tp: TestPlatform;
-  const sockets: RealtimeClient[] = [];
-  before(async () => {
-    tp = await startTestPlatform();
-  });
-  after(async () => {
-    for (const s of sockets) s.close();
-    await tp.close();
-  });
+  const { tp, sockets } = usePlatform();
 
   it('lists, pages, counts, marks read and deletes; each new one arrives live as `notification`', async () => {
     const ada = await player(tp, 'Ada');

@@ -4,23 +4,15 @@
  * (Origin) is refused in band (error frame, 4000 + status). The client reads both the same way: the same close
  * event, the same decision to reconnect or stop, and a 429's Retry-After as the least delay before the next try.
  */
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import WebSocket from 'ws';
 import { PlatformError, type LifecycleEvents, type RealtimeClient, type WebSocketConstructor } from '../src/index.js';
-import { player, startTestPlatform, type TestPlatform } from './support.js';
+import { player, usePlatform } from './support.js';
 
 describe('client: refused handshakes, over HTTP (no Origin, ws in Node) and in band (a browser)', () => {
-  let tp: TestPlatform;
-  const sockets: RealtimeClient[] = [];
-  before(async () => {
-    // One socket per user and node: the second one is refused with too_many_sockets (Retry-After 5).
-    tp = await startTestPlatform({ socialEnv: { SOCIAL_REALTIME_MAX_SOCKETS_PER_USER: '1' } });
-  });
-  after(async () => {
-    for (const s of sockets) s.close();
-    await tp.close();
-  });
+  // One socket per user and node: the second one is refused with too_many_sockets (Retry-After 5).
+  const { tp, sockets } = usePlatform({ socialEnv: { SOCIAL_REALTIME_MAX_SOCKETS_PER_USER: '1' } });
 
   /** `ws` as a browser would open it: with an Origin header. */
   const browserLike = (): WebSocketConstructor => {

@@ -1,26 +1,18 @@
 /** The realtime client against the real social service: events, frames, errors, close codes, reconnects. */
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { closeReason, createClient, PlatformError, RealtimeClient, type LifecycleEvents } from '../src/index.js';
 import { signTestAccessToken } from '@platform/e2e';
-import { gameClientKey, player, startTestPlatform, type TestPlatform } from './support.js';
+import { gameClientKey, player, usePlatform } from './support.js';
 
 describe('client: realtime against the real social service', () => {
-  let tp: TestPlatform;
-  const sockets: RealtimeClient[] = [];
+  // No grace past a token's exp: a socket holding an expired token is closed (4004) at once.
+  const { tp, sockets } = usePlatform({ socialEnv: { SOCIAL_REALTIME_TOKEN_GRACE_SECONDS: '0' } });
   const realtime = (c: { realtime(): RealtimeClient }) => {
     const rt = c.realtime();
     sockets.push(rt);
     return rt;
   };
-  before(async () => {
-    // No grace past a token's exp: a socket holding an expired token is closed (4004) at once.
-    tp = await startTestPlatform({ socialEnv: { SOCIAL_REALTIME_TOKEN_GRACE_SECONDS: '0' } });
-  });
-  after(async () => {
-    for (const s of sockets) s.close();
-    await tp.close();
-  });
 
   it('receives a friend request, its acceptance and party chat (sent over HTTP and over the socket)', async () => {
     const ada = await player(tp, 'Ada');

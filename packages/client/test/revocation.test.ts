@@ -3,21 +3,13 @@
  * closes with a typed reason and no reconnect, the session is signed out locally (`signedOut`), and a token
  * social refuses as `token_revoked` signs the session out too.
  */
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { closeReason, type LifecycleEvents, type RealtimeClient, type SessionEvent } from '../src/index.js';
-import { player, rejects, startTestPlatform, type TestPlatform } from './support.js';
+import { player, rejects, usePlatform } from './support.js';
 
 describe('client: the session ended by the server', () => {
-  let tp: TestPlatform;
-  const sockets: RealtimeClient[] = [];
-  before(async () => {
-    tp = await startTestPlatform();
-  });
-  after(async () => {
-    for (const s of sockets) s.close();
-    await tp.close();
-  });
+  const { tp, sockets } = usePlatform();
 
   /** A signed-in player with an open socket, recording its closes, reconnects and session events. */
   async function connected(name: string) {

@@ -8,7 +8,8 @@ import { Agent, fetch as undiciFetch } from 'undici';
 import WebSocket from 'ws';
 import { startPlatform, type Platform } from '@platform/e2e';
 import assert from 'node:assert/strict';
-import { createClient, memoryStorage, PlatformError, type ClientOptions, type FetchLike, type PlatformClient, type WebSocketConstructor } from '../src/index.js';
+import { after, before } from 'node:test';
+import { createClient, memoryStorage, PlatformError, type ClientOptions, type FetchLike, type PlatformClient, type RealtimeClient, type WebSocketConstructor } from '../src/index.js';
 
 /** Limits out of the way: these tests sign many players in from one address. */
 export const RELAXED_AUTH: Record<string, string> = {
@@ -69,6 +70,30 @@ export async function startTestPlatform(env: { authEnv?: Record<string, string>;
       await socialAgent.close();
     },
   };
+}
+
+/**
+ * The suite's platform, and its sockets: started before its tests; after them the sockets closed, then the platform.
+ * `tp` reads through to the platform once started.
+ */
+export function usePlatform(env: Parameters<typeof startTestPlatform>[0] = {}): { tp: TestPlatform; sockets: RealtimeClient[] } {
+  const sockets: RealtimeClient[] = [];
+  let current: TestPlatform | undefined;
+  before(async () => {
+    current = await startTestPlatform(env);
+  });
+  after(async () => {
+    for (const s of sockets) s.close();
+    await current?.close();
+  });
+  const tp = new Proxy({} as TestPlatform, {
+    get: (_t, key) => {
+      if (!current) throw new Error('the platform is not started yet');
+      const v = Reflect.get(current, key) as unknown;
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(current) : v;
+    },
+  });
+  return { tp, sockets };
 }
 
 export const uniqueEmail = (tag: string) => `${tag}-${randomUUID().slice(0, 8)}@client.test`;

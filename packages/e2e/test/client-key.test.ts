@@ -3,24 +3,9 @@
 // unknown, replaced and conflicting keys are refused over HTTP and, readably for a browser, on the socket.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import WebSocket from 'ws';
 import { eventually, startPlatform, type Platform } from '../src/index.js';
-
-const PASSWORD = 'correct horse battery staple 42';
-const tag = randomBytes(3).toString('hex');
-
-interface Game {
-  gameId: string;
-  clientKey: string;
-  pair: Record<string, string>;
-}
-
-interface Socket {
-  ws: WebSocket;
-  frames: { type: string; data: any }[];
-  closed: Promise<{ code: number; reason: string }>;
-}
+import { PASSWORD, tag, type Game, type Socket } from './support/game-sockets.js';
 
 describe('the client key end to end', () => {
   let p: Platform;

@@ -5,25 +5,11 @@
 // sockets, the new ones work, and sockets opened with the old ones get an error frame and close 4005.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import WebSocket from 'ws';
 import { eventually, startPlatform, type Platform } from '../src/index.js';
+import { PASSWORD, tag, type Game, type Socket } from './support/game-sockets.js';
 
-const PASSWORD = 'correct horse battery staple 42';
-const tag = randomBytes(3).toString('hex');
 const BOUND_MS = 1000;
-
-interface Game {
-  gameId: string;
-  clientKey: string;
-  pair: Record<string, string>;
-}
-
-interface Socket {
-  ws: WebSocket;
-  frames: { type: string; data: any }[];
-  closed: Promise<{ code: number; reason: string }>;
-}
 
 describe('game credentials revoked at once on every social node', () => {
   let p: Platform;

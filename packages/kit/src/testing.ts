@@ -1,74 +1,18 @@
 /**
- * Test helpers: each test file gets its own database schema (PostgreSQL) or
- * in-memory PGlite, and its own Redis key prefix, so files run in parallel.
- * With DATABASE_URL / REDIS_URL set (CI) the real servers are used.
+ * Test helpers (@platform/kit/testing): the stores of a test (testing/stores.ts), the one service harness and the
+ * helpers every test repeats (testing/harness.ts), logs, certificates, route spellings, OpenAPI lint, metrics, Chromium.
  */
 import { Writable } from 'node:stream';
-import { createHash, randomBytes, randomUUID, X509Certificate } from 'node:crypto';
+import { createHash, randomUUID, X509Certificate } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { Redis } from 'ioredis';
 import { generate } from 'selfsigned';
 import parsePrometheusTextFormat, { type PrometheusFamily } from 'parse-prometheus-text-format';
-import { openDatabase, type Database } from './db.js';
-import { openStateStore, type StateStore } from './state/index.js';
 import { routesOf, type App } from './http.js';
 import type { RegisteredRoute } from './route-access.js';
 
-const suffix = () => randomBytes(5).toString('hex');
-
-export interface TestDatabase {
-  db: Database;
-  url: string | null;
-  schema: string;
-  drop(): Promise<void>;
-}
-
-/** A fresh, empty schema on PostgreSQL (DATABASE_URL) or an in-memory PGlite. */
-export async function testDatabase(service: string, url: string | null = process.env.DATABASE_URL ?? null): Promise<TestDatabase> {
-  const schema = `t_${service}_${suffix()}`;
-  const db = await openDatabase({ url: url ?? undefined, schema, poolSize: 5 });
-  return {
-    db,
-    url,
-    schema,
-    async drop() {
-      if (db.kind === 'postgres') await db.exec(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => {});
-      await db.close();
-    },
-  };
-}
-
-export interface TestStateStore {
-  state: StateStore;
-  prefix: string;
-  url: string | null;
-  drop(): Promise<void>;
-}
-
-/** A state store with a unique key prefix on Redis (REDIS_URL), or in memory. */
-export async function testStateStore(url: string | null = process.env.REDIS_URL ?? null): Promise<TestStateStore> {
-  const prefix = `t:${suffix()}:`;
-  const state = await openStateStore({ url: url ?? undefined, prefix });
-  return {
-    state,
-    prefix,
-    url,
-    async drop() {
-      await state.close();
-      if (url) {
-        const r = new Redis(url);
-        let cursor = '0';
-        do {
-          const [next, keys] = await r.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
-          if (keys.length) await r.del(...keys);
-          cursor = next;
-        } while (cursor !== '0');
-        await r.quit();
-      }
-    },
-  };
-}
+export * from './testing/stores.js';
+export * from './testing/harness.js';
 
 /** A log destination that keeps every line, to prove what is (not) logged. */
 export function captureLogs(): { stream: Writable & { write(chunk: string): boolean }; text(): string; lines(): any[] } {

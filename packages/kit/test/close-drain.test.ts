@@ -10,26 +10,8 @@ import type { AddressInfo } from 'node:net';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { closedByServer, GIVE_UP_MS } from './support.js';
 import { createService, loadOrCreateTls, tls13Options, readConfig, commonVars, type App } from '../src/index.js';
-
-const GIVE_UP_MS = 8000;
-
-/** Resolves once the server closes the socket, with what it sent; rejects if it is still open after GIVE_UP_MS. */
-function closed(socket: net.Socket): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let got = '';
-    socket.on('data', (d) => (got += d.toString()));
-    socket.on('error', () => {});
-    const timer = setTimeout(() => {
-      socket.destroy();
-      reject(new Error('the connection was still open'));
-    }, GIVE_UP_MS);
-    socket.on('close', () => {
-      clearTimeout(timer);
-      resolve(got);
-    });
-  });
-}
 
 /** app.close(), or a rejection if it has not finished after GIVE_UP_MS. */
 function closeApp(app: App): Promise<void> {
@@ -76,7 +58,7 @@ describe('closing a service with clients connected', () => {
     await connected(silent, 'secureConnect');
     const raw = net.connect(port, '127.0.0.1');
     await connected(raw, 'connect');
-    const gone = [closed(silent), closed(raw)];
+    const gone = [closedByServer(silent), closedByServer(raw)];
     await closeApp(app);
     await Promise.all(gone);
   });
@@ -89,7 +71,7 @@ describe('closing a service with clients connected', () => {
     await connected(keptAlive, 'connect');
     const answered = new Promise<void>((r) => keptAlive.once('data', () => r()));
     keptAlive.write('GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: keep-alive\r\n\r\n');
-    const gone = [closed(silent), closed(keptAlive)];
+    const gone = [closedByServer(silent), closedByServer(keptAlive)];
     await answered;
     await closeApp(app);
     assert.match(await gone[1]!, /^HTTP\/1\.1 200 OK/);
@@ -100,7 +82,7 @@ describe('closing a service with clients connected', () => {
     const { app, port } = await service({ https: true, graceMs: 5000 });
     const s = tls.connect({ port, host: '127.0.0.1', rejectUnauthorized: false });
     await connected(s, 'secureConnect');
-    const answer = closed(s);
+    const answer = closedByServer(s);
     s.write('GET /slow?ms=300 HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n');
     await new Promise((r) => setTimeout(r, 50));
     await closeApp(app);
@@ -112,7 +94,7 @@ describe('closing a service with clients connected', () => {
     const { app, port, release } = await service({ graceMs: 200 });
     const s = net.connect(port, '127.0.0.1');
     await connected(s, 'connect');
-    const answer = closed(s);
+    const answer = closedByServer(s);
     s.write('GET /stuck HTTP/1.1\r\nHost: localhost\r\n\r\n');
     await new Promise((r) => setTimeout(r, 50));
     await closeApp(app);

@@ -4,6 +4,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Type } from 'typebox';
 import { createService, displayText, type App } from '../src/index.js';
+import { assertError } from '../src/testing.js';
 
 describe('display text', () => {
   let app: App;
@@ -28,8 +29,6 @@ describe('display text', () => {
     const r = await app.inject({ method: 'POST', url: '/echo', payload: { displayName: 'Ada\u202E\u2028L', Name: 'x\u2029y', party: { party_name: '\u2067Raid\u2069' }, text: 'line one\nline two' } });
     assert.equal(r.statusCode, 200, r.body);
     assert.deepEqual(r.json(), { displayName: 'Ada L', Name: 'x y', party: { party_name: 'Raid' }, text: 'line one\nline two' });
-    const empty = await app.inject({ method: 'POST', url: '/echo', payload: { displayName: '\u202E\u200B' } });
-    assert.equal(empty.statusCode, 400);
-    assert.equal(empty.json().code, 'validation_failed');
+    assertError(await app.inject({ method: 'POST', url: '/echo', payload: { displayName: '\u202E\u200B' } }), 400, 'validation_failed');
   });
 });

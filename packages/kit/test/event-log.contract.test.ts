@@ -1,10 +1,10 @@
 // The event logs of the state store (src/state/event-log.ts): one contract, run on the in-memory adapter
 // always and on Redis when REDIS_URL is set (CI).
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { compareLogIds, isLogId, type LogRetention } from '../src/index.js';
-import { testStateStore, type TestStateStore } from '../src/testing.js';
+import { perSuite, testStateStore } from '../src/testing.js';
 
 const adapters: [string, string | null][] = [['memory', null]];
 if (process.env.REDIS_URL) adapters.push(['redis', process.env.REDIS_URL]);
@@ -25,13 +25,7 @@ describe('log ids', () => {
 
 for (const [name, url] of adapters) {
   describe(`event log contract: ${name}`, () => {
-    let t: TestStateStore;
-    before(async () => {
-      t = await testStateStore(url);
-    });
-    after(async () => {
-      await t.drop();
-    });
+    const t = perSuite(() => testStateStore(url), (store) => store.drop());
     /** An id from just before what a test appends (a read from 0-0 is never complete: logs vouch only for their age). */
     const mark = async () => (await t.state.logAppend([{ logs: ['mark'], entry: json(0) }], keep))[0];
 

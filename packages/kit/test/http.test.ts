@@ -3,7 +3,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Type } from 'typebox';
 import { createService, AppError, MAX_JSON_DEPTH, type App } from '../src/index.js';
-import { captureLogs as capture } from '../src/testing.js';
+import { captureLogs as capture, assertError } from '../src/testing.js';
 
 
 async function build(fieldCase: 'pascal' | 'camel' | 'snake', ready = true, bodyLimit = 1024) {
@@ -61,8 +61,7 @@ describe('http shell', () => {
 
   it('rejects wrong types without coercing them', async () => {
     const r = await app.inject({ method: 'POST', url: '/things', payload: { Name: 123 } });
-    assert.equal(r.statusCode, 400);
-    assert.equal(r.json().Code, 'validation_failed');
+    assertError(r, 400, 'validation_failed');
     assert.equal(r.json().Field, 'Name');
   });
 
@@ -81,8 +80,7 @@ describe('http shell', () => {
 
   it('rejects malformed JSON with malformed_json', async () => {
     const r = await app.inject({ method: 'POST', url: '/things', headers: { 'content-type': 'application/json' }, payload: '{"Name":' });
-    assert.equal(r.statusCode, 400);
-    assert.equal(r.json().Code, 'malformed_json');
+    assertError(r, 400, 'malformed_json');
   });
 
   it('takes an empty body with content-type application/json as no body; a route that needs one says which field', async () => {
@@ -90,9 +88,7 @@ describe('http shell', () => {
       const none = await app.inject({ method: 'POST', url: '/notes/a', headers: { 'content-type': 'application/json' }, payload });
       assert.equal(none.statusCode, 200, none.body);
       assert.deepEqual(none.json(), { name: 'a', handle: null, body: null });
-      const needed = await app.inject({ method: 'POST', url: '/things', headers: { 'content-type': 'application/json; charset=utf-8' }, payload });
-      assert.equal(needed.statusCode, 400);
-      assert.equal(needed.json().Code, 'validation_failed');
+      assertError(await app.inject({ method: 'POST', url: '/things', headers: { 'content-type': 'application/json; charset=utf-8' }, payload }), 400, 'validation_failed');
     }
     const malformed = await app.inject({ method: 'POST', url: '/notes/a', headers: { 'content-type': 'application/json' }, payload: ' {' });
     assert.equal(malformed.json().Code, 'malformed_json');
@@ -102,14 +98,12 @@ describe('http shell', () => {
 
   it('rejects an oversized body with 413', async () => {
     const r = await app.inject({ method: 'POST', url: '/things', payload: { Name: 'x'.repeat(5000) } });
-    assert.equal(r.statusCode, 413);
-    assert.equal(r.json().Code, 'payload_too_large');
+    assertError(r, 413, 'payload_too_large');
   });
 
   it('rejects a non-JSON content type with 415', async () => {
     const r = await app.inject({ method: 'POST', url: '/things', headers: { 'content-type': 'text/xml' }, payload: '<a/>' });
-    assert.equal(r.statusCode, 415);
-    assert.equal(r.json().Code, 'unsupported_media_type');
+    assertError(r, 415, 'unsupported_media_type');
   });
 
   it('refuses NUL and unpaired surrogates in body values and keys at any depth, query values and path params', async () => {
@@ -137,9 +131,7 @@ describe('http shell', () => {
   it(`refuses JSON nested deeper than ${MAX_JSON_DEPTH} levels with too_deep, before any schema runs`, async () => {
     const { app } = await build('pascal', true, 64 * 1024);
     const nest = (levels: number) => '{"A":'.repeat(levels - 1) + '{}' + '}'.repeat(levels - 1);
-    const deep = await app.inject({ method: 'POST', url: '/notes/a', headers: { 'content-type': 'application/json' }, payload: `{"Settings":${nest(6000)}}` });
-    assert.equal(deep.statusCode, 400);
-    assert.equal(deep.json().Code, 'too_deep');
+    assertError(await app.inject({ method: 'POST', url: '/notes/a', headers: { 'content-type': 'application/json' }, payload: `{"Settings":${nest(6000)}}` }), 400, 'too_deep');
     const arrays = await app.inject({ method: 'POST', url: '/things', headers: { 'content-type': 'application/json' }, payload: '['.repeat(6000) + ']'.repeat(6000) });
     assert.equal(arrays.json().Code, 'too_deep');
     const limit = await app.inject({ method: 'POST', url: '/notes/a', headers: { 'content-type': 'application/json' }, payload: nest(MAX_JSON_DEPTH) });
@@ -152,8 +144,7 @@ describe('http shell', () => {
 
   it('answers unknown routes with 404 route_not_found', async () => {
     const r = await app.inject({ method: 'GET', url: '/nowhere' });
-    assert.equal(r.statusCode, 404);
-    assert.equal(r.json().Code, 'route_not_found');
+    assertError(r, 404, 'route_not_found');
   });
 
   it('maps AppError with its details and headers', async () => {
@@ -165,8 +156,7 @@ describe('http shell', () => {
 
   it('hides internals of an unexpected error', async () => {
     const r = await app.inject({ method: 'GET', url: '/boom' });
-    assert.equal(r.statusCode, 500);
-    assert.equal(r.json().Code, 'internal_error');
+    assertError(r, 500, 'internal_error');
     assert.doesNotMatch(r.body, /secret internals|at /);
     assert.match(logs.text(), /secret internals/); // logged for operators
   });

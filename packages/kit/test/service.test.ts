@@ -8,18 +8,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ConfigError, createService, defineService, openDatabase, periodicWorker, type App, type ServiceStores, type Worker } from '../src/index.js';
+import { serviceHarness } from '../src/testing.js';
 
 const MIGRATIONS = path.join(import.meta.dirname, 'fixtures', 'slow-migrations');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const uniqueSchema = () => `kit_service_${randomBytes(4).toString('hex')}`;
-
-/** The test's schema on the suite's PostgreSQL (none without DATABASE_URL: PGlite went with its directory). */
-async function dropSchema(schema: string): Promise<void> {
-  if (!process.env.DATABASE_URL) return;
-  const db = await openDatabase({ url: process.env.DATABASE_URL, poolSize: 1, schema });
-  await db.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-  await db.close();
-}
 
 function logCollector() {
   const warnings: { obj: object; msg: string }[] = [];
@@ -49,25 +41,43 @@ function testService(opts: { workers?: (events: string[]) => Worker[]; dataDir: 
   return { service, events };
 }
 
-/** The sample service on a data directory and a schema of its own, removed after `run`. */
-async function withService(workers: ((events: string[]) => Worker[]) | undefined, run: (s: ReturnType<typeof testService>) => Promise<void>): Promise<void> {
+/** A worker that records its start and stop in `events`. */
+const recording = (name: string, events: string[]): Worker => ({ name, start: () => void events.push(`${name} started`), stop: () => void events.push(`${name} stopped`) });
+
+/** Runs `fn` with a fresh data directory and schema name, both removed after. */
+async function inDataDir(fn: (dataDir: string, schema: string) => Promise<void>): Promise<void> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'kit-service-'));
-  const schema = uniqueSchema();
+  const schema = `kit_service_${randomBytes(4).toString('hex')}`;
   try {
-    await run(testService({ dataDir, schema, workers }));
+    await fn(dataDir, schema);
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
-    await dropSchema(schema);
+    if (process.env.DATABASE_URL) {
+      const db = await openDatabase({ url: process.env.DATABASE_URL, poolSize: 1, schema });
+      await db.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await db.close();
+    }
   }
 }
 
+describe('serviceHarness', () => {
+  it('builds the definition on migrated test stores with the test\'s prepare; nodes share the stores; close stops the apps, then the stores', () =>
+    inDataDir(async (dataDir, schema) => {
+      const { service, events } = testService({ dataDir, schema, workers: (ev) => [recording('w', ev)] });
+      const h = await serviceHarness(service, { prepare: ({ config }) => ({ config: { dataDir: config.dataDir }, deps: { label: 'from the test' } }) });
+      assert.deepEqual((await h.request('GET', '/label')).body, { label: 'from the test', rows: { n: 0 } });
+      const node = await h.node({}, { deps: { label: 'another node' } });
+      assert.deepEqual((await node.inject({ method: 'GET', url: '/label' })).json(), { label: 'another node', rows: { n: 0 } });
+      await h.close();
+      assert.deepEqual(events, ['w started', 'w started', 'w stopped', 'service close hook', 'w stopped', 'service close hook']);
+      await assert.rejects(h.db.query('SELECT 1'));
+    }));
+});
+
 describe('defineService', () => {
-  it('start: migrated stores, prepared deps, one shape; close stops the workers before the service hooks, then the stores', async () => {
-    const workers = (ev: string[]): Worker[] => [
-      { name: 'first', start: () => void ev.push('first started'), stop: () => void ev.push('first stopped') },
-      { name: 'second', start: () => void ev.push('second started'), stop: () => void ev.push('second stopped') },
-    ];
-    await withService(workers, async ({ service, events }) => {
+  it('start: migrated stores, prepared deps, one shape; close stops the workers before the service hooks, then the stores', () =>
+    inDataDir(async (dataDir, schema) => {
+      const { service, events } = testService({ dataDir, schema, workers: (ev) => [recording('first', ev), recording('second', ev)] });
       const running = await service.start({}, { handleSignals: false });
       assert.deepEqual(Object.keys(running).sort(), ['app', 'close', 'config', 'metricsUrl', 'name', 'url']);
       assert.equal(running.name, 'sample');
@@ -77,31 +87,33 @@ describe('defineService', () => {
       await running.close();
       assert.deepEqual(events, ['first started', 'second started', 'second stopped', 'first stopped', 'service close hook']);
       await assert.rejects(fetch(`${running.url}/label`));
-    });
-  });
+    }));
 
-  it('build: a worker that fails to start stops the ones started and closes the app; the error reaches the caller', async () => {
-    const workers = (ev: string[]): Worker[] => [
-      { name: 'ok', start: () => void ev.push('ok started'), stop: () => void ev.push('ok stopped') },
-      {
-        name: 'broken',
-        start: () => {
-          throw new Error('no subscription');
-        },
-        stop: () => void ev.push('broken stopped'),
-      },
-    ];
-    await withService(workers, async ({ service, events }) => {
+  it('build: a worker that fails to start stops the ones started and closes the app; the error reaches the caller', () =>
+    inDataDir(async (dataDir, schema) => {
+      const { service, events } = testService({
+        dataDir,
+        schema,
+        workers: (ev) => [
+          recording('ok', ev),
+          {
+            name: 'broken',
+            start: () => {
+              throw new Error('no subscription');
+            },
+            stop: () => void ev.push('broken stopped'),
+          },
+        ],
+      });
       await assert.rejects(service.start({}, { handleSignals: false }), /no subscription/);
       assert.deepEqual(events, ['ok started', 'ok stopped', 'service close hook']);
-    });
-  });
+    }));
 
-  it('a config error comes out of start as the ConfigError, before anything is opened', async () => {
-    await withService(undefined, async ({ service }) => {
+  it('a config error comes out of start as the ConfigError, before anything is opened', () =>
+    inDataDir(async (dataDir, schema) => {
+      const { service } = testService({ dataDir, schema });
       await assert.rejects(service.start({ SAMPLE_BAD: '1' }, { handleSignals: false }), ConfigError);
-    });
-  });
+    }));
 });
 
 describe('periodicWorker', () => {

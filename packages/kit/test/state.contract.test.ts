@@ -1,22 +1,16 @@
 // One contract, run on the in-memory adapter always and on Redis when
 // REDIS_URL is set (CI): both adapters must behave the same.
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { testStateStore, type TestStateStore } from '../src/testing.js';
+import { perSuite, testStateStore } from '../src/testing.js';
 
 const adapters: [string, string | null][] = [['memory', null]];
 if (process.env.REDIS_URL) adapters.push(['redis', process.env.REDIS_URL]);
 
 for (const [name, url] of adapters) {
   describe(`state store contract: ${name}`, () => {
-    let t: TestStateStore;
-    before(async () => {
-      t = await testStateStore(url);
-    });
-    after(async () => {
-      await t.drop();
-    });
+    const t = perSuite(() => testStateStore(url), (store) => store.drop());
 
     it('reports its kind', () => {
       assert.equal(t.state.kind, name);

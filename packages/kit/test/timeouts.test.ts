@@ -8,29 +8,11 @@ import type { AddressInfo } from 'node:net';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { closedByServer } from './support.js';
 import { createService, loadOrCreateTls, tls13Options, readConfig, commonVars, ConfigError, type App, type HttpTimeouts } from '../src/index.js';
 
 // Short limits so the test runs quickly; the server closes within 1.5 × each limit.
 const SHORT: HttpTimeouts = { httpHeadersTimeoutMs: 300, httpRequestTimeoutMs: 600, httpKeepAliveTimeoutMs: 300, httpIdleTimeoutMs: 400, tlsHandshakeTimeoutMs: 300, httpShutdownGraceMs: 300 };
-/** Far beyond every limit above: a socket still open by then was never going to be closed. */
-const GIVE_UP_MS = 8000;
-
-/** Resolves with what the server sent once it closes the socket; rejects if it is still open after GIVE_UP_MS. */
-function closedByServer(socket: net.Socket): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let got = '';
-    socket.on('data', (d) => (got += d.toString()));
-    socket.on('error', () => {});
-    const timer = setTimeout(() => {
-      socket.destroy();
-      reject(new Error(`the server kept the connection open (got ${JSON.stringify(got.slice(0, 200))})`));
-    }, GIVE_UP_MS);
-    socket.on('close', () => {
-      clearTimeout(timer);
-      resolve(got);
-    });
-  });
-}
 
 async function listen(app: App): Promise<number> {
   await app.listen({ port: 0, host: '127.0.0.1' });

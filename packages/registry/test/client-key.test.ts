@@ -1,21 +1,19 @@
 // The client key (docs/client-key.md): made with every game, shown in its view, resolved by
 // POST /auth/validate-client-key, rotated by POST /games/:id/regenerate-client-key, never a secret's stand-in.
-import { describe, it, before, after } from 'node:test';
+import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import type { App } from '@platform/kit';
-import { assertError, bearer, createGame, harness, loginAdmin, registerDeveloper, type Dev, type Harness } from './helpers.js';
+import { assertError, bearer, createGame, useHarness, loginAdmin, registerDeveloper, type Dev } from './helpers.js';
 
 const resolve = (app: App, ClientKey: string) => app.inject({ method: 'POST', url: '/auth/validate-client-key', payload: { ClientKey } });
 const regenerate = (app: App, gameId: string, token: string) => app.inject({ method: 'POST', url: `/games/${gameId}/regenerate-client-key`, headers: bearer(token) });
 
 describe('client key', () => {
-  let h: Harness;
+  const h = useHarness({ keyCacheTtlMs: 60_000 });
   let dev: Dev;
   before(async () => {
-    h = await harness({ keyCacheTtlMs: 60_000 });
     dev = await registerDeveloper(h.app);
   });
-  after(() => h.drop());
 
   it('every game has its own, shown in its view and list; it resolves to the game and its visibility', async () => {
     const g = await createGame(h.app, dev.token);

@@ -2,21 +2,17 @@
 // headers, the script and stylesheet, config.json from the REGISTRY_CONSOLE_* settings, and nothing else: unknown
 // names, encoded paths and traversal attempts are 404 route_not_found, other methods are refused, and
 // REGISTRY_CONSOLE=off removes the route.
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { captureLogs } from '@platform/kit/testing';
 import { DEFAULT_CONSOLE_DIR, readRegistryConfig } from '../src/config.js';
-import { harness, type Harness } from './helpers.js';
+import { useHarness } from './helpers.js';
 
 describe('registry: /console', () => {
-  let h: Harness;
-  before(async () => {
-    h = await harness({ consoleAuthUrl: 'https://auth.example.test:8443/', consoleSocialUrl: 'https://social.example.test', consoleIdleMinutes: 7 });
-  });
-  after(async () => h.drop());
+  const h = useHarness({ consoleAuthUrl: 'https://auth.example.test:8443/', consoleSocialUrl: 'https://social.example.test', consoleIdleMinutes: 7 });
 
   const get = (url: string, method: 'GET' | 'HEAD' = 'GET') => h.app.inject({ method, url });
 

@@ -1,18 +1,14 @@
 // A failing statement is logged without its parameters or row: no password hash, API key, secret hash or account id.
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { captureLogs } from '@platform/kit/testing';
-import { bearer, harness, registerDeveloper, type Harness } from './helpers.js';
+import { bearer, useHarness, registerDeveloper } from './helpers.js';
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 
 describe('database failures in the log', () => {
-  let h: Harness;
   const logs = captureLogs();
-  before(async () => {
-    h = await harness({ logLevel: 'info' }, { logStream: logs.stream });
-  });
-  after(() => h.drop());
+  const h = useHarness({ logLevel: 'info' }, { logStream: logs.stream });
 
   it('a failed developer insert and a failed game insert are logged with the SQLSTATE and constraint only', async () => {
     const dev = await registerDeveloper(h.app);

@@ -1,17 +1,13 @@
 // Developer accounts: register, login, tokens, admin listing, logging hygiene.
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { captureLogs } from '@platform/kit/testing';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, assertError, bearer, createGame, harness, loginAdmin, registerDeveloper, uniqueEmail, type Harness } from './helpers.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, assertError, bearer, createGame, harness, useHarness, loginAdmin, registerDeveloper, uniqueEmail } from './helpers.js';
 
 describe('developer accounts', () => {
-  let h: Harness;
-  before(async () => {
-    h = await harness();
-  });
-  after(() => h.drop());
+  const h = useHarness();
 
   it('registers with 201 and an EdDSA token for the registry audience', async () => {
     const email = uniqueEmail('Mixed.Case');
@@ -170,11 +166,7 @@ describe('logging', () => {
 });
 
 describe('sign-in limits (shared state store)', () => {
-  let h: Harness;
-  before(async () => {
-    h = await harness({ rateRegisterPerIp: 20, rateLoginPerIp: 100, rateLoginPerIpEmail: 10 });
-  });
-  after(() => h.drop());
+  const h = useHarness({ rateRegisterPerIp: 20, rateLoginPerIp: 100, rateLoginPerIpEmail: 10 });
   const login = (Password: string, remoteAddress: string, Email = ADMIN_EMAIL) =>
     h.app.inject({ method: 'POST', url: '/developers/login', remoteAddress, payload: { Email, Password } });
 

@@ -1,21 +1,19 @@
 // Games: CRUD, developer scoping, settings, visibility, registrations, deletion.
-import { describe, it, before, after } from 'node:test';
+import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { assertError, bearer, createGame, harness, loginAdmin, registerDeveloper, type Dev, type Harness } from './helpers.js';
+import { assertError, bearer, createGame, useHarness, loginAdmin, registerDeveloper, type Dev } from './helpers.js';
 
 describe('games', () => {
-  let h: Harness;
+  const h = useHarness();
   let a: Dev;
   let b: Dev;
   let admin: Dev;
   before(async () => {
-    h = await harness();
     [a, b, admin] = await Promise.all([registerDeveloper(h.app), registerDeveloper(h.app), loginAdmin(h.app)]);
   });
-  after(() => h.drop());
 
   it('creates a game with a key, a secret shown once and defaults', async () => {
     const r = await h.app.inject({ method: 'POST', url: '/games', headers: bearer(a.token), payload: { DisplayName: 'Space Race', LaunchCommand: './run --fast' } });

@@ -1,27 +1,20 @@
-// Shared test setup: a registry over a per-file database, state store and blob directory.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// Shared test setup: a registry over a per-file database, state store and blob directory (kit serviceHarness).
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import assert from 'node:assert/strict';
-import { migrate, type App, type Database, type StateStore } from '@platform/kit';
-import { testDatabase, testStateStore, type TestDatabase, type TestStateStore } from '@platform/kit/testing';
-import { buildApp, FsBlobStore, MIGRATIONS_DIR, readRegistryConfig, type AppConfig, type AppDeps } from '../src/index.js';
+import type { App, Database, StateStore } from '@platform/kit';
+import { bearer, perSuite, serviceHarness, type HarnessPrepareInput } from '@platform/kit/testing';
+import { FsBlobStore, registryService, type AppConfig, type RegistryConfig, type AppDeps } from '../src/index.js';
+
+export { assertError, bearer } from '@platform/kit/testing';
 
 export const ADMIN_EMAIL = 'root@example.test';
 export const ADMIN_PASSWORD = 'admin-password-123';
 
-export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
-  return {
-    ...readRegistryConfig({ REGISTRY_ADMIN_EMAIL: ADMIN_EMAIL, REGISTRY_ADMIN_PASSWORD: ADMIN_PASSWORD, LOG_LEVEL: 'silent' }),
-    masterKey: randomBytes(32),
-    // Tests sign many developers up and in from one address; the limits have their own test.
-    rateRegisterPerIp: 100_000,
-    rateLoginPerIp: 100_000,
-    rateLoginPerIpEmail: 100_000,
-    ...overrides,
-  };
-}
+/** What every test registry runs with: the super-admin, a master key, limits out of the way. */
+const TEST_ENV = { REGISTRY_ADMIN_EMAIL: ADMIN_EMAIL, REGISTRY_ADMIN_PASSWORD: ADMIN_PASSWORD };
+// Tests sign many developers up and in from one address; the limits have their own test.
+const NO_LIMITS: Partial<AppConfig> = { rateRegisterPerIp: 100_000, rateLoginPerIp: 100_000, rateLoginPerIpEmail: 100_000 };
 
 export interface Harness {
   app: App;
@@ -35,34 +28,27 @@ export interface Harness {
 }
 
 export async function harness(config: Partial<AppConfig> = {}, deps: Partial<AppDeps> = {}): Promise<Harness> {
-  const t: TestDatabase = await testDatabase('registry');
-  const s: TestStateStore = await testStateStore();
-  await migrate(t.db, MIGRATIONS_DIR);
-  const blobDir = mkdtempSync(path.join(tmpdir(), 'registry-blobs-'));
-  const cfg = testConfig(config);
-  const apps: App[] = [];
-  const build = async (more: Partial<AppConfig> = {}, moreDeps: Partial<AppDeps> = {}) => {
-    const app = await buildApp({ ...cfg, ...more }, { db: t.db, state: s.state, blobs: new FsBlobStore(blobDir), announce: () => {}, ...deps, ...moreDeps });
-    apps.push(app);
-    return app;
-  };
-  const app = await build();
+  const masterKey = randomBytes(32);
+  const prepare =
+    (more: Partial<AppConfig>) =>
+    ({ config: read, dataDir }: HarnessPrepareInput<RegistryConfig>) => ({
+      config: { ...read, masterKey, ...NO_LIMITS, ...config, ...more },
+      deps: { blobs: new FsBlobStore(path.join(dataDir, 'blobs')) },
+    });
+  const h = await serviceHarness(registryService, { env: TEST_ENV, deps: { announce: () => {}, ...deps }, prepare: prepare({}) });
   return {
-    app,
-    db: t.db,
-    state: s.state,
-    blobDir,
-    config: cfg,
-    build,
-    async drop() {
-      for (const a of apps) await a.close();
-      await s.drop();
-      await t.drop();
-    },
+    app: h.app,
+    db: h.db,
+    state: h.state,
+    blobDir: path.join(h.dataDir, 'blobs'),
+    config: h.built,
+    build: (more = {}, moreDeps = {}) => h.node({}, { deps: moreDeps, prepare: prepare(more) }),
+    drop: () => h.close(),
   };
 }
 
-export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+/** The suite's harness (kit perSuite): built before its tests, dropped after them. */
+export const useHarness = (...args: Parameters<typeof harness>): Harness => perSuite(() => harness(...args), (h) => h.drop());
 
 let counter = 0;
 export const uniqueEmail = (name = 'dev') => `${name}.${process.pid}.${++counter}.${randomBytes(3).toString('hex')}@example.test`;
@@ -96,11 +82,4 @@ export async function createGame(app: App, token: string, name = 'Game'): Promis
   const r = await app.inject({ method: 'POST', url: '/games', headers: bearer(token), payload: { DisplayName: name } });
   assert.equal(r.statusCode, 201, r.body);
   return { gameId: r.json().Game.GameId, apiKey: r.json().Game.ApiKey, apiSecret: r.json().ApiSecret, clientKey: r.json().Game.ClientKey };
-}
-
-/** Asserts an error answer: status and stable code. */
-export function assertError(r: { statusCode: number; json(): any; body: string }, status: number, code: string): any {
-  assert.equal(r.statusCode, status, r.body);
-  assert.equal(r.json().Code, code, r.body);
-  return r.json();
 }

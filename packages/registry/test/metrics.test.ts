@@ -9,7 +9,7 @@ import path from 'node:path';
 import { serveMetrics, type MetricsEndpoint } from '@platform/kit';
 import { scrapeMetrics } from '@platform/kit/testing';
 import { startRegistry } from '../src/index.js';
-import { bearer, harness, type Harness } from './helpers.js';
+import { bearer, harness, type Harness, assertError } from './helpers.js';
 import { allowedWat, forbiddenWat, wat2wasm } from './wasm.js';
 
 describe('registry metrics', () => {
@@ -81,9 +81,7 @@ describe('registry metrics', () => {
   });
 
   it('has no /metrics on its public listener', async () => {
-    const r = await call('GET', '/metrics');
-    assert.equal(r.status, 404);
-    assert.equal(r.body.Code, 'route_not_found');
+    assertError(await call('GET', '/metrics'), 404, 'route_not_found');
   });
 
   it('opens the metrics listener from REGISTRY_METRICS_PORT when started', async () => {

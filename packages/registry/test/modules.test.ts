@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
-import { assertError, bearer, createGame, harness, loginAdmin, registerDeveloper, type CreatedGame, type Dev, type Harness } from './helpers.js';
+import { assertError, bearer, createGame, harness, useHarness, loginAdmin, registerDeveloper, type CreatedGame, type Dev, type Harness } from './helpers.js';
 import { allowedWat, forbiddenWat, wat2wasm } from './wasm.js';
 
 describe('module builds', () => {
@@ -157,15 +157,13 @@ describe('module builds', () => {
 
 // Admission at the default settings: allowlist rules, memory and table limits, the 8 MiB size limit.
 describe('module admission at the default settings', () => {
-  let h: Harness;
+  const h = useHarness();
   let dev: Dev;
   let game: CreatedGame;
   before(async () => {
-    h = await harness();
     dev = await registerDeveloper(h.app);
     game = await createGame(h.app, dev.token);
   });
-  after(() => h.drop());
   const upload = (bytes: Buffer, Version: string) =>
     h.app.inject({
       method: 'POST',

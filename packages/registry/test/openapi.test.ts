@@ -1,18 +1,14 @@
 // The registry's error-code list: the doc's table shows every code at its status, the OpenAPI document names
 // the listed codes of each error response, and the codes the routes answer with are listed.
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { errorCodesMissingFromDoc, lintOpenApi } from '@platform/kit/testing';
 import { registryErrors } from '../src/errors.js';
-import { harness, type Harness } from './helpers.js';
+import { useHarness } from './helpers.js';
 
 describe('registry OpenAPI document and error codes', () => {
-  let h: Harness;
-  before(async () => {
-    h = await harness();
-  });
-  after(() => h.drop());
+  const h = useHarness();
 
   it('docs/registry.md lists every code at its status', () => {
     const doc = readFileSync(new URL('../../../docs/registry.md', import.meta.url), 'utf8');

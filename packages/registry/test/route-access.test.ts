@@ -1,16 +1,12 @@
 // Every registry route, reached by every spelling of its path, answers as its plain path does for the same
 // caller (anonymous, developer, super-admin, game credentials), or reaches no route.
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { routeSpellingMismatches } from '@platform/kit/testing';
-import { bearer, harness, loginAdmin, registerDeveloper, type Harness } from './helpers.js';
+import { bearer, useHarness, loginAdmin, registerDeveloper } from './helpers.js';
 
 describe('route access by the route that runs (registry)', () => {
-  let h: Harness;
-  before(async () => {
-    h = await harness();
-  });
-  after(async () => h.drop());
+  const h = useHarness();
 
   it('every route answers every spelling of its path as the plain path, or reaches no route', async () => {
     const dev = await registerDeveloper(h.app);

@@ -1,25 +1,17 @@
 // Chat: dm and party channels, sendChatMessage rules, history paging, retention purge, feature switch.
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { purgeChat, sendChatMessage } from '../src/index.js';
 import { userById } from '../src/services/users.js';
-import { befriend, startHarness, type Harness } from './support.js';
+import { befriend, useHarness } from './support.js';
+import { assertError } from '@platform/kit/testing';
 
 describe('chat', () => {
-  let h: Harness;
+  const h = useHarness({ SOCIAL__CHAT__RETENTIONDAYS: '30' }, { now: () => new Date(clock), checkAccountIds: true });
   let clock = Date.parse('2026-01-10T12:00:00Z');
-  before(async () => {
-    h = await startHarness({ SOCIAL__CHAT__RETENTIONDAYS: '30' }, { now: () => new Date(clock) });
-  });
-  after(async () => {
-    h.assertNoAccountIds();
-    await h.close();
-  });
 
   it('dm: friends send, both read newest first; chatMessage events; others 404', async () => {
-    const a = await h.user('Chatty');
-    const b = await h.user('Reader');
-    const c = await h.user('Snoop');
+    const [a, b, c] = await h.users('Chatty', 'Reader', 'Snoop');
     await befriend(h, a, b);
     const dm = (await h.req(a, 'GET', '/v1/friends')).body[0].dmChannelId;
     const recB = await h.events(b);
@@ -70,15 +62,11 @@ describe('chat', () => {
     // After unfriending the history stays readable, sending is refused.
     await h.req(a, 'DELETE', `/v1/friends/${b.publicId}`);
     assert.equal((await h.req(b, 'GET', `/v1/chat/dm/${dm}/messages`)).body.messages.length, 3);
-    const refused = await h.req(a, 'POST', `/v1/chat/dm/${dm}/messages`, { body: { body: 'still there?' } });
-    assert.equal(refused.status, 403);
-    assert.equal(refused.body.code, 'not_friends');
+    assertError(await h.req(a, 'POST', `/v1/chat/dm/${dm}/messages`, { body: { body: 'still there?' } }), 403, 'not_friends');
   });
 
   it('mute: the muter keeps the history but gets no chatMessage event', async () => {
-    const a = await h.user('Loud');
-    const b = await h.user('Quiet');
-    await befriend(h, a, b);
+    const [a, b] = await h.friends('Loud', 'Quiet');
     const dm = (await h.req(b, 'GET', '/v1/friends')).body[0].dmChannelId;
     await h.req(b, 'POST', `/v1/mutes/${a.publicId}`);
     const recB = await h.events(b);
@@ -94,9 +82,7 @@ describe('chat', () => {
   });
 
   it('party channel: members only; blocked authors hidden from the blocker’s history', async () => {
-    const lead = await h.user('PartyLead');
-    const m = await h.user('PartyMate');
-    const m2 = await h.user('PartyThird');
+    const [lead, m, m2] = await h.users('PartyLead', 'PartyMate', 'PartyThird');
     const p = (await h.req(lead, 'POST', '/v1/parties', { body: { visibility: 'Public' } })).body;
     await h.req(m, 'POST', `/v1/parties/${p.partyId}/join`, { body: {} });
     await h.req(m2, 'POST', `/v1/parties/${p.partyId}/join`, { body: {} });
@@ -118,9 +104,7 @@ describe('chat', () => {
   });
 
   it('retention: messages older than RetentionDays are purged', async () => {
-    const a = await h.user('Old');
-    const b = await h.user('Timer');
-    await befriend(h, a, b);
+    const [a, b] = await h.friends('Old', 'Timer');
     const dm = (await h.req(a, 'GET', '/v1/friends')).body[0].dmChannelId;
     await h.req(a, 'POST', `/v1/chat/dm/${dm}/messages`, { body: { body: 'ancient' } });
     clock += 20 * 86_400_000;
@@ -132,55 +116,36 @@ describe('chat', () => {
 });
 
 describe('chat disabled', () => {
-  let h: Harness;
-  before(async () => {
-    h = await startHarness({ SOCIAL__CHAT__ENABLED: 'false' });
-  });
-  after(async () => h.close());
+  const h = useHarness({ SOCIAL__CHAT__ENABLED: 'false' });
 
   it('history and sending answer 404 feature_disabled', async () => {
-    const a = await h.user('NoChat');
-    const b = await h.user('NoChat2');
-    await befriend(h, a, b);
+    const [a, b] = await h.friends('NoChat', 'NoChat2');
     const dm = (await h.req(a, 'GET', '/v1/friends')).body[0].dmChannelId;
     for (const [method, body] of [['GET', undefined], ['POST', { body: 'hi' }]] as const) {
       const r = await h.req(a, method, `/v1/chat/dm/${dm}/messages`, { body });
-      assert.equal(r.status, 404);
-      assert.equal(r.body.code, 'feature_disabled');
+      assertError(r, 404, 'feature_disabled');
     }
   });
 });
 
 describe('rate limits', () => {
-  let h: Harness;
-  before(async () => {
-    h = await startHarness({ SOCIAL__LIMITS__CHATPERMINUTE: '3', SOCIAL__LIMITS__ACTIONSPERMINUTE: '2' });
-  });
-  after(async () => h.close());
+  const h = useHarness({ SOCIAL__LIMITS__CHATPERMINUTE: '3', SOCIAL__LIMITS__ACTIONSPERMINUTE: '2' });
 
   it('chat messages and outreach (requests, invites, reports) are limited per user: 429 rate_limited with Retry-After', async () => {
-    const a = await h.user('Spammer');
-    const b = await h.user('Target');
-    const c = await h.user('Target2');
-    const d = await h.user('Target3');
+    const [a, b, c, d] = await h.users('Spammer', 'Target', 'Target2', 'Target3');
     await befriend(h, a, b); // a's first outreach action
     const dm = (await h.req(a, 'GET', '/v1/friends')).body[0].dmChannelId;
     for (let i = 0; i < 3; i++) assert.equal((await h.req(a, 'POST', `/v1/chat/dm/${dm}/messages`, { body: { body: `m${i}` } })).status, 201);
     const chat = await h.req(a, 'POST', `/v1/chat/dm/${dm}/messages`, { body: { body: 'one too many' } });
-    assert.equal(chat.status, 429);
-    assert.equal(chat.body.code, 'rate_limited');
+    assertError(chat, 429, 'rate_limited');
     assert.ok(Number(chat.headers['retry-after']) >= 1);
     assert.equal((await h.req(b, 'POST', `/v1/chat/dm/${dm}/messages`, { body: { body: 'others unaffected' } })).status, 201);
     assert.equal((await h.req(a, 'POST', '/v1/friends/requests', { body: { toPublicId: c.publicId } })).status, 201);
-    const third = await h.req(a, 'POST', '/v1/reports', { body: { targetPublicId: d.publicId, reason: 'spam' } });
-    assert.equal(third.status, 429);
-    assert.equal(third.body.code, 'rate_limited');
+    assertError(await h.req(a, 'POST', '/v1/reports', { body: { targetPublicId: d.publicId, reason: 'spam' } }), 429, 'rate_limited');
   });
 
   it('chat messages sent at the same moment are each counted (their limit hits go to the store together)', async () => {
-    const a = await h.user('Burst');
-    const b = await h.user('Reader');
-    await befriend(h, a, b);
+    const [a, b] = await h.friends('Burst', 'Reader');
     const dm = (await h.req(a, 'GET', '/v1/friends')).body[0].dmChannelId;
     const rs = await Promise.all(Array.from({ length: 8 }, (_, i) => h.req(a, 'POST', `/v1/chat/dm/${dm}/messages`, { body: { body: `burst ${i}` } })));
     assert.deepEqual(
@@ -192,9 +157,7 @@ describe('rate limits', () => {
   });
 
   it('a message PostgreSQL cannot store (NUL) is refused alone with 400 invalid_character; messages of other parties sent with it all succeed', async () => {
-    const a = await h.user('NulSender');
-    const b = await h.user('OtherPartyB');
-    const c = await h.user('OtherPartyC');
+    const [a, b, c] = await h.users('NulSender', 'OtherPartyB', 'OtherPartyC');
     const pa = (await h.req(a, 'POST', '/v1/parties', { body: {} })).body;
     const pb = (await h.req(b, 'POST', '/v1/parties', { body: { visibility: 'Public' } })).body;
     await h.req(c, 'POST', `/v1/parties/${pb.partyId}/join`, { body: {} });

@@ -1,21 +1,14 @@
 // Friend requests, friendships, blocks and mutes, with the events each produces.
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { befriend, startHarness, type Harness } from './support.js';
+import { befriend, useHarness } from './support.js';
+import { assertError } from '@platform/kit/testing';
 
 describe('friends, blocks, mutes', () => {
-  let h: Harness;
-  before(async () => {
-    h = await startHarness();
-  });
-  after(async () => {
-    h.assertNoAccountIds();
-    await h.close();
-  });
+  const h = useHarness({}, { checkAccountIds: true });
 
   it('request → pending, incoming/outgoing lists, accept → friends, events both ways', async () => {
-    const a = await h.user('Ann');
-    const b = await h.user('Ben');
+    const [a, b] = await h.users('Ann', 'Ben');
     const recB = await h.events(b);
     const recA = await h.events(a);
     const r = await h.req(a, 'POST', '/v1/friends/requests', { body: { toHandle: b.fullHandle } });
@@ -53,8 +46,7 @@ describe('friends, blocks, mutes', () => {
   });
 
   it('errors: self, duplicate, already friends, unknown target, target rules', async () => {
-    const a = await h.user('Cy');
-    const b = await h.user('Di');
+    const [a, b] = await h.users('Cy', 'Di');
     const cases: [unknown, number, string][] = [
       [{ toPublicId: a.publicId }, 400, 'cannot_friend_self'],
       [{}, 400, 'target_required'],
@@ -71,18 +63,14 @@ describe('friends, blocks, mutes', () => {
     }
     assert.equal((await h.req(a, 'POST', '/v1/friends/requests', { raw: 'nope' })).body.code, 'malformed_json');
     assert.equal((await h.req(a, 'POST', '/v1/friends/requests', { body: { toPublicId: b.publicId } })).status, 201);
-    const dup = await h.req(a, 'POST', '/v1/friends/requests', { body: { toPublicId: b.publicId } });
-    assert.equal(dup.status, 409);
-    assert.equal(dup.body.code, 'request_exists');
+    assertError(await h.req(a, 'POST', '/v1/friends/requests', { body: { toPublicId: b.publicId } }), 409, 'request_exists');
     await h.req(b, 'POST', `/v1/friends/requests/${a.publicId}/accept`);
     const again = await h.req(a, 'POST', '/v1/friends/requests', { body: { toPublicId: b.publicId } });
-    assert.equal(again.status, 409);
-    assert.equal(again.body.code, 'already_friends');
+    assertError(again, 409, 'already_friends');
   });
 
   it('a crossing request is accepted at once (201 accepted) and tells the first requester', async () => {
-    const a = await h.user('Eve');
-    const b = await h.user('Fay');
+    const [a, b] = await h.users('Eve', 'Fay');
     await h.req(b, 'POST', '/v1/friends/requests', { body: { toPublicId: a.publicId } });
     const recB = await h.events(b);
     const r = await h.req(a, 'POST', '/v1/friends/requests', { body: { toPublicId: b.publicId } });
@@ -95,8 +83,7 @@ describe('friends, blocks, mutes', () => {
   });
 
   it('two simultaneous requests in opposite directions end as friends', async () => {
-    const a = await h.user('Sim1');
-    const b = await h.user('Sim2');
+    const [a, b] = await h.users('Sim1', 'Sim2');
     const [x, y] = await Promise.all([
       h.req(a, 'POST', '/v1/friends/requests', { body: { toPublicId: b.publicId } }),
       h.req(b, 'POST', '/v1/friends/requests', { body: { toPublicId: a.publicId } }),
@@ -109,15 +96,12 @@ describe('friends, blocks, mutes', () => {
   });
 
   it('decline, cancel and their errors', async () => {
-    const a = await h.user('Gus');
-    const b = await h.user('Hal');
+    const [a, b] = await h.users('Gus', 'Hal');
     await h.req(a, 'POST', '/v1/friends/requests', { body: { toPublicId: b.publicId } });
     const dec = await h.req(b, 'POST', `/v1/friends/requests/${a.publicId}/decline`);
     assert.equal(dec.status, 200);
     assert.equal(dec.body.state, 'declined');
-    const dec2 = await h.req(b, 'POST', `/v1/friends/requests/${a.publicId}/decline`);
-    assert.equal(dec2.status, 404);
-    assert.equal(dec2.body.code, 'request_not_found');
+    assertError(await h.req(b, 'POST', `/v1/friends/requests/${a.publicId}/decline`), 404, 'request_not_found');
     assert.equal((await h.req(b, 'POST', `/v1/friends/requests/${a.publicId}/accept`)).body.code, 'request_not_found');
     assert.equal((await h.req(b, 'POST', `/v1/friends/requests/p_unknown/accept`)).body.code, 'request_not_found');
     // A declined requester may ask again; then cancel it.
@@ -132,9 +116,7 @@ describe('friends, blocks, mutes', () => {
   });
 
   it('DELETE friend: 204, friendRemoved to the other, 404 when not a friend', async () => {
-    const a = await h.user('Ivy');
-    const b = await h.user('Jon');
-    await befriend(h, a, b);
+    const [a, b] = await h.friends('Ivy', 'Jon');
     const recB = await h.events(b);
     const recA = await h.events(a);
     const r = await h.req(a, 'DELETE', `/v1/friends/${b.publicId}`);
@@ -146,16 +128,12 @@ describe('friends, blocks, mutes', () => {
     await recB.expectTypes(['friendRemoved']);
     await recB.stop();
     await recA.stop();
-    const again = await h.req(a, 'DELETE', `/v1/friends/${b.publicId}`);
-    assert.equal(again.status, 404);
-    assert.equal(again.body.code, 'friend_not_found');
+    assertError(await h.req(a, 'DELETE', `/v1/friends/${b.publicId}`), 404, 'friend_not_found');
     assert.deepEqual((await h.req(b, 'GET', '/v1/friends')).body, []);
   });
 
   it('blocks end friendships and requests, gate requests without revealing who blocked whom', async () => {
-    const a = await h.user('Kim');
-    const b = await h.user('Lou');
-    const c = await h.user('Max');
+    const [a, b, c] = await h.users('Kim', 'Lou', 'Max');
     await befriend(h, a, b);
     await h.req(c, 'POST', '/v1/friends/requests', { body: { toPublicId: a.publicId } });
     const recB = await h.events(b);
@@ -167,12 +145,8 @@ describe('friends, blocks, mutes', () => {
     assert.deepEqual((await h.req(a, 'GET', '/v1/friends')).body, []);
     assert.deepEqual((await h.req(a, 'GET', '/v1/friends/requests?dir=incoming')).body, []);
     // The blocked user sees "no such user"; the blocker is told they blocked.
-    const fromBlocked = await h.req(b, 'POST', '/v1/friends/requests', { body: { toPublicId: a.publicId } });
-    assert.equal(fromBlocked.status, 404);
-    assert.equal(fromBlocked.body.code, 'user_not_found');
-    const fromBlocker = await h.req(a, 'POST', '/v1/friends/requests', { body: { toPublicId: b.publicId } });
-    assert.equal(fromBlocker.status, 409);
-    assert.equal(fromBlocker.body.code, 'you_blocked_user');
+    assertError(await h.req(b, 'POST', '/v1/friends/requests', { body: { toPublicId: a.publicId } }), 404, 'user_not_found');
+    assertError(await h.req(a, 'POST', '/v1/friends/requests', { body: { toPublicId: b.publicId } }), 409, 'you_blocked_user');
     assert.equal((await h.req(a, 'POST', `/v1/blocks/${a.publicId}`)).body.code, 'cannot_block_self');
     assert.equal((await h.req(a, 'POST', `/v1/blocks/p_nobody`)).body.code, 'user_not_found');
     assert.equal((await h.req(a, 'DELETE', `/v1/blocks/${b.publicId}`)).status, 204);
@@ -181,9 +155,7 @@ describe('friends, blocks, mutes', () => {
   });
 
   it('mutes: muted flag in FriendSummary; the muter stops receiving the muted user’s notifications', async () => {
-    const a = await h.user('Ned');
-    const b = await h.user('Oli');
-    await befriend(h, a, b);
+    const [a, b] = await h.friends('Ned', 'Oli');
     assert.equal((await h.req(a, 'POST', `/v1/mutes/${b.publicId}`)).status, 204);
     assert.equal((await h.req(a, 'POST', `/v1/mutes/${b.publicId}`)).status, 204, 'idempotent');
     assert.equal((await h.req(a, 'GET', '/v1/friends')).body[0].muted, true);

@@ -4,7 +4,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { serveMetrics, type MetricsEndpoint } from '@platform/kit';
-import { scrapeMetrics } from '@platform/kit/testing';
+import { scrapeMetrics, assertError } from '@platform/kit/testing';
 import { userChannel } from '../src/index.js';
 import { startHarness, type Harness, type TestUser } from './support.js';
 import { connect, listen, type Client } from './realtime/support.js';
@@ -29,8 +29,7 @@ describe('social metrics', () => {
   after(() => h.close());
 
   it('counts requests, open sockets, events delivered and dropped, refused limits', async () => {
-    const a = await h.user('Ada');
-    const b = await h.user('Bob');
+    const [a, b] = await h.users('Ada', 'Bob');
     const socket: Client = await connect(url.ws, b.token);
     try {
       socket.send({ type: 'heartbeat' });
@@ -73,8 +72,6 @@ describe('social metrics', () => {
   });
 
   it('has no /metrics on its public listener', async () => {
-    const r = await call(null, 'GET', '/metrics');
-    assert.equal(r.status, 404);
-    assert.equal(r.body.code, 'route_not_found');
+    assertError(await call(null, 'GET', '/metrics'), 404, 'route_not_found');
   });
 });

@@ -1,22 +1,18 @@
 // The moderation queue: reports with their snapshots, for moderators and admins only; states and their moves;
 // filters and cursor paging; erasure of the reporter and of the target; bad input.
-import { describe, it, before, after } from 'node:test';
+import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { befriend, startHarness, type Harness, type TestUser } from './support.js';
+import { befriend, useHarness, type TestUser } from './support.js';
+import { assertError } from '@platform/kit/testing';
 
 describe('moderation queue', () => {
-  let h: Harness;
+  const h = useHarness({ SOCIAL__AUTH__APIKEY: 'server-key-0123456789abcdef', SOCIAL_LIMITS_ACTIONS_PER_MINUTE: '1000' }, { checkAccountIds: true });
   let mod: TestUser;
   let admin: TestUser;
   before(async () => {
-    h = await startHarness({ SOCIAL__AUTH__APIKEY: 'server-key-0123456789abcdef', SOCIAL_LIMITS_ACTIONS_PER_MINUTE: '1000' });
     mod = await h.user('Mod', { roles: ['player', 'moderator'] });
     admin = await h.user('Admin', { roles: ['admin'] });
-  });
-  after(async () => {
-    h.assertNoAccountIds();
-    await h.close();
   });
 
   const report = async (by: TestUser, target: TestUser, body: Record<string, unknown> = {}) => {
@@ -31,9 +27,7 @@ describe('moderation queue', () => {
   };
 
   it('a report carries a snapshot of the target and of their last messages in the party the context names', async () => {
-    const victim = await h.user('Victim');
-    const bully = await h.user('Bully');
-    const bystander = await h.user('Bystander');
+    const [victim, bully, bystander] = await h.users('Victim', 'Bully', 'Bystander');
     const party = (await h.req(victim, 'POST', '/v1/parties', { body: { visibility: 'Public' } })).body;
     for (const u of [bully, bystander]) assert.equal((await h.req(u, 'POST', `/v1/parties/${party.partyId}/join`, { body: {} })).status, 200);
     const say = async (u: TestUser, body: string) =>
@@ -63,9 +57,7 @@ describe('moderation queue', () => {
   });
 
   it('a dm named in the context is copied; a channel the reporter cannot read is not', async () => {
-    const a = await h.user('DmA');
-    const b = await h.user('DmB');
-    const outsider = await h.user('DmOutsider');
+    const [a, b, outsider] = await h.users('DmA', 'DmB', 'DmOutsider');
     await befriend(h, a, b);
     const dm = (await h.req(a, 'GET', '/v1/friends')).body.find((f: { publicId: string }) => f.publicId === b.publicId);
     assert.ok(dm, 'friends');
@@ -106,9 +98,7 @@ describe('moderation queue', () => {
         headers: { 'x-api-key': 'server-key-0123456789abcdef', 'x-user-id': h.subs[0] },
       });
       assert.equal(apiKey.status, 403);
-      const none = await h.req(null, method as 'GET', url, body ? { body } : {});
-      assert.equal(none.status, 401);
-      assert.equal(none.body.code, 'unauthorized');
+      assertError(await h.req(null, method as 'GET', url, body ? { body } : {}), 401, 'unauthorized');
     }
     // Nothing moved; the admin reads it.
     const r = await h.req(admin, 'GET', `/v1/moderation/reports/${id}`);
@@ -117,8 +107,7 @@ describe('moderation queue', () => {
   });
 
   it('moves received → in_review → actioned with who and when; final states stay final', async () => {
-    const reporter = await h.user('R1');
-    const target = await h.user('T1');
+    const [reporter, target] = await h.users('R1', 'T1');
     await report(reporter, target);
     const id = (await latestAbout(target)).reportId;
     const move = (u: TestUser, body: unknown) => h.req(u, 'POST', `/v1/moderation/reports/${id}/state`, { body });
@@ -203,9 +192,7 @@ describe('moderation queue', () => {
   });
 
   it('a reporter flooding one target makes one report: repeats are merged into it while it is open, with the same answer', async () => {
-    const flooder = await h.user('Flooder');
-    const target = await h.user('Flooded');
-    const other = await h.user('Witness');
+    const [flooder, target, other] = await h.users('Flooder', 'Flooded', 'Witness');
     await report(flooder, target, { reason: 'spam', context: 'first' });
     // 30 more within the minute (the outreach limit is raised here), in parallel too: all answered 202 received.
     await Promise.all(Array.from({ length: 30 }, (_, i) => report(flooder, target, { reason: i % 2 ? 'spam' : 'harassment', context: `again ${i}` })));
@@ -241,8 +228,7 @@ describe('moderation queue', () => {
       const m = await h.req(mod, 'POST', `/v1/moderation/reports/${id}/state`, { body: { state: 'dismissed' } });
       if (id !== '%2e%2e') assert.deepEqual([m.status, m.body.code], [status, code], `POST ${id}`);
     }
-    const reporter = await h.user('BadBodies');
-    const target = await h.user('BadBodiesT');
+    const [reporter, target] = await h.users('BadBodies', 'BadBodiesT');
     await report(reporter, target);
     const url = `/v1/moderation/reports/${(await latestAbout(target)).reportId}/state`;
     const cases: [string, { raw?: string; body?: unknown; headers?: Record<string, string> }, string][] = [
@@ -265,8 +251,7 @@ describe('moderation queue', () => {
   });
 
   it('erasure: a reporter’s erasure keeps the report anonymised; a target’s removes the snapshot too', async () => {
-    const reporter = await h.user('Leaving');
-    const target = await h.user('AlsoLeaving');
+    const [reporter, target] = await h.users('Leaving', 'AlsoLeaving');
     await report(reporter, target);
     const id = (await latestAbout(target)).reportId;
     assert.equal((await h.req(reporter, 'DELETE', '/v1/me')).status, 200);
@@ -284,17 +269,12 @@ describe('moderation queue', () => {
 });
 
 describe('repeated reports past the merge window', () => {
-  let h: Harness;
+  const h = useHarness({ SOCIAL__REPORTS__MERGEHOURS: '2' }, { now: () => now });
   let now = new Date('2026-01-01T00:00:00Z');
-  before(async () => {
-    h = await startHarness({ SOCIAL__REPORTS__MERGEHOURS: '2' }, { now: () => now });
-  });
-  after(async () => h.close());
 
   it('a repeat within the window is merged, one after it is a report of its own', async () => {
     const mod = await h.user('Mod', { roles: ['moderator'] });
-    const a = await h.user('Reporter');
-    const b = await h.user('Reported');
+    const [a, b] = await h.users('Reporter', 'Reported');
     const file = async (context: string) => assert.equal((await h.req(a, 'POST', '/v1/reports', { body: { targetPublicId: b.publicId, reason: 'spam', context } })).status, 202);
     const queue = async () => (await h.req(mod, 'GET', `/v1/moderation/reports?targetPublicId=${encodeURIComponent(b.publicId)}`)).body.reports;
     await file('t0');

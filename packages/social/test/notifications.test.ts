@@ -209,8 +209,7 @@ describe('notifications', () => {
     assert.equal((await inbox(b)).notifications.length, before + 1);
 
     // A member who blocked the leader is not told of the leader's kick (the block is checked where it is stored).
-    const party = (await h.req(a, 'POST', '/v1/parties', { body: { visibility: 'FriendsOnly' } })).body;
-    assert.equal((await h.req(b, 'POST', `/v1/parties/${party.partyId}/join`, { body: {} })).status, 200);
+    const party = await h.party(a, [b], { visibility: 'FriendsOnly' });
     assert.equal((await h.req(b, 'POST', `/v1/blocks/${a.publicId}`)).status, 204);
     // The block removed what a caused in b's inbox.
     assert.deepEqual((await inbox(b)).notifications.filter((n) => n.actor?.publicId === a.publicId), []);

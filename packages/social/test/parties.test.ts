@@ -1,20 +1,21 @@
 // Parties (gating, size, leadership, disband) and invites (party and game), with their events.
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { befriend, startHarness, type Harness } from './support.js';
+import { befriend, useHarness, type TestUser } from './support.js';
+import { assertError } from '@platform/kit/testing';
 
 describe('parties and invites', () => {
-  let h: Harness;
+  const h = useHarness({ SOCIAL__INVITES__TTLSECONDS: '60' }, { now: () => new Date(clock), checkAccountIds: true });
   let clock = Date.now();
-  before(async () => {
-    h = await startHarness({ SOCIAL__INVITES__TTLSECONDS: '60' }, { now: () => new Date(clock) });
-  });
-  after(async () => {
-    h.assertNoAccountIds();
-    await h.close();
-  });
 
   const partyEvents = (partyId: string) => h.partyEvents(partyId);
+
+  /** A Public party of `lead` that `members` joined, in this order. */
+  const publicParty = async (lead: TestUser, ...members: TestUser[]) => {
+    const p = (await h.req(lead, 'POST', '/v1/parties', { body: { visibility: 'Public' } })).body;
+    for (const m of members) await h.req(m, 'POST', `/v1/parties/${p.partyId}/join`, { body: {} });
+    return p;
+  };
 
   it('create: defaults (maxSize 4, Private), bounds, one party at a time; GET members only', async () => {
     const a = await h.user('Lead');
@@ -29,14 +30,11 @@ describe('parties and invites', () => {
     assert.equal(p.members.length, 1);
     assert.deepEqual(Object.keys(p.members[0]).sort(), ['displayName', 'fullHandle', 'isLeader', 'joinedAt', 'publicId']);
     assert.equal(p.members[0].isLeader, true);
-    const second = await h.req(a, 'POST', '/v1/parties', { body: {} });
-    assert.equal(second.status, 409);
-    assert.equal(second.body.code, 'already_in_party');
+    assertError(await h.req(a, 'POST', '/v1/parties', { body: {} }), 409, 'already_in_party');
     const b = await h.user('Out');
     for (const body of [{ maxSize: 1 }, { maxSize: 17 }]) {
       const x = await h.req(b, 'POST', '/v1/parties', { body });
-      assert.equal(x.status, 400);
-      assert.equal(x.body.code, 'invalid_max_size');
+      assertError(x, 400, 'invalid_max_size');
     }
     for (const body of [{ maxSize: '4' }, { visibility: 'Secret' }, { color: 'red' }, { join: { bag: 'x' } }]) {
       const x = await h.req(b, 'POST', '/v1/parties', { body });
@@ -47,22 +45,17 @@ describe('parties and invites', () => {
     assert.equal(big.body.code, 'join_bag_too_large');
     assert.equal((await h.req(a, 'GET', `/v1/parties/${p.partyId}`)).status, 200);
     for (const id of [p.partyId, 'not-a-uuid', '00000000-0000-0000-0000-000000000000', '-'.repeat(36), 'g'.repeat(36)]) {
-      const x = await h.req(b, 'GET', `/v1/parties/${id}`);
-      assert.equal(x.status, 404);
-      assert.equal(x.body.code, 'party_not_found');
+      assertError(await h.req(b, 'GET', `/v1/parties/${id}`), 404, 'party_not_found');
     }
   });
 
   it('gating: Private needs an invite, FriendsOnly friends of a member, Public anyone; denial carries no metadata', async () => {
-    const lead = await h.user('Gate');
-    const friend = await h.user('Friend');
-    const stranger = await h.user('Stranger');
+    const [lead, friend, stranger] = await h.users('Gate', 'Friend', 'Stranger');
     await befriend(h, lead, friend);
     const p = (await h.req(lead, 'POST', '/v1/parties', { body: { maxSize: 3, join: { lobbyId: 'secret-lobby' } } })).body;
     for (const u of [friend, stranger]) {
       const d = await h.req(u, 'POST', `/v1/parties/${p.partyId}/join`, { body: {} });
-      assert.equal(d.status, 403);
-      assert.equal(d.body.code, 'join_denied');
+      assertError(d, 403, 'join_denied');
       assert.ok(!JSON.stringify(d.body).includes('secret-lobby'));
     }
     await h.req(lead, 'POST', `/v1/parties/${p.partyId}/visibility`, { body: { visibility: 'FriendsOnly' } });
@@ -76,9 +69,7 @@ describe('parties and invites', () => {
     await h.req(lead, 'POST', `/v1/parties/${p.partyId}/visibility`, { body: { visibility: 'Public' } });
     assert.equal((await h.req(stranger, 'POST', `/v1/parties/${p.partyId}/join`, { body: {} })).status, 200);
     const late = await h.user('Late');
-    const full = await h.req(late, 'POST', `/v1/parties/${p.partyId}/join`, { body: {} });
-    assert.equal(full.status, 409);
-    assert.equal(full.body.code, 'party_full');
+    assertError(await h.req(late, 'POST', `/v1/parties/${p.partyId}/join`, { body: {} }), 409, 'party_full');
     // A block between the joiner and any member denies the join.
     await h.req(stranger, 'POST', `/v1/parties/${p.partyId}/leave`);
     await h.req(lead, 'POST', `/v1/blocks/${stranger.publicId}`);
@@ -93,9 +84,7 @@ describe('parties and invites', () => {
   });
 
   it('party invites: friends only, accept by joining with inviteId, states and errors', async () => {
-    const lead = await h.user('Host');
-    const guest = await h.user('Guest');
-    const other = await h.user('Other');
+    const [lead, guest, other] = await h.users('Host', 'Guest', 'Other');
     await befriend(h, lead, guest);
     await befriend(h, lead, other);
     const p = (await h.req(lead, 'POST', '/v1/parties', { body: { maxSize: 2 } })).body;
@@ -139,25 +128,19 @@ describe('parties and invites', () => {
     assert.equal(j.status, 200);
     assert.equal(j.body.partyId, p.partyId);
     assert.equal(j.body.join, undefined);
-    const used = await h.req(guest, 'POST', `/v1/parties/${p.partyId}/join`, { body: { inviteId: inv.body.inviteId } });
-    assert.equal(used.status, 409);
-    assert.equal(used.body.code, 'invite_not_pending');
+    assertError(await h.req(guest, 'POST', `/v1/parties/${p.partyId}/join`, { body: { inviteId: inv.body.inviteId } }), 409, 'invite_not_pending');
     assert.equal((await h.req(lead, 'POST', `/v1/parties/${p.partyId}/invites`, { body: { toPublicId: guest.publicId } })).body.code, 'already_member');
     // A valid invite still cannot overfill the party.
     const inv2 = (await h.req(lead, 'POST', `/v1/parties/${p.partyId}/invites`, { body: { toPublicId: other.publicId } })).body;
     assert.equal((await h.req(other, 'POST', `/v1/parties/${p.partyId}/join`, { body: { inviteId: inv2.inviteId } })).body.code, 'party_full');
     // Expiry: 410 invite_expired once expiresAt has passed.
     clock += 61_000;
-    const exp = await h.req(other, 'POST', `/v1/parties/${p.partyId}/join`, { body: { inviteId: inv2.inviteId } });
-    assert.equal(exp.status, 410);
-    assert.equal(exp.body.code, 'invite_expired');
+    assertError(await h.req(other, 'POST', `/v1/parties/${p.partyId}/join`, { body: { inviteId: inv2.inviteId } }), 410, 'invite_expired');
     assert.deepEqual((await h.req(other, 'GET', '/v1/invites')).body, []);
   });
 
   it('decline and revoke invites', async () => {
-    const a = await h.user('Inviter');
-    const b = await h.user('Invitee');
-    await befriend(h, a, b);
+    const [a, b] = await h.friends('Inviter', 'Invitee');
     const g1 = (await h.req(a, 'POST', '/v1/invites/game', { body: { toPublicId: b.publicId } })).body;
     const dec = await h.req(b, 'POST', `/v1/invites/${g1.inviteId}/decline`);
     assert.equal(dec.status, 200);
@@ -170,14 +153,11 @@ describe('parties and invites', () => {
     assert.equal((await h.req(a, 'DELETE', `/v1/invites/${g2.inviteId}`)).status, 204);
     assert.equal((await h.req(a, 'DELETE', `/v1/invites/${g2.inviteId}`)).body.code, 'invite_not_pending');
     const revoked = await h.req(b, 'POST', `/v1/invites/game/${g2.inviteId}/accept`);
-    assert.equal(revoked.status, 409);
-    assert.equal(revoked.body.code, 'invite_not_pending');
+    assertError(revoked, 409, 'invite_not_pending');
   });
 
   it('game invites: 201 InviteDto, gameInviteReceived, accept returns join metadata; blocks gate both ways', async () => {
-    const a = await h.user('Gamer');
-    const b = await h.user('Buddy');
-    await befriend(h, a, b);
+    const [a, b] = await h.friends('Gamer', 'Buddy');
     const rec = await h.events(b);
     const r = await h.req(a, 'POST', '/v1/invites/game', { body: { toHandle: b.fullHandle, sessionHandle: 'sess-42', join: { lobbyId: 'L', bag: { seat: 2 } } } });
     assert.equal(r.status, 201);
@@ -195,9 +175,7 @@ describe('parties and invites', () => {
     assert.equal((await h.req(b, 'POST', `/v1/invites/game/${r.body.inviteId}/accept`)).body.code, 'invite_not_pending');
     const pending = (await h.req(a, 'POST', '/v1/invites/game', { body: { toPublicId: b.publicId } })).body;
     clock += 3_600_000;
-    const late = await h.req(b, 'POST', `/v1/invites/game/${pending.inviteId}/accept`);
-    assert.equal(late.status, 410);
-    assert.equal(late.body.code, 'invite_expired');
+    assertError(await h.req(b, 'POST', `/v1/invites/game/${pending.inviteId}/accept`), 410, 'invite_expired');
     // Blocks: the blocked side sees user_not_found, the blocker you_blocked_user; pending invites are revoked.
     const p3 = (await h.req(a, 'POST', '/v1/invites/game', { body: { toPublicId: b.publicId } })).body;
     await h.req(b, 'POST', `/v1/blocks/${a.publicId}`);
@@ -210,12 +188,8 @@ describe('parties and invites', () => {
   });
 
   it('leader actions: kick, transfer, session, visibility, join metadata; non-leaders 403 not_leader', async () => {
-    const lead = await h.user('Boss');
-    const m1 = await h.user('Mem1');
-    const m2 = await h.user('Mem2');
-    const p = (await h.req(lead, 'POST', '/v1/parties', { body: { visibility: 'Public' } })).body;
-    await h.req(m1, 'POST', `/v1/parties/${p.partyId}/join`, { body: {} });
-    await h.req(m2, 'POST', `/v1/parties/${p.partyId}/join`, { body: {} });
+    const [lead, m1, m2] = await h.users('Boss', 'Mem1', 'Mem2');
+    const p = await publicParty(lead, m1, m2);
     const rec = await partyEvents(p.partyId);
     await rec.reset();
     const notLeader: [string, unknown][] = [
@@ -266,12 +240,8 @@ describe('parties and invites', () => {
   });
 
   it('a leaving leader hands over to the longest-standing member (partyLeaderChanged)', async () => {
-    const lead = await h.user('Old');
-    const first = await h.user('First');
-    const second = await h.user('Second');
-    const p = (await h.req(lead, 'POST', '/v1/parties', { body: { visibility: 'Public' } })).body;
-    await h.req(first, 'POST', `/v1/parties/${p.partyId}/join`, { body: {} });
-    await h.req(second, 'POST', `/v1/parties/${p.partyId}/join`, { body: {} });
+    const [lead, first, second] = await h.users('Old', 'First', 'Second');
+    const p = await publicParty(lead, first, second);
     const rec = await partyEvents(p.partyId);
     await rec.reset();
     await h.req(lead, 'POST', `/v1/parties/${p.partyId}/leave`);

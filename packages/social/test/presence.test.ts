@@ -1,24 +1,16 @@
 // Presence (states, invisible, TTL, who sees whom), cross-game visibility through tenancy, and notes.
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { befriend, startHarness, type Harness, type TestUser } from './support.js';
+import { befriend, useHarness, type TestUser } from './support.js';
+import { assertError } from '@platform/kit/testing';
 
 describe('presence and tenancy', () => {
-  let h: Harness;
-  before(async () => {
-    h = await startHarness({ SOCIAL__PRESENCE__TTLSECONDS: '5' });
-  });
-  after(async () => {
-    h.assertNoAccountIds();
-    await h.close();
-  });
+  const h = useHarness({ SOCIAL__PRESENCE__TTLSECONDS: '5' }, { checkAccountIds: true });
 
   const rich = { gameId: 'g-1', activity: 'In lobby', partyId: 'party-9', joinable: true, sessionHandle: 'sess-1', extra: { map: 'dust' }, join: { lobbyId: 'lobby-1', bag: { k: 1 } } };
 
   it('POST /v1/presence sets state (Busy and DnD normalised) and friends get friendPresenceChanged', async () => {
-    const a = await h.user('Pia');
-    const b = await h.user('Quin');
-    await befriend(h, a, b);
+    const [a, b] = await h.friends('Pia', 'Quin');
     const recB = await h.events(b);
     const r = await h.req(a, 'POST', '/v1/presence', { body: { state: 'Busy' } });
     assert.equal(r.status, 200);
@@ -36,31 +28,24 @@ describe('presence and tenancy', () => {
       assert.equal(bad.status, 400, JSON.stringify(body));
       assert.equal(bad.body.code, 'validation_failed');
     }
-    const big = await h.req(a, 'POST', '/v1/presence', { body: { richPresence: { extra: { blob: 'x'.repeat(2100) } } } });
-    assert.equal(big.status, 400);
-    assert.equal(big.body.code, 'rich_presence_too_large');
+    assertError(await h.req(a, 'POST', '/v1/presence', { body: { richPresence: { extra: { blob: 'x'.repeat(2100) } } } }), 400, 'rich_presence_too_large');
   });
 
   it('presence is visible to self and friends only; others get 404 not_visible', async () => {
-    const a = await h.user('Ray');
-    const b = await h.user('Sue');
-    const stranger = await h.user('Tom');
+    const [a, b, stranger] = await h.users('Ray', 'Sue', 'Tom');
     await befriend(h, a, b);
     await h.req(a, 'POST', '/v1/presence', { body: { state: 'online' } });
     assert.equal((await h.req(a, 'GET', `/v1/presence/${a.publicId}`)).body.state, 'online');
     for (const [viewer, id] of [[stranger, a.publicId], [b, 'p_nobody']] as [TestUser, string][]) {
       const r = await h.req(viewer, 'GET', `/v1/presence/${id}`);
-      assert.equal(r.status, 404);
-      assert.equal(r.body.code, 'not_visible');
+      assertError(r, 404, 'not_visible');
     }
     await h.req(a, 'POST', `/v1/blocks/${b.publicId}`);
     assert.equal((await h.req(b, 'GET', `/v1/presence/${a.publicId}`)).body.code, 'not_visible');
   });
 
   it('invisible shows as offline to others (state and profile flag), real state to self', async () => {
-    const a = await h.user('Uma');
-    const b = await h.user('Vic');
-    await befriend(h, a, b);
+    const [a, b] = await h.friends('Uma', 'Vic');
     const r = await h.req(a, 'POST', '/v1/presence', { body: { state: 'invisible', richPresence: rich } });
     assert.equal(r.body.state, 'invisible');
     const seen = await h.req(b, 'GET', `/v1/presence/${a.publicId}`);
@@ -76,9 +61,7 @@ describe('presence and tenancy', () => {
   });
 
   it('presence lapses to offline when the TTL passes without a refresh', async () => {
-    const a = await h.user('Wes');
-    const b = await h.user('Xia');
-    await befriend(h, a, b);
+    const [a, b] = await h.friends('Wes', 'Xia');
     await h.req(a, 'POST', '/v1/presence', { body: { state: 'away' } });
     const ttl = await h.state.state.ttl(`presence:${a.id}`);
     assert.ok(ttl > 0 && ttl <= 5000, `ttl ${ttl}`);
@@ -93,9 +76,7 @@ describe('presence and tenancy', () => {
     const gFull2 = reg.addGame('full');
     const gSummary = reg.addGame('summary');
     const gIsolated = reg.addGame('isolated');
-    const owner = await h.user('Yan');
-    const viewer = await h.user('Zoe');
-    await befriend(h, owner, viewer);
+    const [owner, viewer] = await h.friends('Yan', 'Zoe');
     const set = await h.req(owner, 'POST', '/v1/presence', { body: { state: 'online', richPresence: rich }, game: gFull });
     assert.equal(set.status, 200);
     assert.deepEqual(set.body.richPresence, { ...rich, originGameId: gFull.gameId });
@@ -143,12 +124,8 @@ describe('presence and tenancy', () => {
   it('tenancy errors: bad pair 401, half a pair 400, registry down 503; results cached', async () => {
     const u = await h.user('Ten');
     const g = h.registry.addGame('full');
-    const bad = await h.req(u, 'GET', '/v1/me', { game: { ...g, secret: 'wrong-secret' } });
-    assert.equal(bad.status, 401);
-    assert.equal(bad.body.code, 'invalid_game_credentials');
-    const half = await h.req(u, 'GET', '/v1/me', { headers: { 'x-platform-game-key': g.key } });
-    assert.equal(half.status, 400);
-    assert.equal(half.body.code, 'incomplete_game_credentials');
+    assertError(await h.req(u, 'GET', '/v1/me', { game: { ...g, secret: 'wrong-secret' } }), 401, 'invalid_game_credentials');
+    assertError(await h.req(u, 'GET', '/v1/me', { headers: { 'x-platform-game-key': g.key } }), 400, 'incomplete_game_credentials');
     const halfSecret = await h.req(u, 'GET', '/v1/me', { headers: { 'x-platform-game-secret': g.secret } });
     assert.equal(halfSecret.body.code, 'incomplete_game_credentials');
     const before = h.registry.calls;
@@ -158,15 +135,12 @@ describe('presence and tenancy', () => {
     const other = h.registry.addGame('summary');
     h.registry.setDown(true);
     const down = await h.req(u, 'GET', '/v1/me', { game: other });
-    assert.equal(down.status, 503);
-    assert.equal(down.body.code, 'registry_unavailable');
+    assertError(down, 503, 'registry_unavailable');
     h.registry.setDown(false);
     assert.equal((await h.req(u, 'GET', '/v1/me', { game: other })).status, 200);
   });
   it('client key (X-Platform-Client-Key): the game context of key + secret and nothing more; unknown 401, with key/secret 400, registry down 503', async () => {
-    const owner = await h.user('Cko');
-    const viewer = await h.user('Ckv');
-    await befriend(h, owner, viewer);
+    const [owner, viewer] = await h.friends('Cko', 'Ckv');
     const g = h.registry.addGame('isolated');
     const other = h.registry.addGame('isolated');
     const rp = { activity: 'Racing', joinable: true };
@@ -218,21 +192,11 @@ describe('presence and tenancy', () => {
 });
 
 describe('notes', () => {
-  let h: Harness;
-  before(async () => {
-    h = await startHarness();
-  });
-  after(async () => {
-    h.assertNoAccountIds();
-    await h.close();
-  });
+  const h = useHarness({}, { checkAccountIds: true });
 
   it('PUT, GET, clear with empty text (204), DELETE (204), author-private', async () => {
-    const a = await h.user('Noter');
-    const b = await h.user('Subject');
-    const absent = await h.req(a, 'GET', `/v1/notes/${b.publicId}`);
-    assert.equal(absent.status, 404);
-    assert.equal(absent.body.code, 'no_note');
+    const [a, b] = await h.users('Noter', 'Subject');
+    assertError(await h.req(a, 'GET', `/v1/notes/${b.publicId}`), 404, 'no_note');
     const put = await h.req(a, 'PUT', `/v1/notes/${b.publicId}`, { body: { text: 'met in ranked' } });
     assert.equal(put.status, 200);
     assert.equal(put.body.subjectPublicId, b.publicId);
@@ -271,17 +235,11 @@ describe('notes', () => {
 });
 
 describe('presence TTL', () => {
-  let h: Harness;
-  before(async () => {
-    h = await startHarness({ SOCIAL__PRESENCE__TTLSECONDS: '1' });
-  });
-  after(async () => h.close());
+  const h = useHarness({ SOCIAL__PRESENCE__TTLSECONDS: '1' });
 
   it('without heartbeats a user reads as offline once the TTL lapses; heartbeat refreshes it', async () => {
     const { heartbeat } = await import('../src/index.js');
-    const a = await h.user('Lapse');
-    const b = await h.user('Watcher');
-    await befriend(h, a, b);
+    const [a, b] = await h.friends('Lapse', 'Watcher');
     await h.req(a, 'POST', '/v1/presence', { body: { state: 'busy' } });
     assert.equal((await h.req(b, 'GET', `/v1/presence/${a.publicId}`)).body.state, 'busy');
     assert.equal(await heartbeat(h.app.ctx, a.id), true);

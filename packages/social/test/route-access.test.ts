@@ -1,21 +1,17 @@
 // Authorization is decided by the route that runs: every route, reached by every spelling of its path
 // (encoded, double-encoded, case-changed, dot segments, trailing and doubled slashes), answers as its plain
 // path does for the same caller, or reaches no route. The internal notice route never runs for a player.
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { routesOf } from '@platform/kit';
 import { pathVariants, routeSpellingMismatches } from '@platform/kit/testing';
-import { startHarness, type Harness } from './support.js';
+import { useHarness } from './support.js';
 
 const INTERNAL = '/v1/internal/auth-events';
 
 describe('route access by the route that runs', () => {
-  let h: Harness;
-  before(async () => {
-    h = await startHarness();
-  });
-  after(async () => h.close());
+  const h = useHarness();
 
   const answer = async (method: string, url: string, token?: string, body?: unknown) => {
     const r = await h.app.inject({
@@ -34,8 +30,7 @@ describe('route access by the route that runs', () => {
   };
 
   it('no spelling of the internal route erases a user for a player token; a server token still can', async () => {
-    const victim = await h.user('Victim');
-    const friend = await h.user('Friend');
+    const [victim, friend] = await h.users('Victim', 'Friend');
     await h.req(victim, 'POST', '/v1/friends/requests', { body: { toPublicId: friend.publicId } });
     await h.req(friend, 'POST', `/v1/friends/requests/${victim.publicId}/accept`);
     const attacker = await h.user('Attacker');
@@ -69,8 +64,7 @@ describe('route access by the route that runs', () => {
       'POST /v1/internal/auth-events service:auth',
       'POST /v1/internal/notifications service:moderation',
     ]);
-    const victim = await h.user('Victim2');
-    const friend = await h.user('Friend2');
+    const [victim, friend] = await h.users('Victim2', 'Friend2');
     await h.req(victim, 'POST', '/v1/friends/requests', { body: { toPublicId: friend.publicId } });
     await h.req(friend, 'POST', `/v1/friends/requests/${victim.publicId}/accept`);
     const now = new Date();

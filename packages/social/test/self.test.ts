@@ -1,17 +1,11 @@
 // Self and users: /v1/me, profile, name, export, erasure, search, reports; authentication.
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { befriend, startHarness, type Harness } from './support.js';
+import { befriend, useHarness } from './support.js';
+import { assertError } from '@platform/kit/testing';
 
 describe('self and users', () => {
-  let h: Harness;
-  before(async () => {
-    h = await startHarness({ SOCIAL__AUTH__APIKEY: 'server-key-0123456789abcdef' });
-  });
-  after(async () => {
-    h.assertNoAccountIds();
-    await h.close();
-  });
+  const h = useHarness({ SOCIAL__AUTH__APIKEY: 'server-key-0123456789abcdef' }, { checkAccountIds: true });
 
   it('creates a profile on first use with an opaque publicId and a Name#1234 handle', async () => {
     const u = await h.user('Alice');
@@ -40,9 +34,7 @@ describe('self and users', () => {
       assert.equal(r.status, 401, token);
       assert.equal(r.body.code, 'unauthorized');
     }
-    const none = await h.req(null, 'GET', '/v1/friends');
-    assert.equal(none.status, 401);
-    assert.equal(none.body.code, 'unauthorized');
+    assertError(await h.req(null, 'GET', '/v1/friends'), 401, 'unauthorized');
   });
 
   it('leaves /health, /healthz, /ready and /readyz open', async () => {
@@ -55,9 +47,7 @@ describe('self and users', () => {
     const r = await h.req(null, 'GET', '/v1/me', { headers });
     assert.equal(r.status, 200);
     assert.equal(r.body.handle, 'Servo');
-    const wrong = await h.req(null, 'GET', '/v1/me', { headers: { ...headers, 'x-api-key': 'server-key-0123456789abcdeX' } });
-    assert.equal(wrong.status, 401);
-    assert.equal(wrong.body.code, 'unauthorized');
+    assertError(await h.req(null, 'GET', '/v1/me', { headers: { ...headers, 'x-api-key': 'server-key-0123456789abcdeX' } }), 401, 'unauthorized');
     const noUser = await h.req(null, 'GET', '/v1/me', { headers: { 'x-api-key': 'server-key-0123456789abcdef' } });
     assert.equal(noUser.status, 401);
   });
@@ -84,9 +74,7 @@ describe('self and users', () => {
       assert.equal(r.status, 400, JSON.stringify(body));
       assert.equal(r.body.code, code, JSON.stringify(body));
     }
-    const malformed = await h.req(u, 'PATCH', '/v1/me/profile', { raw: '{"status":' });
-    assert.equal(malformed.status, 400);
-    assert.equal(malformed.body.code, 'malformed_json');
+    assertError(await h.req(u, 'PATCH', '/v1/me/profile', { raw: '{"status":' }), 400, 'malformed_json');
     const huge = await h.req(u, 'PATCH', '/v1/me/profile', { raw: JSON.stringify({ status: 'x'.repeat(70_000) }) });
     assert.equal(huge.status, 413);
     const cleared = await h.req(u, 'PATCH', '/v1/me/profile', { body: { avatarUrl: null, status: null } });
@@ -95,9 +83,7 @@ describe('self and users', () => {
   });
 
   it('POST /v1/me/name allocates unique discriminators per name and tells friends', async () => {
-    const a = await h.user('Carol');
-    const b = await h.user('Dave');
-    await befriend(h, a, b);
+    const [a, b] = await h.friends('Carol', 'Dave');
     const rec = await h.events(b);
     const r = await h.req(a, 'POST', '/v1/me/name', { body: { displayName: 'Twin' } });
     assert.equal(r.status, 200);
@@ -152,8 +138,7 @@ describe('self and users', () => {
   });
 
   it('reports: 202 received, stored for moderation; target and reason validated', async () => {
-    const a = await h.user('Reporter');
-    const b = await h.user('Reported');
+    const [a, b] = await h.users('Reporter', 'Reported');
     const r = await h.req(a, 'POST', '/v1/reports', { body: { targetHandle: b.fullHandle, reason: 'cheating', context: 'wallhack in match 7' } });
     assert.equal(r.status, 202);
     assert.deepEqual(r.body, { status: 'received' });
@@ -182,8 +167,7 @@ describe('self and users', () => {
   });
 
   it('a user who blocked the caller answers every addressing operation exactly as a user who does not exist', async () => {
-    const caller = await h.user('Blocked');
-    const blocker = await h.user('Blocker');
+    const [caller, blocker] = await h.users('Blocked', 'Blocker');
     assert.equal((await h.req(blocker, 'POST', `/v1/blocks/${caller.publicId}`)).status, 204);
     const nobody = 'p_doesnotexist1';
     const ops: [string, (id: string) => [string, string, unknown?]][] = [
@@ -209,9 +193,7 @@ describe('self and users', () => {
   });
 
   it('export carries user, profile, friends, blocked and partyId', async () => {
-    const a = await h.user('Exporter');
-    const b = await h.user('Pal');
-    const c = await h.user('Foe');
+    const [a, b, c] = await h.users('Exporter', 'Pal', 'Foe');
     await befriend(h, a, b);
     await h.req(a, 'POST', `/v1/blocks/${c.publicId}`);
     const party = await h.req(a, 'POST', '/v1/parties', { body: {} });
@@ -225,15 +207,12 @@ describe('self and users', () => {
   });
 
   it('DELETE /v1/me erases everything, passes party leadership on and is idempotent', async () => {
-    const a = await h.user('Leaving');
-    const b = await h.user('Staying');
-    const c = await h.user('Blocker');
+    const [a, b, c] = await h.users('Leaving', 'Staying', 'Blocker');
     await befriend(h, a, b);
     await h.req(c, 'POST', `/v1/blocks/${a.publicId}`);
     await h.req(b, 'PUT', `/v1/notes/${a.publicId}`, { body: { text: 'about a' } });
     await h.req(a, 'PUT', `/v1/notes/${b.publicId}`, { body: { text: 'about b' } });
-    const party = (await h.req(a, 'POST', '/v1/parties', { body: { visibility: 'FriendsOnly' } })).body;
-    assert.equal((await h.req(b, 'POST', `/v1/parties/${party.partyId}/join`, { body: {} })).status, 200);
+    const party = await h.party(a, [b], { visibility: 'FriendsOnly' });
     const rec = await h.events(b);
     const r = await h.req(a, 'DELETE', '/v1/me');
     assert.equal(r.status, 200);
@@ -258,15 +237,10 @@ describe('self and users', () => {
 });
 
 describe('search limits', () => {
-  let h: Harness;
-  before(async () => {
-    h = await startHarness({ SOCIAL__LIMITS__SEARCHESPERMINUTE: '5' });
-  });
-  after(async () => h.close());
+  const h = useHarness({ SOCIAL__LIMITS__SEARCHESPERMINUTE: '5' });
 
   it('refuses a one-letter prefix with 400 prefix_too_short; an exact handle always works', async () => {
-    const me = await h.user('Finder');
-    const target = await h.user('Quill');
+    const [me, target] = await h.users('Finder', 'Quill');
     const short = await h.req(me, 'GET', '/v1/users/search?handle=q');
     assert.deepEqual([short.status, short.body.code, short.body.field], [400, 'prefix_too_short', 'handle']);
     const exact = await h.req(me, 'GET', `/v1/users/search?handle=${encodeURIComponent(target.fullHandle)}`);

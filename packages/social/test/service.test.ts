@@ -1,6 +1,6 @@
 // The service as a whole: configuration (file + env), key rotation, TLS and plain HTTP start, and a walk
 // over every endpoint proving no account id (nor internal id) ever appears in a response.
-import { describe, it, before, after } from 'node:test';
+import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import https from 'node:https';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ConfigError } from '@platform/kit';
 import { readSocialConfig, startSocial } from '../src/index.js';
-import { startHarness, startKeySet, type Harness } from './support.js';
+import { startHarness, useHarness, startKeySet } from './support.js';
 
 describe('configuration', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'social-cfg-'));
@@ -71,11 +71,7 @@ describe('configuration', () => {
 });
 
 describe('key rotation', () => {
-  let h: Harness;
-  before(async () => {
-    h = await startHarness({ SOCIAL__AUTH__KEYCOOLDOWNSECONDS: '3600' });
-  });
-  after(async () => h.close());
+  const h = useHarness({ SOCIAL__AUTH__KEYCOOLDOWNSECONDS: '3600' });
 
   it('a key_rotation message on the state store refetches the key set', async () => {
     const u = await h.user('Rotor');
@@ -146,17 +142,11 @@ describe('startSocial', () => {
 });
 
 describe('identity privacy', () => {
-  let h: Harness;
-  before(async () => {
-    h = await startHarness();
-  });
-  after(async () => h.close());
+  const h = useHarness();
 
   it('no response of any endpoint carries an account id or an internal id', async () => {
     const game = h.registry.addGame('full');
-    const a = await h.user('Walker');
-    const b = await h.user('Partner');
-    const c = await h.user('Third');
+    const [a, b, c] = await h.users('Walker', 'Partner', 'Third');
     const o = { game };
     const recB = await h.events(b);
     const walk: [typeof a, 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', string, unknown?][] = [];
@@ -237,11 +227,7 @@ describe('identity privacy', () => {
 });
 
 describe('openapi', () => {
-  let h: Harness;
-  before(async () => {
-    h = await startHarness();
-  });
-  after(async () => h.close());
+  const h = useHarness();
 
   it('documents every /v1 operation without authentication', async () => {
     const r = await h.req(null, 'GET', '/openapi.json');
@@ -276,11 +262,7 @@ describe('logging', () => {
 });
 
 describe('bad input on every body-taking endpoint', () => {
-  let h: Harness;
-  before(async () => {
-    h = await startHarness();
-  });
-  after(async () => h.close());
+  const h = useHarness();
 
   it('malformed JSON, non-object bodies, unknown fields, wrong content type, oversized bodies: stable 4xx', async () => {
     const u = await h.user('Fuzzer');

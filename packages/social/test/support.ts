@@ -8,18 +8,15 @@ import http from 'node:http';
 import { generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import assert from 'node:assert/strict';
-import { migrate, publicJwk, randomToken, safeEqualHex, sha256Hex, signAccessToken, type TokenFormat } from '@platform/kit';
-import { testDatabase, testStateStore, type TestDatabase, type TestStateStore } from '@platform/kit/testing';
-import { buildApp, partyChannel, readSocialConfig, userChannel, type EventEnvelope } from '../src/index.js';
+import { publicJwk, randomToken, safeEqualHex, sha256Hex, signAccessToken, type TokenFormat } from '@platform/kit';
+import { perSuite, request, serviceHarness, type Method, type TestStateStore, type TestDatabase } from '@platform/kit/testing';
+import { partyChannel, socialService, userChannel, type EventEnvelope, type SocialApp } from '../src/index.js';
 import { FANOUT_CHANNEL, type FanoutMessage } from '../src/services/events.js';
 import { friendPresenceData } from '../src/services/presence.js';
 import { NO_GAME, type GameContext } from '../src/context.js';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 export const ISSUER = 'https://auth.test';
 export const AUDIENCE = 'game-platform';
-const migrations = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../migrations');
 
 async function listen(server: http.Server): Promise<string> {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -163,10 +160,8 @@ export interface TestUser {
   id: string;
 }
 
-type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-
 export interface Harness {
-  app: Awaited<ReturnType<typeof buildApp>>;
+  app: SocialApp;
   keys: KeySet;
   registry: Awaited<ReturnType<typeof startRegistry>>;
   db: TestDatabase;
@@ -176,6 +171,12 @@ export interface Harness {
   subs: string[];
   /** `roles`: the token's roles claim (default `['player']`). */
   user(name?: string, opts?: { format?: TokenFormat; roles?: string[] }): Promise<TestUser>;
+  /** New users, one after the other, in this order. */
+  users(...names: string[]): Promise<TestUser[]>;
+  /** A party of `lead` (`body`: its settings) that `members` joined, in this order (each join answered 200). */
+  party(lead: TestUser, members: TestUser[], body: Record<string, unknown>): Promise<{ partyId: string; [k: string]: any }>;
+  /** Two new users (in this order), made friends (befriend). */
+  friends(nameA: string, nameB: string): Promise<[TestUser, TestUser]>;
   req(
     u: TestUser | null,
     method: Method,
@@ -187,6 +188,12 @@ export interface Harness {
   events(u: TestUser, opts?: { game?: Game }): Promise<EventRecorder>;
   partyEvents(partyId: string): Promise<EventRecorder>;
   assertNoAccountIds(): void;
+  /**
+   * Another social node on the same database and state store (closed with the harness), configured by the base
+   * settings and `env` only (not the harness's `env`). With REDIS_URL/DATABASE_URL
+   * it opens its own connections (same key prefix and schema), so events really cross Redis pub/sub.
+   */
+  node(env?: Record<string, string>): Promise<SocialApp>;
   close(): Promise<void>;
 }
 
@@ -196,19 +203,12 @@ export async function startHarness(
 ): Promise<Harness> {
   const keys = await startKeySet();
   const registry = await startRegistry();
-  const db = await testDatabase('social');
-  const state = await testStateStore();
-  await migrate(db.db, migrations);
-  const config = readSocialConfig({
-    SOCIAL__AUTH__JWKSURL: keys.url,
-    SOCIAL__AUTH__ISSUER: ISSUER,
-    SOCIAL__REGISTRY__URL: registry.url,
-    SOCIAL__TLS__MODE: 'http',
-    LOG_LEVEL: 'silent',
-    ...env,
+  const base = { SOCIAL__AUTH__JWKSURL: keys.url, SOCIAL__AUTH__ISSUER: ISSUER, SOCIAL__REGISTRY__URL: registry.url, SOCIAL__TLS__MODE: 'http' };
+  const sh = await serviceHarness(socialService, {
+    env: { ...base, ...env },
+    deps: { now: opts.now, logStream: opts.logStream },
   });
-  const app = await buildApp(config, { db: db.db, state: state.state, now: opts.now, logStream: opts.logStream });
-  await app.ready();
+  const { app, tdb: db, tstate: state } = sh;
   const bodies: string[] = [];
   const subs: string[] = [];
   const h: Harness = {
@@ -234,27 +234,32 @@ export async function startHarness(
       u.id = (await db.db.query<{ id: string }>('SELECT id FROM users WHERE public_id = $1', [u.publicId])).rows[0].id;
       return u;
     },
+    async users(...names) {
+      const made: TestUser[] = [];
+      for (const name of names) made.push(await h.user(name));
+      return made;
+    },
+    async party(lead, members, body) {
+      const party = (await h.req(lead, 'POST', '/v1/parties', { body })).body;
+      for (const u of members) assert.equal((await h.req(u, 'POST', `/v1/parties/${party.partyId}/join`, { body: {} })).status, 200);
+      return party;
+    },
+    async friends(nameA, nameB) {
+      const a = await h.user(nameA);
+      const b = await h.user(nameB);
+      await befriend(h, a, b);
+      return [a, b];
+    },
     async req(u, method, url, o = {}) {
       const headers: Record<string, string> = { ...(o.headers ?? {}) };
-      if (u) headers.authorization = `Bearer ${u.token}`;
       if (o.game) {
         headers['x-platform-game-key'] = o.game.key;
         headers['x-platform-game-secret'] = o.game.secret;
       }
       if (o.clientKey !== undefined) headers['x-platform-client-key'] = o.clientKey;
-      let payload: string | undefined;
-      if (o.raw !== undefined) payload = o.raw;
-      else if (o.body !== undefined) payload = JSON.stringify(o.body);
-      if (payload !== undefined) headers['content-type'] ??= 'application/json';
-      const r = await app.inject({ method, url, headers, payload });
-      bodies.push(r.body);
-      let body: any = r.body;
-      try {
-        body = r.body ? JSON.parse(r.body) : null;
-      } catch {
-        /* keep text */
-      }
-      return { status: r.statusCode, body, headers: r.headers };
+      const r = await request(app, method, url, { token: u?.token, headers, body: o.body, raw: o.raw });
+      bodies.push(r.text);
+      return r;
     },
     // Recorders start clean: events still in flight from earlier calls are drained.
     events: async (u, o = {}) => {
@@ -271,15 +276,29 @@ export async function startHarness(
       const all = bodies.join('\n');
       for (const sub of subs) assert.ok(!all.includes(sub), `a response carried the account id ${sub}`);
     },
+    // Another node reads the base settings and its own, not this one's.
+    node: (extra = {}) => sh.node(extra, { env: base, deps: { now: undefined, logStream: undefined }, ownConnections: true }),
     async close() {
-      await app.close();
-      await state.drop();
-      await db.drop();
+      await sh.close();
       await keys.close();
       await registry.close();
     },
   };
   return h;
+}
+
+/**
+ * The suite's harness (kit perSuite): started before its tests, closed after them; `checkAccountIds`: first
+ * asserts that no response carried an account id.
+ */
+export function useHarness(env: Record<string, string> = {}, opts: Parameters<typeof startHarness>[1] & { checkAccountIds?: boolean } = {}): Harness {
+  return perSuite(
+    () => startHarness(env, opts),
+    async (h) => {
+      if (opts.checkAccountIds) h.assertNoAccountIds();
+      await h.close();
+    },
+  );
 }
 
 export interface EventRecorder {

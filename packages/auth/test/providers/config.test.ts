@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigError, readConfig, type Env } from '@platform/kit';
 import { createPlatformVerifiers, platformProviderVars } from '../../src/providers/index.js';
-import { assertAppError } from '../support/assert-app-error.js';
+import { assertAppError } from '@platform/kit/testing';
 
 const KEY_HEX = 'ab'.repeat(32);
 const full: Env = {

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { readConfig } from '@platform/kit';
 import { createPlatformVerifiers, platformProviderVars, type PlatformVerifiers } from '../../src/providers/index.js';
 import { startOidcProvider, type TestOidcProvider } from '../support/oidc-provider.js';
-import { assertAppError } from '../support/assert-app-error.js';
+import { assertAppError } from '@platform/kit/testing';
 
 const CLIENT = 'com.example.game';
 const sha256Hex = (s: string) => createHash('sha256').update(s).digest('hex');

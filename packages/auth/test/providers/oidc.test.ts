@@ -7,7 +7,7 @@ import { decodeJwt, decodeProtectedHeader, generateKeyPair, SignJWT } from 'jose
 import { readConfig } from '@platform/kit';
 import { createPlatformVerifiers, platformProviderVars, type PlatformVerifiers } from '../../src/providers/index.js';
 import { startOidcProvider, type TestOidcProvider } from '../support/oidc-provider.js';
-import { assertAppError } from '../support/assert-app-error.js';
+import { assertAppError } from '@platform/kit/testing';
 
 const CLIENT = 'game-client';
 

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { readConfig } from '@platform/kit';
 import { createPlatformVerifiers, platformProviderVars } from '../../src/providers/index.js';
 import { buildEncryptedAppTicket, individualSteamId } from '../support/steam-ticket.js';
-import { assertAppError } from '../support/assert-app-error.js';
+import { assertAppError } from '@platform/kit/testing';
 
 const APP_ID = 480;
 const key = randomBytes(32);

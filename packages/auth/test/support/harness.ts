@@ -1,15 +1,15 @@
-/** A migrated auth app on its own schema and key prefix (PGlite + memory, or PostgreSQL + Redis in CI). */
+/** A migrated auth app on its own schema and key prefix (PGlite + memory, or PostgreSQL + Redis in CI): kit serviceHarness. */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import type { DestinationStream } from 'pino';
-import { testDatabase, testStateStore, type TestDatabase, type TestStateStore } from '@platform/kit/testing';
+import { later, perSuite, serviceHarness, type TestDatabase, type TestStateStore } from '@platform/kit/testing';
 import type { Env, TlsMaterial } from '@platform/kit';
-import { migrateAuth, type AuthApp } from '../../src/app.js';
-import { buildApp } from '../../src/service.js';
-import { readAuthConfig, type AuthConfig } from '../../src/config.js';
+import type { AuthApp } from '../../src/app.js';
+import { authService } from '../../src/service.js';
+import type { AuthConfig } from '../../src/config.js';
 import type { PlatformVerifiers } from '../../src/services/platform.js';
+import { startSmtpServer, type TestSmtpServer } from './smtp.js';
+
+export { assertAppError, assertError, bearer } from '@platform/kit/testing';
 
 /** Cheap Argon2 for tests that are not about the password parameters. */
 // Mail jobs at once: only enumeration.test.ts is about their random start.
@@ -29,42 +29,39 @@ export async function harness(
   env: Env = {},
   deps: { logStream?: DestinationStream; tls?: TlsMaterial; platformVerifiers?: PlatformVerifiers } = {},
 ): Promise<Harness> {
-  const tdb = await testDatabase('auth');
-  const tstate = await testStateStore();
-  await migrateAuth(tdb.db);
-  const masterKey = randomBytes(32).toString('hex');
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'auth-test-'));
-  const configFor = (extra: Env) => readAuthConfig({ ...FAST_ENV, DATA_DIR: dataDir, AUTH_MASTER_KEY: masterKey, ...env, ...extra });
-  const config = configFor({ AUTH_NODE_ID: 'node-a' });
-  const app = await buildApp(config, { db: tdb.db, state: tstate.state, ...deps });
-  const others: AuthApp[] = [];
+  const h = await serviceHarness(authService, { env: { ...FAST_ENV, AUTH_MASTER_KEY: randomBytes(32).toString('hex'), AUTH_NODE_ID: 'node-a', ...env }, deps });
+  let nodes = 1;
   return {
-    app,
-    config,
-    tdb,
-    tstate,
-    async node(extra = {}) {
-      const other = await buildApp(configFor({ AUTH_NODE_ID: `node-${others.length + 2}`, ...extra }), {
-        db: tdb.db,
-        state: tstate.state,
-        platformVerifiers: deps.platformVerifiers,
-      });
-      others.push(other);
-      return other;
-    },
-    async close() {
-      for (const o of others) await o.close();
-      await app.close();
-      await tdb.drop();
-      await tstate.drop();
-    },
+    app: h.app,
+    config: h.config,
+    tdb: h.tdb,
+    tstate: h.tstate,
+    // Other nodes share the verifiers, not the log stream or the TLS material.
+    node: (extra = {}) => h.node({ AUTH_NODE_ID: `node-${++nodes}`, ...extra }, { deps: { logStream: undefined, tls: undefined } }),
+    close: () => h.close(),
   };
+}
+
+/** The suite's harness (kit perSuite): started before its tests, closed after them. */
+export const useHarness = (...args: Parameters<typeof harness>): Harness => perSuite(() => harness(...args));
+
+/** The suite's harness mailing through a test SMTP server (AUTH_SMTP_URL): both started before its tests, closed after. */
+export function useMailHarness(env: Env = {}, smtpLogin?: Parameters<typeof startSmtpServer>[0]): { h: Harness; smtp: TestSmtpServer } {
+  const s = perSuite(
+    async () => {
+      const smtp = await startSmtpServer(smtpLogin);
+      return { smtp, h: await harness({ AUTH_SMTP_URL: smtp.url, ...env }) };
+    },
+    async ({ h, smtp }) => {
+      await h.close();
+      await smtp.close();
+    },
+  );
+  return { h: later(() => s.h), smtp: later(() => s.smtp) };
 }
 
 let fp = 0;
 export const fingerprint = () => `device-${process.pid}-${++fp}-${randomBytes(4).toString('hex')}`;
-
-export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 export async function guest(app: AuthApp, body: Record<string, unknown> = {}) {
   const r = await app.inject({ method: 'POST', url: '/guest', payload: { device_fingerprint: fingerprint(), ...body } });
@@ -80,6 +77,12 @@ export async function register(app: AuthApp, e = email(), password = GOOD_PASSWO
   const r = await app.inject({ method: 'POST', url: '/register', payload: { email: e, password } });
   if (r.statusCode !== 201) throw new Error(`register: ${r.statusCode} ${r.body}`);
   return { ...(r.json() as { access_token: string; refresh_token: string; account_id: string }), email: e, password };
+}
+
+/** How many audit entries of `event` the account has. */
+export async function auditCount(h: Harness, accountId: string, event: string): Promise<number> {
+  const r = await h.tdb.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM audit_log WHERE account_id = $1 AND event = $2`, [accountId, event]);
+  return r.rows[0].n;
 }
 
 /** A registered account given these roles, signed in again so its tokens carry them (`token`: the access token). */

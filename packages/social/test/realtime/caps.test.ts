@@ -1,17 +1,15 @@
 // Open sockets are capped per user and per remote address (per node), refused at the upgrade with 4429.
-import { describe, it, before, after } from 'node:test';
+import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHarness, type Harness } from '../support.js';
+import { useHarness } from '../support.js';
 import { accepted, BROWSER, connect, listen, refused, type Client } from './support.js';
 
 describe('realtime: socket caps', () => {
-  let h: Harness;
+  const h = useHarness({ SOCIAL__REALTIME__MAXSOCKETSPERUSER: '3', SOCIAL__REALTIME__MAXSOCKETSPERADDRESS: '5' });
   let url: { ws: string; http: string };
   before(async () => {
-    h = await startHarness({ SOCIAL__REALTIME__MAXSOCKETSPERUSER: '3', SOCIAL__REALTIME__MAXSOCKETSPERADDRESS: '5' });
     url = await listen(h.app);
   });
-  after(async () => h.close());
 
   it('refuses a user past the cap until one of their sockets closes; then the address cap applies to everyone', async () => {
     const a = await h.user('Capped');

@@ -2,40 +2,19 @@
 // DATABASE_URL are set: separate connections, so events cross Redis pub/sub; otherwise two apps sharing the
 // in-memory stores). Events made on node A reach sockets on node B; the last socket across nodes decides offline
 // (no presence grace here; presence-grace.test.ts has it).
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { befriend, startHarness, type Harness } from '../support.js';
-import { connect, listen, startSecondNode, type Client } from './support.js';
+import { befriend } from '../support.js';
+import { connect, type Client, realtimeSuite } from './support.js';
 
 /** True when no frame a client got carries the publishing node's id. */
 const carriesNoNodeId = (c: Client) => c.frames.every((f) => !('origin' in (f as object)) && !JSON.stringify(f).includes('"origin"'));
 
 describe(`realtime: two nodes (${process.env.REDIS_URL ? 'Redis pub/sub' : 'shared memory store'})`, () => {
-  let h: Harness;
-  let nodeA: { ws: string; http: string };
-  let nodeB: Awaited<ReturnType<typeof startSecondNode>>;
-  const clients: Client[] = [];
-  const ready = async (c: Client) => {
-    clients.push(c);
-    c.send({ type: 'heartbeat' });
-    await c.next('heartbeatAck');
-    return c;
-  };
-
-  before(async () => {
-    h = await startHarness({ SOCIAL__PRESENCE__SWEEPMILLISECONDS: '200', SOCIAL__PRESENCE__GRACEMILLISECONDS: '0' });
-    nodeA = await listen(h.app);
-    nodeB = await startSecondNode(h, { SOCIAL__PRESENCE__SWEEPMILLISECONDS: '200', SOCIAL__PRESENCE__GRACEMILLISECONDS: '0' });
-  });
-  after(async () => {
-    for (const c of clients) c.ws.terminate();
-    await nodeB.close();
-    await h.close();
-  });
+  const { h, nodeA, nodeB, clients, ready } = realtimeSuite({ SOCIAL__PRESENCE__SWEEPMILLISECONDS: '200', SOCIAL__PRESENCE__GRACEMILLISECONDS: '0' }, { second: { SOCIAL__PRESENCE__SWEEPMILLISECONDS: '200', SOCIAL__PRESENCE__GRACEMILLISECONDS: '0' } });
 
   it('a friend request, a presence change, a party join and a chat message made on node A reach node B', async () => {
-    const a = await h.user('Anya');
-    const b = await h.user('Boris');
+    const [a, b] = await h.users('Anya', 'Boris');
     const onA = await ready(await connect(nodeA.ws, a.token));
     const onB = await ready(await connect(nodeB.urls.ws, b.token));
 
@@ -92,9 +71,7 @@ describe(`realtime: two nodes (${process.env.REDIS_URL ? 'Redis pub/sub' : 'shar
   });
 
   it('a user with sockets on both nodes goes offline only when the last one closes', async () => {
-    const a = await h.user('Cora');
-    const b = await h.user('Dmitri');
-    await befriend(h, a, b);
+    const [a, b] = await h.friends('Cora', 'Dmitri');
     const watcher = await ready(await connect(nodeA.ws, b.token));
     const a1 = await ready(await connect(nodeA.ws, a.token));
     const a2 = await ready(await connect(nodeB.urls.ws, a.token));
@@ -122,14 +99,10 @@ describe(`realtime: two nodes (${process.env.REDIS_URL ? 'Redis pub/sub' : 'shar
   });
 
   it('a mute or block made on node A applies at once to party chat on node B, also after chat was delivered, and lifts with unmute/unblock', async () => {
-    const a = await h.user('Aino');
-    const b = await h.user('Bea');
-    const c = await h.user('Cid');
+    const [a, b, c] = await h.users('Aino', 'Bea', 'Cid');
     await befriend(h, a, b);
     await befriend(h, a, c);
-    const party = (await h.req(a, 'POST', '/v1/parties', { body: { visibility: 'FriendsOnly' } })).body;
-    assert.equal((await h.req(b, 'POST', `/v1/parties/${party.partyId}/join`, { body: {} })).status, 200);
-    assert.equal((await h.req(c, 'POST', `/v1/parties/${party.partyId}/join`, { body: {} })).status, 200);
+    const party = await h.party(a, [b, c], { visibility: 'FriendsOnly' });
     const onA = await ready(await connect(nodeA.ws, a.token));
     const onB = await ready(await connect(nodeB.urls.ws, b.token));
     const onC = await ready(await connect(nodeB.urls.ws, c.token));
@@ -137,39 +110,36 @@ describe(`realtime: two nodes (${process.env.REDIS_URL ? 'Redis pub/sub' : 'shar
       from.send({ type: 'chatSend', channel: 'party', channelId: party.partyId, body });
       await from.next('chatMessage', (d) => d.body === body);
     };
+    /** `from` sends `body`, and it has reached `witness`. */
+    const relayed = async (from: Client, body: string, witness: Client) => {
+      await chat(from, body);
+      await witness.next('chatMessage', (d) => d.body === body);
+    };
     // b and c share node B and the channel: once c has a message, b's copy (if any) was sent before it.
     const got = (who: Client, body: string) => who.seen('chatMessage', (d) => d.body === body).length;
 
     // Both nodes have now read who is excluded for a's and b's messages (nobody).
-    await chat(onA, 'a1');
-    await onC.next('chatMessage', (d) => d.body === 'a1');
+    await relayed(onA, 'a1', onC);
     assert.equal(got(onB, 'a1'), 1);
-    await chat(onB, 'b1');
-    await onA.next('chatMessage', (d) => d.body === 'b1');
+    await relayed(onB, 'b1', onA);
 
     // b mutes a over node A's HTTP: node B must stop delivering a's messages to b.
     assert.equal((await h.req(b, 'POST', `/v1/mutes/${a.publicId}`)).status, 204);
-    await chat(onA, 'a2');
-    await onC.next('chatMessage', (d) => d.body === 'a2');
+    await relayed(onA, 'a2', onC);
     assert.equal(got(onB, 'a2'), 0, 'the muter got the muted author');
     assert.equal((await h.req(b, 'DELETE', `/v1/mutes/${a.publicId}`)).status, 204);
-    await chat(onA, 'a3');
-    await onC.next('chatMessage', (d) => d.body === 'a3');
+    await relayed(onA, 'a3', onC);
     assert.equal(got(onB, 'a3'), 1, 'unmute did not lift the filter');
 
     // a blocks b: neither receives the other's messages, on either node.
     assert.equal((await h.req(a, 'POST', `/v1/blocks/${b.publicId}`)).status, 204);
-    await chat(onA, 'a4');
-    await onC.next('chatMessage', (d) => d.body === 'a4');
+    await relayed(onA, 'a4', onC);
     assert.equal(got(onB, 'a4'), 0, 'the blocked user got the blocker');
     await chat(onB, 'b2');
-    await chat(onC, 'c1');
-    await onA.next('chatMessage', (d) => d.body === 'c1');
+    await relayed(onC, 'c1', onA);
     assert.equal(got(onA, 'b2'), 0, 'the blocker got the blocked user');
     assert.equal((await h.req(a, 'DELETE', `/v1/blocks/${b.publicId}`)).status, 204);
-    await chat(onB, 'b3');
-    await onA.next('chatMessage', (d) => d.body === 'b3');
-    await chat(onA, 'a5');
-    await onB.next('chatMessage', (d) => d.body === 'a5');
+    await relayed(onB, 'b3', onA);
+    await relayed(onA, 'a5', onB);
   });
 });

@@ -162,8 +162,7 @@ describe('realtime: connecting', () => {
   });
 
   it('a token under a percent-encoded parameter name (read by the gateway as access_token) is redacted too', async () => {
-    const u = await h.user('Gus');
-    const other = await h.user('Hal');
+    const [u, other] = await h.users('Gus', 'Hal');
     const t = encodeURIComponent(u.token);
     for (const query of [`access%5Ftoken=${t}`, `%61CCESS_TOKEN=x&%61ccess%5ftoken=${t}`, `x=1&access_token=${t}&access_token=${encodeURIComponent(other.token)}`]) {
       // The gateway decodes the name (URLSearchParams), so each of these upgrades with the token.

@@ -1,31 +1,53 @@
 // Every event of the catalogue on its trigger, delivered to real sockets: friends, profile, invites, party
 // membership (the sockets follow joins, leaves, kicks and disbands), chat, block and mute filtering,
 // cross-game filtering of presence, several sockets per user, and erasure closing the sockets.
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { partyChannel } from '../../src/index.js';
-import { befriend, startHarness, type Harness, type TestUser } from '../support.js';
-import { connect, listen, type Client } from './support.js';
+import { befriend, type TestUser } from '../support.js';
+import { connect, type Client, realtimeSuite } from './support.js';
 
 const RELATIONS_CACHE_MS = 1000;
 
 describe('realtime: events', () => {
-  let h: Harness;
-  let url: { ws: string; http: string };
-  const clients: Client[] = [];
+  const { h, nodeA: url, clients, ready } = realtimeSuite(
+    {
+      SOCIAL__LIMITS__ACTIONSPERMINUTE: '1000',
+      SOCIAL__LIMITS__CHATPERMINUTE: '1000',
+      SOCIAL__REALTIME__RELATIONSCACHEMILLISECONDS: String(RELATIONS_CACHE_MS),
+    },
+    {
+      beforeClose: () => {
+        // Payloads name users by publicId only: no internal id or account id in any frame.
+        const all = clients.map((c) => JSON.stringify(c.frames)).join('\n');
+        for (const u of users) {
+          assert.ok(!all.includes(u.id), 'an internal id reached a client');
+          assert.ok(!all.includes(u.sub), 'an account id reached a client');
+        }
+      },
+    },
+  );
   const users: TestUser[] = [];
   const open = async (u: TestUser, headers?: Record<string, string>) => {
-    const c = await connect(url.ws, u.token, { headers });
-    clients.push(c);
-    // Setup done (channels subscribed, presence set) once a heartbeat is answered.
-    c.send({ type: 'heartbeat' });
-    await c.next('heartbeatAck');
-    return c;
+    return ready(await connect(url.ws, u.token, { headers }));
   };
   const user = async (name: string) => {
     const u = await h.user(name);
     users.push(u);
     return u;
+  };
+  /** New users (kept in `users`), one after the other. */
+  const newUsers = async (...names: string[]) => {
+    const made: TestUser[] = [];
+    for (const name of names) made.push(await user(name));
+    return made;
+  };
+  /** Two new users (kept in `users`), made friends. */
+  const friends = async (nameA: string, nameB: string) => {
+    const a = await user(nameA);
+    const b = await user(nameB);
+    await befriend(h, a, b);
+    return [a, b] as const;
   };
   /** A FriendsOnly party of `lead` that `members` (befriended first) joined, and one open socket each, lead first. */
   const partyWithSockets = async (lead: TestUser, members: TestUser[], body: Record<string, unknown> = {}) => {
@@ -37,28 +59,8 @@ describe('realtime: events', () => {
     return { party: party as { partyId: string }, sockets };
   };
 
-  before(async () => {
-    h = await startHarness({
-      SOCIAL__LIMITS__ACTIONSPERMINUTE: '1000',
-      SOCIAL__LIMITS__CHATPERMINUTE: '1000',
-      SOCIAL__REALTIME__RELATIONSCACHEMILLISECONDS: String(RELATIONS_CACHE_MS),
-    });
-    url = await listen(h.app);
-  });
-  after(async () => {
-    // Payloads name users by publicId only: no internal id or account id in any frame.
-    const all = clients.map((c) => JSON.stringify(c.frames)).join('\n');
-    for (const u of users) {
-      assert.ok(!all.includes(u.id), 'an internal id reached a client');
-      assert.ok(!all.includes(u.sub), 'an account id reached a client');
-    }
-    for (const c of clients) c.ws.terminate();
-    await h.close();
-  });
-
   it('friend requests: received (every socket of the target), accepted, removed (both sides)', async () => {
-    const a = await user('Abe');
-    const b = await user('Bess');
+    const [a, b] = await newUsers('Abe', 'Bess');
     const ca = await open(a);
     const cb1 = await open(b);
     const cb2 = await open(b);
@@ -81,9 +83,7 @@ describe('realtime: events', () => {
   });
 
   it('friendPresenceChanged on connect, friendProfileChanged on POST /v1/me/name', async () => {
-    const a = await user('Cal');
-    const b = await user('Dot');
-    await befriend(h, a, b);
+    const [a, b] = await friends('Cal', 'Dot');
     const cb = await open(b);
     await open(a);
     const on = await cb.next('friendPresenceChanged', (d) => d.publicId === a.publicId);
@@ -122,9 +122,7 @@ describe('realtime: events', () => {
   });
 
   it('cross-game visibility filters friendPresenceChanged per recipient (summary)', async () => {
-    const a = await user('Eli');
-    const b = await user('Fen');
-    await befriend(h, a, b);
+    const [a, b] = await friends('Eli', 'Fen');
     const g = h.registry.addGame('full');
     const hGame = h.registry.addGame('summary');
     const cb = await open(b, { 'x-platform-game-key': g.key, 'x-platform-game-secret': g.secret });
@@ -137,11 +135,7 @@ describe('realtime: events', () => {
   });
 
   it('one presence change, friends in different games: each friend gets the view of their own game', async () => {
-    const a = await user('Ola');
-    const same1 = await user('Pia');
-    const same2 = await user('Quin');
-    const other = await user('Rex');
-    const none = await user('Sia');
+    const [a, same1, same2, other, none] = await newUsers('Ola', 'Pia', 'Quin', 'Rex', 'Sia');
     for (const f of [same1, same2, other, none]) await befriend(h, a, f);
     const g = h.registry.addGame('full');
     const summary = h.registry.addGame('summary');
@@ -170,9 +164,7 @@ describe('realtime: events', () => {
   });
 
   it('friendPresenceChanged is built for each receiving socket’s game context, as GET /v1/friends from that game shows it', async () => {
-    const a = await user('Tia');
-    const b = await user('Uma');
-    await befriend(h, a, b);
+    const [a, b] = await friends('Tia', 'Uma');
     const g = h.registry.addGame('isolated');
     const other = h.registry.addGame('isolated');
     const inGame = (game: { key: string; secret: string }) => ({ 'x-platform-game-key': game.key, 'x-platform-game-secret': game.secret });
@@ -196,9 +188,7 @@ describe('realtime: events', () => {
   });
 
   it('party and game invites', async () => {
-    const a = await user('Gia');
-    const b = await user('Hux');
-    await befriend(h, a, b);
+    const [a, b] = await friends('Gia', 'Hux');
     const cb = await open(b);
     const party = (await h.req(a, 'POST', '/v1/parties', { body: { visibility: 'Private' } })).body;
     const inv = (await h.req(a, 'POST', `/v1/parties/${party.partyId}/invites`, { body: { toPublicId: b.publicId } })).body;
@@ -211,9 +201,7 @@ describe('realtime: events', () => {
   });
 
   it('party membership: sockets follow join, leader change, kick, leave and disband', async () => {
-    const a = await user('Ida');
-    const b = await user('Jon');
-    const c = await user('Kai');
+    const [a, b, c] = await newUsers('Ida', 'Jon', 'Kai');
     await befriend(h, a, b);
     await befriend(h, a, c);
     // a creates the party while connected: its socket joins the party channel.
@@ -279,9 +267,7 @@ describe('realtime: events', () => {
   });
 
   it('blocks and mutes filter chat: blocked and muted authors are not delivered', async () => {
-    const a = await user('Mo');
-    const b = await user('Ned');
-    const c = await user('Ola');
+    const [a, b, c] = await newUsers('Mo', 'Ned', 'Ola');
     const { party, sockets } = await partyWithSockets(a, [b, c]);
     const [ca, cb, cc] = sockets;
     // b blocks c (after both joined), a mutes c.
@@ -340,9 +326,7 @@ describe('realtime: events', () => {
   });
 
   it('a mute whose invalidation was lost takes effect within the relations cache time while the author keeps writing', async () => {
-    const a = await user('Uma');
-    const b = await user('Vic');
-    const c = await user('Wes');
+    const [a, b, c] = await newUsers('Uma', 'Vic', 'Wes');
     const { party, sockets } = await partyWithSockets(a, [b, c]);
     const [ca, cb, cc] = sockets;
     cc.send({ type: 'chatSend', channel: 'party', channelId: party.partyId, body: 'warm' });

@@ -1,22 +1,17 @@
 // Client frames (heartbeat, presenceUpdate, chatSend), every error frame, the frame size limit (1009), the
 // per-socket rate limit (rate_limited, then 1008) and the slow-consumer cut (4008).
-import { describe, it, before, after } from 'node:test';
+import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Socket } from 'node:net';
 import { userChannel } from '../../src/index.js';
-import { befriend, startHarness, type Harness } from '../support.js';
+import { useHarness } from '../support.js';
 import { connect, listen } from './support.js';
 
 describe('realtime: client frames', () => {
-  let h: Harness;
+  const h = useHarness({ SOCIAL__LIMITS__CHATPERMINUTE: '5', SOCIAL__REALTIME__FRAMESPERSECOND: '20', SOCIAL__REALTIME__SENDBUFFERBYTES: '65536' }, { checkAccountIds: true });
   let url: { ws: string; http: string };
   before(async () => {
-    h = await startHarness({ SOCIAL__LIMITS__CHATPERMINUTE: '5', SOCIAL__REALTIME__FRAMESPERSECOND: '20', SOCIAL__REALTIME__SENDBUFFERBYTES: '65536' });
     url = await listen(h.app);
-  });
-  after(async () => {
-    h.assertNoAccountIds();
-    await h.close();
   });
 
   it('heartbeat answers heartbeatAck and refreshes the presence TTL', async () => {
@@ -30,9 +25,7 @@ describe('realtime: client frames', () => {
   });
 
   it('presenceUpdate sets state and rich presence, answers presenceUpdated, friends get friendPresenceChanged', async () => {
-    const a = await h.user('Bo');
-    const b = await h.user('Cy');
-    await befriend(h, a, b);
+    const [a, b] = await h.friends('Bo', 'Cy');
     const cb = await connect(url.ws, b.token);
     const ca = await connect(url.ws, a.token);
     await cb.next('friendPresenceChanged', (d) => d.publicId === a.publicId && d.state === 'online');
@@ -51,9 +44,7 @@ describe('realtime: client frames', () => {
   });
 
   it('chatSend dm: stored, delivered to the peer and to every socket of the sender', async () => {
-    const a = await h.user('Di');
-    const b = await h.user('Ed');
-    await befriend(h, a, b);
+    const [a, b] = await h.friends('Di', 'Ed');
     const dm = (await h.req(a, 'GET', '/v1/friends')).body[0].dmChannelId;
     const a1 = await connect(url.ws, a.token);
     const a2 = await connect(url.ws, a.token, { via: 'query' });
@@ -72,8 +63,7 @@ describe('realtime: client frames', () => {
   });
 
   it('chatSend party: delivered on the party channel; domain errors come back as error frames', async () => {
-    const a = await h.user('Flo');
-    const stranger = await h.user('Gil');
+    const [a, stranger] = await h.users('Flo', 'Gil');
     const party = (await h.req(a, 'POST', '/v1/parties', { body: {} })).body;
     const ca = await connect(url.ws, a.token);
     const cs = await connect(url.ws, stranger.token);
@@ -117,9 +107,7 @@ describe('realtime: client frames', () => {
   });
 
   it('chatSend dm to someone no longer a friend: not_friends', async () => {
-    const a = await h.user('Hu');
-    const b = await h.user('Io');
-    await befriend(h, a, b);
+    const [a, b] = await h.friends('Hu', 'Io');
     const dm = (await h.req(a, 'GET', '/v1/friends')).body[0].dmChannelId;
     await h.req(b, 'DELETE', `/v1/friends/${a.publicId}`);
     const c = await connect(url.ws, a.token);
@@ -166,8 +154,7 @@ describe('realtime: client frames', () => {
   });
 
   it('bad_frame for text PostgreSQL cannot store and for nesting past the kit limit; other parties chatting meanwhile are served', async () => {
-    const u = await h.user('Nul');
-    const other = await h.user('Clean');
+    const [u, other] = await h.users('Nul', 'Clean');
     const mine = (await h.req(u, 'POST', '/v1/parties', { body: {} })).body;
     const theirs = (await h.req(other, 'POST', '/v1/parties', { body: {} })).body;
     const c = await connect(url.ws, u.token);

@@ -2,25 +2,18 @@
 // published on the state store as the registry does (the real registry: e2e game-credentials.test.ts): sockets
 // opened with a revoked credential get an error frame and close 4005 on every node, others stay; a socket whose
 // upgrade checked its credential just before the notice is refused like a new one; unreadable notices change nothing.
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { encodeGameCredentialsNotice, GAME_CREDENTIALS_CHANNEL, gameSecretDigest, type GameCredentialsNotice } from '@platform/kit';
-import { startHarness, type Game, type Harness, type TestUser } from '../support.js';
-import { connect, listen, refused, startSecondNode, type Client } from './support.js';
+import { type Game, type TestUser } from '../support.js';
+import { connect, refused, type Client, realtimeSuite } from './support.js';
 
 describe('realtime: revoked game credentials', () => {
-  let h: Harness;
-  let nodeA: { ws: string; http: string };
-  let nodeB: Awaited<ReturnType<typeof startSecondNode>>;
+  const { h, nodeA, nodeB, clients, ready: setUp } = realtimeSuite({}, { second: {} });
   let u: TestUser;
-  const clients: Client[] = [];
   const pair = (g: Game) => ({ 'x-platform-game-key': g.key, 'x-platform-game-secret': g.secret });
   const ready = async (url: string, headers: Record<string, string>) => {
-    const c = await connect(url, u.token, { headers });
-    clients.push(c);
-    c.send({ type: 'heartbeat' });
-    await c.next('heartbeatAck');
-    return c;
+    return setUp(await connect(url, u.token, { headers }));
   };
   /** Still open and answering (meaningful once a later notice was seen handled on the socket's node). */
   const alive = async (c: Client) => {
@@ -36,15 +29,7 @@ describe('realtime: revoked game credentials', () => {
   };
 
   before(async () => {
-    h = await startHarness();
-    nodeA = await listen(h.app);
-    nodeB = await startSecondNode(h);
     u = await h.user('Gina');
-  });
-  after(async () => {
-    for (const c of clients) c.ws.terminate();
-    await nodeB.close();
-    await h.close();
   });
 
   it('a replaced secret closes the sockets opened with it on both nodes (4005), not those of another secret, game or the client key', async () => {

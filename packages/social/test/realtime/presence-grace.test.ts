@@ -2,10 +2,10 @@
 // REDIS_URL and DATABASE_URL are set; two apps sharing the in-memory stores otherwise): a user whose last socket
 // closes stays online for the grace; a reconnect within it, on either node, sends friends nothing; without one,
 // friends get exactly one offline once it ends, also when the node the socket closed on is gone by then.
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { befriend, startHarness, type Harness, type TestUser } from '../support.js';
-import { connect, listen, startSecondNode, type Client } from './support.js';
+import { befriend, type TestUser } from '../support.js';
+import { connect, startSecondNode, type Client, realtimeSuite } from './support.js';
 
 const GRACE_MS = 1500;
 const SWEEP_MS = 200;
@@ -14,16 +14,9 @@ const OFFLINE_BOUND_MS = GRACE_MS + 6000;
 const env = { SOCIAL__PRESENCE__GRACEMILLISECONDS: String(GRACE_MS), SOCIAL__PRESENCE__SWEEPMILLISECONDS: String(SWEEP_MS) };
 
 describe(`realtime: presence grace on two nodes (${process.env.REDIS_URL ? 'Redis' : 'shared memory store'})`, () => {
-  let h: Harness;
-  let nodeA: { ws: string; http: string };
-  let nodeB: Awaited<ReturnType<typeof startSecondNode>>;
-  const clients: Client[] = [];
+  const { h, nodeA, nodeB, clients, ready } = realtimeSuite(env, { second: env });
   const open = async (url: string, u: TestUser) => {
-    const c = await connect(url, u.token);
-    clients.push(c);
-    c.send({ type: 'heartbeat' });
-    await c.next('heartbeatAck');
-    return c;
+    return ready(await connect(url, u.token));
   };
   /** a and b friends, b watching on node A until a is announced online. */
   const pair = async (names: [string, string], aUrl: string) => {
@@ -38,17 +31,6 @@ describe(`realtime: presence grace on two nodes (${process.env.REDIS_URL ? 'Redi
   const about = (c: Client, u: TestUser) => c.seen('friendPresenceChanged', (d) => d.publicId === u.publicId);
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   const presenceOf = async (viewer: TestUser, u: TestUser) => (await h.req(viewer, 'GET', `/v1/presence/${u.publicId}`)).body.state;
-
-  before(async () => {
-    h = await startHarness(env);
-    nodeA = await listen(h.app);
-    nodeB = await startSecondNode(h, env);
-  });
-  after(async () => {
-    for (const c of clients) c.ws.terminate();
-    await nodeB.close();
-    await h.close();
-  });
 
   it('a reconnect within the grace on the other node sends friends nothing; the last close then gives one offline after the grace', async () => {
     const { a, b, watcher, ca } = await pair(['Gina', 'Hal'], nodeA.ws);
@@ -132,22 +114,10 @@ describe(`realtime: presence grace on two nodes (${process.env.REDIS_URL ? 'Redi
 });
 
 describe('realtime: a presence grace of 0', () => {
-  let h: Harness;
-  let url: { ws: string; http: string };
-  const clients: Client[] = [];
-  before(async () => {
-    h = await startHarness({ SOCIAL__PRESENCE__GRACEMILLISECONDS: '0', SOCIAL__PRESENCE__SWEEPMILLISECONDS: '600000' });
-    url = await listen(h.app);
-  });
-  after(async () => {
-    for (const c of clients) c.ws.terminate();
-    await h.close();
-  });
+  const { h, nodeA: url, clients } = realtimeSuite({ SOCIAL__PRESENCE__GRACEMILLISECONDS: '0', SOCIAL__PRESENCE__SWEEPMILLISECONDS: '600000' });
 
   it('announces offline as the last socket closes (the behaviour before the grace), without a sweep', async () => {
-    const a = await h.user('Oda');
-    const b = await h.user('Pia');
-    await befriend(h, a, b);
+    const [a, b] = await h.friends('Oda', 'Pia');
     const watcher = await connect(url.ws, b.token);
     clients.push(watcher);
     const ca = await connect(url.ws, a.token);
@@ -160,22 +130,10 @@ describe('realtime: a presence grace of 0', () => {
 });
 
 describe('realtime: a presence grace longer than the presence TTL', () => {
-  let h: Harness;
-  let url: { ws: string; http: string };
-  const clients: Client[] = [];
-  before(async () => {
-    h = await startHarness({ SOCIAL__PRESENCE__GRACEMILLISECONDS: '600000', SOCIAL__PRESENCE__TTLSECONDS: '1', SOCIAL__PRESENCE__SWEEPMILLISECONDS: '100' });
-    url = await listen(h.app);
-  });
-  after(async () => {
-    for (const c of clients) c.ws.terminate();
-    await h.close();
-  });
+  const { h, nodeA: url, clients } = realtimeSuite({ SOCIAL__PRESENCE__GRACEMILLISECONDS: '600000', SOCIAL__PRESENCE__TTLSECONDS: '1', SOCIAL__PRESENCE__SWEEPMILLISECONDS: '100' });
 
   it('acts as the TTL: the presence entry cannot outlive it, so offline comes once the TTL has passed', async () => {
-    const a = await h.user('Quin');
-    const b = await h.user('Rhea');
-    await befriend(h, a, b);
+    const [a, b] = await h.friends('Quin', 'Rhea');
     const watcher = await connect(url.ws, b.token);
     const ca = await connect(url.ws, a.token);
     clients.push(watcher, ca);

@@ -1,21 +1,15 @@
 // Presence over sockets with a short TTL (1 s), a fast sweeper and no presence grace (presence-grace.test.ts): online on the first socket, offline
 // exactly once when the last socket closes or when the TTL lapses without heartbeats; heartbeats keep it.
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { befriend, startHarness, type Harness, type TestUser } from '../support.js';
+import { type TestUser } from '../support.js';
 import { WebSocket } from 'ws';
-import { connect, listen, wrap, type Client } from './support.js';
+import { connect, wrap, type Client, realtimeSuite } from './support.js';
 
 describe('realtime: presence lifecycle', () => {
-  let h: Harness;
-  let url: { ws: string; http: string };
-  const clients: Client[] = [];
+  const { h, nodeA: url, clients, ready } = realtimeSuite({ SOCIAL__PRESENCE__GRACEMILLISECONDS: '0', SOCIAL__PRESENCE__TTLSECONDS: '1', SOCIAL__PRESENCE__SWEEPMILLISECONDS: '100', SOCIAL__REALTIME__PINGSECONDS: '1' });
   const open = async (u: TestUser) => {
-    const c = await connect(url.ws, u.token);
-    clients.push(c);
-    c.send({ type: 'heartbeat' });
-    await c.next('heartbeatAck');
-    return c;
+    return ready(await connect(url.ws, u.token));
   };
   const offline = (c: Client, u: TestUser) => c.seen('friendPresenceChanged', (d) => d.publicId === u.publicId && d.state === 'offline');
   const beats = (c: Client, ms: number) => {
@@ -23,22 +17,20 @@ describe('realtime: presence lifecycle', () => {
     return () => clearInterval(t);
   };
 
-  before(async () => {
-    h = await startHarness({ SOCIAL__PRESENCE__GRACEMILLISECONDS: '0', SOCIAL__PRESENCE__TTLSECONDS: '1', SOCIAL__PRESENCE__SWEEPMILLISECONDS: '100', SOCIAL__REALTIME__PINGSECONDS: '1' });
-    url = await listen(h.app);
-  });
-  after(async () => {
-    for (const c of clients) c.ws.terminate();
-    await h.close();
-  });
+  /** Runs `fn` with a socket of `u` open and heartbeating (every 250 ms) throughout. */
+  const watching = async (u: TestUser, fn: (c: Client) => Promise<void>) => {
+    const c = await open(u);
+    const stop = beats(c, 250);
+    try {
+      await fn(c);
+    } finally {
+      stop();
+    }
+  };
 
   it('several sockets: online once, offline exactly once when the last one closes', async () => {
-    const a = await h.user('Ari');
-    const b = await h.user('Bel');
-    await befriend(h, a, b);
-    const cb = await open(b);
-    const stopB = beats(cb, 250);
-    try {
+    const [a, b] = await h.friends('Ari', 'Bel');
+    await watching(b, async (cb) => {
       const a1 = await open(a);
       const stopA1 = beats(a1, 250);
       await cb.next('friendPresenceChanged', (d) => d.publicId === a.publicId && d.state === 'online');
@@ -59,15 +51,11 @@ describe('realtime: presence lifecycle', () => {
       await cb.sync(h, b.id);
       assert.equal(offline(cb, a).length, 0, 'offline announced twice');
       assert.equal((await h.req(b, 'GET', `/v1/presence/${a.publicId}`)).body.state, 'offline');
-    } finally {
-      stopB();
-    }
+    });
   });
 
   it('a socket without heartbeats lapses: friends see offline once; a heartbeat then reports lapsed; presenceUpdate revives', async () => {
-    const a = await h.user('Cato');
-    const b = await h.user('Dina');
-    await befriend(h, a, b);
+    const [a, b] = await h.friends('Cato', 'Dina');
     const cb = await open(b);
     const ca = await open(a);
     await cb.next('friendPresenceChanged', (d) => d.publicId === a.publicId && d.state === 'online');
@@ -88,12 +76,8 @@ describe('realtime: presence lifecycle', () => {
   });
 
   it('presenceUpdate frames alone keep a socket alive (no heartbeat), and it lapses once they stop', async () => {
-    const a = await h.user('Gus');
-    const b = await h.user('Hana');
-    await befriend(h, a, b);
-    const cb = await open(b);
-    const stopB = beats(cb, 250);
-    try {
+    const [a, b] = await h.friends('Gus', 'Hana');
+    await watching(b, async (cb) => {
       const ca = await open(a);
       await cb.next('friendPresenceChanged', (d) => d.publicId === a.publicId && d.state === 'online');
       // Updates every 300 ms for 2.5 TTLs: some rewrite the registration, those within half a TTL of the last write do not.
@@ -109,18 +93,12 @@ describe('realtime: presence lifecycle', () => {
       await cb.next('friendPresenceChanged', (d) => d.publicId === a.publicId && d.state === 'offline');
       ca.send({ type: 'heartbeat' });
       assert.deepEqual((await ca.next('heartbeatAck')).data, { presence: 'lapsed' });
-    } finally {
-      stopB();
-    }
+    });
   });
 
   it('an existing presence is kept on connect (no reset of away/dnd); connect with none sets online', async () => {
-    const a = await h.user('Ezra');
-    const b = await h.user('Fiona');
-    await befriend(h, a, b);
-    const cb = await open(b);
-    const stopB = beats(cb, 250);
-    try {
+    const [a, b] = await h.friends('Ezra', 'Fiona');
+    await watching(b, async (cb) => {
       await h.req(a, 'POST', '/v1/presence', { body: { state: 'dnd' } });
       await cb.next('friendPresenceChanged', (d) => d.publicId === a.publicId && d.state === 'dnd');
       const ca = await open(a);
@@ -129,18 +107,12 @@ describe('realtime: presence lifecycle', () => {
       assert.equal((await h.req(b, 'GET', `/v1/presence/${a.publicId}`)).body.state, 'dnd');
       await ca.close();
       await cb.next('friendPresenceChanged', (d) => d.publicId === a.publicId && d.state === 'offline');
-    } finally {
-      stopB();
-    }
+    });
   });
 
   it('a connection that stops answering pings is terminated; friends see it go offline', async () => {
-    const a = await h.user('Gabe');
-    const b = await h.user('Hana');
-    await befriend(h, a, b);
-    const cb = await open(b);
-    const stopB = beats(cb, 250);
-    try {
+    const [a, b] = await h.friends('Gabe', 'Hana');
+    await watching(b, async (cb) => {
       // A client that never answers pings (autoPong off) but keeps heartbeating: the ping/pong check cuts it.
       const ws = new WebSocket(url.ws, { headers: { authorization: `Bearer ${a.token}` }, autoPong: false });
       const ca = wrap(ws);
@@ -152,8 +124,6 @@ describe('realtime: presence lifecycle', () => {
       stopA();
       assert.equal(closed.code, 1006, 'terminated without a close frame');
       await cb.next('friendPresenceChanged', (d) => d.publicId === a.publicId && d.state === 'offline');
-    } finally {
-      stopB();
-    }
+    });
   });
 });

@@ -3,20 +3,18 @@
 // grace (2 s here) gets a token_expired error frame and close 4004; an `authenticate` frame with a new token of
 // the same account extends it (`authenticated {expiresAt}`), also within the grace after the old token's exp;
 // refused tokens and malformed frames are error frames and change nothing; API-key sockets do not expire.
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { captureLogs } from '@platform/kit/testing';
-import { befriend, startHarness, type Harness, type TestUser } from '../support.js';
-import { connect, listen, type Client } from './support.js';
+import { type TestUser } from '../support.js';
+import { connect, type Client, realtimeSuite } from './support.js';
 
 const GRACE_S = 2;
 const API_KEY = 'server-to-server-key-0123456789';
 
 describe('realtime: token expiry and re-authentication', () => {
-  let h: Harness;
-  let url: { ws: string; http: string };
   const logs = captureLogs();
-  const clients: Client[] = [];
+  const { h, nodeA: url, clients, ready } = realtimeSuite({ SOCIAL__REALTIME__TOKENGRACESECONDS: String(GRACE_S), SOCIAL__AUTH__APIKEY: API_KEY, LOG_LEVEL: 'info' }, { opts: { logStream: logs.stream } });
   const tokens: string[] = [];
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   /** A token of `u` expiring `seconds` from now, and the earliest instant (ms) its socket may be closed. */
@@ -27,11 +25,7 @@ describe('realtime: token expiry and re-authentication', () => {
     return { token, closeNotBefore: (floor + seconds + GRACE_S) * 1000 };
   };
   const open = async (token: string | null, headers?: Record<string, string>) => {
-    const c = await connect(url.ws, token, headers ? { headers } : {});
-    clients.push(c);
-    c.send({ type: 'heartbeat' });
-    await c.next('heartbeatAck');
-    return c;
+    return ready(await connect(url.ws, token, headers ? { headers } : {}));
   };
   const stillOpen = async (c: Client) => {
     c.send({ type: 'heartbeat' });
@@ -61,15 +55,6 @@ describe('realtime: token expiry and re-authentication', () => {
     assert.equal(last.data.code, 'token_expired');
   };
 
-  before(async () => {
-    h = await startHarness({ SOCIAL__REALTIME__TOKENGRACESECONDS: String(GRACE_S), SOCIAL__AUTH__APIKEY: API_KEY, LOG_LEVEL: 'info' }, { logStream: logs.stream });
-    url = await listen(h.app);
-  });
-  after(async () => {
-    for (const c of clients) c.ws.terminate();
-    await h.close();
-  });
-
   it('a socket whose token expired longer ago than the grace gets token_expired and close 4004; an API-key socket stays', async () => {
     const u = await h.user('Ulla');
     const { token, closeNotBefore } = await shortToken(u, 1);
@@ -81,9 +66,7 @@ describe('realtime: token expiry and re-authentication', () => {
   });
 
   it('authenticate with a new token of the same account: answered with its expiry, the socket outlives the old token and keeps its events', async () => {
-    const u = await h.user('Vera');
-    const friend = await h.user('Walt');
-    await befriend(h, u, friend);
+    const [u, friend] = await h.friends('Vera', 'Walt');
     const { token, closeNotBefore } = await shortToken(u, 1);
     const c = await open(token);
     const floor = Math.floor(Date.now() / 1000);
@@ -122,8 +105,7 @@ describe('realtime: token expiry and re-authentication', () => {
   });
 
   it('refused tokens are error frames (unauthorized, account_mismatch); the socket stays and keeps its old expiry', async () => {
-    const u = await h.user('Zoe');
-    const other = await h.user('Abe');
+    const [u, other] = await h.users('Zoe', 'Abe');
     const { token, closeNotBefore } = await shortToken(u, 1);
     const c = await open(token);
     const refusals: [string, string][] = [

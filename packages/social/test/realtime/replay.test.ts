@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { compareLogIds } from '@platform/kit';
 import { befriend, startHarness, type Harness, type TestUser } from '../support.js';
-import { connect, listen, startSecondNode, type Client, type Frame } from './support.js';
+import { connect, listen, type Client, type Frame, realtimeSuite } from './support.js';
 
 type IdFrame = Frame & { id?: string };
 
@@ -24,34 +24,16 @@ function assertIdsGrow(c: Client): void {
 const backend = process.env.REDIS_URL ? 'Redis and PostgreSQL' : 'the embedded memory store';
 
 describe(`realtime: resume with replay, two nodes (${backend})`, () => {
-  let h: Harness;
-  let nodeA: { ws: string; http: string };
-  let nodeB: Awaited<ReturnType<typeof startSecondNode>>;
-  const clients: Client[] = [];
+  const { h, nodeA, nodeB, clients, ready } = realtimeSuite({}, { second: {} });
   /** A socket of `u` set up (its caughtUp or resync frame and a heartbeat answer arrived). */
   const open = async (url: string, u: TestUser, opts: { lastEventId?: string; headers?: Record<string, string> } = {}) => {
     const q = opts.lastEventId === undefined ? '' : `?lastEventId=${encodeURIComponent(opts.lastEventId)}`;
-    const c = await connect(`${url}${q}`, u.token, { headers: opts.headers ?? {} });
-    clients.push(c);
-    c.send({ type: 'heartbeat' });
-    await c.next('heartbeatAck');
-    return c;
+    return ready(await connect(`${url}${q}`, u.token, { headers: opts.headers ?? {} }));
   };
   /** Where a socket stands: the id of its last frame that has one. */
   const lastId = (c: Client) => (c.frames as IdFrame[]).filter((f) => f.id !== undefined).at(-1)!.id!;
   const post = (u: TestUser, path: string, body: unknown = {}) =>
     fetch(`${nodeB.urls.http}${path}`, { method: 'POST', headers: { authorization: `Bearer ${u.token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-
-  before(async () => {
-    h = await startHarness();
-    nodeA = await listen(h.app);
-    nodeB = await startSecondNode(h);
-  });
-  after(async () => {
-    for (const c of clients) c.ws.terminate();
-    await nodeB.close();
-    await h.close();
-  });
 
   it('a fresh socket gets caughtUp with the position to resume from, before any event; every event frame has an id', async () => {
     const a = await h.user('Fresh');
@@ -67,16 +49,11 @@ describe(`realtime: resume with replay, two nodes (${backend})`, () => {
   });
 
   it('user, fan-out and party events sent through the other node while away come once, in order, before new ones', async () => {
-    const a = await h.user('Away');
-    const b = await h.user('Bolt');
-    const c = await h.user('Cleo');
-    const d = await h.user('Dax');
-    const e = await h.user('Eve');
+    const [a, b, c, d, e] = await h.users('Away', 'Bolt', 'Cleo', 'Dax', 'Eve');
     await befriend(h, a, b);
     await befriend(h, a, c);
     await befriend(h, c, e);
-    const party = (await h.req(c, 'POST', '/v1/parties', { body: { visibility: 'FriendsOnly' } })).body;
-    assert.equal((await h.req(a, 'POST', `/v1/parties/${party.partyId}/join`, { body: {} })).status, 200);
+    const party = await h.party(c, [a], { visibility: 'FriendsOnly' });
     const onA = await open(nodeA.ws, a);
     const since = lastId(onA);
     await onA.close();
@@ -107,11 +84,8 @@ describe(`realtime: resume with replay, two nodes (${backend})`, () => {
   });
 
   it('events published while the socket reconnects come exactly once, ids growing (no gap, no duplicate)', async () => {
-    const a = await h.user('Racer');
-    const c = await h.user('Chatty');
-    await befriend(h, a, c);
-    const party = (await h.req(c, 'POST', '/v1/parties', { body: { visibility: 'FriendsOnly' } })).body;
-    assert.equal((await h.req(a, 'POST', `/v1/parties/${party.partyId}/join`, { body: {} })).status, 200);
+    const [a, c] = await h.friends('Racer', 'Chatty');
+    const party = await h.party(c, [a], { visibility: 'FriendsOnly' });
     const first = await open(nodeA.ws, a);
     const since = lastId(first);
     await first.close();
@@ -133,9 +107,7 @@ describe(`realtime: resume with replay, two nodes (${backend})`, () => {
   });
 
   it('replayed presence is built for each resuming socket’s game context', async () => {
-    const a = await h.user('Gamer');
-    const b = await h.user('Buddy');
-    await befriend(h, a, b);
+    const [a, b] = await h.friends('Gamer', 'Buddy');
     const g = h.registry.addGame('isolated');
     const inG = { 'x-platform-game-key': g.key, 'x-platform-game-secret': g.secret };
     const s1 = await open(nodeA.ws, a, { headers: inG });
@@ -151,9 +123,7 @@ describe(`realtime: resume with replay, two nodes (${backend})`, () => {
   });
 
   it('party chat from a user the resuming member muted is not replayed; a member who left gets nothing after leaving', async () => {
-    const a = await h.user('Muter');
-    const c = await h.user('Loud');
-    const q = await h.user('Quiet');
+    const [a, c, q] = await h.users('Muter', 'Loud', 'Quiet');
     await befriend(h, a, c);
     await befriend(h, c, q);
     const party = (await h.req(c, 'POST', '/v1/parties', { body: { visibility: 'FriendsOnly' } })).body;
@@ -174,13 +144,10 @@ describe(`realtime: resume with replay, two nodes (${backend})`, () => {
   });
 
   it('after a block, replay hides what HTTP hides: the blocker’s dm, presence, kick notice and invite; the user’s own changes still come', async () => {
-    const x = await h.user('Blocked');
-    const v = await h.user('Blocker');
-    const y = await h.user('Bystander');
+    const [x, v, y] = await h.users('Blocked', 'Blocker', 'Bystander');
     await befriend(h, x, v);
     await befriend(h, x, y);
-    const party = (await h.req(v, 'POST', '/v1/parties', { body: { visibility: 'FriendsOnly' } })).body;
-    assert.equal((await h.req(x, 'POST', `/v1/parties/${party.partyId}/join`, { body: {} })).status, 200);
+    const party = await h.party(v, [x], { visibility: 'FriendsOnly' });
     const dm = (await h.req(x, 'GET', '/v1/friends')).body.find((f: { publicId: string }) => f.publicId === v.publicId).dmChannelId;
     const s = await open(nodeA.ws, x);
     const since = lastId(s);
@@ -209,9 +176,7 @@ describe(`realtime: resume with replay, two nodes (${backend})`, () => {
   });
 
   it('the same for a block the resuming user made meanwhile (another device) and for an erased sender', async () => {
-    const x = await h.user('Resumer');
-    const v = await h.user('Pest');
-    const w = await h.user('Leaver');
+    const [x, v, w] = await h.users('Resumer', 'Pest', 'Leaver');
     await befriend(h, x, v);
     await befriend(h, x, w);
     const dmOf = async (u: TestUser) => (await h.req(x, 'GET', '/v1/friends')).body.find((f: { publicId: string }) => f.publicId === u.publicId).dmChannelId;
@@ -233,9 +198,7 @@ describe(`realtime: resume with replay, two nodes (${backend})`, () => {
   });
 
   it('an ex-friend’s presence is not replayed (presence is for friends), their dm still is (history keeps it)', async () => {
-    const x = await h.user('Unfriended');
-    const v = await h.user('Exfriend');
-    await befriend(h, x, v);
+    const [x, v] = await h.friends('Unfriended', 'Exfriend');
     const dm = (await h.req(x, 'GET', '/v1/friends')).body[0].dmChannelId;
     const s = await open(nodeA.ws, x);
     const since = lastId(s);
@@ -250,11 +213,8 @@ describe(`realtime: resume with replay, two nodes (${backend})`, () => {
   });
 
   it('a socket gets its events in id order across channels, also while one waits for a read', { skip: !process.env.DATABASE_URL && 'needs PostgreSQL (a table lock holds the read)' }, async () => {
-    const a = await h.user('Ordered');
-    const c = await h.user('Cold');
-    await befriend(h, a, c);
-    const party = (await h.req(c, 'POST', '/v1/parties', { body: { visibility: 'FriendsOnly' } })).body;
-    assert.equal((await h.req(a, 'POST', `/v1/parties/${party.partyId}/join`, { body: {} })).status, 200);
+    const [a, c] = await h.friends('Ordered', 'Cold');
+    const party = await h.party(c, [a], { visibility: 'FriendsOnly' });
     const s = await open(nodeA.ws, a);
     // The node reads a chat author's mutes before delivering their first message: a lock on the table holds it.
     let release!: () => void;
@@ -327,18 +287,14 @@ describe(`realtime: resume past retention (${backend})`, () => {
   };
 
   it('more missed events than kept (count): one resync, nothing replayed', async () => {
-    const a = await h.user('Counted');
-    const b = await h.user('Busy');
-    await befriend(h, a, b);
+    const [a, b] = await h.friends('Counted', 'Busy');
     const since = await away(a);
     for (const state of ['away', 'busy', 'online', 'away']) assert.equal((await h.req(b, 'POST', '/v1/presence', { body: { state } })).status, 200);
     await expectResync(await open(a, since), b, a);
   });
 
   it('as many as kept: replayed', async () => {
-    const a = await h.user('Few');
-    const b = await h.user('Fewer');
-    await befriend(h, a, b);
+    const [a, b] = await h.friends('Few', 'Fewer');
     const since = await away(a);
     for (const state of ['away', 'busy', 'online']) assert.equal((await h.req(b, 'POST', '/v1/presence', { body: { state } })).status, 200);
     const c = await open(a, since);
@@ -347,9 +303,7 @@ describe(`realtime: resume past retention (${backend})`, () => {
   });
 
   it('missed events older than kept (age): one resync', async () => {
-    const a = await h.user('Aged');
-    const b = await h.user('Elder');
-    await befriend(h, a, b);
+    const [a, b] = await h.friends('Aged', 'Elder');
     const since = await away(a);
     assert.equal((await h.req(b, 'POST', '/v1/presence', { body: { state: 'away' } })).status, 200);
     await sleep(2300);

@@ -2,11 +2,11 @@
 // make every node refuse the tokens; the high-security node reads the record on every request, so it refuses a
 // token even when it missed the message. Two nodes on the same stores (real Redis and PostgreSQL when set).
 // Across the real auth service: packages/e2e/test/revocation-*.test.ts.
-import { describe, it, before, after } from 'node:test';
+import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { startHarness, type Harness } from '../support.js';
-import { connect, listen, refused, startSecondNode, type Client } from './support.js';
+import { useHarness } from '../support.js';
+import { connect, refused, startSecondNode, type Client, realtimeSuite } from './support.js';
 
 const notice = (over: Record<string, unknown>) => ({
   id: randomUUID(),
@@ -20,31 +20,20 @@ const notice = (over: Record<string, unknown>) => ({
 });
 
 describe('realtime: revocation notices (high-security node A, default node B)', () => {
-  let h: Harness;
-  let nodeA: { ws: string; http: string };
-  let nodeB: Awaited<ReturnType<typeof startSecondNode>>;
-  const clients: Client[] = [];
-  const ready = async (c: Client) => {
-    clients.push(c);
-    c.send({ type: 'heartbeat' });
-    await c.next('heartbeatAck');
-    return c;
+  const { h, nodeA, nodeB, clients, ready } = realtimeSuite({ SOCIAL__AUTH__HIGHSECURITY: 'true' }, { second: {} });
+  /** Runs `check` against a node started now: it knows only what the state store holds. */
+  const onLateNode = async (check: (url: string) => Promise<void>) => {
+    const late = await startSecondNode(h);
+    try {
+      await check(late.urls.http);
+    } finally {
+      await late.close();
+    }
   };
   const me = async (url: string, token: string) => {
     const r = await fetch(`${url}/v1/me`, { headers: { authorization: `Bearer ${token}` } });
     return { status: r.status, code: ((await r.json()) as { code?: string }).code };
   };
-
-  before(async () => {
-    h = await startHarness({ SOCIAL__AUTH__HIGHSECURITY: 'true' });
-    nodeA = await listen(h.app);
-    nodeB = await startSecondNode(h);
-  });
-  after(async () => {
-    for (const c of clients) c.ws.terminate();
-    await nodeB.close();
-    await h.close();
-  });
 
   it('a session notice on the bus closes that session’s sockets on both nodes (4002) and refuses its token; the other session stays', async () => {
     const sub = `acct-${randomUUID()}`;
@@ -95,13 +84,10 @@ describe('realtime: revocation notices (high-security node A, default node B)', 
       newSock.send({ type: 'heartbeat' });
       await newSock.next('heartbeatAck');
       // A node started now reads the cut from the state store with the same precision.
-      const late = await startSecondNode(h);
-      try {
-        assert.deepEqual(await me(late.urls.http, before), { status: 401, code: 'token_revoked' });
-        assert.equal((await me(late.urls.http, after)).status, 200);
-      } finally {
-        await late.close();
-      }
+      await onLateNode(async (url) => {
+        assert.deepEqual(await me(url, before), { status: 401, code: 'token_revoked' });
+        assert.equal((await me(url, after)).status, 200);
+      });
     }
   });
 
@@ -117,13 +103,10 @@ describe('realtime: revocation notices (high-security node A, default node B)', 
       assert.deepEqual(await me(url, old), { status: 401, code: 'unauthorized' });
       assert.equal((await me(url, fresh)).status, 200);
     }
-    const late = await startSecondNode(h);
-    try {
-      assert.deepEqual(await me(late.urls.http, old), { status: 401, code: 'unauthorized' });
-      assert.equal((await me(late.urls.http, fresh)).status, 200);
-    } finally {
-      await late.close();
-    }
+    await onLateNode(async (url) => {
+      assert.deepEqual(await me(url, old), { status: 401, code: 'unauthorized' });
+      assert.equal((await me(url, fresh)).status, 200);
+    });
   });
 
   it('the high-security node refuses a token recorded in the state store that no node heard of; the default node does not', async () => {
@@ -152,13 +135,11 @@ describe('realtime: revocation notices (high-security node A, default node B)', 
 });
 
 describe('revocation notices to POST /v1/internal/auth-events', () => {
-  let h: Harness;
+  const h = useHarness();
   let server: string;
   before(async () => {
-    h = await startHarness();
     server = await h.keys.sign('service:auth', { roles: ['server'] });
   });
-  after(() => h.close());
 
   const full = (over: Record<string, unknown> = {}) => notice({ account_id: randomUUID(), sids: [randomUUID()], ...over });
   const post = (body: unknown, token: string | null = server, raw?: string) =>

@@ -8,9 +8,10 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import type { IncomingMessage } from 'node:http';
 import { WebSocket, type ClientOptions } from 'ws';
-import { openDatabase, openStateStore, type Database, type StateStore } from '@platform/kit';
-import { buildApp, readSocialConfig, userChannel, type SocialApp } from '../../src/index.js';
-import { ISSUER, type Harness, type TestUser } from '../support.js';
+import type { StateStore } from '@platform/kit';
+import { later, perSuite } from '@platform/kit/testing';
+import { userChannel, type SocialApp } from '../../src/index.js';
+import { startHarness, type Harness, type TestUser } from '../support.js';
 
 export interface Frame {
   type: string;
@@ -192,32 +193,58 @@ export async function accepted(url: string, token: string): Promise<Client | und
   return outcome === 'open' ? c : undefined;
 }
 
-/**
- * A second social node on the same database and state store. With
- * REDIS_URL/DATABASE_URL it opens its own connections (same key prefix and
- * schema), so events really cross Redis pub/sub; in memory both share the stores.
- */
+/** A second social node on the same database and state store (Harness.node), listening. */
 export async function startSecondNode(h: Harness, env: Record<string, string> = {}): Promise<{ app: SocialApp; urls: { ws: string; http: string }; close(): Promise<void> }> {
-  const state: StateStore = h.state.url ? await openStateStore({ url: h.state.url, prefix: h.state.prefix }) : h.state.state;
-  const db: Database = h.db.url ? await openDatabase({ url: h.db.url, schema: h.db.schema, poolSize: 3 }) : h.db.db;
-  const config = readSocialConfig({
-    SOCIAL__AUTH__JWKSURL: h.keys.url,
-    SOCIAL__AUTH__ISSUER: ISSUER,
-    SOCIAL__REGISTRY__URL: h.registry.url,
-    SOCIAL__TLS__MODE: 'http',
-    LOG_LEVEL: 'silent',
-    ...env,
-  });
-  const app = await buildApp(config, { db, state });
-  await app.ready();
+  const app = await h.node(env);
   const urls = await listen(app);
+  return { app, urls, close: () => app.close() };
+}
+
+export interface RealtimeSuite {
+  h: Harness;
+  /** The harness's app, listening. */
+  nodeA: { ws: string; http: string };
+  /** The second node (with `second`). */
+  nodeB: Awaited<ReturnType<typeof startSecondNode>>;
+  /** Sockets the suite opened: terminated after its tests. */
+  clients: Client[];
+  /** Keeps `c` in `clients` and waits until it is set up (a heartbeat answered). */
+  ready(c: Client): Promise<Client>;
+}
+
+/**
+ * A realtime suite (kit perSuite): the harness listening (node A), with `second` a second node (its env), the
+ * sockets it opened; after its tests `beforeClose`, the sockets terminated, the nodes closed.
+ */
+export function realtimeSuite(
+  env: Record<string, string> = {},
+  o: { opts?: Parameters<typeof startHarness>[1]; second?: Record<string, string>; beforeClose?: () => void } = {},
+): RealtimeSuite {
+  const clients: Client[] = [];
+  const s = perSuite(
+    async () => {
+      const h = await startHarness(env, o.opts);
+      const nodeA = await listen(h.app);
+      const nodeB = o.second ? await startSecondNode(h, o.second) : undefined;
+      return { h, nodeA, nodeB };
+    },
+    async (s) => {
+      o.beforeClose?.();
+      for (const c of clients) c.ws.terminate();
+      await s.nodeB?.close();
+      await s.h.close();
+    },
+  );
   return {
-    app,
-    urls,
-    async close() {
-      await app.close();
-      if (state !== h.state.state) await state.close();
-      if (db !== h.db.db) await db.close();
+    h: later(() => s.h),
+    nodeA: later(() => s.nodeA),
+    nodeB: later(() => s.nodeB!),
+    clients,
+    async ready(c) {
+      clients.push(c);
+      c.send({ type: 'heartbeat' });
+      await c.next('heartbeatAck');
+      return c;
     },
   };
 }

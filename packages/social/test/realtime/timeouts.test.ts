@@ -1,21 +1,19 @@
 // Connection timeouts on /v1/ws (kit createService, HTTP_*_TIMEOUT_MS): a half-sent upgrade request is closed;
 // an established WebSocket is not an HTTP connection any more and stays open while quiet.
-import { describe, it, before, after } from 'node:test';
+import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { startHarness, type Harness } from '../support.js';
+import { useHarness } from '../support.js';
 import { connect, listen } from './support.js';
 
 const GIVE_UP_MS = 8000;
 
 describe('realtime: connection timeouts', () => {
-  let h: Harness;
+  const h = useHarness({ HTTP_HEADERS_TIMEOUT_MS: '300', HTTP_REQUEST_TIMEOUT_MS: '600', HTTP_KEEP_ALIVE_TIMEOUT_MS: '300', HTTP_IDLE_TIMEOUT_MS: '400' });
   let url: { ws: string; http: string };
   before(async () => {
-    h = await startHarness({ HTTP_HEADERS_TIMEOUT_MS: '300', HTTP_REQUEST_TIMEOUT_MS: '600', HTTP_KEEP_ALIVE_TIMEOUT_MS: '300', HTTP_IDLE_TIMEOUT_MS: '400' });
     url = await listen(h.app);
   });
-  after(() => h.close());
 
   it('closes a WebSocket upgrade whose headers never finish', async () => {
     const u = await h.user('Slow');

@@ -1,0 +1,64 @@
+/**
+ * Test stores: each test file gets its own database schema (PostgreSQL) or in-memory PGlite, and its own Redis key
+ * prefix, so files run in parallel. With DATABASE_URL / REDIS_URL set (CI) the real servers are used.
+ */
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { openDatabase, type Database } from '../db.js';
+import { openStateStore, type StateStore } from '../state/index.js';
+
+const suffix = () => randomBytes(5).toString('hex');
+
+export interface TestDatabase {
+  db: Database;
+  url: string | null;
+  schema: string;
+  drop(): Promise<void>;
+}
+
+/** A fresh, empty schema on PostgreSQL (DATABASE_URL) or an in-memory PGlite. */
+export async function testDatabase(service: string, url: string | null = process.env.DATABASE_URL ?? null): Promise<TestDatabase> {
+  const schema = `t_${service}_${suffix()}`;
+  const db = await openDatabase({ url: url ?? undefined, schema, poolSize: 5 });
+  return {
+    db,
+    url,
+    schema,
+    async drop() {
+      if (db.kind === 'postgres') await db.exec(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => {});
+      await db.close();
+    },
+  };
+}
+
+export interface TestStateStore {
+  state: StateStore;
+  prefix: string;
+  url: string | null;
+  drop(): Promise<void>;
+}
+
+/** A state store with a unique key prefix on Redis (REDIS_URL), or in memory. */
+export async function testStateStore(url: string | null = process.env.REDIS_URL ?? null): Promise<TestStateStore> {
+  const prefix = `t:${suffix()}:`;
+  const state = await openStateStore({ url: url ?? undefined, prefix });
+  return {
+    state,
+    prefix,
+    url,
+    async drop() {
+      await state.close();
+      if (url) {
+        const r = new Redis(url);
+        let cursor = '0';
+        do {
+          const [next, keys] = await r.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
+          if (keys.length) await r.del(...keys);
+          cursor = next;
+        } while (cursor !== '0');
+        await r.quit();
+      }
+    },
+  };
+}
+
