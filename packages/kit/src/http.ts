@@ -351,6 +351,9 @@ function installValidation(app: App, f: (n: string) => string): void {
   });
 }
 
+/** The Retry-After of a 503 that names none. */
+export const RETRY_AFTER_UNAVAILABLE_SECONDS = 1;
+
 /** One error body for every failure: AppErrors as thrown, everything else mapped to a kit code (error-codes.ts). */
 function installErrorHandlers(app: App, f: (n: string) => string, errorCodes?: ErrorCodes<string>): void {
   app.setErrorHandler((err: FastifyError, req, reply) => {
@@ -372,6 +375,9 @@ function installErrorHandlers(app: App, f: (n: string) => string, errorCodes?: E
       e = kitError('internal_error', 'Internal error');
     }
     if (e.headers) reply.headers(e.headers);
+    // Every 503 says when to come back (RFC 9110 §10.2.3): a dependency that is down, a node that is draining.
+    // Clients (the SDK, the cluster's retrying client) wait at least this long; an error that knows better sets its own.
+    if (e.status === 503 && !reply.hasHeader('retry-after')) reply.header('retry-after', String(RETRY_AFTER_UNAVAILABLE_SECONDS));
     reply.status(e.status).send(errorBody(f, e, req.id));
   });
 

@@ -200,6 +200,26 @@ describe('http shell in lower case', () => {
   });
 });
 
+describe('503 answers', () => {
+  it('every 503 carries Retry-After (1 s unless the error names its own); other errors do not get one', async () => {
+    const app = await createService({ name: 'unavailable', fieldCase: 'camel', logLevel: 'silent' });
+    app.get('/down', { config: { access: 'public' } }, async () => {
+      throw new AppError(503, 'database_unavailable', 'The database is unavailable; retry later');
+    });
+    app.get('/draining', { config: { access: 'public' } }, async () => {
+      throw new AppError(503, 'database_unavailable', 'later', { headers: { 'retry-after': '7' } });
+    });
+    app.get('/refused', { config: { access: 'public' } }, async () => {
+      throw new AppError(403, 'forbidden', 'no');
+    });
+    const down = await app.inject({ url: '/down' });
+    assert.deepEqual([down.statusCode, down.headers['retry-after'], down.json().code], [503, '1', 'database_unavailable']);
+    assert.equal((await app.inject({ url: '/draining' })).headers['retry-after'], '7');
+    assert.equal((await app.inject({ url: '/refused' })).headers['retry-after'], undefined);
+    await app.close();
+  });
+});
+
 describe('internal routes', () => {
   it('an internal route must name its one caller: without config.caller it is refused at registration, with one it is recorded', async () => {
     const { routesOf } = await import('../src/index.js');
