@@ -6,22 +6,14 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as oauth from 'oauth4webapi';
 import * as jose from 'jose';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { loadOrCreateTls } from '@platform/kit';
+import { freePort } from '@platform/kit/testing';
 import { harness, GOOD_PASSWORD, type Harness } from './support/harness.js';
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as AddressInfo).port;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 describe('a standard OAuth client (oauth4webapi) against the listening service', () => {
   let h: Harness;

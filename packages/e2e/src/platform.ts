@@ -33,7 +33,7 @@ import {
   type StateStore,
   type TlsMaterial,
 } from '@platform/kit';
-import { testDatabase, testStateStore, type TestDatabase, type TestStateStore } from '@platform/kit/testing';
+import { freePort, testDatabase, testStateStore, type TestDatabase, type TestStateStore } from '@platform/kit/testing';
 import { buildApp as buildAuth, migrateAuth, readAuthConfig, type AuthApp } from '@platform/auth';
 import { buildApp as buildRegistry, FsBlobStore, MIGRATIONS_DIR as REGISTRY_MIGRATIONS, readRegistryConfig } from '@platform/registry';
 import { buildApp as buildSocial, readSocialConfig, type SocialApp } from '@platform/social';
@@ -45,13 +45,7 @@ export const ADMIN_PASSWORD = 'e2e-admin-password';
 export const ISSUER = 'https://auth.e2e.test';
 export const AUDIENCE = 'game-platform';
 
-export async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as AddressInfo).port;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
+export { freePort };
 
 /**
  * A free port held by a listener until `release()`: the social port must be known before auth starts (its outbox

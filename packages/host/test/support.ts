@@ -1,14 +1,6 @@
-/** What the host's tests share: free loopback ports, and the environment of a host on embedded storage. */
-import { createServer, type AddressInfo } from 'node:net';
+/** What the host's tests share: the environment of a host on embedded storage. */
 import type { Env } from '@platform/kit';
-
-export async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as AddressInfo).port;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
+import { freePort } from '@platform/kit/testing';
 
 /**
  * A host on embedded storage under `dir` (DATABASE_URL and REDIS_URL of the test run left out), listening on free
