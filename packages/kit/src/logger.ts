@@ -156,7 +156,8 @@ export function loggerOptions(service: string, level: string): LoggerOptions {
   };
 }
 
-type LevelName = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+const LEVEL_NAMES = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
+type LevelName = (typeof LEVEL_NAMES)[number];
 
 /**
  * A request's logger, made only when something is logged at an enabled level. Fastify gives every
@@ -164,6 +165,7 @@ type LevelName = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
  * at ~2–3 % of a small route's CPU (bench validate-key) for a logger that, at LOG_LEVEL=warn, never
  * writes for a successful request.
  */
+export interface LazyChildLogger extends Record<LevelName, (...args: unknown[]) => void> {}
 export class LazyChildLogger {
   #real: Logger | undefined;
   readonly #threshold: number;
@@ -190,23 +192,17 @@ export class LazyChildLogger {
     if (levels.values[level] < this.#threshold && !this.#real) return;
     (this.real[level] as (...a: unknown[]) => void)(...args);
   }
-  fatal(...args: unknown[]): void {
-    this.#log('fatal', args);
-  }
-  error(...args: unknown[]): void {
-    this.#log('error', args);
-  }
-  warn(...args: unknown[]): void {
-    this.#log('warn', args);
-  }
-  info(...args: unknown[]): void {
-    this.#log('info', args);
-  }
-  debug(...args: unknown[]): void {
-    this.#log('debug', args);
-  }
-  trace(...args: unknown[]): void {
-    this.#log('trace', args);
+  // One logging method per level (fatal … trace), each a #log of its level.
+  static {
+    for (const level of LEVEL_NAMES) {
+      Object.defineProperty(this.prototype, level, {
+        value(this: LazyChildLogger, ...args: unknown[]): void {
+          this.#log(level, args);
+        },
+        writable: true,
+        configurable: true,
+      });
+    }
   }
   silent(): void {}
   child(bindings: Bindings, options?: ChildLoggerOptions): Logger {
