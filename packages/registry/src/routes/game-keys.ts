@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { Type, type TObject } from 'typebox';
 import type { App } from '@platform/kit';
 import type { Context } from '../context.js';
 import type { RegistryErrorCode } from '../errors.js';
@@ -6,51 +6,57 @@ import { validateClientKey, validateKey } from '../services/game-keys.js';
 import { CrossGameVisibility, ErrorBody } from './schemas.js';
 
 export function validateKeyRoutes(app: App, ctx: Context): void {
-  app.post(
-    '/auth/validate-key',
-    {
-      schema: {
-        tags: ['auth'],
-        summary: "Check a game's API key and secret (used by the other services)",
-        body: Type.Object({ ApiKey: Type.String({ maxLength: 256 }), ApiSecret: Type.String({ maxLength: 256 }) }, { additionalProperties: false }),
-        response: {
-          200: Type.Object({ Valid: Type.Literal(true), GameId: Type.String({ format: 'uuid' }), CrossGameVisibility }),
-          400: ErrorBody,
-          401: Type.Object({ Valid: Type.Literal(false), Code: Type.Literal('invalid_api_key' satisfies RegistryErrorCode), Message: Type.String() }),
-        },
-      },
-      config: { caller: 'none' },
-    },
-    async (req, reply) => {
-      const found = await validateKey(ctx, req.body.ApiKey, req.body.ApiSecret);
-      if (!found) {
-        reply.status(401);
-        return { Valid: false as const, Code: 'invalid_api_key' as const, Message: 'Unknown API key or wrong secret' };
-      }
-      return { Valid: true as const, GameId: found.gameId, CrossGameVisibility: found.visibility };
-    },
-  );
+  validationRoute(app, {
+    url: '/auth/validate-key',
+    summary: "Check a game's API key and secret (used by the other services)",
+    body: Type.Object({ ApiKey: Type.String({ maxLength: 256 }), ApiSecret: Type.String({ maxLength: 256 }) }, { additionalProperties: false }),
+    code: 'invalid_api_key',
+    message: 'Unknown API key or wrong secret',
+    find: (body: { ApiKey: string; ApiSecret: string }) => validateKey(ctx, body.ApiKey, body.ApiSecret),
+  });
 
+  validationRoute(app, {
+    url: '/auth/validate-client-key',
+    summary: "Resolve a game's client key to the game (used by the other services; a client key is public and authenticates nothing)",
+    body: Type.Object({ ClientKey: Type.String({ maxLength: 256 }) }, { additionalProperties: false }),
+    code: 'invalid_client_key',
+    message: 'Unknown or replaced client key',
+    find: (body: { ClientKey: string }) => validateClientKey(ctx, body.ClientKey),
+  });
+}
+
+/** A credential check the other services call: 200 with the game it names, or 401 `{ Valid: false, Code, Message }`. */
+function validationRoute<B, C extends RegistryErrorCode>(
+  app: App,
+  route: {
+    url: string;
+    summary: string;
+    body: TObject;
+    code: C;
+    message: string;
+    find: (body: B) => ReturnType<typeof validateKey>;
+  },
+): void {
   app.post(
-    '/auth/validate-client-key',
+    route.url,
     {
       schema: {
         tags: ['auth'],
-        summary: "Resolve a game's client key to the game (used by the other services; a client key is public and authenticates nothing)",
-        body: Type.Object({ ClientKey: Type.String({ maxLength: 256 }) }, { additionalProperties: false }),
+        summary: route.summary,
+        body: route.body,
         response: {
           200: Type.Object({ Valid: Type.Literal(true), GameId: Type.String({ format: 'uuid' }), CrossGameVisibility }),
           400: ErrorBody,
-          401: Type.Object({ Valid: Type.Literal(false), Code: Type.Literal('invalid_client_key' satisfies RegistryErrorCode), Message: Type.String() }),
+          401: Type.Object({ Valid: Type.Literal(false), Code: Type.Literal(route.code), Message: Type.String() }),
         },
       },
       config: { caller: 'none' },
     },
     async (req, reply) => {
-      const found = await validateClientKey(ctx, req.body.ClientKey);
+      const found = await route.find(req.body as B);
       if (!found) {
         reply.status(401);
-        return { Valid: false as const, Code: 'invalid_client_key' as const, Message: 'Unknown or replaced client key' };
+        return { Valid: false as const, Code: route.code, Message: route.message };
       }
       return { Valid: true as const, GameId: found.gameId, CrossGameVisibility: found.visibility };
     },
