@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import type { App } from '@platform/kit';
 import type { Context } from '../context.js';
 import { developerOf } from '../services/auth.js';
@@ -128,33 +128,38 @@ function gameWriteRoutes(app: App, ctx: Context): void {
 
 /** The game's credentials: a new API secret, a new client key. */
 function gameKeyRoutes(app: App, ctx: Context): void {
-  app.post(
-    '/games/:gameId/regenerate-key',
-    {
-      config: { caller: 'developer' },
-      schema: {
-        tags: ['games'],
-        summary: 'Replace the API secret; the old one stops working at once',
-        security: bearer,
-        params: GameParams,
-        response: { 200: GameWithSecretView, ...errors },
-      },
-    },
-    async (req) => regenerateSecret(ctx, developerOf(req), req.params.gameId),
+  regenerateRoute(app, 'regenerate-key', 'Replace the API secret; the old one stops working at once', GameWithSecretView, (developer, gameId) =>
+    regenerateSecret(ctx, developer, gameId),
   );
+  regenerateRoute(
+    app,
+    'regenerate-client-key',
+    'Replace the client key; the old one stops naming the game at once (social caches it up to its registry cache time)',
+    GameView,
+    (developer, gameId) => regenerateClientKey(ctx, developer, gameId),
+  );
+}
 
+/** POST /games/{gameId}/<action>: a developer replaces one of the game's credentials and gets the game back. */
+function regenerateRoute(
+  app: App,
+  action: string,
+  summary: string,
+  view: typeof GameView | typeof GameWithSecretView,
+  regenerate: (developer: ReturnType<typeof developerOf>, gameId: string) => Promise<Static<typeof GameView | typeof GameWithSecretView>>,
+): void {
   app.post(
-    '/games/:gameId/regenerate-client-key',
+    `/games/:gameId/${action}`,
     {
       config: { caller: 'developer' },
       schema: {
         tags: ['games'],
-        summary: 'Replace the client key; the old one stops naming the game at once (social caches it up to its registry cache time)',
+        summary,
         security: bearer,
         params: GameParams,
-        response: { 200: GameView, ...errors },
+        response: { 200: view, ...errors },
       },
     },
-    async (req) => regenerateClientKey(ctx, developerOf(req), req.params.gameId),
+    async (req) => regenerate(developerOf(req), req.params.gameId),
   );
 }
