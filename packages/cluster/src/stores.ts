@@ -18,6 +18,12 @@ export function sharedStores(): { databaseUrl: string; redisUrl: string } | { sk
   return { databaseUrl, redisUrl };
 }
 
+/** Why a suite on the shared servers skips (they are not configured), or false. */
+export function skipWithoutSharedStores(): string | false {
+  const stores = sharedStores();
+  return 'skip' in stores ? stores.skip : false;
+}
+
 export const uniqueSchema = (prefix: string) => `${prefix}_${randomBytes(5).toString('hex')}`;
 
 /** REDIS_URL pointed at database `db` (0–15 on a default Redis). */
@@ -53,4 +59,25 @@ export async function dropSchema(databaseUrl: string, schema: string): Promise<v
   } finally {
     await c.end();
   }
+}
+
+/** A test suite's own part of the shared servers: a fresh schema and one Redis database (options of startAuthCluster / startSocialCluster). */
+export interface SuiteStores {
+  databaseUrl: string;
+  redisUrl: string;
+  schema: string;
+}
+
+/** Claims a fresh schema (`<schemaPrefix>_<random>`) and Redis database `redisDb`, flushed before use. */
+export async function claimSuiteStores(shared: { databaseUrl: string; redisUrl: string }, schemaPrefix: string, redisDb: number): Promise<SuiteStores> {
+  const suite = { databaseUrl: shared.databaseUrl, redisUrl: redisDbUrl(shared.redisUrl, redisDb), schema: uniqueSchema(schemaPrefix) };
+  await flushRedisDb(suite.redisUrl);
+  return suite;
+}
+
+/** Drops the suite's schema and empties its Redis database (nothing when it was never claimed). */
+export async function releaseSuiteStores(suite: SuiteStores | undefined): Promise<void> {
+  if (!suite) return;
+  await dropSchema(suite.databaseUrl, suite.schema);
+  await flushRedisDb(suite.redisUrl);
 }

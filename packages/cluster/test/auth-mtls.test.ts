@@ -3,46 +3,37 @@
  * production starts it, a caller with a listed client certificate gets a server token there, and SIGTERM closes
  * both listeners and exits 0.
  */
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
 import { testCertificateAuthority } from '@platform/kit/testing';
-import { dropSchema, flushRedisDb, freePort, redisDbUrl, sharedStores, startAuthCluster, uniqueSchema, type AuthCluster } from '../src/index.js';
+import { freePort, skipWithoutSharedStores, startAuthCluster, type AuthCluster, onSuiteStores } from '../src/index.js';
 
-const stores = sharedStores();
-const skip = 'skip' in stores ? stores.skip : false;
+const skip = skipWithoutSharedStores();
 
 describe('auth node: the mutual-TLS listener', { skip }, () => {
   let cluster: AuthCluster;
   let mtlsPort: number;
   let client: { cert: string; key: string };
-  let redisUrl: string;
-  const schema = uniqueSchema('cl_mtls');
 
-  before(async () => {
-    if ('skip' in stores) return;
-    redisUrl = redisDbUrl(stores.redisUrl, 10);
-    await flushRedisDb(redisUrl);
-    const ca = await testCertificateAuthority('Internal CA');
-    client = await ca.client('game-server');
-    mtlsPort = await freePort();
-    const caFile = path.join(process.env.TMPDIR ?? '/tmp', `internal-ca-${process.pid}.pem`);
-    writeFileSync(caFile, ca.cert);
-    cluster = await startAuthCluster({
-      nodes: 1,
-      databaseUrl: stores.databaseUrl,
-      redisUrl,
-      schema,
-      env: { AUTH_INTERNAL_MTLS_PORT: String(mtlsPort), AUTH_INTERNAL_MTLS_CA_FILE: caFile, AUTH_INTERNAL_MTLS_CALLERS: 'game-server' },
-    });
-  });
-  after(async () => {
-    if ('skip' in stores) return;
-    await cluster?.close();
-    await dropSchema(stores.databaseUrl, schema);
-    await flushRedisDb(redisUrl);
+  onSuiteStores('cl_mtls', 10, {
+    async start(suite) {
+      const ca = await testCertificateAuthority('Internal CA');
+      client = await ca.client('game-server');
+      mtlsPort = await freePort();
+      const caFile = path.join(process.env.TMPDIR ?? '/tmp', `internal-ca-${process.pid}.pem`);
+      writeFileSync(caFile, ca.cert);
+      cluster = await startAuthCluster({
+        nodes: 1,
+        ...suite,
+        env: { AUTH_INTERNAL_MTLS_PORT: String(mtlsPort), AUTH_INTERNAL_MTLS_CA_FILE: caFile, AUTH_INTERNAL_MTLS_CALLERS: 'game-server' },
+      });
+    },
+    async stop() {
+      await cluster?.close();
+    },
   });
 
   const serverToken = (withCert: boolean) =>

@@ -2,59 +2,46 @@
  * Three auth node processes on one PostgreSQL schema and one Redis database
  * behave as one service ("One source from many nodes").
  */
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 import {
-  dropSchema,
   eventually,
-  flushRedisDb,
-  redisDbUrl,
   schemaPool,
-  sharedStores,
+  skipWithoutSharedStores,
   startAuthCluster,
-  uniqueSchema,
   type AuthCluster,
   type ClusterClient,
+  onSuiteStores,
 } from '../src/index.js';
 import { PASSWORD, email, fingerprint, peekPaseto, register } from './support.js';
 
-const stores = sharedStores();
-const skip = 'skip' in stores ? stores.skip : false;
+const skip = skipWithoutSharedStores();
 
 describe('auth: three nodes, one service', { skip }, () => {
   let cluster: AuthCluster;
   let db: pg.Pool;
   let redis: Redis;
   let c: ClusterClient[];
-  const schema = uniqueSchema('cl_auth');
-  let redisUrl: string;
 
-  before(async () => {
-    if ('skip' in stores) return;
-    redisUrl = redisDbUrl(stores.redisUrl, 11);
-    await flushRedisDb(redisUrl);
-    cluster = await startAuthCluster({
-      nodes: 3,
-      databaseUrl: stores.databaseUrl,
-      redisUrl,
-      schema,
-      // Default key refresh (30 s): a rotation seen within the 10 s below came over auth:key_rotation.
-      env: { AUTH_LOCKOUT_THRESHOLD: '3', AUTH_RATE_LOGIN_PER_IP_EMAIL: '5' },
-    });
-    c = [0, 1, 2].map((i) => cluster.client(i, { attempts: 1 }));
-    db = schemaPool(stores.databaseUrl, schema);
-    redis = new Redis(redisUrl);
-  });
-
-  after(async () => {
-    if ('skip' in stores) return;
-    await cluster?.close();
-    await db?.end();
-    redis?.disconnect();
-    await dropSchema(stores.databaseUrl, schema);
-    await flushRedisDb(redisUrl);
+  onSuiteStores('cl_auth', 11, {
+    async start(suite) {
+      cluster = await startAuthCluster({
+        nodes: 3,
+        ...suite,
+        // Default key refresh (30 s): a rotation seen within the 10 s below came over auth:key_rotation.
+        env: { AUTH_LOCKOUT_THRESHOLD: '3', AUTH_RATE_LOGIN_PER_IP_EMAIL: '5' },
+      });
+      c = [0, 1, 2].map((i) => cluster.client(i, { attempts: 1 }));
+      db = schemaPool(suite.databaseUrl, suite.schema);
+      redis = new Redis(suite.redisUrl);
+    },
+    async stop() {
+      await cluster?.close();
+      await db?.end();
+      redis?.disconnect();
+    },
   });
 
   it('serves the same JWKS and issuer on every node', async () => {

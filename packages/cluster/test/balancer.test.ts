@@ -5,31 +5,27 @@
  * on 502/503/timeout succeed, and afterwards every account and session a
  * client was told about exists exactly once in the database.
  */
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import {
   ClusterClient,
-  dropSchema,
   eventually,
-  flushRedisDb,
   haproxyAvailable,
-  redisDbUrl,
   schemaPool,
-  sharedStores,
+  skipWithoutSharedStores,
   sleep,
   startAuthCluster,
   startHaproxy,
-  uniqueSchema,
   type AuthCluster,
   type Haproxy,
+  onSuiteStores,
 } from '../src/index.js';
 import { PASSWORD, email, fingerprint, peekPaseto, register } from './support.js';
 
-const stores = sharedStores();
-const skip = 'skip' in stores ? stores.skip : (await haproxyAvailable()) ? false : 'haproxy is not installed (apt-get install haproxy; .ci/run does)';
+const skip = skipWithoutSharedStores() || ((await haproxyAvailable()) ? false : 'haproxy is not installed (apt-get install haproxy; .ci/run does)');
 const UNLIMITED = '1000000';
 
 interface Told {
@@ -47,46 +43,37 @@ describe('auth behind HAProxy: drain and crash under load', { skip }, () => {
   let cluster: AuthCluster;
   let lb: Haproxy;
   let db: pg.Pool;
-  const schema = uniqueSchema('cl_lb');
-  let redisUrl: string;
 
-  before(async () => {
-    if ('skip' in stores) return;
-    redisUrl = redisDbUrl(stores.redisUrl, 12);
-    await flushRedisDb(redisUrl);
-    cluster = await startAuthCluster({
-      nodes: 2,
-      databaseUrl: stores.databaseUrl,
-      redisUrl,
-      schema,
-      env: {
-        AUTH_TRUST_PROXY: '127.0.0.1',
-        AUTH_RATE_GENERAL_PER_IP: UNLIMITED,
-        AUTH_RATE_LOGIN_PER_IP: UNLIMITED,
-        AUTH_RATE_LOGIN_PER_IP_EMAIL: UNLIMITED,
-        AUTH_RATE_GUEST_PER_IP: UNLIMITED,
-        AUTH_RATE_REFRESH_PER_IP: UNLIMITED,
-      },
-    });
-    lb = await startHaproxy({
-      backends: cluster.nodes.map((n) => ({ name: n.name, host: '127.0.0.1', port: n.port })),
-      backendTls: true,
-      tls: { cert: cluster.ca, key: readFileSync(cluster.keyPath, 'utf8') },
-      checkIntervalMs: 500,
-      fall: 2,
-      rise: 2,
-    });
-    await eventually(async () => Object.values(await lb.states()).every((s) => s === 'UP'), 10_000, 'both nodes UP in HAProxy');
-    db = schemaPool(stores.databaseUrl, schema);
-  });
-
-  after(async () => {
-    if ('skip' in stores) return;
-    await lb?.stop();
-    await cluster?.close();
-    await db?.end();
-    await dropSchema(stores.databaseUrl, schema);
-    await flushRedisDb(redisUrl);
+  onSuiteStores('cl_lb', 12, {
+    async start(suite) {
+      cluster = await startAuthCluster({
+        nodes: 2,
+        ...suite,
+        env: {
+          AUTH_TRUST_PROXY: '127.0.0.1',
+          AUTH_RATE_GENERAL_PER_IP: UNLIMITED,
+          AUTH_RATE_LOGIN_PER_IP: UNLIMITED,
+          AUTH_RATE_LOGIN_PER_IP_EMAIL: UNLIMITED,
+          AUTH_RATE_GUEST_PER_IP: UNLIMITED,
+          AUTH_RATE_REFRESH_PER_IP: UNLIMITED,
+        },
+      });
+      lb = await startHaproxy({
+        backends: cluster.nodes.map((n) => ({ name: n.name, host: '127.0.0.1', port: n.port })),
+        backendTls: true,
+        tls: { cert: cluster.ca, key: readFileSync(cluster.keyPath, 'utf8') },
+        checkIntervalMs: 500,
+        fall: 2,
+        rise: 2,
+      });
+      await eventually(async () => Object.values(await lb.states()).every((s) => s === 'UP'), 10_000, 'both nodes UP in HAProxy');
+      db = schemaPool(suite.databaseUrl, suite.schema);
+    },
+    async stop() {
+      await lb?.stop();
+      await cluster?.close();
+      await db?.end();
+    },
   });
 
   /** `clients` concurrent clients doing `perClient` operations each, spread over about `spreadMs`. */

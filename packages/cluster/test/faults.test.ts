@@ -12,20 +12,20 @@ import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import {
   eventually,
-  sharedStores,
+  skipWithoutSharedStores,
   startAuthCluster,
   startPrivatePostgres,
   startPrivateRedis,
   postgresBinDir,
   type AuthCluster,
   type ClusterClient,
+  type JsonResponse,
   type PrivatePostgres,
   type PrivateRedis,
 } from '../src/index.js';
 import { PASSWORD, email, peekPaseto, register } from './support.js';
 
-const stores = sharedStores();
-const skip = 'skip' in stores ? stores.skip : postgresBinDir() ? false : 'PostgreSQL server binaries (initdb) are not installed';
+const skip = skipWithoutSharedStores() || (postgresBinDir() ? false : 'PostgreSQL server binaries (initdb) are not installed');
 
 /** How long readiness may take to notice an outage or a recovery. */
 const NOTICE_MS = 2500;
@@ -80,6 +80,22 @@ describe('auth through store outages (private PostgreSQL and Redis)', { skip }, 
   });
 
   const ready = async () => (await c.get('/readyz')).status;
+  /** Waits for /readyz to answer 503 (after `what`) and returns that answer. */
+  const notReady = (what: string) =>
+    eventually(async () => {
+      const x = await c.get('/readyz');
+      return x.status === 503 ? x : undefined;
+    }, NOTICE_MS, `/readyz 503 after ${what}`);
+  /** Waits for /readyz to answer 200 again (after `what`). */
+  const readyAgain = (what: string) => eventually(async () => (await ready()) === 200, NOTICE_MS * 2, `/readyz 200 after ${what}`);
+  /** Each request answers 503 with `code`, at once. */
+  const allFailWith = async (code: string, ...requests: (() => Promise<JsonResponse>)[]) => {
+    for (const req of requests) {
+      const x = await req();
+      assert.equal(x.status, 503, JSON.stringify(x.body));
+      assert.equal(x.body.code, code);
+    }
+  };
 
   it('PostgreSQL down: /readyz 503, requests fail fast with database_unavailable, and service resumes', async () => {
     const mail = email('pgdown');
@@ -87,28 +103,22 @@ describe('auth through store outages (private PostgreSQL and Redis)', { skip }, 
     assert.equal(await ready(), 200);
     await pgPrivate.stop();
     try {
-      const r = await eventually(async () => {
-        const x = await c.get('/readyz');
-        return x.status === 503 ? x : undefined;
-      }, NOTICE_MS, '/readyz 503 after PostgreSQL stopped');
+      const r = await notReady('PostgreSQL stopped');
       assert.equal(r.body.checks.database, 'failing');
       assert.equal(r.body.checks.state, 'ok');
-      for (const req of [
+      await allFailWith(
+        'database_unavailable',
         () => c.post('/login', { email: mail, password: PASSWORD }),
         () => c.post('/refresh', { refresh_token: acct.refresh_token }),
         () => c.get('/account', { token: acct.access_token }),
-      ]) {
-        const x = await req();
-        assert.equal(x.status, 503, JSON.stringify(x.body));
-        assert.equal(x.body.code, 'database_unavailable');
-      }
+      );
       // Verifiers keep working: the key set is served from the node's cache.
       assert.equal((await c.get('/.well-known/jwks.json')).status, 200);
       assert.equal((await c.get('/healthz')).status, 200, 'liveness stays up: restarting the node would not help');
     } finally {
       await pgPrivate.start();
     }
-    await eventually(async () => (await ready()) === 200, NOTICE_MS * 2, '/readyz 200 after PostgreSQL is back');
+    await readyAgain('PostgreSQL is back');
     const back = await c.post('/refresh', { refresh_token: acct.refresh_token });
     assert.equal(back.status, 200, JSON.stringify(back.body));
   });
@@ -121,18 +131,14 @@ describe('auth through store outages (private PostgreSQL and Redis)', { skip }, 
       // First on a pooled connection that is open but never answers: the kit's
       // query timeout (15 s) ends it with a 503, and the connection is dropped.
       const slow = cluster.client(0, { attempts: 1, timeoutMs: 20_000 });
-      const x = await slow.post('/refresh', { refresh_token: acct.refresh_token });
-      assert.equal(x.status, 503, JSON.stringify(x.body));
-      assert.equal(x.body.code, 'database_unavailable');
+      await allFailWith('database_unavailable', () => slow.post('/refresh', { refresh_token: acct.refresh_token }));
       await eventually(async () => (await c.get('/readyz')).status === 503, NOTICE_MS, '/readyz 503 while PostgreSQL is frozen');
       // New connections give up after the 2 s connect timeout.
-      const y = await slow.post('/login', { email: mail, password: PASSWORD });
-      assert.equal(y.status, 503, JSON.stringify(y.body));
-      assert.equal(y.body.code, 'database_unavailable');
+      await allFailWith('database_unavailable', () => slow.post('/login', { email: mail, password: PASSWORD }));
     } finally {
       pgPrivate.thaw();
     }
-    await eventually(async () => (await ready()) === 200, NOTICE_MS * 2, '/readyz 200 after PostgreSQL thaws');
+    await readyAgain('PostgreSQL thaws');
   });
 
   it('Redis down: /readyz 503, sign-in fails closed with state_unavailable, and service resumes', async () => {
@@ -140,29 +146,23 @@ describe('auth through store outages (private PostgreSQL and Redis)', { skip }, 
     const acct = await register(c, mail);
     await redisPrivate.stop();
     try {
-      const r = await eventually(async () => {
-        const x = await c.get('/readyz');
-        return x.status === 503 ? x : undefined;
-      }, NOTICE_MS, '/readyz 503 after Redis stopped');
+      const r = await notReady('Redis stopped');
       assert.equal(r.body.checks.state, 'failing');
       assert.equal(r.body.checks.database, 'ok');
       // Rate limits, lockout windows and the deny set live in Redis: without
       // them the service refuses rather than admit unchecked (fail closed).
-      for (const req of [
+      await allFailWith(
+        'state_unavailable',
         () => c.post('/login', { email: mail, password: PASSWORD }),
         () => c.post('/guest', { device_fingerprint: 'fp-redis-down-0001' }),
         () => c.post('/refresh', { refresh_token: acct.refresh_token }),
         () => c.get('/account', { token: acct.access_token }),
-      ]) {
-        const x = await req();
-        assert.equal(x.status, 503, JSON.stringify(x.body));
-        assert.equal(x.body.code, 'state_unavailable');
-      }
+      );
       assert.equal((await c.get('/.well-known/jwks.json')).status, 200);
     } finally {
       await redisPrivate.start();
     }
-    await eventually(async () => (await ready()) === 200, NOTICE_MS * 2, '/readyz 200 after Redis is back');
+    await readyAgain('Redis is back');
     const back = await c.post('/login', { email: mail, password: PASSWORD });
     assert.equal(back.status, 200, JSON.stringify(back.body));
   });
@@ -173,13 +173,11 @@ describe('auth through store outages (private PostgreSQL and Redis)', { skip }, 
     redisPrivate.freeze();
     try {
       await eventually(async () => (await c.get('/readyz')).status === 503, NOTICE_MS, '/readyz 503 while Redis is frozen');
-      const x = await c.post('/login', { email: mail, password: PASSWORD });
-      assert.equal(x.status, 503, JSON.stringify(x.body));
-      assert.equal(x.body.code, 'state_unavailable');
+      await allFailWith('state_unavailable', () => c.post('/login', { email: mail, password: PASSWORD }));
     } finally {
       redisPrivate.thaw();
     }
-    await eventually(async () => (await ready()) === 200, NOTICE_MS * 2, '/readyz 200 after Redis thaws');
+    await readyAgain('Redis thaws');
     assert.equal((await c.post('/login', { email: mail, password: PASSWORD })).status, 200);
   });
 

@@ -18,14 +18,13 @@ import {
   startHaproxy,
   dropSchema,
   eventually,
-  flushRedisDb,
-  redisDbUrl,
   sharedStores,
   startPrivateRedis,
   startSocialCluster,
   uniqueSchema,
   type PrivateRedis,
   type SocialCluster,
+  onSuiteStores,
 } from '../src/index.js';
 
 const stores = sharedStores();
@@ -34,28 +33,19 @@ const skip = 'skip' in stores ? stores.skip : false;
 describe('social: two nodes agree on presence', { skip }, () => {
   let cluster: SocialCluster;
   let c: ClusterClient[];
-  const schema = uniqueSchema('cl_social');
-  let redisUrl: string;
 
-  before(async () => {
-    if ('skip' in stores) return;
-    redisUrl = redisDbUrl(stores.redisUrl, 13);
-    await flushRedisDb(redisUrl);
-    cluster = await startSocialCluster({
-      nodes: 2,
-      databaseUrl: stores.databaseUrl,
-      redisUrl,
-      schema,
-      env: { SOCIAL__PRESENCE__TTLSECONDS: '2' },
-    });
-    c = [cluster.client(0), cluster.client(1)];
-  });
-
-  after(async () => {
-    if ('skip' in stores) return;
-    await cluster?.close();
-    await dropSchema(stores.databaseUrl, schema);
-    await flushRedisDb(redisUrl);
+  onSuiteStores('cl_social', 13, {
+    async start(suite) {
+      cluster = await startSocialCluster({
+        nodes: 2,
+        ...suite,
+        env: { SOCIAL__PRESENCE__TTLSECONDS: '2' },
+      });
+      c = [cluster.client(0), cluster.client(1)];
+    },
+    async stop() {
+      await cluster?.close();
+    },
   });
 
   it('reads a presence set via node A identically on node B, and lapses on both', async () => {
@@ -83,23 +73,16 @@ describe('social: two nodes agree on presence', { skip }, () => {
 
 describe('social behind HAProxy (TLS at the balancer, HTTP nodes): a node stopped mid-stream', { skip: skip || ((await haproxyAvailable()) ? false : 'haproxy is not installed') }, () => {
   let cluster: SocialCluster;
-  const schema = uniqueSchema('cl_social_lb');
   const dir = mkdtempSync(path.join(tmpdir(), 'social-lb-'));
-  let redisUrl: string;
 
-  before(async () => {
-    if ('skip' in stores) return;
-    redisUrl = redisDbUrl(stores.redisUrl, 14);
-    await flushRedisDb(redisUrl);
-    cluster = await startSocialCluster({ nodes: 2, databaseUrl: stores.databaseUrl, redisUrl, schema });
-  });
-
-  after(async () => {
-    if ('skip' in stores) return;
-    await cluster?.close();
-    await dropSchema(stores.databaseUrl, schema);
-    await flushRedisDb(redisUrl);
-    rmSync(dir, { recursive: true, force: true });
+  onSuiteStores('cl_social_lb', 14, {
+    async start(suite) {
+      cluster = await startSocialCluster({ nodes: 2, ...suite });
+    },
+    async stop() {
+      await cluster?.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
   });
 
   it('keeps presence writes and reads answering while one node drains', async () => {

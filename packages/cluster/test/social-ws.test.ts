@@ -3,7 +3,7 @@
  * node reaches a socket held by the other (Redis pub/sub), directly and
  * through HAProxy's TLS frontend (wss → ws upgrade through the balancer).
  */
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -12,22 +12,18 @@ import path from 'node:path';
 import { WebSocket } from 'ws';
 import { loadOrCreateTls } from '@platform/kit';
 import {
-  dropSchema,
   eventually,
-  flushRedisDb,
   haproxyAvailable,
-  redisDbUrl,
-  sharedStores,
+  skipWithoutSharedStores,
   startHaproxy,
   startSocialCluster,
-  uniqueSchema,
   ClusterClient,
   type Haproxy,
   type SocialCluster,
+  onSuiteStores,
 } from '../src/index.js';
 
-const stores = sharedStores();
-const skip = 'skip' in stores ? stores.skip : (await haproxyAvailable()) ? false : 'haproxy is not installed';
+const skip = skipWithoutSharedStores() || ((await haproxyAvailable()) ? false : 'haproxy is not installed');
 
 interface Frame {
   type: string;
@@ -58,33 +54,26 @@ describe('social WebSocket across node processes', { skip }, () => {
   let cluster: SocialCluster;
   let lb: Haproxy;
   let ca: string;
-  const schema = uniqueSchema('cl_social_ws');
   const dir = mkdtempSync(path.join(tmpdir(), 'social-ws-'));
-  let redisUrl: string;
 
-  before(async () => {
-    if ('skip' in stores) return;
-    redisUrl = redisDbUrl(stores.redisUrl, 15);
-    await flushRedisDb(redisUrl);
-    cluster = await startSocialCluster({ nodes: 2, databaseUrl: stores.databaseUrl, redisUrl, schema });
-    const tls = await loadOrCreateTls({ dir });
-    ca = tls.cert;
-    lb = await startHaproxy({
-      backends: cluster.nodes.map((n) => ({ name: n.name, host: '127.0.0.1', port: n.port })),
-      backendTls: false,
-      tls: { cert: tls.cert, key: readFileSync(path.join(dir, 'tls-key.pem'), 'utf8') },
-      checkIntervalMs: 500,
-    });
-    await eventually(async () => Object.values(await lb.states()).every((s) => s === 'UP'), 10_000, 'social nodes UP');
-  });
-
-  after(async () => {
-    if ('skip' in stores) return;
-    await lb?.stop();
-    await cluster?.close();
-    await dropSchema(stores.databaseUrl, schema);
-    await flushRedisDb(redisUrl);
-    rmSync(dir, { recursive: true, force: true });
+  onSuiteStores('cl_social_ws', 15, {
+    async start(suite) {
+      cluster = await startSocialCluster({ nodes: 2, ...suite });
+      const tls = await loadOrCreateTls({ dir });
+      ca = tls.cert;
+      lb = await startHaproxy({
+        backends: cluster.nodes.map((n) => ({ name: n.name, host: '127.0.0.1', port: n.port })),
+        backendTls: false,
+        tls: { cert: tls.cert, key: readFileSync(path.join(dir, 'tls-key.pem'), 'utf8') },
+        checkIntervalMs: 500,
+      });
+      await eventually(async () => Object.values(await lb.states()).every((s) => s === 'UP'), 10_000, 'social nodes UP');
+    },
+    async stop() {
+      await lb?.stop();
+      await cluster?.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
   });
 
   it('delivers to a socket on node 1 the friend request made through node 2', async () => {
