@@ -29,29 +29,22 @@ const QUALIFIED = COLUMNS.split(', ').map((c) => `g.${c}`).join(', ');
 
 /** Credential replacements, each returning the game and the credential it replaced. */
 function credentialWrites(db: Queryable) {
+  /** A new value of the credential `column`; returns the game and the value it replaces (the row is locked between the two). */
+  async function replace(column: 'api_secret_hash' | 'client_key', id: string, owner: string | null, value: string): Promise<(GameRow & { previous: string }) | undefined> {
+    const r = await db.query<GameRow & { previous: string }>(
+      `UPDATE games g SET ${column} = $3, updated_at = now()
+         FROM (SELECT id, ${column} FROM games WHERE id = $1 AND ($2::uuid IS NULL OR developer_id = $2::uuid) FOR UPDATE) old
+         WHERE g.id = old.id
+         RETURNING ${QUALIFIED}, old.${column} AS previous`,
+      [id, owner, value],
+    );
+    return r.rows[0];
+  }
   return {
-    /** A new secret digest; returns the game and the digest it replaces (the row is locked between the two). */
-    async replaceSecret(id: string, owner: string | null, apiSecretHash: string): Promise<(GameRow & { previous: string }) | undefined> {
-      const r = await db.query<GameRow & { previous: string }>(
-        `UPDATE games g SET api_secret_hash = $3, updated_at = now()
-         FROM (SELECT id, api_secret_hash FROM games WHERE id = $1 AND ($2::uuid IS NULL OR developer_id = $2::uuid) FOR UPDATE) old
-         WHERE g.id = old.id
-         RETURNING ${QUALIFIED}, old.api_secret_hash AS previous`,
-        [id, owner, apiSecretHash],
-      );
-      return r.rows[0];
-    },
+    /** A new secret digest; returns the game and the digest it replaces. */
+    replaceSecret: (id: string, owner: string | null, apiSecretHash: string) => replace('api_secret_hash', id, owner, apiSecretHash),
     /** A new client key; the old one stops naming the game at once. Returns the game and the key it replaces. */
-    async replaceClientKey(id: string, owner: string | null, clientKey: string): Promise<(GameRow & { previous: string }) | undefined> {
-      const r = await db.query<GameRow & { previous: string }>(
-        `UPDATE games g SET client_key = $3, updated_at = now()
-         FROM (SELECT id, client_key FROM games WHERE id = $1 AND ($2::uuid IS NULL OR developer_id = $2::uuid) FOR UPDATE) old
-         WHERE g.id = old.id
-         RETURNING ${QUALIFIED}, old.client_key AS previous`,
-        [id, owner, clientKey],
-      );
-      return r.rows[0];
-    },
+    replaceClientKey: (id: string, owner: string | null, clientKey: string) => replace('client_key', id, owner, clientKey),
   };
 }
 
