@@ -1,14 +1,8 @@
-// A real wasm module built from WebAssembly text with wabt (as packages/registry/test does).
-import wabtInit from 'wabt';
+// A real wasm module built from WebAssembly text (kit/testing's wabt compiler, as packages/registry/test uses).
+import { watCompiler } from '@platform/kit/testing';
 
 export async function wat2wasm(text: string): Promise<Buffer> {
-  const wabt = await wabtInit();
-  const mod = wabt.parseWat('m.wat', text);
-  try {
-    return Buffer.from(mod.toBinary({}).buffer);
-  } finally {
-    mod.destroy();
-  }
+  return (await watCompiler())(text);
 }
 
 /** A game server module importing only the platform host API and allowed WASI calls. */

@@ -1,16 +1,7 @@
-// Real wasm binaries built from WebAssembly text with wabt.
-import wabtInit from 'wabt';
+// Real wasm binaries built from WebAssembly text (kit/testing's wabt compiler).
+import { watCompiler } from '@platform/kit/testing';
 
-const wabt = await wabtInit();
-
-export function wat2wasm(text: string): Buffer {
-  const mod = wabt.parseWat('m.wat', text);
-  try {
-    return Buffer.from(mod.toBinary({}).buffer);
-  } finally {
-    mod.destroy();
-  }
-}
+export const wat2wasm = await watCompiler();
 
 /** Imports only what the default allowlist admits. */
 export const allowedWat = `(module
