@@ -14,7 +14,6 @@ import type { RegisteredRoute } from './route-access.js';
 export * from './testing/stores.js';
 export * from './testing/harness.js';
 export * from './testing/ports.js';
-export * from './testing/wasm.js';
 
 /** A log destination that keeps every line, to prove what is (not) logged. */
 export function captureLogs(): { stream: Writable & { write(chunk: string): boolean }; text(): string; lines(): any[] } {
@@ -284,4 +283,18 @@ export const spkiHash = (certPem: string) =>
 export function chromiumLaunchOptions(trustedCertPems: string[] = []) {
   const trust = trustedCertPems.length ? [`--ignore-certificate-errors-spki-list=${trustedCertPems.map(spkiHash).join(',')}`] : [];
   return { executablePath: CHROMIUM, headless: true, args: [...CHROMIUM_ARGS, ...trust] };
+}
+
+/** Real wasm modules for tests: a compiler from WebAssembly text to a wasm binary (wabt, loaded and initialised once for it). */
+export async function watCompiler(): Promise<(text: string) => Buffer> {
+  const { default: wabtInit } = await import('wabt');
+  const wabt = await wabtInit();
+  return (text) => {
+    const mod = wabt.parseWat('m.wat', text);
+    try {
+      return Buffer.from(mod.toBinary({}).buffer);
+    } finally {
+      mod.destroy();
+    }
+  };
 }
