@@ -7,12 +7,11 @@ import {
   defineService,
   listenMutualTls,
   loadOrCreateKeyFile,
-  loadOrCreateLocalCa,
-  loadOrCreateTls,
   migrate,
   onStop,
   openDatabase,
   openStateStore,
+  serviceTls,
   type EmbeddedPostgres,
   type Env,
   type RunningService,
@@ -49,14 +48,7 @@ export const authService = defineService<AuthConfig, AuthConfig, AuthDeps, AuthA
   async prepare(config) {
     const log: { level: 'info' | 'warn'; msg: string; fields?: object }[] = [];
     config.masterKey = resolveMasterKey(config, (msg) => log.push({ level: 'warn', msg }));
-    const generated = !config.tlsCertFile && !config.tlsKeyFile;
-    const tls = await loadOrCreateTls({
-      certPath: config.tlsCertFile,
-      keyPath: config.tlsKeyFile,
-      dir: path.join(config.authDir, 'tls'),
-      commonName: 'auth.platform.localhost',
-      ca: generated ? await loadOrCreateLocalCa(path.join(config.dataDir, 'ca')) : undefined,
-    });
+    const tls = await serviceTls(config, path.join(config.authDir, 'tls'), 'auth.platform.localhost');
     log.push({
       level: 'info',
       fields: { certPath: tls.certPath, generated: tls.generated },

@@ -53,6 +53,25 @@ export async function loadOrCreateLocalCa(dir: string, name = 'Game platform loc
   return { cert: pems.cert, key: pems.private, certPath };
 }
 
+/**
+ * A service's TLS material: its configured certificate and key files, else a pair kept in `dir` and issued by the
+ * platform's local CA (<dataDir>/ca, made on first use), so that one CA is all a client has to trust.
+ */
+export async function serviceTls(
+  config: { tlsCertFile?: string; tlsKeyFile?: string; dataDir: string },
+  dir: string,
+  commonName: string,
+): Promise<TlsMaterial> {
+  const configured = Boolean(config.tlsCertFile || config.tlsKeyFile);
+  return loadOrCreateTls({
+    certPath: config.tlsCertFile,
+    keyPath: config.tlsKeyFile,
+    dir,
+    commonName,
+    ca: configured ? undefined : await loadOrCreateLocalCa(path.join(config.dataDir, 'ca')),
+  });
+}
+
 /** Whether `certPem` was issued by `ca` (false for a self-signed pair of an older data directory). */
 function issuedBy(certPem: string, ca: LocalCa): boolean {
   try {

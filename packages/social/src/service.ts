@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defineService, loadOrCreateLocalCa, loadOrCreateTls, tls13Options, type Env, type RunningService, type StartOptions } from '@platform/kit';
+import { defineService, serviceTls, tls13Options, type Env, type RunningService, type StartOptions } from '@platform/kit';
 import { createApp, type SocialApp, type SocialDeps } from './app.js';
 import { readSocialConfig, socialVars, type SocialConfig } from './config.js';
 import { purgeWorker } from './workers/purge.js';
@@ -21,14 +21,7 @@ export const socialService = defineService<SocialConfig, SocialConfig, SocialDep
   https: (config) => config.tlsMode === 'https',
   async prepare(config) {
     if (config.tlsMode !== 'https') return { config, deps: {} };
-    const configured = Boolean(config.tlsCertFile || config.tlsKeyFile);
-    const tls = await loadOrCreateTls({
-      certPath: config.tlsCertFile,
-      keyPath: config.tlsKeyFile,
-      dir: path.join(config.dataDir, 'social', 'tls'),
-      commonName: 'social.platform.localhost',
-      ca: configured ? undefined : await loadOrCreateLocalCa(path.join(config.dataDir, 'ca')),
-    });
+    const tls = await serviceTls(config, path.join(config.dataDir, 'social', 'tls'), 'social.platform.localhost');
     return { config, deps: { https: tls13Options(tls) } };
   },
   build: createApp,
