@@ -21,37 +21,45 @@ export interface IssuedToken {
  * A password-reset token for the active account whose email identity (with a password) is `email`; none for
  * an unknown address, an account without a password, or one that is not active.
  */
-export async function issueResetToken(db: Queryable, email: string, tokenHash: string, ttlSeconds: number): Promise<IssuedToken | undefined> {
-  const r = await db.query<IssuedToken>(
-    `WITH target AS (
-       SELECT i.id AS identity_id, i.account_id, i.provider_user_id AS email, a.display_name, i.verified
-         FROM identities i JOIN accounts a ON a.id = i.account_id
-         JOIN credentials c ON c.identity_id = i.id AND c.type = 'password'
-        WHERE i.provider = 'email' AND i.provider_user_id = $1 AND a.status = 'active'
-     ), issued AS (
-       INSERT INTO email_tokens (purpose, account_id, identity_id, email, token_hash, expires_at)
-       SELECT 'password_reset', account_id, identity_id, email, $2, now() + make_interval(secs => $3::int) FROM target
-       RETURNING account_id
-     )
-     SELECT t.account_id, t.identity_id, t.email, t.display_name, t.verified FROM target t JOIN issued USING (account_id)`,
-    [email, tokenHash, ttlSeconds],
-  );
-  return r.rows[0];
+export function issueResetToken(db: Queryable, email: string, tokenHash: string, ttlSeconds: number): Promise<IssuedToken | undefined> {
+  return issueTokenByEmail(db, 'password_reset', RESET_TARGET, email, tokenHash, ttlSeconds);
 }
 
 /**
  * A verification token for the email identity `email` when it is not verified yet (any status but deleted: a
  * locked account may still confirm its address); none otherwise.
  */
-export async function issueVerifyTokenByEmail(db: Queryable, email: string, tokenHash: string, ttlSeconds: number): Promise<IssuedToken | undefined> {
-  const r = await db.query<IssuedToken>(
-    `WITH target AS (
+export function issueVerifyTokenByEmail(db: Queryable, email: string, tokenHash: string, ttlSeconds: number): Promise<IssuedToken | undefined> {
+  return issueTokenByEmail(db, 'verify_email', VERIFY_TARGET, email, tokenHash, ttlSeconds);
+}
+
+/** The email identity `$1` (with a password) of an active account. */
+const RESET_TARGET = `
        SELECT i.id AS identity_id, i.account_id, i.provider_user_id AS email, a.display_name, i.verified
          FROM identities i JOIN accounts a ON a.id = i.account_id
-        WHERE i.provider = 'email' AND i.provider_user_id = $1 AND NOT i.verified AND a.status <> 'deleted'
+         JOIN credentials c ON c.identity_id = i.id AND c.type = 'password'
+        WHERE i.provider = 'email' AND i.provider_user_id = $1 AND a.status = 'active'`;
+
+/** The email identity `$1` when not verified yet, of an account that is not deleted. */
+const VERIFY_TARGET = `
+       SELECT i.id AS identity_id, i.account_id, i.provider_user_id AS email, a.display_name, i.verified
+         FROM identities i JOIN accounts a ON a.id = i.account_id
+        WHERE i.provider = 'email' AND i.provider_user_id = $1 AND NOT i.verified AND a.status <> 'deleted'`;
+
+/** One statement: a `purpose` token for the identity `target` selects (none when it selects none). */
+async function issueTokenByEmail(
+  db: Queryable,
+  purpose: 'password_reset' | 'verify_email',
+  target: string,
+  email: string,
+  tokenHash: string,
+  ttlSeconds: number,
+): Promise<IssuedToken | undefined> {
+  const r = await db.query<IssuedToken>(
+    `WITH target AS (${target}
      ), issued AS (
        INSERT INTO email_tokens (purpose, account_id, identity_id, email, token_hash, expires_at)
-       SELECT 'verify_email', account_id, identity_id, email, $2, now() + make_interval(secs => $3::int) FROM target
+       SELECT '${purpose}', account_id, identity_id, email, $2, now() + make_interval(secs => $3::int) FROM target
        RETURNING account_id
      )
      SELECT t.account_id, t.identity_id, t.email, t.display_name, t.verified FROM target t JOIN issued USING (account_id)`,
