@@ -40,6 +40,14 @@ export function fields(form: HTMLFormElement): Record<string, string> {
   return out;
 }
 
+/** Handles the form's submissions in the page (no navigation): `handle` gets the values of its named fields. */
+export function onSubmit(form: HTMLFormElement, handle: (f: Record<string, string>) => void): void {
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    handle(fields(form));
+  });
+}
+
 export const byId = (id: string) => document.getElementById(id) as HTMLElement;
 
 export const when = (iso: string | null | undefined) => (iso ? new Date(iso).toISOString().replace('T', ' ').slice(0, 19) + ' UTC' : '—');

@@ -1,16 +1,13 @@
 /** Staff: account search and lookup (identities, sessions, audit trail, sanctions), applying and lifting sanctions. */
 import type { RoleList, Sanction } from '@platform/client';
-import { fields, h, table, when } from '../dom.js';
+import { h, onSubmit, table, when } from '../dom.js';
 import { confirmDialog, type Ui } from '../ui.js';
 import { sanctionForm } from './sanction-form.js';
 
 export async function accountsPage(ui: Ui, main: HTMLElement): Promise<void> {
   const q = new URLSearchParams(location.hash.split('?')[1] ?? '').get('q') ?? '';
   const form = h('form', { class: 'inline', id: 'account-search' }, h('label', null, 'Email, account id or name prefix', h('input', { name: 'q', required: true, value: q, maxLength: 254 })), h('button', { type: 'submit' }, 'Search'));
-  form.addEventListener('submit', (e) => {
-    e.preventDefault();
-    ui.go(`accounts?q=${encodeURIComponent(fields(form).q)}`);
-  });
+  onSubmit(form, (f) => ui.go(`accounts?q=${encodeURIComponent(f.q)}`));
   main.append(h('h1', null, 'Accounts'), h('section', { class: 'card' }, form));
   if (!q) return;
   const found = await ui.attempt('Searching', () => ui.s.staff!.client.moderation.searchAccounts(q, 50));
@@ -58,9 +55,7 @@ function rolesSection(ui: Ui, accountId: string, roles: string[], reload: () => 
     ['moderator', 'admin'].map((r) => h('label', null, h('input', { type: 'checkbox', name: r, value: 'on', checked: roles.includes(r) }), r)),
     h('button', { type: 'submit' }, 'Save roles'),
   );
-  form.addEventListener('submit', (e) => {
-    e.preventDefault();
-    const f = fields(form);
+  onSubmit(form, (f) => {
     const wanted = ['player', ...(['moderator', 'admin'] as const).filter((r) => f[r] === 'on')];
     void ui.attempt('Saving roles', async () => {
       await ui.s.staff!.client.moderation.setRoles(accountId, wanted as RoleList);

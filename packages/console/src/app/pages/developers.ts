@@ -1,5 +1,5 @@
 /** Super-admin: every developer account, and platform staff made without stopping anything. */
-import { fields, h, table, when } from '../dom.js';
+import { h, onSubmit, table, when } from '../dom.js';
 import type { Ui } from '../ui.js';
 
 /** Grant or take away moderator or admin on a player account at auth (registry POST /admin/staff-roles). */
@@ -12,9 +12,7 @@ function staffRoleForm(ui: Ui): HTMLElement {
     h('label', null, 'Change', h('select', { name: 'granted' }, h('option', { value: 'grant' }, 'grant'), h('option', { value: 'remove' }, 'take away'))),
     h('button', { type: 'submit' }, 'Apply'),
   );
-  form.addEventListener('submit', (e) => {
-    e.preventDefault();
-    const f = fields(form);
+  onSubmit(form, (f) => {
     const role = f.role === 'admin' ? 'admin' : 'moderator';
     void ui.attempt('Changing staff roles', async () => {
       const r = await ui.s.registry.staffRole(f.account, role, f.granted === 'grant');

@@ -1,5 +1,5 @@
 /** One game: settings and cross-game visibility, credentials (rotation), module builds, players, deletion. */
-import { fields, h, replace, table, when } from '../dom.js';
+import { h, onSubmit, replace, table, when } from '../dom.js';
 import type { GameView, Visibility } from '../registry-api.js';
 import { confirmDialog, showSecretOnce, type Ui } from '../ui.js';
 import { modulesSection } from './modules.js';
@@ -25,9 +25,7 @@ function settingsSection(ui: Ui, game: GameView, reload: () => void): HTMLElemen
     h('label', null, 'Settings (a JSON object, at most 16 KiB)', h('textarea', { name: 'settings', value: JSON.stringify(game.Settings, null, 2) })),
     h('button', { type: 'submit' }, 'Save settings'),
   );
-  form.addEventListener('submit', (e) => {
-    e.preventDefault();
-    const f = fields(form);
+  onSubmit(form, (f) => {
     let settings: Record<string, unknown>;
     try {
       settings = JSON.parse(f.settings) as Record<string, unknown>;

@@ -1,5 +1,5 @@
 /** The developer's games (a super-admin sees every game) and the form that creates one. */
-import { fields, h, table, when } from '../dom.js';
+import { h, onSubmit, table, when } from '../dom.js';
 import { showSecretOnce, type Ui } from '../ui.js';
 
 export async function gamesPage(ui: Ui, main: HTMLElement): Promise<void> {
@@ -12,9 +12,7 @@ export async function gamesPage(ui: Ui, main: HTMLElement): Promise<void> {
     h('label', null, 'Launch command (optional)', h('input', { name: 'launch', maxLength: 1000 })),
     h('button', { type: 'submit' }, 'Create game'),
   );
-  form.addEventListener('submit', (e) => {
-    e.preventDefault();
-    const f = fields(form);
+  onSubmit(form, (f) => {
     void ui.attempt('Creating the game', async () => {
       const created = await r.createGame(f.name, f.launch || undefined);
       ui.say(`Created ${created.Game.DisplayName}.`);

@@ -1,5 +1,5 @@
 /** A game's server-module builds: upload a .wasm (or record a native build), see imports, SHA-256, refusals. */
-import { fields, h, replace, table, when } from '../dom.js';
+import { h, onSubmit, replace, table, when } from '../dom.js';
 import { base64, RegistryError, type GameView, type ModuleBuild } from '../registry-api.js';
 import { describe, type Ui } from '../ui.js';
 
@@ -43,9 +43,7 @@ export async function modulesSection(ui: Ui, game: GameView): Promise<HTMLElemen
     h('label', null, '.wasm file', h('input', { name: 'file', type: 'file', accept: '.wasm,application/wasm' })),
     h('button', { type: 'submit' }, 'Upload'),
   );
-  form.addEventListener('submit', (e) => {
-    e.preventDefault();
-    const f = fields(form);
+  onSubmit(form, (f) => {
     const file = (form.elements.namedItem('file') as HTMLInputElement).files?.[0];
     void (async () => {
       try {

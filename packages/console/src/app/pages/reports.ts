@@ -1,6 +1,6 @@
 /** Moderators: the report queue, one report with its snapshot and history, and acting on it. */
 import type { ReportState, ReportView } from '@platform/client';
-import { fields, h, table, when, type Child } from '../dom.js';
+import { h, onSubmit, table, type Child, when } from '../dom.js';
 import { confirmDialog, type Ui } from '../ui.js';
 import { sanctionForm } from './sanction-form.js';
 
@@ -69,9 +69,7 @@ function actions(ui: Ui, r: ReportView): HTMLElement {
     h('label', null, 'Note', h('input', { name: 'note', maxLength: 2000 })),
     h('button', { type: 'submit' }, 'Move'),
   );
-  move.addEventListener('submit', (e) => {
-    e.preventDefault();
-    const f = fields(move);
+  onSubmit(move, (f) => {
     void ui.attempt('Moving the report', async () => {
       await m.moveReport(r.reportId, { state: f.state as 'in_review', ...(f.note ? { note: f.note } : {}) });
       ui.say(`The report is ${f.state}.`);

@@ -1,5 +1,5 @@
 /** The fields of a sanction (type, reason, duration), shared by the report action and the account page. */
-import { fields, h } from '../dom.js';
+import { h, onSubmit } from '../dom.js';
 
 export const DURATIONS: { seconds: number | undefined; label: string }[] = [
   { seconds: undefined, label: 'permanent' },
@@ -16,8 +16,8 @@ export interface SanctionChoice {
   note?: string;
 }
 
-/** A form whose submit hands the choice to `onSubmit`; `withNote` adds the report note field. */
-export function sanctionForm(id: string, submitLabel: string, onSubmit: (c: SanctionChoice) => void, withNote = false): HTMLFormElement {
+/** A form whose submit hands the choice to `onChoice`; `withNote` adds the report note field. */
+export function sanctionForm(id: string, submitLabel: string, onChoice: (c: SanctionChoice) => void, withNote = false): HTMLFormElement {
   const form = h(
     'form',
     { class: 'stack', id },
@@ -32,11 +32,9 @@ export function sanctionForm(id: string, submitLabel: string, onSubmit: (c: Sanc
     withNote ? h('label', null, 'Note for the report history (optional)', h('input', { name: 'note', maxLength: 2000 })) : null,
     h('button', { type: 'submit', class: 'danger' }, submitLabel),
   );
-  form.addEventListener('submit', (e) => {
-    e.preventDefault();
-    const f = fields(form);
+  onSubmit(form, (f) => {
     const seconds = DURATIONS[Number(f.duration)]?.seconds;
-    onSubmit({ type: f.type, reason: f.reason, ...(seconds ? { durationSeconds: seconds } : {}), ...(f.note ? { note: f.note } : {}) });
+    onChoice({ type: f.type, reason: f.reason, ...(seconds ? { durationSeconds: seconds } : {}), ...(f.note ? { note: f.note } : {}) });
   });
   return form;
 }

@@ -1,20 +1,23 @@
 /** Sign-in: a developer account (registry) and a staff account (auth, moderator or admin role); both may be open. */
-import { fields, h } from '../dom.js';
+import { h, onSubmit } from '../dom.js';
 import type { Ui } from '../ui.js';
+
+/** An email and password form (`id`) sent by a button saying `action`: the developer's and the staff sign-in. */
+function signInForm(id: string, action: string) {
+  return h(
+    'form',
+    { class: 'stack', id },
+    h('label', null, 'Email', h('input', { name: 'email', type: 'email', required: true, autocomplete: 'username' })),
+    h('label', null, 'Password', h('input', { name: 'password', type: 'password', required: true, autocomplete: 'current-password' })),
+    h('button', { type: 'submit' }, action),
+  );
+}
 
 function developerForms(ui: Ui): HTMLElement {
   const s = ui.s;
   if (s.developer) return h('section', { class: 'card' }, h('h2', null, 'Developer'), h('p', null, `Signed in as ${s.developer.email} (${s.developer.role}).`));
-  const signIn = h(
-    'form',
-    { class: 'stack', id: 'dev-signin' },
-    h('label', null, 'Email', h('input', { name: 'email', type: 'email', required: true, autocomplete: 'username' })),
-    h('label', null, 'Password', h('input', { name: 'password', type: 'password', required: true, autocomplete: 'current-password' })),
-    h('button', { type: 'submit' }, 'Sign in as developer'),
-  );
-  signIn.addEventListener('submit', (e) => {
-    e.preventDefault();
-    const f = fields(signIn);
+  const signIn = signInForm('dev-signin', 'Sign in as developer');
+  onSubmit(signIn, (f) => {
     void ui.attempt('Developer sign-in', async () => {
       await s.developerSignIn(f.email, f.password);
       ui.say(`Signed in as ${f.email}.`);
@@ -29,9 +32,7 @@ function developerForms(ui: Ui): HTMLElement {
     h('label', null, 'Password (10 characters or more)', h('input', { name: 'password', type: 'password', required: true, minLength: 10, autocomplete: 'new-password' })),
     h('button', { type: 'submit' }, 'Create a developer account'),
   );
-  register.addEventListener('submit', (e) => {
-    e.preventDefault();
-    const f = fields(register);
+  onSubmit(register, (f) => {
     void ui.attempt('Registration', async () => {
       await s.developerRegister(f.email, f.password, f.name);
       ui.say(`Welcome, ${f.name}.`);
@@ -44,16 +45,8 @@ function developerForms(ui: Ui): HTMLElement {
 function staffForm(ui: Ui): HTMLElement {
   const s = ui.s;
   if (s.staff) return h('section', { class: 'card' }, h('h2', null, 'Staff'), h('p', null, `Signed in as ${s.staff.name} (${s.staff.roles.join(', ')}).`));
-  const form = h(
-    'form',
-    { class: 'stack', id: 'staff-signin' },
-    h('label', null, 'Email', h('input', { name: 'email', type: 'email', required: true, autocomplete: 'username' })),
-    h('label', null, 'Password', h('input', { name: 'password', type: 'password', required: true, autocomplete: 'current-password' })),
-    h('button', { type: 'submit' }, 'Sign in as moderator'),
-  );
-  form.addEventListener('submit', (e) => {
-    e.preventDefault();
-    const f = fields(form);
+  const form = signInForm('staff-signin', 'Sign in as moderator');
+  onSubmit(form, (f) => {
     void ui.attempt('Staff sign-in', async () => {
       await s.staffSignIn(f.email, f.password);
       ui.say(`Signed in as ${s.staff?.name}.`);
