@@ -1,12 +1,10 @@
 /**
  * Test support: the real platform (@platform/e2e: auth, registry and social in this process on real HTTPS
- * sockets, self-signed certificates) and SDK clients that trust those certificates — undici's fetch with an
- * Agent holding the CAs, and `ws`'s WebSocket with the same CAs (Node 20 has no global WebSocket).
+ * sockets, self-signed certificates) and SDK clients that trust those certificates (its platformTransport: undici's fetch with an
+ * Agent holding the CAs, and `ws`'s WebSocket with the same CAs (Node 20 has no global WebSocket)).
  */
 import { randomUUID } from 'node:crypto';
-import { Agent, fetch as undiciFetch } from 'undici';
-import WebSocket from 'ws';
-import { startPlatform, type Platform } from '@platform/e2e';
+import { platformTransport, startPlatform, type Platform } from '@platform/e2e';
 import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
 import { createClient, memoryStorage, PlatformError, type ClientOptions, type FetchLike, type PlatformClient, type RealtimeClient, type WebSocketConstructor } from '../src/index.js';
@@ -34,21 +32,10 @@ export interface TestPlatform {
 
 export async function startTestPlatform(env: { authEnv?: Record<string, string>; socialEnv?: Record<string, string> } = {}): Promise<TestPlatform> {
   const platform = await startPlatform({ authEnv: { ...RELAXED_AUTH, ...env.authEnv }, socialEnv: env.socialEnv });
-  // One agent per service: both self-signed certificates carry the same subject, so one CA list holding both
-  // would let OpenSSL pick the wrong one.
-  const authAgent = new Agent({ connect: { ca: platform.authTls.cert } });
-  const socialAgent = new Agent({ connect: { ca: platform.socialTls.cert } });
   const fetched: string[] = [];
-  const fetchImpl: FetchLike = (url, init) => {
-    fetched.push(url);
-    return undiciFetch(url, { ...init, dispatcher: url.startsWith(platform.socialUrl) ? socialAgent : authAgent });
-  };
-  const ca = platform.socialTls.cert;
-  class TrustingWebSocket extends WebSocket {
-    constructor(url: string | URL, protocols?: string | string[]) {
-      super(url, protocols, { ca });
-    }
-  }
+  const transport = platformTransport(platform, (url) => fetched.push(url));
+  const fetchImpl: FetchLike = transport.fetch;
+  const TrustingWebSocket: WebSocketConstructor = transport.WebSocket;
   return {
     platform,
     fetch: fetchImpl,
@@ -66,8 +53,7 @@ export async function startTestPlatform(env: { authEnv?: Record<string, string>;
     },
     async close() {
       await platform.close();
-      await authAgent.close();
-      await socialAgent.close();
+      await transport.close();
     },
   };
 }

@@ -8,10 +8,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { Agent, fetch as undiciFetch } from 'undici';
-import WebSocket from 'ws';
 import { chromiumLaunchOptions } from '@platform/kit/testing';
-import { freePort, startPlatform, type Platform } from '@platform/e2e';
+import { freePort, platformTransport, startPlatform, type Platform } from '@platform/e2e';
 import { createClient, memoryStorage, type FetchLike, type PlatformClient } from '@platform/client';
 
 export const PASSWORD = 'a perfectly long console passphrase';
@@ -34,26 +32,17 @@ export async function startRig(): Promise<ConsoleRig> {
   const relaxed = { AUTH_RATE_LOGIN_PER_IP: '10000', AUTH_RATE_LOGIN_PER_IP_EMAIL: '10000', AUTH_RATE_GENERAL_PER_IP: '100000' };
   const platform = await startPlatform({ registryPort, authEnv: { ...relaxed, CORS_ALLOWED_ORIGINS: origin }, socialEnv: { CORS_ALLOWED_ORIGINS: origin } });
   const browser = await chromium.launch(chromiumLaunchOptions([platform.authTls.cert, platform.socialTls.cert]));
-  // One agent per service: both self-signed certificates carry the same subject.
-  const authAgent = new Agent({ connect: { ca: platform.authTls.cert } });
-  const socialAgent = new Agent({ connect: { ca: platform.socialTls.cert } });
-  const fetchImpl: FetchLike = (u, init) => undiciFetch(u, { ...init, dispatcher: u.startsWith(platform.socialUrl) ? socialAgent : authAgent });
-  const ca = platform.socialTls.cert;
-  class TrustingWebSocket extends WebSocket {
-    constructor(u: string | URL, protocols?: string | string[]) {
-      super(u, protocols, { ca });
-    }
-  }
+  const transport = platformTransport(platform);
+  const fetchImpl: FetchLike = transport.fetch;
   return {
     platform,
     browser,
     url: `${platform.registry.url}/console/`,
-    player: () => createClient({ authUrl: platform.auth.url, socialUrl: platform.socialUrl, storage: memoryStorage(), fetch: fetchImpl, WebSocket: TrustingWebSocket }),
+    player: () => createClient({ authUrl: platform.auth.url, socialUrl: platform.socialUrl, storage: memoryStorage(), fetch: fetchImpl, WebSocket: transport.WebSocket }),
     async close() {
       await browser.close();
       await platform.close();
-      await authAgent.close();
-      await socialAgent.close();
+      await transport.close();
     },
   };
 }
