@@ -108,33 +108,15 @@ export interface OwnSanction {
 }
 export type Sanctions = AuthResult<'/account/sanctions', 'get', { sanctions: OwnSanction[] }>;
 
-/** One live session of the account (GET /account/sessions). */
-export interface SessionInfoView {
-  id: string;
-  current: boolean;
-  device: { id: string | null; platform: string | null; name: string | null };
-  auth_method: string;
-  client_id: string | null;
-  ip_prefix: string | null;
-  region: string;
-  created_at: string;
-  last_used_at: string;
-  expires_at: string;
-}
-export type SessionInfo = AuthResult<'/account/sessions', 'get', { sessions: SessionInfoView[] }>['sessions'][number];
+/** One live session of the account (GET /account/sessions), as its OpenAPI document says. */
+export type SessionInfo = AuthResult<'/account/sessions', 'get', never>['sessions'][number];
+/** The same as SessionInfo (the earlier name). */
+export type SessionInfoView = SessionInfo;
 
-/** A device request as the approving player sees it (POST /device/lookup). */
-export interface PendingDeviceRequestView {
-  user_code: string;
-  client_id: string;
-  client_verified: boolean;
-  device_name: string | null;
-  platform: string | null;
-  ip_prefix: string | null;
-  requested_at: string;
-  expires_at: string;
-}
-export type PendingDeviceRequest = AuthResult<'/device/lookup', 'post', PendingDeviceRequestView>;
+/** A device request as the approving player sees it (POST /device/lookup), as its OpenAPI document says. */
+export type PendingDeviceRequest = AuthResult<'/device/lookup', 'post', never>;
+/** The same as PendingDeviceRequest (the earlier name). */
+export type PendingDeviceRequestView = PendingDeviceRequest;
 
 /** The device authorization answer (RFC 8628 §3.2), as the SDK hands it to a TV or console. */
 export interface DeviceAuthorization {
