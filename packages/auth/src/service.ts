@@ -74,4 +74,4 @@ export type RunningAuth = RunningService<AuthApp, AuthConfig>;
 
 /** Starts auth from environment variables (kit StartOptions, plus `platformVerifiers` for tests). */
 export const startAuth = (env: Env = process.env, options: StartOptions & { platformVerifiers?: PlatformVerifiers } = {}): Promise<RunningAuth> =>
-  authService.start(env, options);
+  authService.start(env, { ...options, deps: options.platformVerifiers ? { platformVerifiers: options.platformVerifiers } : undefined });

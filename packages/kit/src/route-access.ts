@@ -5,6 +5,7 @@
  * `routeAccess(req)` in its onRequest hook, after routing.
  */
 import type { FastifyRequest, RouteOptions } from 'fastify';
+import type { App } from './app-type.js';
 
 /**
  * - `public`: no credentials (probes, docs, key set, sign-in);
@@ -92,13 +93,9 @@ export function accessOfCaller(caller: string): RouteAccess {
  * the body is read: social, whose callers are checked before anything else) or `preHandler` (after the body is
  * validated: auth and the registry answer a bad body before the credentials).
  */
-export function installCallers(
-  app: { addHook: (name: 'onRoute' | 'onRequest' | 'preHandler', fn: never) => unknown },
-  resolvers: Record<string, CallerResolver>,
-  phase: 'onRequest' | 'preHandler' = 'preHandler',
-): void {
+export function installCallers(app: App, resolvers: Record<string, CallerResolver>, phase: 'onRequest' | 'preHandler' = 'preHandler'): void {
   const known = new Set(Object.keys(resolvers));
-  app.addHook('onRoute', ((route: RouteOptions) => {
+  app.addHook('onRoute', (route) => {
     const config = (route.config ?? {}) as { access?: RouteAccess; caller?: string };
     if (config.caller === undefined) {
       // The kit's own public routes (probes, docs, the CORS preflight) are public by their registration.
@@ -108,11 +105,13 @@ export function installCallers(
     if (config.caller !== 'none' && !known.has(splitCaller(config.caller)[0])) {
       throw new Error(`${route.url}: unknown caller kind '${config.caller}' (known: none, ${[...known].join(', ')})`);
     }
-  }) as never);
-  app.addHook(phase, (async (req: FastifyRequest) => {
+  });
+  const resolve = async (req: FastifyRequest) => {
     const caller = req.routeOptions.config?.caller;
     if (caller === undefined || caller === 'none' || req.routeOptions.url === undefined) return;
     const [kind, name] = splitCaller(caller);
     principals.set(req, await resolvers[kind](req, name));
-  }) as never);
+  };
+  if (phase === 'onRequest') app.addHook('onRequest', resolve);
+  else app.addHook('preHandler', resolve);
 }

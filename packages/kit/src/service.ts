@@ -85,6 +85,8 @@ export interface ServiceConfigBase {
   host: string;
   metricsPort?: number;
   metricsHost: string;
+  /** HTTP_SHUTDOWN_GRACE_MS: how long requests in flight may run on shutdown (kit connection-drain.ts). */
+  httpShutdownGraceMs?: number;
 }
 
 /** What `prepare` hands to `build`: the config to build with, the deps beyond the stores, what to log once built. */
@@ -106,8 +108,6 @@ export interface StartOptions {
   port?: number;
   /** False: built, not listening (tests through app.inject). */
   listen?: boolean;
-  /** On SIGTERM, requests in flight may run this long before the process exits anyway. */
-  graceMs?: number;
 }
 
 /** One running service, the same shape for all three. */
@@ -136,7 +136,7 @@ export interface ServiceDefinition<C extends ServiceConfigBase, B, D extends Ser
   /** Whether it serves HTTPS (its URL's scheme). */
   https?(config: C): boolean;
   /** What only a started service has (key files, TLS material): the config and deps `build` takes. */
-  prepare(config: C, options: StartOptions & Record<string, unknown>): Promise<Prepared<B, D>>;
+  prepare(config: C): Promise<Prepared<B, D>>;
   /** Routes and context: the app, not yet ready (the kit adds the workers' hooks, then readies it). */
   build(config: B, deps: D): Promise<A>;
   /** Its background work (started by the kit after build, stopped when the app closes). */
@@ -149,7 +149,8 @@ export interface Service<C extends ServiceConfigBase, B, D extends ServiceStores
   readonly definition: ServiceDefinition<C, B, D, A>;
   /** Builds the app and starts its workers (stopped when the app closes): tests and `start` alike. */
   build(config: B, deps: D): Promise<A>;
-  start(env?: Env, options?: StartOptions & Partial<Omit<D, keyof ServiceStores>>): Promise<RunningService<A, C>>;
+  /** `deps`: what a test puts in place of the service's own (auth's platform verifiers). */
+  start(env?: Env, options?: StartOptions & { deps?: Partial<Omit<D, keyof ServiceStores>> }): Promise<RunningService<A, C>>;
 }
 
 /**
@@ -187,7 +188,7 @@ export function defineService<C extends ServiceConfigBase, B, D extends ServiceS
     return app;
   };
 
-  async function start(env: Env = process.env, options: StartOptions & Partial<Omit<D, keyof ServiceStores>> = {}): Promise<RunningService<A, C>> {
+  async function start(env: Env = process.env, options: StartOptions & { deps?: Partial<Omit<D, keyof ServiceStores>> } = {}): Promise<RunningService<A, C>> {
     const config = definition.readConfig(env);
     const stores = await openStores(definition.name, definition.migrations, config, options.embedded);
     let app: A | undefined;
@@ -197,8 +198,8 @@ export function defineService<C extends ServiceConfigBase, B, D extends ServiceS
       await stores.db.close();
     };
     try {
-      const prepared = await definition.prepare(config, options as StartOptions & Record<string, unknown>);
-      const deps = { ...options, ...prepared.deps, db: stores.db, state: stores.state, bus: options.bus } as unknown as D;
+      const prepared = await definition.prepare(config);
+      const deps = { ...prepared.deps, ...options.deps, db: stores.db, state: stores.state, bus: options.bus } as unknown as D;
       app = await build(prepared.config, deps);
       for (const line of prepared.log ?? []) app.log[line.level](line.fields ?? {}, line.msg);
       for (const warning of definition.settings ? deprecatedNamesInUse(definition.settings, env) : []) app.log.warn(warning);
@@ -212,7 +213,8 @@ export function defineService<C extends ServiceConfigBase, B, D extends ServiceS
         await definition.afterListen?.(app, prepared.config, deps);
       }
       const running: RunningService<A, C> = { name: definition.name, app, config, url, metricsUrl, close };
-      if (options.handleSignals !== false && options.listen !== false) stopOnSignals(running, options.graceMs);
+      // Past the drain (HTTP_SHUTDOWN_GRACE_MS) and the stores' close, the process exits anyway.
+      if (options.handleSignals !== false && options.listen !== false) stopOnSignals(running, (config.httpShutdownGraceMs ?? 10_000) + 5_000);
       return running;
     } catch (err) {
       await close().catch(() => {});
@@ -241,14 +243,14 @@ async function openStores(name: string, migrations: string, config: ServiceConfi
   }
 }
 
-/** SIGTERM or SIGINT: close (workers, connections, stores), then exit; past `graceMs`, exit anyway. */
-function stopOnSignals(running: RunningService<App, unknown>, graceMs = 10_000): void {
+/** SIGTERM or SIGINT: close (workers, connections, stores), then exit; past `deadlineMs`, exit anyway. */
+function stopOnSignals(running: RunningService<App, unknown>, deadlineMs: number): void {
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
     running.app.log.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), graceMs);
+    const force = setTimeout(() => process.exit(1), deadlineMs);
     force.unref();
     try {
       await running.close();
