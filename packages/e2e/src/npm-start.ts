@@ -1,11 +1,12 @@
 /**
  * `npm start` as the serial tests run it: the sources through tsx (scripts/start.ts) on the fixed ports, a fresh
  * DATA_DIR, cheap password hashing; with DATABASE_URL (CI) each service in a fresh schema (dropped by `stop`),
- * with Redis when REDIS_URL is set. Resolves once the start banner is printed.
+ * with Redis when REDIS_URL is set (under a fresh REDIS_KEY_PREFIX, deleted by `stop`). Resolves once the start banner is printed.
  */
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { testDatabase, type TestDatabase } from '@platform/kit/testing';
+import { dropRedisPrefix, testDatabase, type TestDatabase } from '@platform/kit/testing';
 import { eventually } from './platform.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
@@ -22,7 +23,9 @@ export async function startNpmStart(dataDir: string, extraEnv: Record<string, st
   if (process.env.DATABASE_URL) {
     for (const svc of ['registry', 'auth', 'social']) schemas.push(await testDatabase(svc));
     Object.assign(storage, { REGISTRY_DB_SCHEMA: schemas[0].schema, AUTH_DB_SCHEMA: schemas[1].schema, SOCIAL_DB_SCHEMA: schemas[2].schema });
-    Object.assign(storage, { DATABASE_URL: process.env.DATABASE_URL }, process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {});
+    // A fresh key prefix: a run never sees an earlier run's rate windows (the same mailbox address, the same IP).
+    const redis = process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL, REDIS_KEY_PREFIX: `npm-start-${randomUUID()}:` } : {};
+    Object.assign(storage, { DATABASE_URL: process.env.DATABASE_URL }, redis);
   }
   const { DATABASE_URL: _d, REDIS_URL: _r, ...env } = process.env;
   const child = spawn(process.execPath, ['--conditions=development', '--import', 'tsx', 'scripts/start.ts'], {
@@ -40,6 +43,7 @@ export async function startNpmStart(dataDir: string, extraEnv: Record<string, st
       await exited;
     }
     for (const s of schemas) await s.drop();
+    if (storage.REDIS_URL) await dropRedisPrefix(storage.REDIS_URL, storage.REDIS_KEY_PREFIX);
   };
   try {
     await eventually('the platform is up', async () => {

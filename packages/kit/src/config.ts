@@ -341,6 +341,10 @@ export const commonVars = {
     description: 'PostgreSQL connections per process (see docs/deployment.md for sizing)',
   }),
   redisUrl: vars.optionalString('REDIS_URL', 'Redis URL; in-memory state (single node) when unset'),
+  redisKeyPrefix: vars.string('REDIS_KEY_PREFIX', {
+    default: '',
+    description: 'Put before every Redis key and channel: several deployments (or test runs) on one Redis keep apart',
+  }),
   logLevel: vars.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, { default: 'info' }),
   host: vars.string('HOST', { default: '0.0.0.0', description: 'Interface to listen on' }),
   corsAllowedOrigins: vars.optionalString(

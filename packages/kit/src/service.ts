@@ -82,6 +82,7 @@ export interface ServiceConfigBase {
   databasePoolSize: number;
   schema: string;
   redisUrl?: string;
+  redisKeyPrefix?: string;
   host: string;
   metricsPort?: number;
   metricsHost: string;
@@ -236,7 +237,7 @@ async function openStores(name: string, migrations: string, config: ServiceConfi
   });
   try {
     await migrate(db, migrations);
-    return { db, state: await openStateStore({ url: config.redisUrl }) };
+    return { db, state: await openStateStore({ url: config.redisUrl, prefix: config.redisKeyPrefix }) };
   } catch (err) {
     await db.close();
     throw err;

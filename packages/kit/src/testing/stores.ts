@@ -48,17 +48,23 @@ export async function testStateStore(url: string | null = process.env.REDIS_URL 
     url,
     async drop() {
       await state.close();
-      if (url) {
-        const r = new Redis(url);
-        let cursor = '0';
-        do {
-          const [next, keys] = await r.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
-          if (keys.length) await r.del(...keys);
-          cursor = next;
-        } while (cursor !== '0');
-        await r.quit();
-      }
+      if (url) await dropRedisPrefix(url, prefix);
     },
   };
 }
 
+
+/** Deletes every key under a prefix (a test's, or a test platform's REDIS_KEY_PREFIX). */
+export async function dropRedisPrefix(url: string, prefix: string): Promise<void> {
+  const r = new Redis(url);
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await r.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
+      if (keys.length) await r.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    await r.quit();
+  }
+}
