@@ -15,7 +15,9 @@ import { ClusterClient, type ClientOptions } from './client.js';
 export interface AuthClusterOptions {
   nodes: number;
   databaseUrl: string;
-  redisUrl: string;
+  /** One Redis; or `redis`, the variables naming any Redis (a suite's: suite.ts). */
+  redisUrl?: string;
+  redis?: Record<string, string>;
   /** PostgreSQL schema (AUTH_DB_SCHEMA). */
   schema: string;
   /** Extra variables for every node (rate limits, lockout numbers …). */
@@ -48,12 +50,12 @@ export function baseEnv(): Record<string, string> {
 }
 
 /** What every node of any service gets: its own data dir, the shared stores, loopback, quiet logs. */
-export function nodeEnv(dir: string, i: number, opts: { databaseUrl: string; redisUrl: string }): Record<string, string> {
+export function nodeEnv(dir: string, i: number, opts: { databaseUrl: string; redisUrl?: string; redis?: Record<string, string> }): Record<string, string> {
   return {
     ...baseEnv(),
     DATA_DIR: path.join(dir, `node-${i + 1}`),
     DATABASE_URL: opts.databaseUrl,
-    REDIS_URL: opts.redisUrl,
+    ...(opts.redis ?? { REDIS_URL: opts.redisUrl ?? '' }),
     HOST: '127.0.0.1',
     LOG_LEVEL: 'warn',
   };

@@ -16,7 +16,9 @@ import { nodeEnv } from './auth-cluster.js';
 export interface SocialClusterOptions {
   nodes: number;
   databaseUrl: string;
-  redisUrl: string;
+  /** One Redis; or `redis`, the variables naming any Redis (a suite's: suite.ts). */
+  redisUrl?: string;
+  redis?: Record<string, string>;
   schema: string;
   env?: Record<string, string>;
 }

@@ -341,6 +341,13 @@ export const commonVars = {
     description: 'PostgreSQL connections per process (see docs/deployment.md for sizing)',
   }),
   redisUrl: vars.optionalString('REDIS_URL', 'Redis URL; in-memory state (single node) when unset'),
+  redisClusterNodes: vars.list('REDIS_CLUSTER_NODES', {
+    description: 'Seed nodes of a Redis Cluster (host:port or redis[s]://[user:password@]host:port, comma-separated), instead of REDIS_URL',
+  }),
+  redisSentinels: vars.list('REDIS_SENTINELS', {
+    description: 'Redis Sentinels (host:port or redis[s]://[user:password@]host:port for the data nodes, comma-separated), instead of REDIS_URL',
+  }),
+  redisSentinelName: vars.string('REDIS_SENTINEL_NAME', { default: 'mymaster', description: 'The primary the sentinels of REDIS_SENTINELS watch' }),
   redisKeyPrefix: vars.string('REDIS_KEY_PREFIX', {
     default: '',
     description: 'Put before every Redis key and channel: several deployments (or test runs) on one Redis keep apart',

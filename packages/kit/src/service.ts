@@ -18,7 +18,7 @@ import { migrate, openDatabase } from './db.js';
 import type { Database } from './db-types.js';
 import { serveMetrics } from './metrics-listener.js';
 import type { EmbeddedPostgres } from './pglite.js';
-import { openStateStore } from './state/store.js';
+import { openStateStore, stateStoreOptions } from './state/store.js';
 import type { StateStore } from './state/types.js';
 
 /** Background work of a service (sweepers, purges, outbox delivery, subscriptions): started after build, stopped on close. */
@@ -82,6 +82,9 @@ export interface ServiceConfigBase {
   databasePoolSize: number;
   schema: string;
   redisUrl?: string;
+  redisClusterNodes?: string[];
+  redisSentinels?: string[];
+  redisSentinelName?: string;
   redisKeyPrefix?: string;
   host: string;
   metricsPort?: number;
@@ -237,7 +240,7 @@ async function openStores(name: string, migrations: string, config: ServiceConfi
   });
   try {
     await migrate(db, migrations);
-    return { db, state: await openStateStore({ url: config.redisUrl, prefix: config.redisKeyPrefix }) };
+    return { db, state: await openStateStore(stateStoreOptions(config)) };
   } catch (err) {
     await db.close();
     throw err;

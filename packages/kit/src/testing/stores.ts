@@ -3,9 +3,9 @@
  * prefix, so files run in parallel. With DATABASE_URL / REDIS_URL set (CI) the real servers are used.
  */
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { openDatabase, type Database } from '../db.js';
-import { openStateStore, type StateStore } from '../state/index.js';
+import { openStateStore, type StateStore, type StateStoreOptions } from '../state/index.js';
 
 const suffix = () => randomBytes(5).toString('hex');
 
@@ -34,37 +34,73 @@ export async function testDatabase(service: string, url: string | null = process
 export interface TestStateStore {
   state: StateStore;
   prefix: string;
+  /** The Redis the store is on (a URL, or a cluster's seed nodes); null in memory. */
   url: string | null;
   drop(): Promise<void>;
 }
 
-/** A state store with a unique key prefix on Redis (REDIS_URL), or in memory. */
-export async function testStateStore(url: string | null = process.env.REDIS_URL ?? null): Promise<TestStateStore> {
+/** Where the test stores of this run live: REDIS_URL, or `url` given as a string or cluster options. */
+export type TestRedis = string | Pick<StateStoreOptions, 'url' | 'clusterNodes'> | null;
+
+/**
+ * The stores the contract suites run on, by adapter name: memory always, `redis` with REDIS_URL and
+ * `redis-cluster` with REDIS_CLUSTER_NODES (CI sets both).
+ */
+export function testRedisTargets(): [name: string, target: TestRedis][] {
+  const list: [string, TestRedis][] = [['memory', null]];
+  if (process.env.REDIS_URL) list.push(['redis', process.env.REDIS_URL]);
+  if (process.env.REDIS_CLUSTER_NODES) list.push(['redis-cluster', { clusterNodes: process.env.REDIS_CLUSTER_NODES.split(',') }]);
+  return list;
+}
+
+/** A state store with a unique key prefix on Redis (REDIS_URL, or the target given), or in memory. */
+export async function testStateStore(target: TestRedis = process.env.REDIS_URL ?? null): Promise<TestStateStore> {
   const prefix = `t:${suffix()}:`;
-  const state = await openStateStore({ url: url ?? undefined, prefix });
+  const opts: StateStoreOptions = typeof target === 'string' ? { url: target } : { ...target };
+  const state = await openStateStore({ ...opts, prefix });
+  const url = opts.url ?? (opts.clusterNodes?.length ? opts.clusterNodes.join(',') : null);
   return {
     state,
     prefix,
     url,
     async drop() {
       await state.close();
-      if (url) await dropRedisPrefix(url, prefix);
+      if (opts.clusterNodes?.length) await dropClusterPrefix(opts.clusterNodes, prefix);
+      else if (opts.url) await dropRedisPrefix(opts.url, prefix);
     },
   };
 }
 
+async function dropPrefixOn(r: Redis, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await r.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
+    // One DEL per key: on a cluster node the keys of one scan may lie in several slots.
+    for (const key of keys) await r.del(key);
+    cursor = next;
+  } while (cursor !== '0');
+}
 
 /** Deletes every key under a prefix (a test's, or a test platform's REDIS_KEY_PREFIX). */
 export async function dropRedisPrefix(url: string, prefix: string): Promise<void> {
   const r = new Redis(url);
   try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await r.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
-      if (keys.length) await r.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
+    await dropPrefixOn(r, prefix);
   } finally {
     await r.quit();
+  }
+}
+
+/** The same on every primary of a Redis Cluster (seed nodes `host:port`). */
+export async function dropClusterPrefix(seeds: readonly string[], prefix: string): Promise<void> {
+  const cluster = new Cluster(seeds.map((s) => ({ host: s.split(':')[0], port: Number(s.split(':')[1]) })), { lazyConnect: true });
+  try {
+    await cluster.connect();
+    // Asked, not taken from the client's view: after a failover the view may still call a replica a primary.
+    const nodes = cluster.nodes('all');
+    const roles = await Promise.all(nodes.map((node) => node.role().then((r) => r[0], () => 'unreachable')));
+    await Promise.all(nodes.filter((_, i) => roles[i] === 'master').map((node) => dropPrefixOn(node, prefix)));
+  } finally {
+    cluster.disconnect();
   }
 }
