@@ -8,3 +8,4 @@ export { startHaproxy, haproxyConfig, haproxyAvailable, type Haproxy, type Backe
 export { startPrivatePostgres, startPrivateRedis, postgresBinDir, type PrivatePostgres, type PrivateRedis } from './private-stores.js';
 export { sharedStores, skipWithoutSharedStores, uniqueSchema, redisDbUrl, flushRedisDb, schemaPool, dropSchema, claimSuiteStores, releaseSuiteStores, redisKinds, type SuiteStores, type SharedStores, type RedisKind } from './stores.js';
 export { onSuiteStores } from './suite.js';
+export { startPrivateRedisCluster, startPrivateSentinel, redisHaAvailable, type PrivateRedisCluster, type PrivateSentinel } from './private-redis.js';

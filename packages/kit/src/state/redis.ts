@@ -245,6 +245,29 @@ async function run<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
+/** How long a publish (or a logged append) is tried again while Redis fails over or restarts. */
+export const PUBLISH_RETRY_MS = 5000;
+
+/**
+ * `run` for the writes that deliver events: tried again (100 ms, doubling to 1 s) for up to PUBLISH_RETRY_MS
+ * while the store refuses them, so an event published while a primary fails over (about 2 s on a cluster, a
+ * Sentinel switch likewise) arrives late instead of never. A command that timed out is not tried again: it may
+ * have run, and a second run would deliver the event twice. Errors of the script itself are not retried either.
+ */
+async function runDelivering<T>(fn: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + PUBLISH_RETRY_MS;
+  for (let wait = 100; ; wait = Math.min(wait * 2, 1000)) {
+    try {
+      return await fn();
+    } catch (err) {
+      const message = (err as Error).message ?? '';
+      const transient = !/timed out/i.test(message) && !/^ERR /.test(message) && !(err instanceof AppError);
+      if (!transient || Date.now() + wait > deadline) wrapRedisError(err);
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  }
+}
+
 /** Positions of keys by hash slot (a cluster runs a multi-key command only within one slot). */
 function bySlot(keys: readonly string[]): number[][] {
   const groups = new Map<number, number[]>();
@@ -335,19 +358,21 @@ function setOps({ client, k }: Connection): Pick<StateStore, 'setAdd' | 'setHas'
 function pubSubOps({ client, subscriber, handlers, k, sharded }: Connection): Pick<StateStore, 'publish' | 'publishAll' | 'subscribe'> {
   const send = (channel: string, message: string) => (sharded ? client.spublish(channel, message) : client.publish(channel, message));
   return {
-    publishAll: (messages) =>
-      run(async () => {
-        if (!messages.length) return;
-        // A cluster pipelines only within one slot: each SPUBLISH goes to its shard, in order per connection.
-        if (sharded) return void (await Promise.all(messages.map((m) => send(k(m.channel), m.message))));
+    publishAll: async (messages) => {
+      if (!messages.length) return;
+      // A cluster pipelines only within one slot: each SPUBLISH goes to its shard (in order per connection),
+      // each tried again on its own.
+      if (sharded) return void (await Promise.all(messages.map((m) => runDelivering(() => send(k(m.channel), m.message)))));
+      await runDelivering(async () => {
         const pipeline = client.pipeline();
         for (const m of messages) pipeline.publish(k(m.channel), m.message);
         const results = (await pipeline.exec()) ?? [];
         const failed = results.find(([err]) => err);
         if (failed) throw failed[0];
-      }),
+      });
+    },
     publish: (channel, message) =>
-      run(async () => {
+      runDelivering(async () => {
         await send(k(channel), message);
       }),
     subscribe: (channel, handler) =>
@@ -383,22 +408,24 @@ function logOps({ client, k, sharded }: Connection): Pick<StateStore, 'logAppend
   const lk = sharded ? (key: string) => k(`{log}${key}`) : k;
   const fixed = [lk('log:seq'), lk('log:bodies')];
   return {
-    logAppend: (items, r) =>
-      run(async () => {
-        checkAppends(items);
-        if (!items.length) return [];
-        const keys = [...fixed];
-        const args: (string | number)[] = [r.maxEntries, r.maxAgeMs, items.length];
-        for (const i of items) {
-          for (const log of i.logs) keys.push(lk(log));
-          args.push(i.logs.length, i.entry, i.publish?.message ?? '', i.publish && !sharded ? k(i.publish.channel) : '');
-        }
-        const ids = await client.logAppend(keys.length, ...keys, ...args);
-        if (sharded) {
-          await Promise.all(items.map((i, n) => (i.publish ? client.spublish(k(i.publish.channel), withLogId(i.publish.message ?? i.entry, ids[n])) : undefined)));
-        }
-        return ids;
-      }),
+    logAppend: async (items, r) => {
+      checkAppends(items);
+      if (!items.length) return [];
+      const keys = [...fixed];
+      const args: (string | number)[] = [r.maxEntries, r.maxAgeMs, items.length];
+      for (const i of items) {
+        for (const log of i.logs) keys.push(lk(log));
+        args.push(i.logs.length, i.entry, i.publish?.message ?? '', i.publish && !sharded ? k(i.publish.channel) : '');
+      }
+      const ids = await runDelivering(() => client.logAppend(keys.length, ...keys, ...args));
+      // Tried again apart from the append: an append that ran is never run twice.
+      if (sharded) {
+        await Promise.all(
+          items.map((i, n) => (i.publish ? runDelivering(() => client.spublish(k(i.publish!.channel), withLogId(i.publish!.message ?? i.entry, ids[n]))) : undefined)),
+        );
+      }
+      return ids;
+    },
     logRead: (reads, r, limit) =>
       run(async () => {
         const keys = [...fixed, ...reads.map((x) => lk(x.log))];
