@@ -6,5 +6,5 @@ export { startAuthCluster, baseEnv, type AuthCluster, type AuthClusterOptions } 
 export { startSocialCluster, type SocialCluster, type SocialClusterOptions } from './social-cluster.js';
 export { startHaproxy, haproxyConfig, haproxyAvailable, type Haproxy, type Backend, type HaproxyConfigOptions } from './haproxy.js';
 export { startPrivatePostgres, startPrivateRedis, postgresBinDir, type PrivatePostgres, type PrivateRedis } from './private-stores.js';
-export { sharedStores, skipWithoutSharedStores, uniqueSchema, redisDbUrl, flushRedisDb, schemaPool, dropSchema, claimSuiteStores, releaseSuiteStores, type SuiteStores } from './stores.js';
+export { sharedStores, skipWithoutSharedStores, uniqueSchema, redisDbUrl, flushRedisDb, schemaPool, poolerFor, type SchemaPool, dropSchema, claimSuiteStores, releaseSuiteStores, type SuiteStores } from './stores.js';
 export { onSuiteStores } from './suite.js';

@@ -4,11 +4,11 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import pg from 'pg';
 import { Redis } from 'ioredis';
 import {
   eventually,
   schemaPool,
+  type SchemaPool,
   skipWithoutSharedStores,
   startAuthCluster,
   type AuthCluster,
@@ -21,7 +21,7 @@ const skip = skipWithoutSharedStores();
 
 describe('auth: three nodes, one service', { skip }, () => {
   let cluster: AuthCluster;
-  let db: pg.Pool;
+  let db: SchemaPool;
   let redis: Redis;
   let c: ClusterClient[];
 
