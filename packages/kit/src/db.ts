@@ -80,8 +80,11 @@ async function openPostgres(opts: DatabaseOptions): Promise<Database> {
     // session to other clients anyway: there the schema is chosen below.
     ...(pooled ? {} : { options: `-c search_path=${schema}` }),
   });
-  // An idle client losing its connection must not crash the process.
+  // An idle client losing its connection must not crash the process; nor may one checked out, between the statements
+  // of a transaction, that is told so (PgBouncer sends "server conn crashed?" the moment PostgreSQL goes away): its next
+  // statement fails instead (database_unavailable), and the connection is not given back.
   pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
 
   // Parameterised statements are prepared once per connection (named by a digest of their text) and then
   // only bound and executed: measured in bench/ (docs/benchmarks.md), PostgreSQL skips parse and plan per call.
@@ -133,26 +136,10 @@ async function openPostgres(opts: DatabaseOptions): Promise<Database> {
   };
 
   try {
-    await pool.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`).catch(wrapDbError);
-    if (pooled) {
-      const { rows } = await pool.query<{ s: string | null }>('SELECT current_schema() AS s').catch(wrapDbError);
-      scoped = rows[0]?.s !== schema;
-    }
-    // The schema every statement will run in, seen from inside (a pooler or proxy dropping the startup option, a
-    // role's search_path naming another schema first): a service must never read or migrate someone else's tables.
-    const seen = await transaction(async (tx) => (await tx.query<{ s: string | null }>('SELECT current_schema() AS s')).rows[0]?.s);
-    if (seen !== schema) {
-      throw new Error(
-        `database: statements run in schema ${seen ?? '(none)'}, not the configured ${schema}` +
-          (pooled ? '' : ' (behind a transaction-mode pooler such as PgBouncer, set DATABASE_POOLER=transaction)'),
-      );
-    }
+    await openSchema(pool, schema, pooled, (v) => (scoped = v), (fn) => transaction((tx) => fn(tx)));
   } catch (err) {
     await pool.end().catch(() => {});
-    if (!pooled && /unsupported startup parameter: options/.test(String((err as Error)?.message) + String((err as { cause?: Error })?.cause?.message))) {
-      throw new Error('database: the server refused the startup option that sets the schema: DATABASE_URL reaches a pooler (PgBouncer?); set DATABASE_POOLER=transaction', { cause: err });
-    }
-    throw err;
+    throw startupError(err, pooled);
   }
 
   const max = opts.poolSize ?? 10;
@@ -173,6 +160,47 @@ async function openPostgres(opts: DatabaseOptions): Promise<Database> {
       await pool.end();
     },
   };
+}
+
+/**
+ * Creates the schema when missing and checks that statements run in it. Tells `setScoped(true)` when each transaction
+ * must name it (SET LOCAL): through a pooler whose role does not already default to it.
+ */
+async function openSchema(
+  pool: pg.Pool,
+  schema: string,
+  pooled: boolean,
+  setScoped: (scoped: boolean) => void,
+  inTransaction: <T>(fn: (tx: Queryable) => Promise<T>) => Promise<T>,
+): Promise<void> {
+  await pool.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`).catch(wrapDbError);
+  const current = async (q: Queryable) => (await q.query<{ s: string | null }>('SELECT current_schema() AS s')).rows[0]?.s;
+  const plain: Queryable = {
+    async query(sql) {
+      const r = await pool.query(sql).catch(wrapDbError);
+      return { rows: r.rows, rowCount: r.rowCount ?? 0 };
+    },
+  };
+  const scoped = pooled && (await current(plain)) !== schema;
+  setScoped(scoped);
+  // The schema every statement will run in, seen from inside (a pooler or proxy dropping the startup option, a
+  // role's search_path naming another schema first): a service must never read or migrate someone else's tables.
+  const seen = scoped ? await inTransaction(current) : await current(plain);
+  if (seen !== schema) {
+    throw new Error(
+      `database: statements run in schema ${seen ?? '(none)'}, not the configured ${schema}` +
+        (pooled ? '' : ' (behind a transaction-mode pooler such as PgBouncer, set DATABASE_POOLER=transaction)'),
+    );
+  }
+}
+
+/** A pooler refusing the startup option that sets the schema says what to set. */
+function startupError(err: unknown, pooled: boolean): unknown {
+  const text = `${(err as Error)?.message} ${(err as { cause?: Error })?.cause?.message}`;
+  if (pooled || !/unsupported startup parameter: options/.test(text)) return err;
+  return new Error('database: the server refused the startup option that sets the schema: DATABASE_URL reaches a pooler (PgBouncer?); set DATABASE_POOLER=transaction', {
+    cause: err,
+  });
 }
 
 /**
