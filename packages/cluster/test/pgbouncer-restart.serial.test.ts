@@ -48,7 +48,7 @@ const skip = missing.length ? `not installed: ${missing.join(', ')}` : false;
 /** How long after PostgreSQL is back every node must answer again. */
 const RECOVERY_MS = 10_000;
 /** How long PostgreSQL stays down. */
-const DOWN_MS = 2_000;
+const DOWN_MS = 1_500;
 const UNLIMITED = '1000000';
 const WORKERS_PER_NODE = 3;
 
@@ -154,7 +154,7 @@ describe('PostgreSQL restart behind PgBouncer (transaction mode) under load', { 
     const recoveries: number[] = [];
     try {
       for (let round = 0; round < 2; round++) {
-        await sleep(1500);
+        await sleep(1000);
         const before = t.signedUp.length + t.refreshes;
         await pgPrivate.stop();
         await sleep(DOWN_MS);
@@ -172,7 +172,7 @@ describe('PostgreSQL restart behind PgBouncer (transaction mode) under load', { 
         recoveries.push(Date.now() - back);
         assert.ok(t.signedUp.length + t.refreshes > before, 'the load ran through the round');
       }
-      await sleep(1000);
+      await sleep(500);
     } finally {
       load = false;
       await Promise.all(workers);

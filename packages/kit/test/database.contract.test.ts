@@ -1,6 +1,7 @@
-// The storage port on PGlite always and on PostgreSQL when DATABASE_URL is set: as the run reaches it (straight, or
-// through PgBouncer in transaction mode when DATABASE_POOLER=transaction, as CI's main run does), and straight to
-// PostgreSQL in pooler mode too (the schema set per transaction), so both ways are checked wherever PostgreSQL is.
+// The storage port on PGlite always and on PostgreSQL when DATABASE_URL is set, as the run reaches it: straight, or
+// through PgBouncer in transaction mode (DATABASE_POOLER=transaction, as in CI). Both ways are checked wherever
+// PostgreSQL is: a straight run also runs pooler mode (the schema set per transaction) on the same server, and a run
+// through the pooler also runs straight to DATABASE_DIRECT_URL when set (CI: the PostgreSQL behind the pooler).
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -9,12 +10,14 @@ import path from 'node:path';
 import { migrate, isUniqueViolation, splitSql, openDatabase } from '../src/db.js';
 import { testDatabase, testDatabasePooler, type TestDatabase } from '../src/testing.js';
 import type { DatabasePooler } from '../src/db.js';
+import { wrapDbError } from '../src/db-errors.js';
 
 const runPooler = testDatabasePooler();
 const backends: [string, string | null, DatabasePooler][] = [['pglite', null, 'none']];
 if (process.env.DATABASE_URL) {
   backends.push([`postgres${runPooler === 'transaction' ? ' through a transaction pooler' : ''}`, process.env.DATABASE_URL, runPooler]);
   if (runPooler === 'none') backends.push(['postgres with DATABASE_POOLER=transaction', process.env.DATABASE_URL, 'transaction']);
+  else if (process.env.DATABASE_DIRECT_URL) backends.push(['postgres straight (DATABASE_DIRECT_URL)', process.env.DATABASE_DIRECT_URL, 'none']);
 }
 
 const dir = mkdtempSync(path.join(tmpdir(), 'migrations-'));
@@ -140,6 +143,15 @@ describe('splitSql', () => {
 });
 
 describe('database errors', () => {
+  it("turns PgBouncer's answers while PostgreSQL is away (SQLSTATE 08P01) into a 503 database_unavailable", () => {
+    for (const message of ['pgbouncer cannot connect to server', 'server conn crashed?', 'query_wait_timeout']) {
+      assert.throws(
+        () => wrapDbError(Object.assign(new Error(message), { code: '08P01', severity: 'FATAL' })),
+        (err: any) => err.status === 503 && err.code === 'database_unavailable',
+      );
+    }
+  });
+
   it('turns an unreachable PostgreSQL into a 503 database_unavailable', async () => {
     await assert.rejects(openDatabase({ url: 'postgres://postgres@127.0.0.1:1/test', schema: 'x', connectTimeoutMs: 500 }), (err: any) => {
       assert.equal(err.status, 503);
