@@ -2,7 +2,9 @@
  * Storage port: PostgreSQL through `pg` when DATABASE_URL is set, embedded
  * PGlite otherwise. Both speak the same SQL, so one set of migrations serves
  * both. Each service lives in its own schema (search_path), so the services
- * can share one database or live in separate ones.
+ * can share one database or live in separate ones. Behind a transaction-mode
+ * pooler (DATABASE_POOLER=transaction) no session state is relied on
+ * (docs/decisions/0018-transaction-pooler.md).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
