@@ -22,6 +22,8 @@ export interface PgBouncerOptions {
   users: string[];
   /** default_pool_size: server connections per database and user. */
   poolSize?: number;
+  /** ignore_startup_parameters (e.g. `options`: a pooler that drops the startup option setting the schema). */
+  ignoreStartupParameters?: string[];
 }
 
 export interface PgBouncer {
@@ -59,6 +61,7 @@ export async function startPgBouncer(opts: PgBouncerOptions): Promise<PgBouncer>
       // within about a second of PostgreSQL being back; a client waits for a server connection at most 10 s.
       'server_login_retry = 1',
       'query_wait_timeout = 10',
+      ...(opts.ignoreStartupParameters?.length ? [`ignore_startup_parameters = ${opts.ignoreStartupParameters.join(',')}`] : []),
       `logfile = ${logFile}`,
       '',
     ].join('\n'),

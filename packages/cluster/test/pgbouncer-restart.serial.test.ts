@@ -16,6 +16,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import pg from 'pg';
+import { openDatabase } from '@platform/kit';
 import {
   eventually,
   pgbouncerBinary,
@@ -146,6 +147,21 @@ describe('PostgreSQL restart behind PgBouncer (transaction mode) under load', { 
       }
     }
   }
+
+  it('refuses to start when statements would run in another schema than the configured one', async () => {
+    // A pooler told to drop the startup option (a tempting "fix" for PgBouncer's refusal of it): without the check, a
+    // service would create and read its tables in public.
+    const dropping = await startPgBouncer({ serverPort: pgPrivate.port, users: ['postgres'], ignoreStartupParameters: ['options'] });
+    try {
+      await assert.rejects(openDatabase({ url: dropping.url('postgres', 'postgres'), schema: 'elsewhere' }), /statements run in schema public, not the configured elsewhere/);
+      // The same pooler with DATABASE_POOLER=transaction: the schema is set per transaction, and the check passes.
+      const db = await openDatabase({ url: dropping.url('postgres', 'postgres'), schema: 'elsewhere', pooler: 'transaction' });
+      assert.equal((await db.query<{ s: string }>('SELECT current_schema() AS s')).rows[0].s, 'elsewhere');
+      await db.close();
+    } finally {
+      await dropping.destroy();
+    }
+  });
 
   it('answers 503 while PostgreSQL is down, recovers within the bound, and loses nothing acknowledged', async () => {
     const t: Tally = { statuses: new Map(), bad: [], signedUp: [], sessions: new Map(), refreshes: 0 };
