@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadOrCreateTls } from '@platform/kit';
 import { freePort } from './ports.js';
+import { poolerFor } from './stores.js';
 import { ServiceNode, startNodesInOrder } from './node-process.js';
 import { ClusterClient, type ClientOptions } from './client.js';
 
@@ -55,6 +56,8 @@ export function nodeEnv(dir: string, i: number, opts: { databaseUrl: string; red
     ...baseEnv(),
     DATA_DIR: path.join(dir, `node-${i + 1}`),
     DATABASE_URL: opts.databaseUrl,
+    // The shared PostgreSQL may be reached through PgBouncer in transaction mode (CI): the nodes are told so.
+    ...(poolerFor(opts.databaseUrl) === 'transaction' ? { DATABASE_POOLER: 'transaction' } : {}),
     ...(opts.redis ?? { REDIS_URL: opts.redisUrl ?? '' }),
     HOST: '127.0.0.1',
     LOG_LEVEL: 'warn',

@@ -64,11 +64,45 @@ export async function flushRedisDb(url: string): Promise<void> {
   }
 }
 
-/** A small pg pool on a schema for assertions straight in the database. */
-export function schemaPool(databaseUrl: string, schema: string): pg.Pool {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 3, options: `-c search_path=${schema}` });
+/**
+ * How `databaseUrl` is reached: 'transaction' when it is the test run's DATABASE_URL and DATABASE_POOLER=transaction
+ * says that is a PgBouncer in transaction mode (CI); a private server is reached straight.
+ */
+export function poolerFor(databaseUrl: string): 'none' | 'transaction' {
+  return process.env.DATABASE_POOLER === 'transaction' && databaseUrl === process.env.DATABASE_URL ? 'transaction' : 'none';
+}
+
+/** Statements on one schema (schemaPool). */
+export interface SchemaPool {
+  query<R extends pg.QueryResultRow = any>(sql: string, params?: unknown[]): Promise<pg.QueryResult<R>>;
+  end(): Promise<void>;
+}
+
+/**
+ * A small pg pool on a schema for assertions straight in the database. Through a transaction pooler (poolerFor) no
+ * startup option sets the schema: each statement runs in a transaction of its own that sets it (SET LOCAL).
+ */
+export function schemaPool(databaseUrl: string, schema: string, pooler = poolerFor(databaseUrl)): SchemaPool {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 3, ...(pooler === 'transaction' ? {} : { options: `-c search_path=${schema}` }) });
   pool.on('error', () => {});
-  return pool;
+  if (pooler !== 'transaction') return { query: (sql, params) => pool.query(sql, params), end: () => pool.end() };
+  return {
+    async query(sql, params) {
+      const c = await pool.connect();
+      try {
+        await c.query(`BEGIN; SET LOCAL search_path TO ${schema}`);
+        const r = await c.query(sql, params);
+        await c.query('COMMIT');
+        return r;
+      } catch (err) {
+        await c.query('ROLLBACK').catch(() => {});
+        throw err;
+      } finally {
+        c.release();
+      }
+    },
+    end: () => pool.end(),
+  };
 }
 
 export async function dropSchema(databaseUrl: string, schema: string): Promise<void> {

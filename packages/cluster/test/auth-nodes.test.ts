@@ -4,11 +4,11 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import pg from 'pg';
 import type { StateStore } from '@platform/kit';
 import {
   eventually,
   schemaPool,
+  type SchemaPool,
   skipWithoutSharedStores,
   startAuthCluster,
   type AuthCluster,
@@ -22,7 +22,7 @@ const skip = skipWithoutSharedStores();
 
 for (const kind of redisKinds()) describe(`auth: three nodes, one service (${kind})`, { skip }, () => {
   let cluster: AuthCluster;
-  let db: pg.Pool;
+  let db: SchemaPool;
   let state: StateStore;
   let c: ClusterClient[];
 

@@ -340,6 +340,11 @@ export const commonVars = {
     max: 500,
     description: 'PostgreSQL connections per process (see docs/deployment.md for sizing)',
   }),
+  databasePooler: vars.oneOf('DATABASE_POOLER', ['none', 'transaction'] as const, {
+    default: 'none',
+    description:
+      'transaction: DATABASE_URL reaches PostgreSQL through a transaction-mode pooler (PgBouncer pool_mode = transaction): no startup options, no named prepared statements, the schema set per transaction unless the role already defaults to it (docs/deployment.md)',
+  }),
   redisUrl: vars.optionalString('REDIS_URL', 'Redis URL; in-memory state (single node) when unset'),
   redisClusterNodes: vars.list('REDIS_CLUSTER_NODES', {
     description: 'Seed nodes of a Redis Cluster (host:port or redis[s]://[user:password@]host:port, comma-separated), instead of REDIS_URL',

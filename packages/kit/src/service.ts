@@ -14,7 +14,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { App } from './app-type.js';
 import { ConfigError, deprecatedNamesInUse, type Env, type Variable } from './config.js';
-import { migrate, openDatabase } from './db.js';
+import { migrate, openDatabase, type DatabasePooler } from './db.js';
 import type { Database } from './db-types.js';
 import { serveMetrics } from './metrics-listener.js';
 import type { EmbeddedPostgres } from './pglite.js';
@@ -80,6 +80,8 @@ export interface ServiceConfigBase {
   dataDir: string;
   databaseUrl?: string;
   databasePoolSize: number;
+  /** DATABASE_POOLER: 'transaction' behind PgBouncer in transaction mode (kit db.ts). */
+  databasePooler?: DatabasePooler;
   schema: string;
   redisUrl?: string;
   redisClusterNodes?: string[];
@@ -234,6 +236,7 @@ async function openStores(name: string, migrations: string, config: ServiceConfi
   const db = await openDatabase({
     url: config.databaseUrl,
     poolSize: config.databasePoolSize,
+    pooler: config.databasePooler,
     dataDir: path.join(config.dataDir, name, 'pg'),
     schema: config.schema,
     embedded,

@@ -4,25 +4,38 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Cluster, Redis } from 'ioredis';
-import { openDatabase, type Database } from '../db.js';
+import { openDatabase, type Database, type DatabasePooler } from '../db.js';
 import { openStateStore, type StateStore, type StateStoreOptions } from '../state/index.js';
 
 const suffix = () => randomBytes(5).toString('hex');
 
+/** DATABASE_POOLER of the test run: 'transaction' when DATABASE_URL is a PgBouncer in transaction mode (CI). */
+export function testDatabasePooler(): DatabasePooler {
+  return process.env.DATABASE_POOLER === 'transaction' ? 'transaction' : 'none';
+}
+
 export interface TestDatabase {
   db: Database;
   url: string | null;
+  /** How url is reached (open more connections to the schema with it). */
+  pooler: DatabasePooler;
   schema: string;
   drop(): Promise<void>;
 }
 
 /** A fresh, empty schema on PostgreSQL (DATABASE_URL) or an in-memory PGlite. */
-export async function testDatabase(service: string, url: string | null = process.env.DATABASE_URL ?? null): Promise<TestDatabase> {
+export async function testDatabase(
+  service: string,
+  url: string | null = process.env.DATABASE_URL ?? null,
+  // DATABASE_POOLER=transaction: the URL is a PgBouncer in transaction mode (CI runs the suite through one).
+  pooler: DatabasePooler = testDatabasePooler(),
+): Promise<TestDatabase> {
   const schema = `t_${service}_${suffix()}`;
-  const db = await openDatabase({ url: url ?? undefined, schema, poolSize: 5 });
+  const db = await openDatabase({ url: url ?? undefined, schema, poolSize: 5, pooler });
   return {
     db,
     url,
+    pooler,
     schema,
     async drop() {
       if (db.kind === 'postgres') await db.exec(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => {});
