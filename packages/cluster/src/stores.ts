@@ -2,7 +2,7 @@
  * Where cluster tests and benchmarks keep their data on the shared servers:
  * a fresh PostgreSQL schema per run (AUTH_DB_SCHEMA / SOCIAL__DATABASE__SCHEMA)
  * and, on one Redis, a database number per test file (redis://host:port/<n>),
- * flushed before use; on the Redis Cluster (REDIS_CLUSTER_NODES, which has only
+ * flushed before use; on the Redis Cluster (TEST_REDIS_CLUSTER_NODES, which has only
  * database 0) a fresh REDIS_KEY_PREFIX, deleted after.
  */
 import { randomBytes } from 'node:crypto';
@@ -18,7 +18,7 @@ export function sharedStores(): SharedStores | { skip: string } {
   if (!databaseUrl || !redisUrl) {
     return { skip: 'cluster tests need the real PostgreSQL and Redis: set DATABASE_URL and REDIS_URL (CI does)' };
   }
-  const clusterNodes = process.env.REDIS_CLUSTER_NODES?.split(',').filter(Boolean);
+  const clusterNodes = process.env.TEST_REDIS_CLUSTER_NODES?.split(',').filter(Boolean);
   return { databaseUrl, redisUrl, ...(clusterNodes?.length ? { clusterNodes } : {}) };
 }
 
@@ -132,7 +132,7 @@ export interface SuiteStores {
 export async function claimSuiteStores(shared: SharedStores, schemaPrefix: string, redisDb: number, kind: RedisKind = 'redis'): Promise<SuiteStores> {
   const schema = uniqueSchema(schemaPrefix);
   if (kind === 'redis-cluster') {
-    if (!shared.clusterNodes) throw new Error('no Redis Cluster: REDIS_CLUSTER_NODES is not set');
+    if (!shared.clusterNodes) throw new Error('no Redis Cluster: TEST_REDIS_CLUSTER_NODES is not set');
     const clusterNodes = shared.clusterNodes;
     const prefix = `${schema}:`;
     return {

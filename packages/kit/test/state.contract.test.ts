@@ -1,5 +1,5 @@
 // One contract, run on the in-memory adapter always, on Redis when REDIS_URL is set and on a Redis Cluster when
-// REDIS_CLUSTER_NODES is set (CI): every adapter must behave the same.
+// TEST_REDIS_CLUSTER_NODES is set (CI): every adapter must behave the same.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';

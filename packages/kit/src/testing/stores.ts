@@ -57,12 +57,13 @@ export type TestRedis = string | Pick<StateStoreOptions, 'url' | 'clusterNodes'>
 
 /**
  * The stores the contract suites run on, by adapter name: memory always, `redis` with REDIS_URL and
- * `redis-cluster` with REDIS_CLUSTER_NODES (CI sets both).
+ * `redis-cluster` with TEST_REDIS_CLUSTER_NODES (CI sets both; a name of the tests' own, so no service a test
+ * starts inherits two Redis settings).
  */
 export function testRedisTargets(): [name: string, target: TestRedis][] {
   const list: [string, TestRedis][] = [['memory', null]];
   if (process.env.REDIS_URL) list.push(['redis', process.env.REDIS_URL]);
-  if (process.env.REDIS_CLUSTER_NODES) list.push(['redis-cluster', { clusterNodes: process.env.REDIS_CLUSTER_NODES.split(',') }]);
+  if (process.env.TEST_REDIS_CLUSTER_NODES) list.push(['redis-cluster', { clusterNodes: process.env.TEST_REDIS_CLUSTER_NODES.split(',') }]);
   return list;
 }
 
