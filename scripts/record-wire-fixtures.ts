@@ -1,5 +1,5 @@
 // Records the messages that cross nodes or outlive one, as the code of this checkout writes them, into
-// packages/kit/test/fixtures/wire/<release>.json (docs/decisions/0018-versioned-messages.md). Run it on a release
+// packages/e2e/test/fixtures/wire/<release>.json (docs/decisions/0018-versioned-messages.md). Run it on a release
 // before changing a message: the file is what the next release must still read (test/wire-*.test.ts feed it to
 // running nodes). The producers run for real: a social node (HTTP), an auth node (HTTP), the registry's cache and
 // notices, social's revocation and sanction relays, over the in-memory state store (Redis gives the same texts).
@@ -191,7 +191,7 @@ const scrub = (s: string) => values.reduce((t, v) => t.split(v).join(placeholder
 const fixtures = Object.fromEntries(
   Object.entries(out).map(([kind, list]) => [kind, list.map((r) => ({ by: r.by, ...(r.channel ? { channel: scrub(r.channel) } : {}), raw: scrub(r.raw) }))]),
 );
-const file = path.resolve(import.meta.dirname, '../packages/kit/test/fixtures/wire', `${release}.json`);
+const file = path.resolve(import.meta.dirname, '../packages/e2e/test/fixtures/wire', `${release}.json`);
 writeFileSync(file, JSON.stringify({ release, recordedAt: new Date().toISOString(), note: 'Recorded by scripts/record-wire-fixtures.ts; not edited by hand.', messages: fixtures }, null, 2) + '\n');
 console.log(`wrote ${file}:`, Object.fromEntries(Object.entries(fixtures).map(([k, v]) => [k, v.length])));
 process.exit(0);
