@@ -65,6 +65,9 @@ async function social(replay: boolean) {
     by = 'POST /v1/presence (presence fan-out)';
     await h.req(a, 'POST', '/v1/presence', { body: { state: 'away' } });
     await settle();
+    // The presence record every node reads from the store (presence.ts).
+    const record = await h.state.state.get(`presence:${a.id}`);
+    if (record) add('social.presenceRecord', { by: `POST /v1/presence, the stored record (${mode})`, channel: 'presence:{{user:a}}', raw: record });
     by = 'POST /v1/me/name (profile fan-out)';
     await h.req(a, 'POST', '/v1/me/name', { body: { displayName: 'Anyanka' } });
     await settle();

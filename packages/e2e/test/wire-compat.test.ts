@@ -14,6 +14,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { GAME_CREDENTIALS_WIRE, type WireKind } from '@platform/kit';
 import { EVENT_WIRE, FANOUT_WIRE, RELATIONS_WIRE } from '../../social/src/services/events.js';
+import { PRESENCE_RECORD_WIRE } from '../../social/src/services/presence.js';
 import { AUTH_REVOCATION_WIRE, REVOCATIONS_WIRE } from '../../social/src/services/revocations.js';
 import { AUTH_SANCTION_WIRE, SANCTIONS_WIRE } from '../../social/src/services/sanctions.js';
 import { BUS_NOTICE_WIRE, OUTBOX_NOTICE_WIRE } from '../../auth/src/services/notice-wire.js';
@@ -48,6 +49,7 @@ const KINDS: Record<string, { kind: AnyKind; old: (raw: string) => unknown; writ
   'social.replayEntry': { kind: EVENT_WIRE as AnyKind, old: previous.readReplayEntry },
   'social.fanout': { kind: FANOUT_WIRE as AnyKind, old: previous.readFanout },
   'social.relations': { kind: RELATIONS_WIRE as AnyKind, old: previous.readRelations },
+  'social.presenceRecord': { kind: PRESENCE_RECORD_WIRE as AnyKind, old: previous.readPresenceRecord },
   'social.revocations': { kind: REVOCATIONS_WIRE as AnyKind, old: previous.readRevocationRelay },
   'social.sanctions': { kind: SANCTIONS_WIRE as AnyKind, old: previous.readSanctionRelay },
   // Auth writes its bus notices with BUS_NOTICE_WIRE; social reads them with its own kinds.
