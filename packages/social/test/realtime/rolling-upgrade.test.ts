@@ -2,7 +2,7 @@
 // node of this release fed the messages a node of the previous release wrote, as recorded from that release's code
 // (packages/e2e/test/fixtures/wire/previous.json, scripts/record-wire-fixtures.ts), published on the channels the
 // node subscribes to through the real store (Redis with REDIS_URL): its sockets get the events, the revocation
-// closes the socket, the sanction refuses chat. The recorded ids are the test's users'; times are moved to now.
+// closes the socket, the sanction refuses chat; a stored presence record is read. The recorded ids are the test's users'; times are moved to now.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -71,6 +71,13 @@ describe(`rolling upgrade: a node reads the previous release's messages (${proce
     for (const m of pick('social.party')) await publish(partyChannel(party.partyId), fill(m.raw, values));
     await onA.next('partyMemberJoined', (d) => d.member.publicId === b.publicId);
     assert.equal((await onA.next('chatMessage', (d) => d.fromPublicId === a.publicId)).data.body, 'hello party');
+
+    // A presence record the previous release stored: read by this node (c, a friend of a, shows as away).
+    await befriend(h, a, c);
+    const record = pick('social.presenceRecord')[0];
+    await h.state.state.set(`presence:${c.id}`, fill(record.raw, values), 60_000);
+    const friends = (await h.req(a, 'GET', '/v1/friends')).body as { publicId: string; presenceState: string }[];
+    assert.equal(friends.find((f) => f.publicId === c.publicId)?.presenceState, 'away');
 
     // A relations notice of the previous release: read (the cache dropped), nothing breaks; chat still flows.
     for (const m of pick('social.relations')) await publish(RELATIONS_CHANNEL, fill(m.raw, values));
