@@ -1,12 +1,12 @@
-// Records the messages that cross nodes or outlive one, as the code of this checkout writes them, into
-// packages/e2e/test/fixtures/wire/<release>.json (docs/decisions/0018-versioned-messages.md). Run it on a release
-// before changing a message: the file is what the next release must still read (test/wire-*.test.ts feed it to
-// running nodes). The producers run for real: a social node (HTTP), an auth node (HTTP), the registry's cache and
-// notices, social's revocation and sanction relays, over the in-memory state store (Redis gives the same texts).
-// Internal ids, public ids, party ids and the like are replaced by placeholders ({{user:a}}, ...) so a test can put
-// its own in.
+// Records the messages that cross nodes or outlive one (bus messages, replay-log entries, the stored presence record,
+// auth's outbox notices), as the code of this checkout writes them, into packages/e2e/test/fixtures/wire/<name>.json
+// (docs/decisions/0018-versioned-messages.md): `current` for this release; `previous` for the release before, run
+// with that release's sources checked out (git checkout <release> -- packages/*/src, then back). The producers run
+// for real: a social node (HTTP), an auth node (HTTP), the registry's cache and notices, social's revocation and
+// sanction relays, over the in-memory state store (Redis gives the same texts). Internal ids, public ids, party ids
+// and the like are replaced by placeholders ({{user:a}}, ...) so a test can put its own in.
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node --conditions=development --import tsx \
-//     scripts/record-wire-fixtures.ts <release name>
+//     scripts/record-wire-fixtures.ts current
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -31,7 +31,7 @@ interface Recorded {
 }
 
 const release = process.argv[2];
-if (!release) throw new Error('usage: record-wire-fixtures.ts <release name>');
+if (!release) throw new Error('usage: record-wire-fixtures.ts current|previous');
 const out: Record<string, Recorded[]> = {};
 const add = (kind: string, r: Recorded) => (out[kind] ??= []).push(r);
 const placeholders = new Map<string, string>();
