@@ -1,6 +1,6 @@
 // Records the messages that cross nodes or outlive one (bus messages, replay-log entries, the stored presence record,
 // auth's outbox notices), as the code of this checkout writes them, into packages/e2e/test/fixtures/wire/<name>.json
-// (docs/decisions/0018-versioned-messages.md): `current` for this release; `previous` for the release before, run
+// (docs/decisions/0020-versioned-messages.md): `current` for this release; `previous` for the release before, run
 // with that release's sources checked out (git checkout <release> -- packages/*/src, then back). The producers run
 // for real: a social node (HTTP), an auth node (HTTP), the registry's cache and notices, social's revocation and
 // sanction relays, over the in-memory state store (Redis gives the same texts). Internal ids, public ids, party ids

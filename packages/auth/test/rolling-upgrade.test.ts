@@ -1,4 +1,4 @@
-// Rolling upgrades (docs/deployment.md, "Rolling upgrades"; docs/decisions/0018-versioned-messages.md): an outbox row
+// Rolling upgrades (docs/deployment.md, "Rolling upgrades"; docs/decisions/0020-versioned-messages.md): an outbox row
 // outlives the auth node that wrote it. The rows the previous release stored (recorded from its code:
 // packages/e2e/test/fixtures/wire/previous.json) are delivered by a node of this release to a target as they were,
 // and the rows this release stores are written in the format the previous release's social accepts (no `v` yet:

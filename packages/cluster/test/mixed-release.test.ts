@@ -1,5 +1,5 @@
 /**
- * A rolling upgrade in progress (docs/deployment.md, "Rolling upgrades"; docs/decisions/0018-versioned-messages.md):
+ * A rolling upgrade in progress (docs/deployment.md, "Rolling upgrades"; docs/decisions/0020-versioned-messages.md):
  * a social node process of the previous release (its sources taken from git history, PREVIOUS_RELEASE) and one of
  * this release, on one schema and one Redis. Friend requests, presence and profile changes made through either node
  * reach the sockets held by the other: the fan-out messages of each release are read by the other. Skipped where

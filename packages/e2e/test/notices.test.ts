@@ -111,7 +111,7 @@ describe('POST /v1/internal/auth-events (social)', () => {
       [{ id: 'nope', type: 'key_rotation' }, 'id'],
       [{ id: randomUUID(), type: 5 }, 'type'],
       [{ id: randomUUID(), type: 'account.deleted' }, 'account_id'],
-      // A version this node does not read: refused, so the outbox retries it once social is upgraded (decisions/0018).
+      // A version this node does not read: refused, so the outbox retries it once social is upgraded (decisions/0020).
       [{ v: 2, id: randomUUID(), type: 'key_rotation' }, 'v'],
     ] as const) {
       const r = await post(body, server);
@@ -119,7 +119,7 @@ describe('POST /v1/internal/auth-events (social)', () => {
       assert.equal(r.body.code, 'validation_failed');
       assert.equal(r.body.field, field, JSON.stringify(r.body));
     }
-    // A member a later release adds is ignored (docs/decisions/0018-versioned-messages.md).
+    // A member a later release adds is ignored (docs/decisions/0020-versioned-messages.md).
     assert.equal((await post({ id: randomUUID(), type: 'some.later_notice', extra: 1 }, server)).status, 200);
     // Malformed JSON, through the https client (the social certificate is self-signed).
     const { request } = await import('node:https');

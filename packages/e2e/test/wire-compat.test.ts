@@ -1,4 +1,4 @@
-// Rolling upgrades (docs/decisions/0018-versioned-messages.md, docs/deployment.md "Rolling upgrades"): every message
+// Rolling upgrades (docs/decisions/0020-versioned-messages.md, docs/deployment.md "Rolling upgrades"): every message
 // that crosses nodes or outlives one, both ways between this release and the previous one.
 // - fixtures/wire/previous.json: recorded from the previous release (scripts/record-wire-fixtures.ts): this
 //   release's kinds read every one of them, to the same value the previous release took from it;

@@ -59,7 +59,7 @@ export function revokesCredential(notice: GameCredentialsNotice, cred: GameCrede
 const isString = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
 
 /**
- * The channel message (docs/decisions/0018-versioned-messages.md): version 1 is the notice's members (`v` first since
+ * The channel message (docs/decisions/0020-versioned-messages.md): version 1 is the notice's members (`v` first since
  * this release; the readers of the release before take the members they know). A newer change kind is not read.
  */
 export const GAME_CREDENTIALS_WIRE = defineWire<GameCredentialsNotice>({

@@ -1,5 +1,5 @@
 /**
- * Versioned messages (docs/decisions/0018-versioned-messages.md): every message that crosses nodes or outlives
+ * Versioned messages (docs/decisions/0020-versioned-messages.md): every message that crosses nodes or outlives
  * one (a bus message on the state store, a replay-log entry, an outbox notice) is read and written through a
  * `WireKind` defined here, so that during a rolling upgrade the nodes of two releases read each other.
  *

@@ -1,4 +1,4 @@
-// Migrations expand before they contract (docs/decisions/0018-versioned-messages.md, docs/deployment.md "Rolling
+// Migrations expand before they contract (docs/decisions/0020-versioned-messages.md, docs/deployment.md "Rolling
 // upgrades"): during a rolling upgrade the nodes of the previous release run on the schema this release migrated
 // to, so a migration after the baseline below may only add (tables, nullable or defaulted columns, indexes, looser
 // constraints). A statement that removes or tightens what the previous release reads or writes — DROP of a table,

@@ -1,4 +1,4 @@
-// kit wire.ts: versioned messages (docs/decisions/0018-versioned-messages.md).
+// kit wire.ts: versioned messages (docs/decisions/0020-versioned-messages.md).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { defineWire, versionOf } from '../src/wire.js';

@@ -1,4 +1,4 @@
-// Rolling upgrades (docs/deployment.md, "Rolling upgrades"; docs/decisions/0018-versioned-messages.md): a registry
+// Rolling upgrades (docs/deployment.md, "Rolling upgrades"; docs/decisions/0020-versioned-messages.md): a registry
 // node of this release fed the cache invalidations a node of the previous release wrote (plain text, recorded from
 // that release's code: packages/e2e/test/fixtures/wire/previous.json), through the real store (Redis with
 // REDIS_URL), drops its cached entry; so does the JSON version 2 the next release writes; what it cannot read drops

@@ -1,5 +1,5 @@
 /**
- * Auth's notices as they leave the service (docs/decisions/0018-versioned-messages.md): on the bus
+ * Auth's notices as they leave the service (docs/decisions/0020-versioned-messages.md): on the bus
  * (`auth:revocation`, `auth:sanction`, `auth:key_rotation`) and in the outbox (stored, then POSTed to every
  * AUTH_OUTBOX_TARGETS URL as `{id, ...payload}`). Version 1 is the notice as docs/auth.md describes it.
  */

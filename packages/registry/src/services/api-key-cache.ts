@@ -10,7 +10,7 @@ import type { CrossGameVisibility } from '../queries/games.js';
 export const INVALIDATION_CHANNEL = 'registry:game-invalidated';
 
 /**
- * INVALIDATION_CHANNEL's message (docs/decisions/0018-versioned-messages.md). Version 1 is the cache key as plain
+ * INVALIDATION_CHANNEL's message (docs/decisions/0020-versioned-messages.md). Version 1 is the cache key as plain
  * text (no room for a version); version 2 is `{"v":2,"key":...}`. This release reads both and writes version 1,
  * which the release before reads (it takes the whole text for the key); the release after writes version 2.
  */

@@ -129,7 +129,7 @@ function subscribeFanout(ctx: Ctx, hub: Hub<Connection>, log: Log) {
   return ctx.state
     .subscribe(FANOUT_CHANNEL, (raw) => {
       if (hub.isOwnEcho(raw)) return;
-      // Versioned (docs/decisions/0018-versioned-messages.md): this release's and the previous one's shapes.
+      // Versioned (docs/decisions/0020-versioned-messages.md): this release's and the previous one's shapes.
       const read = FANOUT_WIRE.decode(raw);
       if (!read.ok) {
         log.warn({ err: read.error, reason: read.reason }, 'unreadable fan-out event dropped');

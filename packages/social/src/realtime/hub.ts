@@ -109,7 +109,7 @@ export class Hub<S extends Subscriber> {
   private onMessage(channel: string, entry: ChannelEntry<S>, raw: string): void {
     // Our own echo, recognised without parsing: the publisher appends origin as the last member.
     if (this.isOwnEcho(raw)) return;
-    // Versioned (docs/decisions/0018-versioned-messages.md): this release's and the previous one's, unknown members ignored.
+    // Versioned (docs/decisions/0020-versioned-messages.md): this release's and the previous one's, unknown members ignored.
     const read = EVENT_WIRE.decode(raw);
     if (!read.ok) {
       this.log.warn({ err: read.error, reason: read.reason, channel }, 'unreadable event dropped');

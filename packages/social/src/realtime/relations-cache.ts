@@ -38,7 +38,7 @@ export interface RelationsCache {
 }
 
 /**
- * A RELATIONS_CHANNEL message: whatever it says (even a version not read here: docs/decisions/0018-versioned-messages.md),
+ * A RELATIONS_CHANNEL message: whatever it says (even a version not read here: docs/decisions/0020-versioned-messages.md),
  * the whole cache goes: dropping too much costs a read, keeping too much delivers a blocked user's chat.
  */
 function onRelations(raw: string, log: Log, drop: () => void): void {

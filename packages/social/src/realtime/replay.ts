@@ -63,7 +63,7 @@ const within = (ws: { from: string; to?: string }[], id: string) =>
   ws.some((w) => compareLogIds(w.from, id) < 0 && (w.to === undefined || compareLogIds(id, w.to) < 0));
 
 /**
- * The entries as events (EVENT_WIRE: written by this release or the one before, docs/decisions/0018-versioned-messages.md);
+ * The entries as events (EVENT_WIRE: written by this release or the one before, docs/decisions/0020-versioned-messages.md);
  * undefined when one is unreadable (a version not read here): a gap, answered with resync, never skipped silently.
  */
 function parsed(channel: string, entries: readonly LogEntry[]): Replayed[] | undefined {

@@ -17,7 +17,7 @@ import { ANY_ROUTE, BODY, errorResponses } from './responses.js';
 const Notice = Type.Object(
   {
     v: Type.Optional(
-      Type.Integer({ minimum: 1, description: 'The notice format version (absent: 1; docs/decisions/0018-versioned-messages.md). A version not read here is refused (400), so the outbox retries it after the upgrade.' }),
+      Type.Integer({ minimum: 1, description: 'The notice format version (absent: 1; docs/decisions/0020-versioned-messages.md). A version not read here is refused (400), so the outbox retries it after the upgrade.' }),
     ),
     id: Type.String({ format: 'uuid', description: 'Outbox notice id (the same on every redelivery)' }),
     type: Type.String({ minLength: 1, maxLength: 64, description: 'account.deleted | key_rotation | revocation | sanction; others are acknowledged and ignored' }),
@@ -38,13 +38,13 @@ const Notice = Type.Object(
     expires_at: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'sanction: its end; null: permanent' })),
     at: Type.Optional(Type.String({ format: 'date-time', description: 'sanction: when it happened' })),
   },
-  // Members a later release adds are ignored (docs/decisions/0018-versioned-messages.md): a strict schema here refused
+  // Members a later release adds are ignored (docs/decisions/0020-versioned-messages.md): a strict schema here refused
   // every notice of a newer auth node until social was upgraded too.
   { additionalProperties: true },
 );
 
 /**
- * Auth's outbox notice as read here (docs/decisions/0018-versioned-messages.md): version 1, the members above,
+ * Auth's outbox notice as read here (docs/decisions/0020-versioned-messages.md): version 1, the members above,
  * written without `v` by auth nodes of the releases whose social refused unknown members, with `v: 1` after.
  */
 const AUTH_NOTICE_WIRE = defineWire<Record<string, unknown>>({ name: 'auth.notice', read: { 1: (m) => m } });

@@ -84,7 +84,7 @@ const tail = (m: Record<string, unknown>) => ({
 });
 
 /**
- * An event on a user or party channel, and an entry of the replay log (docs/decisions/0018-versioned-messages.md):
+ * An event on a user or party channel, and an entry of the replay log (docs/decisions/0020-versioned-messages.md):
  * version 1 is `{v?, id?, type, data, actorPublicId?, origin?}` (`origin` last: the hub skips its own echo by it).
  */
 export const EVENT_WIRE = defineWire<EventEnvelope>({
@@ -102,7 +102,7 @@ export const EVENT_WIRE = defineWire<EventEnvelope>({
 const isIdList = (v: unknown): v is string[] => Array.isArray(v) && v.every((id) => typeof id === 'string');
 
 /**
- * A many-recipient event on FANOUT_CHANNEL (docs/decisions/0018-versioned-messages.md). Version 1 has two shapes,
+ * A many-recipient event on FANOUT_CHANNEL (docs/decisions/0020-versioned-messages.md). Version 1 has two shapes,
  * both written without `v` before the rule: `groups` of payloads, and (friendPresenceChanged since per-socket
  * presence) one `presence` source. The groups of a friendPresenceChanged, as the release before per-socket presence
  * wrote them, are payloads built for the recipient already: read, not dropped (the cause of the presence lost

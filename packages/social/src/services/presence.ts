@@ -21,7 +21,7 @@ const key = (userId: string) => `presence:${userId}`;
 const STATES: readonly string[] = ['online', 'away', 'busy', 'dnd', 'invisible'];
 const VISIBILITIES: readonly string[] = ['isolated', 'summary', 'full'];
 /**
- * The presence record every node reads from the state store (docs/decisions/0018-versioned-messages.md): version 1,
+ * The presence record every node reads from the state store (docs/decisions/0020-versioned-messages.md): version 1,
  * `{v?, state, richPresence, originGameId, originVisibility, updatedAt}`; the previous release read it member by
  * member, so `v` is written.
  */

@@ -74,7 +74,7 @@ export function parseAuthNotice(n: Record<string, unknown>): Revocation | undefi
 }
 
 /**
- * The auth service's notice on AUTH_REVOCATION_CHANNEL, as read here (docs/decisions/0018-versioned-messages.md):
+ * The auth service's notice on AUTH_REVOCATION_CHANNEL, as read here (docs/decisions/0020-versioned-messages.md):
  * version 1, `{v?, id, type: 'revocation', reason, scope, account_id, sids, revoked_at, until}`.
  */
 export const AUTH_REVOCATION_WIRE = defineWire<Revocation>({ name: 'auth.revocation', read: { 1: (m) => parseAuthNotice(m) } });
@@ -184,7 +184,7 @@ export async function createRevocations(deps: { state: StateStore; highSecurity:
   const record = (r: Revocation) => recordInStore(state, r);
 
   const onMessage = (raw: string, fromAuth: boolean) => {
-    // Versioned (docs/decisions/0018-versioned-messages.md): this release's and the previous one's, unknown members ignored.
+    // Versioned (docs/decisions/0020-versioned-messages.md): this release's and the previous one's, unknown members ignored.
     const read = fromAuth ? AUTH_REVOCATION_WIRE.decode(raw) : REVOCATIONS_WIRE.decode(raw);
     if (!read.ok) return log.warn({ channel: fromAuth ? AUTH_REVOCATION_CHANNEL : REVOCATIONS_CHANNEL, err: read.error, reason: read.reason }, 'unreadable revocation notice dropped');
     if (!fromAuth && (read.value as Relayed<Revocation>).origin === deps.origin) return;

@@ -58,7 +58,7 @@ export function parseSanctionNotice(n: Record<string, unknown>): SanctionNotice 
 }
 
 /**
- * The auth service's notice on AUTH_SANCTION_CHANNEL, as read here (docs/decisions/0018-versioned-messages.md):
+ * The auth service's notice on AUTH_SANCTION_CHANNEL, as read here (docs/decisions/0020-versioned-messages.md):
  * version 1, `{v?, id, type: 'sanction', event, sanction_id, account_id, sanction_type, expires_at, at}`.
  */
 export const AUTH_SANCTION_WIRE = defineWire<SanctionNotice>({ name: 'auth.sanction', read: { 1: (m) => parseSanctionNotice(m) } });
@@ -125,7 +125,7 @@ export async function createSanctions(deps: { state: StateStore; origin: string;
   };
 
   const onMessage = (raw: string, fromAuth: boolean) => {
-    // Versioned (docs/decisions/0018-versioned-messages.md): this release's and the previous one's, unknown members ignored.
+    // Versioned (docs/decisions/0020-versioned-messages.md): this release's and the previous one's, unknown members ignored.
     const read = fromAuth ? AUTH_SANCTION_WIRE.decode(raw) : SANCTIONS_WIRE.decode(raw);
     if (!read.ok) return log.warn({ channel: fromAuth ? AUTH_SANCTION_CHANNEL : SANCTIONS_CHANNEL, err: read.error, reason: read.reason }, 'unreadable sanction notice dropped');
     if (!fromAuth && (read.value as Relayed).origin === deps.origin) return;

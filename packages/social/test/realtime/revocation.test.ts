@@ -186,7 +186,7 @@ describe('revocation notices to POST /v1/internal/auth-events', () => {
       const r = await post(body);
       assert.deepEqual([r.statusCode, r.json().code], [status, code], JSON.stringify(body).slice(0, 200));
     }
-    // A member a later release adds is ignored (docs/decisions/0018-versioned-messages.md), and `v: 1` is this format.
+    // A member a later release adds is ignored (docs/decisions/0020-versioned-messages.md), and `v: 1` is this format.
     assert.equal((await post(full({ extra: 1 }))).statusCode, 200);
     assert.equal((await post(full({ v: 1 }))).statusCode, 200);
     const malformed = await post(undefined, server, '{"type":"revocation",');

@@ -1,4 +1,4 @@
-// Rolling upgrades (docs/deployment.md, "Rolling upgrades"; docs/decisions/0018-versioned-messages.md): a social
+// Rolling upgrades (docs/deployment.md, "Rolling upgrades"; docs/decisions/0020-versioned-messages.md): a social
 // node of this release fed the messages a node of the previous release wrote, as recorded from that release's code
 // (packages/e2e/test/fixtures/wire/previous.json, scripts/record-wire-fixtures.ts), published on the channels the
 // node subscribes to through the real store (Redis with REDIS_URL): its sockets get the events, the revocation
