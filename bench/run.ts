@@ -20,6 +20,12 @@ import { revocationFigures } from './revocation.js';
 
 export type { Figure } from './lib.js';
 
+// A run with a harness of its own (private Redis Cluster, node kills), alone: `npm run bench -- chaos`.
+if (process.argv[2] === 'chaos') {
+  await import('./chaos.js');
+  process.exit(0);
+}
+
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const DURATION = Number(process.env.BENCH_DURATION_SEC ?? 10);

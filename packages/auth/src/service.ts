@@ -11,6 +11,7 @@ import {
   onStop,
   openDatabase,
   openStateStore,
+  stateStoreOptions,
   serviceTls,
   type EmbeddedPostgres,
   type Env,
@@ -32,8 +33,8 @@ export function resolveMasterKey(config: AuthConfig, warn: (msg: string) => void
 
 /** The stores alone, migrated (the command-line tools: grant-role, rotate-key). `embedded`: npm start's shared PGlite. */
 export async function openAuthStores(config: AuthConfig, embedded?: EmbeddedPostgres) {
-  const db = await openDatabase({ url: config.databaseUrl, poolSize: config.databasePoolSize, dataDir: path.join(config.authDir, 'pg'), schema: config.schema, embedded });
-  const state = await openStateStore({ url: config.redisUrl, prefix: config.redisKeyPrefix });
+  const db = await openDatabase({ url: config.databaseUrl, poolSize: config.databasePoolSize, pooler: config.databasePooler, dataDir: path.join(config.authDir, 'pg'), schema: config.schema, embedded });
+  const state = await openStateStore(stateStoreOptions(config));
   await migrate(db, MIGRATIONS_DIR);
   return { db, state };
 }

@@ -34,7 +34,7 @@ export interface ServerEvents {
    * the server keeps) or its last id is not one of this server's (`invalid`). Reload the state over HTTP (friends,
    * requests, invites, party, chat history); live events follow.
    */
-  resync: { reason: 'expired' | 'invalid' };
+  resync: { reason: 'expired' | 'invalid' | 'interrupted' };
 }
 export type ServerEventType = keyof ServerEvents;
 /**

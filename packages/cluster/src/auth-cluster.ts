@@ -9,13 +9,16 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadOrCreateTls } from '@platform/kit';
 import { freePort } from './ports.js';
+import { poolerFor } from './stores.js';
 import { ServiceNode, startNodesInOrder } from './node-process.js';
 import { ClusterClient, type ClientOptions } from './client.js';
 
 export interface AuthClusterOptions {
   nodes: number;
   databaseUrl: string;
-  redisUrl: string;
+  /** One Redis; or `redis`, the variables naming any Redis (a suite's: suite.ts). */
+  redisUrl?: string;
+  redis?: Record<string, string>;
   /** PostgreSQL schema (AUTH_DB_SCHEMA). */
   schema: string;
   /** Extra variables for every node (rate limits, lockout numbers …). */
@@ -48,12 +51,14 @@ export function baseEnv(): Record<string, string> {
 }
 
 /** What every node of any service gets: its own data dir, the shared stores, loopback, quiet logs. */
-export function nodeEnv(dir: string, i: number, opts: { databaseUrl: string; redisUrl: string }): Record<string, string> {
+export function nodeEnv(dir: string, i: number, opts: { databaseUrl: string; redisUrl?: string; redis?: Record<string, string> }): Record<string, string> {
   return {
     ...baseEnv(),
     DATA_DIR: path.join(dir, `node-${i + 1}`),
     DATABASE_URL: opts.databaseUrl,
-    REDIS_URL: opts.redisUrl,
+    // The shared PostgreSQL may be reached through PgBouncer in transaction mode (CI): the nodes are told so.
+    ...(poolerFor(opts.databaseUrl) === 'transaction' ? { DATABASE_POOLER: 'transaction' } : {}),
+    ...(opts.redis ?? { REDIS_URL: opts.redisUrl ?? '' }),
     HOST: '127.0.0.1',
     LOG_LEVEL: 'warn',
   };

@@ -5,6 +5,24 @@ export { ClusterClient, RetryExhaustedError, type ClientOptions, type JsonRespon
 export { startAuthCluster, baseEnv, type AuthCluster, type AuthClusterOptions } from './auth-cluster.js';
 export { startSocialCluster, type SocialCluster, type SocialClusterOptions } from './social-cluster.js';
 export { startHaproxy, haproxyConfig, haproxyAvailable, type Haproxy, type Backend, type HaproxyConfigOptions } from './haproxy.js';
+export { startPgBouncer, pgbouncerBinary, type PgBouncer, type PgBouncerOptions } from './pgbouncer.js';
 export { startPrivatePostgres, startPrivateRedis, postgresBinDir, type PrivatePostgres, type PrivateRedis } from './private-stores.js';
-export { sharedStores, skipWithoutSharedStores, uniqueSchema, redisDbUrl, flushRedisDb, schemaPool, dropSchema, claimSuiteStores, releaseSuiteStores, type SuiteStores } from './stores.js';
+export {
+  sharedStores,
+  skipWithoutSharedStores,
+  uniqueSchema,
+  redisDbUrl,
+  flushRedisDb,
+  schemaPool,
+  poolerFor,
+  type SchemaPool,
+  dropSchema,
+  claimSuiteStores,
+  releaseSuiteStores,
+  redisKinds,
+  type SuiteStores,
+  type SharedStores,
+  type RedisKind,
+} from './stores.js';
 export { onSuiteStores } from './suite.js';
+export { startPrivateRedisCluster, startPrivateSentinel, redisHaAvailable, type PrivateRedisCluster, type PrivateSentinel } from './private-redis.js';

@@ -10,13 +10,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort } from './ports.js';
 import { ServiceNode, startNodesInOrder } from './node-process.js';
-import { ClusterClient } from './client.js';
+import { ClusterClient, type ClientOptions } from './client.js';
 import { nodeEnv } from './auth-cluster.js';
 
 export interface SocialClusterOptions {
   nodes: number;
   databaseUrl: string;
-  redisUrl: string;
+  /** One Redis; or `redis`, the variables naming any Redis (a suite's: suite.ts). */
+  redisUrl?: string;
+  redis?: Record<string, string>;
   schema: string;
   env?: Record<string, string>;
 }
@@ -25,7 +27,7 @@ export interface SocialCluster {
   nodes: ServiceNode[];
   apiKey: string;
   /** A client for node i whose requests act as `userId` (X-Api-Key + X-User-Id). */
-  client(i: number): ClusterClient;
+  client(i: number, opts?: Omit<ClientOptions, 'baseUrl' | 'ca'>): ClusterClient;
   headers(userId: string, handle?: string): Record<string, string>;
   close(): Promise<void>;
 }
@@ -58,8 +60,8 @@ export async function startSocialCluster(opts: SocialClusterOptions): Promise<So
   return {
     nodes,
     apiKey,
-    client(i) {
-      const c = new ClusterClient({ baseUrl: nodes[i].url });
+    client(i, copts = {}) {
+      const c = new ClusterClient({ ...copts, baseUrl: nodes[i].url });
       clients.push(c);
       return c;
     },

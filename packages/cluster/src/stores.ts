@@ -1,21 +1,41 @@
 /**
  * Where cluster tests and benchmarks keep their data on the shared servers:
  * a fresh PostgreSQL schema per run (AUTH_DB_SCHEMA / SOCIAL__DATABASE__SCHEMA)
- * and a Redis database number per test file (redis://host:port/<n>), flushed
- * before use — the services need no key-prefix setting for that.
+ * and, on one Redis, a database number per test file (redis://host:port/<n>),
+ * flushed before use; on the Redis Cluster (REDIS_CLUSTER_NODES, which has only
+ * database 0) a fresh REDIS_KEY_PREFIX, deleted after.
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { Redis } from 'ioredis';
+import { openStateStore, type StateStore } from '@platform/kit';
+import { dropClusterPrefix } from '@platform/kit/testing';
 
 /** The shared servers, or a reason to skip. */
-export function sharedStores(): { databaseUrl: string; redisUrl: string } | { skip: string } {
+export function sharedStores(): SharedStores | { skip: string } {
   const databaseUrl = process.env.DATABASE_URL;
   const redisUrl = process.env.REDIS_URL;
   if (!databaseUrl || !redisUrl) {
     return { skip: 'cluster tests need the real PostgreSQL and Redis: set DATABASE_URL and REDIS_URL (CI does)' };
   }
-  return { databaseUrl, redisUrl };
+  const clusterNodes = process.env.REDIS_CLUSTER_NODES?.split(',').filter(Boolean);
+  return { databaseUrl, redisUrl, ...(clusterNodes?.length ? { clusterNodes } : {}) };
+}
+
+/** The shared servers: PostgreSQL, one Redis, and the Redis Cluster's seed nodes when CI started one. */
+export interface SharedStores {
+  databaseUrl: string;
+  redisUrl: string;
+  clusterNodes?: string[];
+}
+
+/** Which Redis a suite runs on: the one Redis, or the Redis Cluster. */
+export type RedisKind = 'redis' | 'redis-cluster';
+
+/** The Redis kinds the suites that depend on Redis run on: one Redis always, the cluster when there is one. */
+export function redisKinds(): RedisKind[] {
+  const shared = sharedStores();
+  return 'skip' in shared || !shared.clusterNodes ? ['redis'] : ['redis', 'redis-cluster'];
 }
 
 /** Why a suite on the shared servers skips (they are not configured), or false. */
@@ -44,11 +64,45 @@ export async function flushRedisDb(url: string): Promise<void> {
   }
 }
 
-/** A small pg pool on a schema for assertions straight in the database. */
-export function schemaPool(databaseUrl: string, schema: string): pg.Pool {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 3, options: `-c search_path=${schema}` });
+/**
+ * How `databaseUrl` is reached: 'transaction' when it is the test run's DATABASE_URL and DATABASE_POOLER=transaction
+ * says that is a PgBouncer in transaction mode (CI); a private server is reached straight.
+ */
+export function poolerFor(databaseUrl: string): 'none' | 'transaction' {
+  return process.env.DATABASE_POOLER === 'transaction' && databaseUrl === process.env.DATABASE_URL ? 'transaction' : 'none';
+}
+
+/** Statements on one schema (schemaPool). */
+export interface SchemaPool {
+  query<R extends pg.QueryResultRow = any>(sql: string, params?: unknown[]): Promise<pg.QueryResult<R>>;
+  end(): Promise<void>;
+}
+
+/**
+ * A small pg pool on a schema for assertions straight in the database. Through a transaction pooler (poolerFor) no
+ * startup option sets the schema: each statement runs in a transaction of its own that sets it (SET LOCAL).
+ */
+export function schemaPool(databaseUrl: string, schema: string, pooler = poolerFor(databaseUrl)): SchemaPool {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 3, ...(pooler === 'transaction' ? {} : { options: `-c search_path=${schema}` }) });
   pool.on('error', () => {});
-  return pool;
+  if (pooler !== 'transaction') return { query: (sql, params) => pool.query(sql, params), end: () => pool.end() };
+  return {
+    async query(sql, params) {
+      const c = await pool.connect();
+      try {
+        await c.query(`BEGIN; SET LOCAL search_path TO ${schema}`);
+        const r = await c.query(sql, params);
+        await c.query('COMMIT');
+        return r;
+      } catch (err) {
+        await c.query('ROLLBACK').catch(() => {});
+        throw err;
+      } finally {
+        c.release();
+      }
+    },
+    end: () => pool.end(),
+  };
 }
 
 export async function dropSchema(databaseUrl: string, schema: string): Promise<void> {
@@ -61,23 +115,42 @@ export async function dropSchema(databaseUrl: string, schema: string): Promise<v
   }
 }
 
-/** A test suite's own part of the shared servers: a fresh schema and one Redis database (options of startAuthCluster / startSocialCluster). */
+/** A test suite's own part of the shared servers: a fresh schema and its own Redis keys (options of startAuthCluster / startSocialCluster). */
 export interface SuiteStores {
   databaseUrl: string;
-  redisUrl: string;
+  /** The variables that give a node the suite's Redis (REDIS_URL, or REDIS_CLUSTER_NODES and REDIS_KEY_PREFIX). */
+  redis: Record<string, string>;
   schema: string;
+  /** A kit state store on the suite's Redis, to look at what the nodes keep there (close it after). */
+  openState(): Promise<StateStore>;
 }
 
-/** Claims a fresh schema (`<schemaPrefix>_<random>`) and Redis database `redisDb`, flushed before use. */
-export async function claimSuiteStores(shared: { databaseUrl: string; redisUrl: string }, schemaPrefix: string, redisDb: number): Promise<SuiteStores> {
-  const suite = { databaseUrl: shared.databaseUrl, redisUrl: redisDbUrl(shared.redisUrl, redisDb), schema: uniqueSchema(schemaPrefix) };
-  await flushRedisDb(suite.redisUrl);
-  return suite;
+/**
+ * Claims a fresh schema (`<schemaPrefix>_<random>`) and, on one Redis, database `redisDb` flushed before use;
+ * on the cluster, a key prefix of the schema's name.
+ */
+export async function claimSuiteStores(shared: SharedStores, schemaPrefix: string, redisDb: number, kind: RedisKind = 'redis'): Promise<SuiteStores> {
+  const schema = uniqueSchema(schemaPrefix);
+  if (kind === 'redis-cluster') {
+    if (!shared.clusterNodes) throw new Error('no Redis Cluster: REDIS_CLUSTER_NODES is not set');
+    const clusterNodes = shared.clusterNodes;
+    const prefix = `${schema}:`;
+    return {
+      databaseUrl: shared.databaseUrl,
+      schema,
+      redis: { REDIS_CLUSTER_NODES: clusterNodes.join(','), REDIS_KEY_PREFIX: prefix },
+      openState: () => openStateStore({ clusterNodes, prefix }),
+    };
+  }
+  const url = redisDbUrl(shared.redisUrl, redisDb);
+  await flushRedisDb(url);
+  return { databaseUrl: shared.databaseUrl, schema, redis: { REDIS_URL: url }, openState: () => openStateStore({ url }) };
 }
 
-/** Drops the suite's schema and empties its Redis database (nothing when it was never claimed). */
+/** Drops the suite's schema and empties its Redis database or deletes its keys (nothing when it was never claimed). */
 export async function releaseSuiteStores(suite: SuiteStores | undefined): Promise<void> {
   if (!suite) return;
   await dropSchema(suite.databaseUrl, suite.schema);
-  await flushRedisDb(suite.redisUrl);
+  if (suite.redis.REDIS_URL) await flushRedisDb(suite.redis.REDIS_URL);
+  else await dropClusterPrefix(suite.redis.REDIS_CLUSTER_NODES.split(','), suite.redis.REDIS_KEY_PREFIX);
 }

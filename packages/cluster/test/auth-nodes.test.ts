@@ -4,25 +4,26 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import pg from 'pg';
-import { Redis } from 'ioredis';
+import type { StateStore } from '@platform/kit';
 import {
   eventually,
   schemaPool,
+  type SchemaPool,
   skipWithoutSharedStores,
   startAuthCluster,
   type AuthCluster,
   type ClusterClient,
   onSuiteStores,
+  redisKinds,
 } from '../src/index.js';
 import { PASSWORD, email, fingerprint, peekPaseto, register } from './support.js';
 
 const skip = skipWithoutSharedStores();
 
-describe('auth: three nodes, one service', { skip }, () => {
+for (const kind of redisKinds()) describe(`auth: three nodes, one service (${kind})`, { skip }, () => {
   let cluster: AuthCluster;
-  let db: pg.Pool;
-  let redis: Redis;
+  let db: SchemaPool;
+  let state: StateStore;
   let c: ClusterClient[];
 
   onSuiteStores('cl_auth', 11, {
@@ -35,14 +36,14 @@ describe('auth: three nodes, one service', { skip }, () => {
       });
       c = [0, 1, 2].map((i) => cluster.client(i, { attempts: 1 }));
       db = schemaPool(suite.databaseUrl, suite.schema);
-      redis = new Redis(suite.redisUrl);
+      state = await suite.openState();
     },
     async stop() {
       await cluster?.close();
       await db?.end();
-      redis?.disconnect();
+      await state?.close();
     },
-  });
+  }, kind);
 
   it('serves the same JWKS and issuer on every node', async () => {
     const sets = await Promise.all(c.map((x) => x.get('/.well-known/jwks.json')));
@@ -111,8 +112,8 @@ describe('auth: three nodes, one service', { skip }, () => {
     const out = await c[0].post('/logout', undefined, { token: a.access_token });
     assert.equal(out.status, 204);
     const { sid, jti } = peekPaseto(a.access_token).claims;
-    assert.ok((await redis.zscore('deny:sid', sid)) !== null, 'sid in the shared deny set');
-    assert.ok((await redis.zscore('deny:jti', jti)) !== null, 'jti in the shared deny set');
+    assert.ok(await state.setHas('deny:sid', sid), 'sid in the shared deny set');
+    assert.ok(await state.setHas('deny:jti', jti), 'jti in the shared deny set');
     for (const x of [c[1], c[2]]) {
       const r = await x.get('/account', { token: a.access_token });
       assert.equal(r.status, 401);

@@ -9,12 +9,12 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import {
   ClusterClient,
   eventually,
   haproxyAvailable,
   schemaPool,
+  type SchemaPool,
   skipWithoutSharedStores,
   sleep,
   startAuthCluster,
@@ -42,7 +42,7 @@ interface Told {
 describe('auth behind HAProxy: drain and crash under load', { skip }, () => {
   let cluster: AuthCluster;
   let lb: Haproxy;
-  let db: pg.Pool;
+  let db: SchemaPool;
 
   onSuiteStores('cl_lb', 12, {
     async start(suite) {

@@ -3,7 +3,8 @@
  * a social node process of the previous release (its sources taken from git history, PREVIOUS_RELEASE) and one of
  * this release, on one schema and one Redis. Friend requests, presence and profile changes made through either node
  * reach the sockets held by the other: the fan-out messages of each release are read by the other. Skipped where
- * the history lacks the commit (a shallow clone) or the shared stores are not set.
+ * the history lacks the commit (a shallow clone), the shared stores are not set, or PostgreSQL is reached through a
+ * transaction pooler (that release predates it). Plain Redis only (that release predates Redis Cluster).
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,7 +14,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:f
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { WebSocket } from 'ws';
-import { openStateStore, type StateStore } from '@platform/kit';
+import type { StateStore } from '@platform/kit';
 import { eventually, onSuiteStores, REPO_ROOT, ServiceNode, skipWithoutSharedStores, startSocialCluster, freePort, baseEnv, type SocialCluster } from '../src/index.js';
 
 /** The release before this one (update at each release, with packages/e2e/test/fixtures/wire/previous.json). */
@@ -41,7 +42,11 @@ function previousTree(dir: string): string {
   return path.join(dir, 'packages/social/src/main.ts');
 }
 
-const skip = skipWithoutSharedStores() || (hasCommit(PREVIOUS_RELEASE) ? false : `the previous release ${PREVIOUS_RELEASE.slice(0, 7)} is not in this clone's history`);
+const skip =
+  skipWithoutSharedStores() ||
+  (hasCommit(PREVIOUS_RELEASE) ? false : `the previous release ${PREVIOUS_RELEASE.slice(0, 7)} is not in this clone's history`) ||
+  // That release predates the transaction-pooler support (DATABASE_POOLER): it runs on PostgreSQL directly.
+  (process.env.DATABASE_POOLER === 'transaction' ? 'the previous release does not run behind a transaction pooler' : false);
 
 interface Frame {
   type: string;
@@ -88,7 +93,7 @@ describe('a rolling upgrade in progress: a node of the previous release and one 
           ...baseEnv(),
           DATA_DIR: path.join(dir, 'previous-data'),
           DATABASE_URL: suite.databaseUrl,
-          REDIS_URL: suite.redisUrl,
+          ...suite.redis,
           HOST: '127.0.0.1',
           LOG_LEVEL: 'warn',
           SOCIAL__LISTEN__PORT: String(port),
@@ -98,7 +103,7 @@ describe('a rolling upgrade in progress: a node of the previous release and one 
         },
       });
       await previous.start();
-      bus = await openStateStore({ url: suite.redisUrl });
+      bus = await suite.openState();
       await bus.subscribe('social:fanout', (raw) => fanout.push(raw));
     },
     async stop() {

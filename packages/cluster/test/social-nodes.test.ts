@@ -25,12 +25,13 @@ import {
   type PrivateRedis,
   type SocialCluster,
   onSuiteStores,
+  redisKinds,
 } from '../src/index.js';
 
 const stores = sharedStores();
 const skip = 'skip' in stores ? stores.skip : false;
 
-describe('social: two nodes agree on presence', { skip }, () => {
+for (const kind of redisKinds()) describe(`social: two nodes agree on presence (${kind})`, { skip }, () => {
   let cluster: SocialCluster;
   let c: ClusterClient[];
 
@@ -46,7 +47,7 @@ describe('social: two nodes agree on presence', { skip }, () => {
     async stop() {
       await cluster?.close();
     },
-  });
+  }, kind);
 
   it('reads a presence set via node A identically on node B, and lapses on both', async () => {
     const h = cluster.headers(randomUUID(), 'nodeagree');

@@ -21,6 +21,7 @@ import {
   type Haproxy,
   type SocialCluster,
   onSuiteStores,
+  redisKinds,
 } from '../src/index.js';
 
 const skip = skipWithoutSharedStores() || ((await haproxyAvailable()) ? false : 'haproxy is not installed');
@@ -50,7 +51,7 @@ async function connect(url: string, headers: Record<string, string>, ca?: string
   };
 }
 
-describe('social WebSocket across node processes', { skip }, () => {
+for (const kind of redisKinds()) describe(`social WebSocket across node processes (${kind})`, { skip }, () => {
   let cluster: SocialCluster;
   let lb: Haproxy;
   let ca: string;
@@ -74,7 +75,7 @@ describe('social WebSocket across node processes', { skip }, () => {
       await cluster?.close();
       rmSync(dir, { recursive: true, force: true });
     },
-  });
+  }, kind);
 
   it('delivers to a socket on node 1 the friend request made through node 2', async () => {
     const alice = cluster.headers(randomUUID(), 'alicews');

@@ -190,7 +190,7 @@ async function startRegistry(o: { dir: string; stores: Stores; bus: StateStore; 
 
 /** Another social node on the same stores: its own connections on PostgreSQL and Redis, the same objects in memory. */
 async function startSocialNode(d: TestDatabase, s: TestStateStore, config: ReturnType<typeof readSocialConfig>, tls: Tls): Promise<SocialNode> {
-  const db = d.url ? await openDatabase({ url: d.url, schema: d.schema, poolSize: 3 }) : d.db;
+  const db = d.url ? await openDatabase({ url: d.url, schema: d.schema, poolSize: 3, pooler: d.pooler }) : d.db;
   const state = s.url ? await openStateStore({ url: s.url, prefix: s.prefix }) : s.state;
   const app = await buildSocial(config, { db, state, https: tls13Options(tls) });
   await app.listen({ port: 0, host: '127.0.0.1' });
@@ -332,7 +332,7 @@ async function startMoreSocial(
   const nodes: (Client & { url: string })[] = [];
   for (let i = 1; i < n; i++) {
     const state = await sameState();
-    const pool = db.url ? await openDatabase({ url: db.url, schema: db.schema, poolSize: 3 }) : db.db;
+    const pool = db.url ? await openDatabase({ url: db.url, schema: db.schema, poolSize: 3, pooler: db.pooler }) : db.db;
     const app = await buildSocial(config, { db: pool, state, https: tls13Options(tls) });
     await app.listen({ port: 0, host: '127.0.0.1' });
     apps.push({ app, state, db: pool });

@@ -171,6 +171,8 @@ describe('README: each service alone (production)', () => {
     }
     if (shared.DATABASE_URL) {
       for (const svc of ['auth', 'registry', 'social']) schemas.push(await testDatabase(svc));
+      // The run's PostgreSQL may be a PgBouncer in transaction mode (CI): the services are told so.
+      if (process.env.DATABASE_POOLER) shared.DATABASE_POOLER = process.env.DATABASE_POOLER;
     }
     const added: Record<string, Record<string, string>> = {
       auth: { AUTH_PORT: String(ports.auth), AUTH_METRICS_PORT: String(metricsPort) },

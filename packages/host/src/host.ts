@@ -222,8 +222,8 @@ export async function startHost(
     throw err;
   }
   const embedded = env.DATABASE_URL ? undefined : await openSharedDatabase(dataDir, envs, log, opts.opening);
-  // Each service opens its own memory store without REDIS_URL; their notices need one they share.
-  const bus = env.REDIS_URL ? undefined : createMemoryStore();
+  // Each service opens its own memory store without a Redis (REDIS_URL, _CLUSTER_NODES, _SENTINELS); their notices need one they share.
+  const bus = env.REDIS_URL || env.REDIS_CLUSTER_NODES || env.REDIS_SENTINELS ? undefined : createMemoryStore();
   const stops: (() => Promise<void>)[] = [];
   const metrics: RunningHost['metrics'] = {};
   const close = async () => {

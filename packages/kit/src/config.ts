@@ -340,7 +340,19 @@ export const commonVars = {
     max: 500,
     description: 'PostgreSQL connections per process (see docs/deployment.md for sizing)',
   }),
+  databasePooler: vars.oneOf('DATABASE_POOLER', ['none', 'transaction'] as const, {
+    default: 'none',
+    description:
+      'transaction: DATABASE_URL reaches PostgreSQL through a transaction-mode pooler (PgBouncer pool_mode = transaction): no startup options, no named prepared statements, the schema set per transaction unless the role already defaults to it (docs/deployment.md)',
+  }),
   redisUrl: vars.optionalString('REDIS_URL', 'Redis URL; in-memory state (single node) when unset'),
+  redisClusterNodes: vars.list('REDIS_CLUSTER_NODES', {
+    description: 'Seed nodes of a Redis Cluster (host:port or redis[s]://[user:password@]host:port, comma-separated), instead of REDIS_URL',
+  }),
+  redisSentinels: vars.list('REDIS_SENTINELS', {
+    description: 'Redis Sentinels (host:port or redis[s]://[user:password@]host:port for the data nodes, comma-separated), instead of REDIS_URL',
+  }),
+  redisSentinelName: vars.string('REDIS_SENTINEL_NAME', { default: 'mymaster', description: 'The primary the sentinels of REDIS_SENTINELS watch' }),
   redisKeyPrefix: vars.string('REDIS_KEY_PREFIX', {
     default: '',
     description: 'Put before every Redis key and channel: several deployments (or test runs) on one Redis keep apart',

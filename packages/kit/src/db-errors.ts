@@ -46,9 +46,11 @@ function safeDatabaseMessage(code: string | undefined, message: string): string 
 export function wrapDbError(err: unknown): never {
   if (err instanceof AppError) throw err;
   const e = err instanceof DatabaseError ? err : new DatabaseError(err);
-  const connectionCodes = ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08003', '08006'];
+  const connectionCodes = ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03'];
   if (
-    (e.code && connectionCodes.includes(e.code)) ||
+    // Class 08 is "connection exception": PgBouncer answers 08P01 while it cannot reach PostgreSQL ("pgbouncer cannot
+    // connect to server", "server conn crashed?", "query_wait_timeout", "server login has been failing, …").
+    (e.code && (connectionCodes.includes(e.code) || e.code.startsWith('08'))) ||
     /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED|Client has encountered a connection error|Query read timeout/i.test(e.message)
   ) {
     throw kitError('database_unavailable', 'The database is unavailable; retry later', undefined, { cause: e });

@@ -14,11 +14,11 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { App } from './app-type.js';
 import { ConfigError, deprecatedNamesInUse, type Env, type Variable } from './config.js';
-import { migrate, openDatabase } from './db.js';
+import { migrate, openDatabase, type DatabasePooler } from './db.js';
 import type { Database } from './db-types.js';
 import { serveMetrics } from './metrics-listener.js';
 import type { EmbeddedPostgres } from './pglite.js';
-import { openStateStore } from './state/store.js';
+import { openStateStore, stateStoreOptions } from './state/store.js';
 import type { StateStore } from './state/types.js';
 
 /** Background work of a service (sweepers, purges, outbox delivery, subscriptions): started after build, stopped on close. */
@@ -80,8 +80,13 @@ export interface ServiceConfigBase {
   dataDir: string;
   databaseUrl?: string;
   databasePoolSize: number;
+  /** DATABASE_POOLER: 'transaction' behind PgBouncer in transaction mode (kit db.ts). */
+  databasePooler?: DatabasePooler;
   schema: string;
   redisUrl?: string;
+  redisClusterNodes?: string[];
+  redisSentinels?: string[];
+  redisSentinelName?: string;
   redisKeyPrefix?: string;
   host: string;
   metricsPort?: number;
@@ -231,13 +236,14 @@ async function openStores(name: string, migrations: string, config: ServiceConfi
   const db = await openDatabase({
     url: config.databaseUrl,
     poolSize: config.databasePoolSize,
+    pooler: config.databasePooler,
     dataDir: path.join(config.dataDir, name, 'pg'),
     schema: config.schema,
     embedded,
   });
   try {
     await migrate(db, migrations);
-    return { db, state: await openStateStore({ url: config.redisUrl, prefix: config.redisKeyPrefix }) };
+    return { db, state: await openStateStore(stateStoreOptions(config)) };
   } catch (err) {
     await db.close();
     throw err;

@@ -4,10 +4,9 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { compareLogIds, isLogId, type LogRetention } from '../src/index.js';
-import { perSuite, testStateStore } from '../src/testing.js';
+import { perSuite, testRedisTargets, testStateStore } from '../src/testing.js';
 
-const adapters: [string, string | null][] = [['memory', null]];
-if (process.env.REDIS_URL) adapters.push(['redis', process.env.REDIS_URL]);
+const adapters = testRedisTargets();
 
 const keep: LogRetention = { maxEntries: 100, maxAgeMs: 60_000 };
 const json = (n: number | string) => JSON.stringify({ type: 'e', data: n });

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ConfigError, createService, defineService, openDatabase, periodicWorker, type App, type ServiceStores, type Worker } from '../src/index.js';
-import { serviceHarness } from '../src/testing.js';
+import { serviceHarness, testDatabasePooler } from '../src/testing.js';
 
 const MIGRATIONS = path.join(import.meta.dirname, 'fixtures', 'slow-migrations');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -20,12 +20,12 @@ function logCollector() {
 
 function testService(opts: { workers?: (events: string[]) => Worker[]; dataDir: string; schema: string }) {
   const events: string[] = [];
-  const service = defineService<{ dataDir: string; databaseUrl?: string; databasePoolSize: number; schema: string; host: string; metricsHost: string }, { dataDir: string }, ServiceStores & { label?: string }, App>({
+  const service = defineService<{ dataDir: string; databaseUrl?: string; databasePoolSize: number; databasePooler?: 'none' | 'transaction'; schema: string; host: string; metricsHost: string }, { dataDir: string }, ServiceStores & { label?: string }, App>({
     name: 'sample',
     readConfig: (env) => {
       if (env.SAMPLE_BAD) throw new ConfigError(['SAMPLE_BAD is not a setting']);
       // PostgreSQL when the suite has one (a schema of its own, dropped after), else PGlite under dataDir.
-      return { dataDir: opts.dataDir, databaseUrl: process.env.DATABASE_URL, databasePoolSize: 1, schema: opts.schema, host: '127.0.0.1', metricsHost: '127.0.0.1' };
+      return { dataDir: opts.dataDir, databaseUrl: process.env.DATABASE_URL, databasePoolSize: 1, databasePooler: testDatabasePooler(), schema: opts.schema, host: '127.0.0.1', metricsHost: '127.0.0.1' };
     },
     migrations: MIGRATIONS,
     port: () => 0,
@@ -53,7 +53,7 @@ async function inDataDir(fn: (dataDir: string, schema: string) => Promise<void>)
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
     if (process.env.DATABASE_URL) {
-      const db = await openDatabase({ url: process.env.DATABASE_URL, poolSize: 1, schema });
+      const db = await openDatabase({ url: process.env.DATABASE_URL, poolSize: 1, schema, pooler: testDatabasePooler() });
       await db.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
       await db.close();
     }

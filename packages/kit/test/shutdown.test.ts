@@ -2,6 +2,7 @@
 import { after, describe, it } from 'node:test';
 import { randomBytes } from 'node:crypto';
 import { openDatabase } from '../src/index.js';
+import { testDatabasePooler } from '../src/testing.js';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import http from 'node:http';
@@ -28,7 +29,7 @@ describe('graceful shutdown', () => {
     });
     after(async () => {
       if (!process.env.DATABASE_URL) return;
-      const db = await openDatabase({ url: process.env.DATABASE_URL, poolSize: 1, schema });
+      const db = await openDatabase({ url: process.env.DATABASE_URL, poolSize: 1, schema, pooler: testDatabasePooler() });
       await db.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
       await db.close();
     });

@@ -1,19 +1,18 @@
-// One contract, run on the in-memory adapter always and on Redis when
-// REDIS_URL is set (CI): both adapters must behave the same.
+// One contract, run on the in-memory adapter always, on Redis when REDIS_URL is set and on a Redis Cluster when
+// REDIS_CLUSTER_NODES is set (CI): every adapter must behave the same.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { perSuite, testStateStore } from '../src/testing.js';
+import { perSuite, testRedisTargets, testStateStore } from '../src/testing.js';
 
-const adapters: [string, string | null][] = [['memory', null]];
-if (process.env.REDIS_URL) adapters.push(['redis', process.env.REDIS_URL]);
+const adapters = testRedisTargets();
 
 for (const [name, url] of adapters) {
   describe(`state store contract: ${name}`, () => {
     const t = perSuite(() => testStateStore(url), (store) => store.drop());
 
     it('reports its kind', () => {
-      assert.equal(t.state.kind, name);
+      assert.equal(t.state.kind, name === 'memory' ? 'memory' : 'redis');
     });
 
     it('gets, sets and deletes values', async () => {

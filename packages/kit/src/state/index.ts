@@ -1,5 +1,6 @@
 /** The state-store port and its adapters; the kit's index re-exports this module. */
-export { openStateStore, groupedHits } from './store.js';
+export { openStateStore, groupedHits, stateStoreOptions, sharesState } from './store.js';
+export type { RedisSettings } from './store.js';
 export type { RateDecision, WindowHit, Unsubscribe, StateStore, StateStoreOptions } from './store.js';
 export { createMemoryStore } from './memory.js';
 export { isLogId, compareLogIds } from './event-log.js';

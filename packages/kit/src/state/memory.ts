@@ -58,6 +58,8 @@ export function createMemoryStore(prefix = ''): StateStore {
     async hitAll(list) {
       return list.map((w) => hitWindow(w.key, w.limit, w.windowMs));
     },
+    // One process, no connection to lose.
+    onInterrupted: () => () => {},
     ...setOps(m),
     ...bus,
     logAppend: logs.logAppend,

@@ -54,12 +54,28 @@ export interface StateStore {
   logAppend(items: readonly LogAppend[], retention: LogRetention): Promise<string[]>;
   /** Reads logs after the given ids (at most `limit` entries each), with the sequence's last id; one round trip. */
   logRead(reads: readonly LogRead[], retention: LogRetention, limit: number): Promise<LogReadOutcome>;
+  /**
+   * Called each time the store's subscriptions are live again after a loss (a Redis restart or failover, a
+   * dropped connection): messages published meanwhile may never have arrived, so what a subscriber holds may
+   * have a gap. Never called by the memory adapter. Returns a function that removes the listener.
+   */
+  onInterrupted(listener: () => void): () => void;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
 
+/**
+ * Where the shared state lives: one Redis (`url`), a Redis Cluster (`clusterNodes`, seed nodes) or a primary
+ * that Redis Sentinel names (`sentinels`, `sentinelName`); the in-memory adapter when none is given.
+ */
 export interface StateStoreOptions {
   url?: string;
+  /** Seed nodes of a Redis Cluster: `host:port` or `redis[s]://[user:password@]host:port`. */
+  clusterNodes?: readonly string[];
+  /** Sentinels (`host:port` or `redis[s]://[user:password@]host:port` for the data nodes' credentials). */
+  sentinels?: readonly string[];
+  /** The primary's name the sentinels watch (default `mymaster`). */
+  sentinelName?: string;
   /** Prefix for every key and channel (tests and shared Redis instances). */
   prefix?: string;
 }

@@ -190,7 +190,7 @@ export async function serviceHarness<C extends ServiceConfigBase, B, D extends S
         let { db } = tdb;
         let { state } = tstate;
         if (o.ownConnections && tdb.url) {
-          db = await openDatabase({ url: tdb.url, schema: tdb.schema, poolSize: 3 });
+          db = await openDatabase({ url: tdb.url, schema: tdb.schema, poolSize: 3, pooler: tdb.pooler });
           closers.push(() => db.close());
         }
         if (o.ownConnections && tstate.url) {

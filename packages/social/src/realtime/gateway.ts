@@ -9,15 +9,15 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { App, StateStore } from '@platform/kit';
+import type { App, LogRetention, StateStore } from '@platform/kit';
 import type { Authenticator } from '../services/auth.js';
 import type { Ctx } from '../context.js';
 import type { Revocations } from '../services/revocations.js';
 import type { TenancyResolver } from '../adapters/registry-client.js';
 import { createFrameHandler } from './client-frames.js';
-import { CLOSE, closeConn, createSender, refuseSocket } from './connection.js';
+import { CLOSE, closeConn, createSender, refuseSocket, type Connection, type Sender } from './connection.js';
 import { createConnections } from './lifecycle.js';
-import { createFanout } from './fanout.js';
+import { createFanout, eventFrame } from './fanout.js';
 import { followGameCredentials, refusedCredential } from './game-credentials.js';
 import { closeAllSockets, startPinger } from './heartbeat.js';
 import { createPresenceTracker, type PresenceTracker } from './presence-tracker.js';
@@ -91,6 +91,7 @@ export function attachRealtime(app: App, ctx: Ctx, deps: { authenticator: Authen
     const closed = closeRevokedSockets(connections.all, r);
     if (closed) log.info({ closed, reason: r.reason }, 'sockets closed on a revocation');
   });
+  const stopResyncing = resyncOnInterruption(ctx, connections.all, sender, retention);
   const stopPinger = startPinger(connections.all, config.wsPingSeconds * 1000);
   tracker.start();
 
@@ -103,6 +104,7 @@ export function attachRealtime(app: App, ctx: Ctx, deps: { authenticator: Authen
       draining = true;
       tracker.stop();
       stopPinger();
+      stopResyncing();
       await closeAllSockets(connections.all);
       for (const ws of refusing) ws.terminate();
       await connections.settled();
@@ -115,4 +117,23 @@ export function attachRealtime(app: App, ctx: Ctx, deps: { authenticator: Authen
     await realtime.drain();
   });
   return realtime;
+}
+
+/**
+ * The store's subscriptions were lost and are live again (a Redis failover or restart): events published
+ * meanwhile may never have reached this node, so every socket here is told `resync` (reason `interrupted`)
+ * instead of living with a silent gap; the socket stays open. The frame carries the log's head as its id
+ * when the replay log is on, so a later resume starts after the reload.
+ */
+function resyncOnInterruption(ctx: Ctx, all: ReadonlySet<Connection>, sender: Sender, retention: LogRetention | undefined): () => void {
+  return ctx.state.onInterrupted(() => {
+    void (async () => {
+      const head = retention ? await ctx.state.logRead([], retention, 0).then((r) => r.head, () => undefined) : undefined;
+      const frame = eventFrame('resync', { reason: 'interrupted' }, head);
+      for (const conn of all) {
+        ctx.metrics.resync();
+        sender.send(conn, frame, head);
+      }
+    })();
+  });
 }

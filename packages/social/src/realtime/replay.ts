@@ -25,7 +25,8 @@ export function resumeFrom(req: IncomingMessage): string | undefined {
   return new URL(req.url ?? '/', 'http://localhost').searchParams.get(RESUME_PARAM) ?? undefined;
 }
 
-export type ResyncReason = 'expired' | 'invalid';
+/** Why a socket is told to reload: its gap is not kept, its resume id is not one of ours, or the store's subscriptions were lost. */
+export type ResyncReason = 'expired' | 'invalid' | 'interrupted';
 
 interface Replayed {
   id: string;
