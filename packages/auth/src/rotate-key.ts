@@ -8,6 +8,7 @@ import { ConfigError } from '@platform/kit';
 import { readAuthConfig } from './config.js';
 import { KEY_ROTATION_CHANNEL, keyTimings, rotateSigningKey } from './services/keys.js';
 import { openAuthStores, resolveMasterKey } from './service.js';
+import { BUS_NOTICE_WIRE } from './services/notice-wire.js';
 
 try {
   const config = readAuthConfig(process.env);
@@ -23,7 +24,7 @@ try {
     emergency,
     retirePrevious: process.argv.includes('--retire-previous'),
   });
-  if (emergency) await state.publish(KEY_ROTATION_CHANNEL, JSON.stringify({ kid: r.kid }));
+  if (emergency) await state.publish(KEY_ROTATION_CHANNEL, BUS_NOTICE_WIRE.encode({ kid: r.kid }));
   console.log(JSON.stringify({ kid: r.kid, state: r.state, activate_at: r.activateAt }));
   await state.close();
   await db.close();

@@ -4,6 +4,7 @@
  * caches game credentials (social's tenancy). Here, not in either service, so neither imports the other.
  */
 import { sha256Hex } from './crypto.js';
+import { defineWire } from './wire.js';
 
 export const GAME_CREDENTIALS_CHANNEL = 'registry:game-credentials';
 
@@ -55,21 +56,38 @@ export function revokesCredential(notice: GameCredentialsNotice, cred: GameCrede
   }
 }
 
-export const encodeGameCredentialsNotice = (notice: GameCredentialsNotice): string => JSON.stringify(notice);
-
 const isString = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
+
+/**
+ * The channel message (docs/decisions/0020-versioned-messages.md): version 1 is the notice's members (`v` first since
+ * this release; the readers of the release before take the members they know). A newer change kind is not read.
+ */
+export const GAME_CREDENTIALS_WIRE = defineWire<GameCredentialsNotice>({
+  name: 'registry.gameCredentials',
+  read: {
+    1: (m) => {
+      if (!(GAME_CREDENTIAL_CHANGES as readonly unknown[]).includes(m.change)) return undefined;
+      if (!isString(m.gameId) || !isString(m.apiKey) || !isString(m.at)) return undefined;
+      if (m.change === 'secret_replaced' && !isString(m.revokedSecretDigest)) return undefined;
+      if (m.change === 'client_key_replaced' && !isString(m.clientKey)) return undefined;
+      return {
+        change: m.change as GameCredentialChange,
+        gameId: m.gameId,
+        apiKey: m.apiKey,
+        ...(isString(m.revokedSecretDigest) ? { revokedSecretDigest: m.revokedSecretDigest } : {}),
+        ...(isString(m.clientKey) ? { clientKey: m.clientKey } : {}),
+        at: m.at,
+      };
+    },
+  },
+  writes: 1,
+  write: (n) => ({ ...n }),
+});
+
+export const encodeGameCredentialsNotice = (notice: GameCredentialsNotice): string => GAME_CREDENTIALS_WIRE.encode(notice);
 
 /** The notice in a channel message, or undefined when it is not one (a newer change kind is not one either). */
 export function parseGameCredentialsNotice(raw: string): GameCredentialsNotice | undefined {
-  let m: Partial<GameCredentialsNotice> | null;
-  try {
-    m = JSON.parse(raw) as Partial<GameCredentialsNotice> | null;
-  } catch {
-    return undefined;
-  }
-  if (!m || typeof m !== 'object' || !(GAME_CREDENTIAL_CHANGES as readonly unknown[]).includes(m.change)) return undefined;
-  if (!isString(m.gameId) || !isString(m.apiKey) || !isString(m.at)) return undefined;
-  if (m.change === 'secret_replaced' && !isString(m.revokedSecretDigest)) return undefined;
-  if (m.change === 'client_key_replaced' && !isString(m.clientKey)) return undefined;
-  return m as GameCredentialsNotice;
+  const read = GAME_CREDENTIALS_WIRE.decode(raw);
+  return read.ok ? read.value : undefined;
 }

@@ -126,7 +126,10 @@ function createShell(config: SocialConfig, deps: SocialDeps, metrics: SocialMetr
   });
 }
 
-/** A key rotation announced by the auth service drops the cached key set. */
+/**
+ * A key rotation announced by the auth service drops the cached key set. The arrival is the notice: no member is
+ * read, so every version is (docs/decisions/0020-versioned-messages.md).
+ */
 async function followKeyRotations(app: App, state: StateStore, keys: KeyResolver | undefined): Promise<void> {
   let stopRotation: Unsubscribe | undefined;
   if (keys) {

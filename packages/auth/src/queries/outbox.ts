@@ -11,13 +11,13 @@ export interface ClaimedDelivery {
   payload: Record<string, unknown>;
 }
 
-/** The account.deleted notice, inside the deletion's transaction. */
-export async function insertAccountDeletedNotice(tx: Queryable, payload: { type: 'account.deleted'; account_id: string; deleted_at: string }): Promise<void> {
+/** The account.deleted notice (`{type: 'account.deleted', account_id, deleted_at}`, as services/notice-wire.ts writes it), inside the deletion's transaction. */
+export async function insertAccountDeletedNotice(tx: Queryable, payload: Record<string, unknown>): Promise<void> {
   await tx.query(`INSERT INTO outbox (topic, payload) VALUES ('account.deleted', $1)`, [JSON.stringify(payload)]);
 }
 
-/** The key_rotation notice, inside the rotation's transaction. */
-export async function insertKeyRotationNotice(tx: Queryable, payload: { type: 'key_rotation'; kid: string; retire_previous: boolean }): Promise<void> {
+/** The key_rotation notice (`{type: 'key_rotation', kid, retire_previous}`, as services/notice-wire.ts writes it), inside the rotation's transaction. */
+export async function insertKeyRotationNotice(tx: Queryable, payload: Record<string, unknown>): Promise<void> {
   await tx.query(`INSERT INTO outbox (topic, payload) VALUES ('key_rotation', $1)`, [JSON.stringify(payload)]);
 }
 

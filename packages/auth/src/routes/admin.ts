@@ -27,6 +27,7 @@ import { changeAccountStatus, findAccounts, GRANTABLE_ROLES, lookupAccount, setR
 import { assertStaff, createSanction, liftSanction, listSanctions, sanctionView, type Actor } from '../services/sanctions.js';
 import { KEY_ROTATION_CHANNEL, keyTimings, rotateSigningKey } from '../services/keys.js';
 import { actorOf, claimsOf } from '../services/callers.js';
+import { BUS_NOTICE_WIRE } from '../services/notice-wire.js';
 
 export async function adminRoutes(app: App, c: AuthContext) {
   app.post(
@@ -52,7 +53,7 @@ export async function adminRoutes(app: App, c: AuthContext) {
       if (body.emergency) {
         // Shared Redis: verifiers subscribed to the channel refresh at once. Separate stores: the
         // key_rotation notice written to the outbox in the rotation transaction reaches them by webhook.
-        await c.state.publish(KEY_ROTATION_CHANNEL, JSON.stringify({ kid: r.kid }));
+        await c.state.publish(KEY_ROTATION_CHANNEL, BUS_NOTICE_WIRE.encode({ kid: r.kid }));
         c.outbox.kick();
       }
       return { kid: r.kid, state: r.state, activate_at: r.activateAt };

@@ -22,6 +22,7 @@ import { insertAccountDeletedNotice } from '../queries/outbox.js';
 import { sanctionsOf } from '../queries/sanctions.js';
 import { sessionsOf } from '../queries/sessions.js';
 import { audit, ownAuditEntry, type AuditContext } from './audit.js';
+import { OUTBOX_NOTICE_WIRE } from './notice-wire.js';
 import { hashNewPassword } from './passwords.js';
 import { linkPlatformIdentity, verifyTicket } from './platform.js';
 import { normaliseEmail } from './sign-in-common.js';
@@ -171,7 +172,7 @@ export async function deleteAccount(ctx: AuthContext, accountId: string, present
       },
       after: async (tx, _ended, d) => {
         if (!d.now) return;
-        await insertAccountDeletedNotice(tx, { type: 'account.deleted', account_id: accountId, deleted_at: d.at.toISOString() });
+        await insertAccountDeletedNotice(tx, OUTBOX_NOTICE_WIRE.encodeObject({ type: 'account.deleted', account_id: accountId, deleted_at: d.at.toISOString() }));
         await audit(tx, who, 'delete', accountId, { grace_hours: config.deletionGraceHours });
       },
     },

@@ -30,6 +30,7 @@ import {
   type NewKey,
 } from '../queries/signing-keys.js';
 import { insertKeyRotationNotice } from '../queries/outbox.js';
+import { OUTBOX_NOTICE_WIRE } from './notice-wire.js';
 import { audit, type AuditContext } from './audit.js';
 
 export type { KeyState } from '../queries/signing-keys.js';
@@ -89,7 +90,7 @@ export async function rotateSigningKey(
       await activate(tx, k.kid, opts.retirePrevious ? 0 : timings.retireAfterSeconds, ctx);
       state = 'active';
       // Verifiers without the shared pub/sub channel learn of it through the outbox.
-      await insertKeyRotationNotice(tx, { type: 'key_rotation', kid: k.kid, retire_previous: !!opts.retirePrevious });
+      await insertKeyRotationNotice(tx, OUTBOX_NOTICE_WIRE.encodeObject({ type: 'key_rotation', kid: k.kid, retire_previous: !!opts.retirePrevious }));
     }
     return { kid: k.kid, state, activateAt: new Date(activateAt).toISOString() };
   });

@@ -14,6 +14,7 @@ import { insertRevocationNotice } from '../queries/outbox.js';
 import { spendAccountTokens, spendTokensOfSessions, spendUnusedSessionTokens } from '../queries/tokens.js';
 import { revokeAccountSessions, revokeAccountSessionsExcept, revokeSession } from '../queries/sessions.js';
 import type { OutboxWorker } from './outbox.js';
+import { BUS_NOTICE_WIRE, OUTBOX_NOTICE_WIRE } from './notice-wire.js';
 
 export const DENY_SID = 'deny:sid';
 export const DENY_JTI = 'deny:jti';
@@ -135,7 +136,7 @@ export function createRevoker(deps: { config: AuthConfig; db: Database; state: S
     if (cut) await state.set(`${DENY_ACCOUNT_PREFIX}${target.accountId}`, String(Date.parse(cut.revoked_at)), maxAccessTtlMs);
     // The bus is best effort (the outbox row is the durable copy): a failed publish is logged, not thrown.
     await Promise.all(
-      written.map((n) => state.publish(REVOCATION_CHANNEL, JSON.stringify(n)).catch((err) => log.warn({ err, notice: n.id }, 'revocation not published on the bus'))),
+      written.map((n) => state.publish(REVOCATION_CHANNEL, BUS_NOTICE_WIRE.encode({ ...n })).catch((err) => log.warn({ err, notice: n.id }, 'revocation not published on the bus'))),
     );
     if (written.length && outbox) await outbox.deliverNow(config.revocationWaitMs);
   }
@@ -161,7 +162,7 @@ export function createRevoker(deps: { config: AuthConfig; db: Database; state: S
         await opts.after?.(tx, sessions, value);
         const sids = [...new Set([...sessions, ...(target.alsoSids ?? [])])];
         const written = notices(target, sessions.length, sids, maxAccessTtlMs);
-        for (const n of written) await insertRevocationNotice(tx, n.id, { ...n });
+        for (const n of written) await insertRevocationNotice(tx, n.id, OUTBOX_NOTICE_WIRE.encodeObject({ ...n }));
         return { sessions, value, sids, written };
       });
       await announce(target, sids, written);

@@ -28,6 +28,7 @@ import {
   type SanctionRow,
 } from '../queries/sanctions.js';
 import { audit, type AuditContext } from './audit.js';
+import { BUS_NOTICE_WIRE, OUTBOX_NOTICE_WIRE } from './notice-wire.js';
 import type { AuthContext } from '../context.js';
 
 /** The bus channel of sanction notices (the same payload as the outbox notice). */
@@ -124,7 +125,7 @@ function noticeOf(s: SanctionRow, event: SanctionEvent): SanctionNotice {
 }
 
 async function written(tx: Queryable, notice: SanctionNotice): Promise<SanctionNotice> {
-  await insertSanctionNotice(tx, notice.id, { ...notice });
+  await insertSanctionNotice(tx, notice.id, OUTBOX_NOTICE_WIRE.encodeObject({ ...notice }));
   return notice;
 }
 
@@ -158,7 +159,7 @@ async function reactivateIfUnbanned(tx: Queryable, accountId: string): Promise<v
 /** The bus (best effort: the outbox row is the durable copy, so a failed publish is logged, not thrown). */
 async function publish(ctx: AuthContext, notices: SanctionNotice[]): Promise<void> {
   await Promise.all(
-    notices.map((n) => ctx.state.publish(SANCTION_CHANNEL, JSON.stringify(n)).catch((err) => ctx.log.warn({ err, notice: n.id }, 'sanction not published on the bus'))),
+    notices.map((n) => ctx.state.publish(SANCTION_CHANNEL, BUS_NOTICE_WIRE.encode({ ...n })).catch((err) => ctx.log.warn({ err, notice: n.id }, 'sanction not published on the bus'))),
   );
 }
 

@@ -29,7 +29,8 @@ export function authWorkers(app: AuthApp, config: AuthConfig): Worker[] {
     ),
     periodicWorker('sanction sweep', config.sanctionSweepSeconds * 1000, () => app.sweepSanctions(), log),
     {
-      // Another node rotated the signing key: reload at once rather than at the next refresh.
+      // Another node rotated the signing key: reload at once rather than at the next refresh. The arrival is the
+      // notice: no member is read, so every version is (docs/decisions/0020-versioned-messages.md).
       name: 'key rotation notices',
       async start() {
         unsubscribe = await ctx.state

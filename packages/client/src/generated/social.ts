@@ -3430,6 +3430,10 @@ export interface operations {
                      * @description revocation: until when their tokens may still be presented
                      */
                     until?: string;
+                    /** @description The notice format version (absent: 1; docs/decisions/0020-versioned-messages.md). A version not read here is refused (400), so the outbox retries it after the upgrade. */
+                    v?: number;
+                } & {
+                    [key: string]: unknown;
                 };
             };
         };

@@ -4,10 +4,26 @@
  * once; changes made on other nodes arrive through the state store's
  * `registry:game-invalidated` channel.
  */
-import type { StateStore, Unsubscribe } from '@platform/kit';
+import { defineWire, type StateStore, type Unsubscribe } from '@platform/kit';
 import type { CrossGameVisibility } from '../queries/games.js';
 
 export const INVALIDATION_CHANNEL = 'registry:game-invalidated';
+
+/**
+ * INVALIDATION_CHANNEL's message (docs/decisions/0020-versioned-messages.md). Version 1 is the cache key as plain
+ * text (no room for a version); version 2 is `{"v":2,"key":...}`. This release reads both and writes version 1,
+ * which the release before reads (it takes the whole text for the key); the release after writes version 2.
+ */
+export const INVALIDATION_WIRE = defineWire<{ key: string }>({
+  name: 'registry.invalidation',
+  plainV1: true,
+  read: {
+    1: (m) => (typeof m.text === 'string' && m.text ? { key: m.text } : undefined),
+    2: (m) => (typeof m.key === 'string' && m.key ? { key: m.key } : undefined),
+  },
+  writes: 1,
+  write: ({ key }) => ({ text: key }),
+});
 
 /** The cache entry of a client key (the cache holds both; a client key never has a secret). */
 export const clientCacheKey = (clientKey: string) => `client:${clientKey}`;
@@ -31,7 +47,12 @@ export class ApiKeyCache {
   ) {}
 
   async start(): Promise<void> {
-    this.unsubscribe = await this.state.subscribe(INVALIDATION_CHANNEL, (apiKey) => this.drop(apiKey));
+    this.unsubscribe = await this.state.subscribe(INVALIDATION_CHANNEL, (raw) => {
+      const read = INVALIDATION_WIRE.decode(raw);
+      // Not understood: everything goes (a lookup costs less than a replaced secret working on).
+      if (read.ok) this.drop(read.value.key);
+      else this.dropAll();
+    });
   }
 
   async stop(): Promise<void> {
@@ -58,9 +79,15 @@ export class ApiKeyCache {
     this.entries.delete(apiKey);
   }
 
+  /** Drops every entry (an invalidation this node cannot read). */
+  dropAll(): void {
+    this.generation++;
+    this.entries.clear();
+  }
+
   /** Drops locally, then tells the other nodes. */
   async invalidate(apiKey: string): Promise<void> {
     this.drop(apiKey);
-    await this.state.publish(INVALIDATION_CHANNEL, apiKey);
+    await this.state.publish(INVALIDATION_CHANNEL, INVALIDATION_WIRE.encode({ key: apiKey }));
   }
 }

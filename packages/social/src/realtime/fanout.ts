@@ -3,7 +3,7 @@
  * event), party-channel membership of each socket, and the fan-out channel of many-recipient events.
  */
 import type { Ctx, GameContext } from '../context.js';
-import { FANOUT_CHANNEL, partyChannel, replayRetention, userChannel, type EventEnvelope, type FanoutMessage } from '../services/events.js';
+import { FANOUT_CHANNEL, FANOUT_WIRE, partyChannel, replayRetention, userChannel, type EventEnvelope } from '../services/events.js';
 import { currentPartyId } from '../services/parties.js';
 import { friendPresenceData, presenceViewLevel, type PresenceSource, type ViewLevel } from '../services/presence.js';
 import { CLOSE, closeConn, type Connection, type Log, type Sender } from './connection.js';
@@ -99,7 +99,7 @@ function createDispatch(deps: DispatchDeps): Dispatch<Connection> {
   return (channel, msg, recipients) => {
     const type = msg.type as string;
     if (type.startsWith('_')) return dispatchControl(deps, channel, msg, recipients);
-    if (type === 'friendPresenceChanged') {
+    if (type === 'friendPresenceChanged' && !msg.prebuilt) {
       // Each socket sees what its own game context shows (a user's sockets may be in different games).
       for (const c of recipients) deps.sender.send(c, encodePresence(msg.data as PresenceSource, c.game, msg.id), msg.id);
       return;
@@ -129,29 +129,24 @@ function subscribeFanout(ctx: Ctx, hub: Hub<Connection>, log: Log) {
   return ctx.state
     .subscribe(FANOUT_CHANNEL, (raw) => {
       if (hub.isOwnEcho(raw)) return;
-      let m: FanoutMessage;
-      try {
-        m = JSON.parse(raw) as FanoutMessage;
-        if (!m || typeof m.type !== 'string') throw new Error('not a fan-out message');
-        if ('presence' in m ? !m.presence || !Array.isArray(m.userIds) : !Array.isArray(m.groups) || !m.groups.every((g) => g && Array.isArray(g.userIds))) {
-          throw new Error('not a fan-out message');
-        }
-        // The version before sent presence as per-user payloads built for the user's presence game: dropped
-        // during a rolling upgrade, not taken for a source (docs/social-realtime.md).
-        if (m.type === 'friendPresenceChanged' && !('presence' in m)) throw new Error('presence fan-out of an older version');
-      } catch (err) {
-        log.warn({ err }, 'unreadable fan-out event dropped');
+      // Versioned (docs/decisions/0020-versioned-messages.md): this release's and the previous one's shapes.
+      const read = FANOUT_WIRE.decode(raw);
+      if (!read.ok) {
+        log.warn({ err: read.error, reason: read.reason }, 'unreadable fan-out event dropped');
         ctx.metrics.dropped('unreadable');
         return;
       }
+      const m = read.value;
       const actor = { ...(m.actorPublicId ? { actorPublicId: m.actorPublicId } : {}), ...(m.id ? { id: m.id } : {}) };
       if ('presence' in m) {
         // One source object for every local recipient: the dispatch encodes it once per view level.
         for (const userId of m.userIds) hub.deliverLocal(userChannel(userId), { type: m.type, data: m.presence, ...actor });
         return;
       }
+      // Presence as payloads already built (the release before per-socket presence): delivered as they are.
+      const prebuilt = m.type === 'friendPresenceChanged' ? { prebuilt: true } : {};
       // One data object per group: every local recipient of a group gets the same frame, encoded once.
-      for (const g of m.groups) for (const userId of g.userIds) hub.deliverLocal(userChannel(userId), { type: m.type, data: g.data, ...actor });
+      for (const g of m.groups) for (const userId of g.userIds) hub.deliverLocal(userChannel(userId), { type: m.type, data: g.data, ...actor, ...prebuilt });
     })
     .catch((err) => {
       log.warn({ err }, 'fan-out channel not subscribed');

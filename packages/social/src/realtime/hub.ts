@@ -13,7 +13,7 @@
  * store as before.
  */
 import type { StateStore, Unsubscribe } from '@platform/kit';
-import type { EventEnvelope } from '../services/events.js';
+import { EVENT_WIRE, type EventEnvelope } from '../services/events.js';
 
 export interface Subscriber {
   readonly id: string;
@@ -109,16 +109,14 @@ export class Hub<S extends Subscriber> {
   private onMessage(channel: string, entry: ChannelEntry<S>, raw: string): void {
     // Our own echo, recognised without parsing: the publisher appends origin as the last member.
     if (this.isOwnEcho(raw)) return;
-    let message: EventEnvelope;
-    try {
-      message = JSON.parse(raw) as EventEnvelope;
-      if (!message || typeof message.type !== 'string') throw new Error('no type');
-    } catch (err) {
-      this.log.warn({ err, channel }, 'unreadable event dropped');
+    // Versioned (docs/decisions/0020-versioned-messages.md): this release's and the previous one's, unknown members ignored.
+    const read = EVENT_WIRE.decode(raw);
+    if (!read.ok) {
+      this.log.warn({ err: read.error, reason: read.reason, channel }, 'unreadable event dropped');
       this.onDrop('unreadable');
       return;
     }
-    this.enqueue(channel, entry, message);
+    this.enqueue(channel, entry, read.value);
   }
 
   private enqueue(channel: string, entry: ChannelEntry<S>, message: EventEnvelope): void {

@@ -14,7 +14,7 @@
  */
 import { createBatcher } from '@platform/kit';
 import type { Ctx } from '../context.js';
-import { RELATIONS_CHANNEL } from '../services/events.js';
+import { RELATIONS_CHANNEL, RELATIONS_WIRE } from '../services/events.js';
 import { chatExclusions } from '../queries/relations.js';
 import type { Log } from './connection.js';
 
@@ -35,6 +35,16 @@ export interface RelationsCache {
   excludedNow(actorPublicId: string): Set<string> | undefined;
   /** Stops using the cache and leaves RELATIONS_CHANNEL. */
   close(): Promise<void>;
+}
+
+/**
+ * A RELATIONS_CHANNEL message: whatever it says (even a version not read here: docs/decisions/0020-versioned-messages.md),
+ * the whole cache goes: dropping too much costs a read, keeping too much delivers a blocked user's chat.
+ */
+function onRelations(raw: string, log: Log, drop: () => void): void {
+  const read = RELATIONS_WIRE.decode(raw);
+  if (!read.ok) log.warn({ err: read.error, reason: read.reason }, 'unreadable relations notice: every cached relation dropped');
+  drop();
 }
 
 /** The reads of several authors at once (a node's first messages, every author again after an invalidation) as one statement. */
@@ -90,7 +100,7 @@ export function createRelationsCache(ctx: Ctx, log: Log): RelationsCache {
     generation++;
     byAuthor.clear();
   };
-  const subscription = ctx.state.subscribe(RELATIONS_CHANNEL, drop).then(
+  const subscription = ctx.state.subscribe(RELATIONS_CHANNEL, (raw) => onRelations(raw, log, drop)).then(
     (unsubscribe) => {
       drop();
       live = true;

@@ -11,7 +11,7 @@ import type { IncomingMessage } from 'node:http';
 import { compareLogIds, isLogId, type LogEntry, type LogRetention } from '@platform/kit';
 import type { Ctx } from '../context.js';
 import { visiblePublicIds } from '../queries/relations.js';
-import { partyChannel, replayLog, userChannel, type EventEnvelope } from '../services/events.js';
+import { EVENT_WIRE, partyChannel, replayLog, userChannel, type EventEnvelope } from '../services/events.js';
 import type { Connection, Sender } from './connection.js';
 import { eventFrame } from './fanout.js';
 import { inIdOrder } from './ordering.js';
@@ -63,8 +63,18 @@ export function partyWindows(after: string, userEntries: readonly Replayed[], cu
 const within = (ws: { from: string; to?: string }[], id: string) =>
   ws.some((w) => compareLogIds(w.from, id) < 0 && (w.to === undefined || compareLogIds(id, w.to) < 0));
 
-function parsed(channel: string, entries: readonly LogEntry[]): Replayed[] {
-  return entries.map((e) => ({ id: e.id, channel, env: JSON.parse(e.entry) as EventEnvelope }));
+/**
+ * The entries as events (EVENT_WIRE: written by this release or the one before, docs/decisions/0020-versioned-messages.md);
+ * undefined when one is unreadable (a version not read here): a gap, answered with resync, never skipped silently.
+ */
+function parsed(channel: string, entries: readonly LogEntry[]): Replayed[] | undefined {
+  const out: Replayed[] = [];
+  for (const e of entries) {
+    const read = EVENT_WIRE.decode(e.entry);
+    if (!read.ok) return undefined;
+    out.push({ id: e.id, channel, env: read.value });
+  }
+  return out;
 }
 
 /**
@@ -140,7 +150,9 @@ export function createReplayer(deps: { ctx: Ctx; sender: Sender; dispatch: Dispa
     const reads = parties.map(([p, ws]) => ({ log: replayLog(partyChannel(p)), after: ws.map((w) => w.from).reduce((a, b) => (compareLogIds(a, b) <= 0 ? a : b), after) }));
     const { results } = await ctx.state.logRead(reads, retention, limit);
     if (results.some((r) => !r.complete)) return undefined;
-    return results.flatMap((r, i) => parsed(partyChannel(parties[i][0]), r.entries).filter((e) => compareLogIds(e.id, head) <= 0 && within(parties[i][1], e.id)));
+    const read = results.map((r, i) => parsed(partyChannel(parties[i][0]), r.entries));
+    if (read.some((r) => !r)) return undefined;
+    return read.flatMap((r, i) => r!.filter((e) => compareLogIds(e.id, head) <= 0 && within(parties[i][1], e.id)));
   };
 
   /** One replayed entry to the socket: control messages only for the event they carry. */
@@ -168,6 +180,7 @@ export function createReplayer(deps: { ctx: Ctx; sender: Sender; dispatch: Dispa
       if (compareLogIds(after, head) > 0) return resync(conn, head, 'invalid');
       if (!results[0].complete) return resync(conn, head, 'expired');
       const mine = parsed(channel, results[0].entries);
+      if (!mine) return resync(conn, head, 'expired');
       const theirs = await partyEntries(after, head, partyWindows(after, mine, conn.partyId));
       if (!theirs) return resync(conn, head, 'expired');
       // Blocks and erasures since the events were logged apply as in HTTP reads (control messages pass).

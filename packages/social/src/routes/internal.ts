@@ -5,7 +5,7 @@
  * every notice is idempotent here.
  */
 import { Type } from 'typebox';
-import { AUTH_SERVICE_NAME, serviceSubject, type AccessClaims, type App } from '@platform/kit';
+import { AUTH_SERVICE_NAME, defineWire, serviceSubject, type AccessClaims, type App } from '@platform/kit';
 import type { FastifyRequest } from 'fastify';
 import type { Ctx } from '../context.js';
 import { eraseAccount } from '../services/account.js';
@@ -16,6 +16,9 @@ import { ANY_ROUTE, BODY, errorResponses } from './responses.js';
 
 const Notice = Type.Object(
   {
+    v: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'The notice format version (absent: 1; docs/decisions/0020-versioned-messages.md). A version not read here is refused (400), so the outbox retries it after the upgrade.' }),
+    ),
     id: Type.String({ format: 'uuid', description: 'Outbox notice id (the same on every redelivery)' }),
     type: Type.String({ minLength: 1, maxLength: 64, description: 'account.deleted | key_rotation | revocation | sanction; others are acknowledged and ignored' }),
     account_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
@@ -35,8 +38,16 @@ const Notice = Type.Object(
     expires_at: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'sanction: its end; null: permanent' })),
     at: Type.Optional(Type.String({ format: 'date-time', description: 'sanction: when it happened' })),
   },
-  { additionalProperties: false },
+  // Members a later release adds are ignored (docs/decisions/0020-versioned-messages.md): a strict schema here refused
+  // every notice of a newer auth node until social was upgraded too.
+  { additionalProperties: true },
 );
+
+/**
+ * Auth's outbox notice as read here (docs/decisions/0020-versioned-messages.md): version 1, the members above,
+ * written without `v` by auth nodes of the releases whose social refused unknown members, with `v: 1` after.
+ */
+const AUTH_NOTICE_WIRE = defineWire<Record<string, unknown>>({ name: 'auth.notice', read: { 1: (m) => m } });
 
 export interface InternalRouteOptions {
   refreshKeys(): Promise<void>;
@@ -87,6 +98,8 @@ export function internalRoutes(app: App, ctx: Ctx, opts: InternalRouteOptions): 
     },
     async (req) => {
       const n = req.body;
+      const read = AUTH_NOTICE_WIRE.decodeObject(n);
+      if (!read.ok) throw socialError('validation_failed', `notice format version ${String(n.v)} is not read by this node`, { field: 'v' });
       if (n.type === 'account.deleted') {
         if (!n.account_id) throw socialError('validation_failed', 'account.deleted needs account_id', { field: 'account_id' });
         await eraseAccount(ctx, n.account_id);

@@ -7,7 +7,7 @@
  * channels the realtime layer filters with `actorPublicId`).
  */
 import { randomUUID } from 'node:crypto';
-import { createBatcher, type Database, type LogAppend, type LogRetention, type StateStore } from '@platform/kit';
+import { createBatcher, defineWire, type Database, type LogAppend, type LogRetention, type StateStore } from '@platform/kit';
 import { mutersAmong as mutersAmongRows } from '../queries/relations.js';
 import type { PresenceSource } from './presence-types.js';
 
@@ -35,6 +35,11 @@ export interface EventEnvelope {
   origin?: string;
   /** The event's id in the replay log (docs/social-realtime.md, "Resume and replay"); absent with the log off. */
   id?: string;
+  /**
+   * friendPresenceChanged only: `data` is the client payload already (a fan-out message of the release before
+   * the per-socket presence, `groups` of payloads), not a PresenceSource. Never on the wire.
+   */
+  prebuilt?: boolean;
 }
 
 export interface PublishOptions {
@@ -69,6 +74,68 @@ export const FANOUT_CHANNEL = 'social:fanout';
 export type FanoutMessage =
   | { type: EventType; groups: { data: unknown; userIds: string[] }[]; actorPublicId?: string; origin?: string; id?: string }
   | { type: 'friendPresenceChanged'; presence: PresenceSource; userIds: string[]; actorPublicId?: string; origin?: string; id?: string };
+
+const optionalString = (v: unknown): v is string | undefined => v === undefined || typeof v === 'string';
+/** The members every event message may carry besides its body (each only when present). */
+const tail = (m: Record<string, unknown>) => ({
+  ...(typeof m.actorPublicId === 'string' ? { actorPublicId: m.actorPublicId } : {}),
+  ...(typeof m.origin === 'string' ? { origin: m.origin } : {}),
+  ...(typeof m.id === 'string' ? { id: m.id } : {}),
+});
+
+/**
+ * An event on a user or party channel, and an entry of the replay log (docs/decisions/0020-versioned-messages.md):
+ * version 1 is `{v?, id?, type, data, actorPublicId?, origin?}` (`origin` last: the hub skips its own echo by it).
+ */
+export const EVENT_WIRE = defineWire<EventEnvelope>({
+  name: 'social.event',
+  read: {
+    1: (m) => {
+      if (typeof m.type !== 'string' || !m.type || !optionalString(m.actorPublicId) || !optionalString(m.origin) || !optionalString(m.id)) return undefined;
+      return { type: m.type as EventType, data: m.data ?? null, ...tail(m) };
+    },
+  },
+  writes: 1,
+  write: (e) => ({ type: e.type, data: e.data, ...(e.actorPublicId ? { actorPublicId: e.actorPublicId } : {}), ...(e.origin ? { origin: e.origin } : {}) }),
+});
+
+const isIdList = (v: unknown): v is string[] => Array.isArray(v) && v.every((id) => typeof id === 'string');
+
+/**
+ * A many-recipient event on FANOUT_CHANNEL (docs/decisions/0020-versioned-messages.md). Version 1 has two shapes,
+ * both written without `v` before the rule: `groups` of payloads, and (friendPresenceChanged since per-socket
+ * presence) one `presence` source. The groups of a friendPresenceChanged, as the release before per-socket presence
+ * wrote them, are payloads built for the recipient already: read, not dropped (the cause of the presence lost
+ * between two releases: each release dropped the other's shape).
+ */
+export const FANOUT_WIRE = defineWire<FanoutMessage>({
+  name: 'social.fanout',
+  read: {
+    1: (m) => {
+      if (typeof m.type !== 'string' || !m.type || !optionalString(m.actorPublicId) || !optionalString(m.origin) || !optionalString(m.id)) return undefined;
+      if (m.type === 'friendPresenceChanged' && m.presence !== undefined) {
+        if (!m.presence || typeof m.presence !== 'object' || !isIdList(m.userIds)) return undefined;
+        return { type: 'friendPresenceChanged', presence: m.presence as PresenceSource, userIds: m.userIds, ...tail(m) };
+      }
+      const groups = m.groups;
+      if (!Array.isArray(groups) || !groups.every((g: { userIds?: unknown } | null) => g && typeof g === 'object' && isIdList(g.userIds))) return undefined;
+      return { type: m.type as EventType, groups: (groups as { data: unknown; userIds: string[] }[]).map((g) => ({ data: g.data ?? null, userIds: g.userIds })), ...tail(m) };
+    },
+  },
+  writes: 1,
+  write: (f) => {
+    const head = 'presence' in f ? { type: f.type, presence: f.presence, userIds: f.userIds } : { type: f.type, groups: f.groups };
+    return { ...head, ...(f.actorPublicId ? { actorPublicId: f.actorPublicId } : {}), ...(f.origin ? { origin: f.origin } : {}) };
+  },
+});
+
+/** RELATIONS_CHANNEL's message (version 1: `{v?, type: '_relationsChanged', data: {users}}`); its reader drops every cached relation. */
+export const RELATIONS_WIRE = defineWire<{ users: string[] }>({
+  name: 'social.relations',
+  read: { 1: (m) => ({ users: isIdList((m.data as { users?: unknown } | null)?.users) ? (m.data as { users: string[] }).users : [] }) },
+  writes: 1,
+  write: (r) => ({ type: '_relationsChanged', data: { users: r.users } }),
+});
 
 /**
  * The replay log of a channel (a user's or a party's): every event published on it, and every many-recipient
@@ -165,19 +232,19 @@ function loggedPublisher(state: StateStore, retention: LogRetention, log: Warn, 
   const logsOf = (userIds: readonly string[]) => userIds.map((id) => replayLog(userChannel(id)));
   return {
     /** An event on one channel, in that channel's log. */
-    one: (channel: string, env: EventEnvelope) => appendOrLog({ logs: [replayLog(channel)], entry: JSON.stringify(env), publish: { channel } }, env.type),
+    one: (channel: string, env: EventEnvelope) => appendOrLog({ logs: [replayLog(channel)], entry: EVENT_WIRE.encode(env), publish: { channel } }, env.type),
     /** One append per distinct payload: each recipient's log holds its own event (usually there is one group). */
     async groups(type: EventType, groups: { data: unknown; userIds: string[] }[], actor: { actorPublicId?: string }) {
       for (const g of groups) {
         const message: FanoutMessage = { type, groups: [g], ...actor };
-        await appendOrLog({ logs: logsOf(g.userIds), entry: JSON.stringify({ type, data: g.data, ...actor }), publish: { channel: FANOUT_CHANNEL, message: JSON.stringify(message) } }, type);
+        await appendOrLog({ logs: logsOf(g.userIds), entry: EVENT_WIRE.encode({ type, data: g.data, ...actor }), publish: { channel: FANOUT_CHANNEL, message: FANOUT_WIRE.encode(message) } }, type);
       }
     },
     /** The source once in every recipient's log (the realtime layer builds each socket's payload on replay too). */
     presence(userIds: readonly string[], source: PresenceSource, actor: { actorPublicId?: string }) {
       const type = 'friendPresenceChanged';
       const message: FanoutMessage = { type, presence: source, userIds: [...userIds], ...actor };
-      return appendOrLog({ logs: logsOf(userIds), entry: JSON.stringify({ type, data: source, ...actor }), publish: { channel: FANOUT_CHANNEL, message: JSON.stringify(message) } }, type);
+      return appendOrLog({ logs: logsOf(userIds), entry: EVENT_WIRE.encode({ type, data: source, ...actor }), publish: { channel: FANOUT_CHANNEL, message: FANOUT_WIRE.encode(message) } }, type);
     },
   };
 }
@@ -234,11 +301,11 @@ export function createEventPublisher(
   const send = async (channel: string, env: EventEnvelope) => {
     if (logged) return logged.one(channel, env);
     if (local) {
-      // origin last: the hub recognises its own echo by the message's end without parsing it.
+      // origin last (EVENT_WIRE writes it last): the hub recognises its own echo by the message's end without parsing it.
       env = { type: env.type, data: env.data, ...(env.actorPublicId ? { actorPublicId: env.actorPublicId } : {}), origin };
       deliverHere(channel, env);
     }
-    await publishOrLog(channel, JSON.stringify(env), env.type);
+    await publishOrLog(channel, EVENT_WIRE.encode(env), env.type);
   };
   return {
     origin,
@@ -257,7 +324,7 @@ export function createEventPublisher(
       for (const r of targets) deliverHere(userChannel(r.userId), { type, data: r.data, ...actor });
       // One message for every node (origin last, so this node skips its echo unparsed).
       const message: FanoutMessage = { type, groups: groupByData(targets), ...actor, ...(local ? { origin } : {}) };
-      await publishOrLog(FANOUT_CHANNEL, JSON.stringify(message), type);
+      await publishOrLog(FANOUT_CHANNEL, FANOUT_WIRE.encode(message), type);
     },
     async presenceToUsers(userIds, source, opts = {}) {
       const type = 'friendPresenceChanged';
@@ -267,7 +334,7 @@ export function createEventPublisher(
       if (logged) return logged.presence(targets, source, actor);
       for (const id of targets) deliverHere(userChannel(id), { type, data: source, ...actor });
       const message: FanoutMessage = { type, presence: source, userIds: [...targets], ...actor, ...(local ? { origin } : {}) };
-      await publishOrLog(FANOUT_CHANNEL, JSON.stringify(message), type);
+      await publishOrLog(FANOUT_CHANNEL, FANOUT_WIRE.encode(message), type);
     },
     async toParty(partyId, type, data, opts = {}) {
       await send(partyChannel(partyId), { type, data, ...(opts.actorPublicId ? { actorPublicId: opts.actorPublicId } : {}) });
@@ -277,7 +344,7 @@ export function createEventPublisher(
     },
     async relationsChanged(userIds) {
       // Not a hub channel: every node, this one included, hears it through the store.
-      await publishOrLog(RELATIONS_CHANNEL, JSON.stringify({ type: '_relationsChanged', data: { users: userIds } }), '_relationsChanged');
+      await publishOrLog(RELATIONS_CHANNEL, RELATIONS_WIRE.encode({ users: userIds }), '_relationsChanged');
     },
   };
 }

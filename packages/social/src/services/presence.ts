@@ -4,7 +4,7 @@
  * Rich presence carries the game it was set from (origin) and that game's
  * cross-game visibility; every view of it goes through `viewPresence`.
  */
-import { AppError } from '@platform/kit';
+import { AppError, defineWire } from '@platform/kit';
 import type { Ctx, CrossGameVisibility, GameContext, UserRow } from '../context.js';
 import { groupedReads } from './grouped-reads.js';
 import { requireUser } from './users.js';
@@ -17,6 +17,32 @@ export type { PresenceState, VisibleState, RichPresence, RichPresenceView, Store
 
 const RANK: Record<CrossGameVisibility, number> = { isolated: 0, summary: 1, full: 2 };
 const key = (userId: string) => `presence:${userId}`;
+
+const STATES: readonly string[] = ['online', 'away', 'busy', 'dnd', 'invisible'];
+const VISIBILITIES: readonly string[] = ['isolated', 'summary', 'full'];
+/**
+ * The presence record every node reads from the state store (docs/decisions/0020-versioned-messages.md): version 1,
+ * `{v?, state, richPresence, originGameId, originVisibility, updatedAt}`; the previous release read it member by
+ * member, so `v` is written.
+ */
+export const PRESENCE_RECORD_WIRE = defineWire<StoredPresence>({
+  name: 'social.presence',
+  read: {
+    1: (m) => {
+      if (typeof m.state !== 'string' || !STATES.includes(m.state)) return undefined;
+      const rich = m.richPresence && typeof m.richPresence === 'object' ? (m.richPresence as RichPresence) : null;
+      return {
+        state: m.state as PresenceState,
+        richPresence: rich,
+        originGameId: typeof m.originGameId === 'string' ? m.originGameId : null,
+        originVisibility: (typeof m.originVisibility === 'string' && VISIBILITIES.includes(m.originVisibility) ? m.originVisibility : 'isolated') as CrossGameVisibility,
+        updatedAt: typeof m.updatedAt === 'string' ? m.updatedAt : '',
+      };
+    },
+  },
+  writes: 1,
+  write: (p) => ({ state: p.state, richPresence: p.richPresence, originGameId: p.originGameId, originVisibility: p.originVisibility, updatedAt: p.updatedAt }),
+});
 const MAX_EXTRA_BYTES = 2048;
 
 export function normaliseState(raw: string): PresenceState {
@@ -130,7 +156,11 @@ async function readPresences(ctx: Ctx, userIds: string[]): Promise<(StoredPresen
     if (err instanceof AppError && err.code === 'state_unavailable') return userIds.map(() => null);
     throw err;
   }
-  return raw.map((r) => (r ? (JSON.parse(r) as StoredPresence) : null));
+  // A record this release cannot read (a version from a release two ahead) reads as no presence: offline.
+  return raw.map((r) => {
+    const read = r ? PRESENCE_RECORD_WIRE.decode(r) : undefined;
+    return read?.ok ? read.value : null;
+  });
 }
 
 export async function setPresence(
@@ -155,7 +185,7 @@ export async function setPresence(
   }
   const stored: StoredPresence = { state, richPresence, originGameId, originVisibility, updatedAt: ctx.now().toISOString() };
   // The write and the friends' reads are independent: in flight together, announced once the write is done.
-  const written = ctx.state.set(key(user.id), JSON.stringify(stored), ctx.config.presenceTtlSeconds * 1000);
+  const written = ctx.state.set(key(user.id), PRESENCE_RECORD_WIRE.encode(stored), ctx.config.presenceTtlSeconds * 1000);
   written.catch(() => {}); // awaited below; a rejection meanwhile is not unhandled
   try {
     await notifyPresence(ctx, user, stored, written);

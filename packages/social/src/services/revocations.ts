@@ -9,7 +9,7 @@
  * `social:revocations`. With `Social:Auth:HighSecurity` every request and upgrade also reads the record
  * from the state store (one command), so a node that missed a message still refuses the token.
  */
-import type { StateStore, Unsubscribe } from '@platform/kit';
+import { defineWire, type StateStore, type Unsubscribe } from '@platform/kit';
 import { socialError } from './errors.js';
 
 /** The auth service's channel (its payload is the outbox notice, snake_case). */
@@ -72,6 +72,29 @@ export function parseAuthNotice(n: Record<string, unknown>): Revocation | undefi
   if (!Number.isFinite(at) || !Number.isFinite(end) || end < at) return undefined;
   return { reason, scope, accountId, sids: sids as string[], revokedAt: at, until: Math.min(end, Date.now() + MAX_TOKEN_LIFE_MS) };
 }
+
+/**
+ * The auth service's notice on AUTH_REVOCATION_CHANNEL, as read here (docs/decisions/0020-versioned-messages.md):
+ * version 1, `{v?, id, type: 'revocation', reason, scope, account_id, sids, revoked_at, until}`.
+ */
+export const AUTH_REVOCATION_WIRE = defineWire<Revocation>({ name: 'auth.revocation', read: { 1: (m) => parseAuthNotice(m) } });
+
+type Relayed<T> = { origin: string | undefined; notice: T };
+/** The notice as social relays it to its other nodes, snake_case like auth's. */
+const noticeOf = (r: Revocation) => ({ reason: r.reason, scope: r.scope, account_id: r.accountId, sids: r.sids, revoked_at: new Date(r.revokedAt).toISOString(), until: new Date(r.until).toISOString() });
+
+/** REVOCATIONS_CHANNEL's message: version 1, `{v?, origin, notice}` (notice: auth's fields). */
+export const REVOCATIONS_WIRE = defineWire<Relayed<Revocation>>({
+  name: 'social.revocations',
+  read: {
+    1: (m) => {
+      const notice = m.notice && typeof m.notice === 'object' ? parseAuthNotice(m.notice as Record<string, unknown>) : undefined;
+      return notice && { origin: typeof m.origin === 'string' ? m.origin : undefined, notice };
+    },
+  },
+  writes: 1,
+  write: (r) => ({ origin: r.origin, notice: noticeOf(r.notice) }),
+});
 
 /** Tokens issued up to this instant (ms) are refused: a token issued after the revocation, even within its second, is not. */
 const cutoffOf = (r: Revocation) => r.revokedAt;
@@ -161,15 +184,11 @@ export async function createRevocations(deps: { state: StateStore; highSecurity:
   const record = (r: Revocation) => recordInStore(state, r);
 
   const onMessage = (raw: string, fromAuth: boolean) => {
-    let r: Revocation | undefined;
-    try {
-      const m = JSON.parse(raw) as Record<string, unknown>;
-      if (!fromAuth && m.origin === deps.origin) return;
-      r = fromAuth ? parseAuthNotice(m) : parseAuthNotice((m.notice ?? {}) as Record<string, unknown>);
-    } catch {
-      r = undefined;
-    }
-    if (!r) return log.warn({ channel: fromAuth ? AUTH_REVOCATION_CHANNEL : REVOCATIONS_CHANNEL }, 'unreadable revocation notice dropped');
+    // Versioned (docs/decisions/0020-versioned-messages.md): this release's and the previous one's, unknown members ignored.
+    const read = fromAuth ? AUTH_REVOCATION_WIRE.decode(raw) : REVOCATIONS_WIRE.decode(raw);
+    if (!read.ok) return log.warn({ channel: fromAuth ? AUTH_REVOCATION_CHANNEL : REVOCATIONS_CHANNEL, err: read.error, reason: read.reason }, 'unreadable revocation notice dropped');
+    if (!fromAuth && (read.value as Relayed<Revocation>).origin === deps.origin) return;
+    const r = fromAuth ? (read.value as Revocation) : (read.value as Relayed<Revocation>).notice;
     applyHere(r);
     // Every node records what it hears from auth (no node is sure another did); the social channel carries
     // notices a node has recorded already.
@@ -201,8 +220,7 @@ export async function createRevocations(deps: { state: StateStore; highSecurity:
       applyHere(r);
       await record(r);
       if (opts.broadcast) {
-        const notice = { reason: r.reason, scope: r.scope, account_id: r.accountId, sids: r.sids, revoked_at: new Date(r.revokedAt).toISOString(), until: new Date(r.until).toISOString() };
-        await state.publish(REVOCATIONS_CHANNEL, JSON.stringify({ origin: deps.origin, notice }));
+        await state.publish(REVOCATIONS_CHANNEL, REVOCATIONS_WIRE.encode({ origin: deps.origin, notice: r }));
       }
     },
     onRevoked(listener) {

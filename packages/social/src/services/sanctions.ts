@@ -8,7 +8,7 @@
  * later loads it, and a node that received a notice by webhook tells the others on `social:sanctions`. A sanction
  * past its `expires_at` is inactive by this node's clock, whether or not the `expired` notice has come.
  */
-import type { StateStore, Unsubscribe } from '@platform/kit';
+import { defineWire, type StateStore, type Unsubscribe } from '@platform/kit';
 import { socialError } from './errors.js';
 
 /** The auth service's channel (its payload is the outbox notice, snake_case). */
@@ -57,6 +57,30 @@ export function parseSanctionNotice(n: Record<string, unknown>): SanctionNotice 
   return { event: event as SanctionNotice['event'], sanctionId: sanctionId.toLowerCase(), accountId, sanctionType, expiresAt: end };
 }
 
+/**
+ * The auth service's notice on AUTH_SANCTION_CHANNEL, as read here (docs/decisions/0020-versioned-messages.md):
+ * version 1, `{v?, id, type: 'sanction', event, sanction_id, account_id, sanction_type, expires_at, at}`.
+ */
+export const AUTH_SANCTION_WIRE = defineWire<SanctionNotice>({ name: 'auth.sanction', read: { 1: (m) => parseSanctionNotice(m) } });
+
+type Relayed = { origin: string | undefined; notice: SanctionNotice };
+
+/** SANCTIONS_CHANNEL's message: version 1, `{v?, origin, notice}` (notice: auth's fields). */
+export const SANCTIONS_WIRE = defineWire<Relayed>({
+  name: 'social.sanctions',
+  read: {
+    1: (m) => {
+      const notice = m.notice && typeof m.notice === 'object' ? parseSanctionNotice(m.notice as Record<string, unknown>) : undefined;
+      return notice && { origin: typeof m.origin === 'string' ? m.origin : undefined, notice };
+    },
+  },
+  writes: 1,
+  write: ({ origin, notice: n }) => ({
+    origin,
+    notice: { event: n.event, sanction_id: n.sanctionId, account_id: n.accountId, sanction_type: n.sanctionType, expires_at: n.expiresAt === null ? null : new Date(n.expiresAt).toISOString() },
+  }),
+});
+
 const memberOf = (n: SanctionNotice) => `${n.accountId} ${n.sanctionId} ${n.expiresAt ?? 0}`;
 
 /** The active chat sanctions recorded in the state store. */
@@ -101,15 +125,11 @@ export async function createSanctions(deps: { state: StateStore; origin: string;
   };
 
   const onMessage = (raw: string, fromAuth: boolean) => {
-    let n: SanctionNotice | undefined;
-    try {
-      const m = JSON.parse(raw) as Record<string, unknown>;
-      if (!fromAuth && m.origin === deps.origin) return;
-      n = parseSanctionNotice(fromAuth ? m : ((m.notice ?? {}) as Record<string, unknown>));
-    } catch {
-      n = undefined;
-    }
-    if (!n) return log.warn({ channel: fromAuth ? AUTH_SANCTION_CHANNEL : SANCTIONS_CHANNEL }, 'unreadable sanction notice dropped');
+    // Versioned (docs/decisions/0020-versioned-messages.md): this release's and the previous one's, unknown members ignored.
+    const read = fromAuth ? AUTH_SANCTION_WIRE.decode(raw) : SANCTIONS_WIRE.decode(raw);
+    if (!read.ok) return log.warn({ channel: fromAuth ? AUTH_SANCTION_CHANNEL : SANCTIONS_CHANNEL, err: read.error, reason: read.reason }, 'unreadable sanction notice dropped');
+    if (!fromAuth && (read.value as Relayed).origin === deps.origin) return;
+    const n = fromAuth ? (read.value as SanctionNotice) : (read.value as Relayed).notice;
     if (n.sanctionType !== 'chat') return;
     remember(n);
     // Every node records what it hears from auth (no node is sure another did).
@@ -149,8 +169,7 @@ export async function createSanctions(deps: { state: StateStore; origin: string;
       remember(n);
       await record(n);
       if (opts.broadcast) {
-        const notice = { event: n.event, sanction_id: n.sanctionId, account_id: n.accountId, sanction_type: n.sanctionType, expires_at: n.expiresAt === null ? null : new Date(n.expiresAt).toISOString() };
-        await state.publish(SANCTIONS_CHANNEL, JSON.stringify({ origin: deps.origin, notice }));
+        await state.publish(SANCTIONS_CHANNEL, SANCTIONS_WIRE.encode({ origin: deps.origin, notice: n }));
       }
     },
     async close() {
