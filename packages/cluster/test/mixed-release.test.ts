@@ -3,7 +3,7 @@
  * a social node process of the previous release (its sources taken from git history, PREVIOUS_RELEASE) and one of
  * this release, on one schema and one Redis. Friend requests, presence and profile changes made through either node
  * reach the sockets held by the other: the fan-out messages of each release are read by the other. Skipped where
- * the history lacks the commit (a shallow clone), the shared stores are not set, or PostgreSQL is reached through a
+ * the history lacks the commit (a shallow clone), the shared stores are not set, or PostgreSQL is reached only through a
  * transaction pooler (that release predates it). Plain Redis only (that release predates Redis Cluster).
  */
 import { describe, it } from 'node:test';
@@ -45,8 +45,12 @@ function previousTree(dir: string): string {
 const skip =
   skipWithoutSharedStores() ||
   (hasCommit(PREVIOUS_RELEASE) ? false : `the previous release ${PREVIOUS_RELEASE.slice(0, 7)} is not in this clone's history`) ||
-  // That release predates the transaction-pooler support (DATABASE_POOLER): it runs on PostgreSQL directly.
-  (process.env.DATABASE_POOLER === 'transaction' ? 'the previous release does not run behind a transaction pooler' : false);
+  // That release predates the transaction-pooler support (DATABASE_POOLER): it runs on PostgreSQL directly, which CI
+  // names DATABASE_DIRECT_URL while DATABASE_URL is its PgBouncer.
+  (process.env.DATABASE_POOLER === 'transaction' && !process.env.DATABASE_DIRECT_URL ? 'the previous release does not run behind a transaction pooler, and DATABASE_DIRECT_URL is not set' : false);
+
+/** The PostgreSQL both releases reach: straight, past CI's pooler (the schema is the same database's). */
+const straight = (url: string) => (process.env.DATABASE_POOLER === 'transaction' && process.env.DATABASE_DIRECT_URL ? process.env.DATABASE_DIRECT_URL : url);
 
 interface Frame {
   type: string;
@@ -82,7 +86,7 @@ describe('a rolling upgrade in progress: a node of the previous release and one 
     async start(suite) {
       const entry = previousTree(path.join(dir, 'tree'));
       // The previous release first (its migrations), then this one, as an upgrade does.
-      current = await startSocialCluster({ nodes: 1, ...suite });
+      current = await startSocialCluster({ nodes: 1, ...suite, databaseUrl: straight(suite.databaseUrl) });
       const port = await freePort();
       previous = new ServiceNode({
         name: 'social-previous',
@@ -92,7 +96,7 @@ describe('a rolling upgrade in progress: a node of the previous release and one 
         env: {
           ...baseEnv(),
           DATA_DIR: path.join(dir, 'previous-data'),
-          DATABASE_URL: suite.databaseUrl,
+          DATABASE_URL: straight(suite.databaseUrl),
           ...suite.redis,
           HOST: '127.0.0.1',
           LOG_LEVEL: 'warn',
