@@ -2,7 +2,7 @@ export type { SocialDeps, SocialApp } from './app.js';
 export { attachRealtime, socketToken, CLOSE, WS_PATH, type Realtime } from './realtime/gateway.js';
 export { readSocialConfig, mergedEnv, socialVars, type SocialConfig } from './config.js';
 export { buildApp, socialService, startSocial, MIGRATIONS_DIR, type RunningSocial } from './service.js';
-export { createEventPublisher, userChannel, partyChannel, type EventPublisher, type EventEnvelope, type EventType } from './services/events.js';
+export { createEventPublisher, userChannel, partyChannel, FANOUT_CHANNEL, type EventPublisher, type EventEnvelope, type EventType } from './services/events.js';
 export { sendChatMessage, purgeChat } from './services/chat.js';
 export { heartbeat, setPresence } from './services/presence.js';
 export { currentPartyId } from './services/parties.js';

@@ -5,7 +5,8 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { serveMetrics, type MetricsEndpoint } from '@platform/kit';
 import { scrapeMetrics, assertError } from '@platform/kit/testing';
-import { userChannel } from '../src/index.js';
+import { randomUUID } from 'node:crypto';
+import { FANOUT_CHANNEL, userChannel } from '../src/index.js';
 import { startHarness, type Harness, type TestUser } from './support.js';
 import { connect, listen, type Client } from './realtime/support.js';
 
@@ -38,6 +39,8 @@ describe('social metrics', () => {
       await socket.next('friendRequestReceived');
       // A message on the user's channel that is not an event: dropped as unreadable.
       await h.state.state.publish(userChannel(b.id), 'not an event');
+      // A fan-out message for a user with no socket on this node: heard, needed by no one here.
+      await h.state.state.publish(FANOUT_CHANNEL, JSON.stringify({ type: 'friendProfileChanged', groups: [{ data: {}, userIds: [randomUUID()] }] }));
       await socket.sync(h, b.id);
       assert.equal((await call(a, 'GET', '/v1/users/search?handle=Bo')).status, 200);
       assert.equal((await call(a, 'GET', '/v1/users/search?handle=Bo')).status, 429);
@@ -49,6 +52,9 @@ describe('social metrics', () => {
       assert.ok(m.value('social_ws_subscribed_channels')! >= 1);
       assert.ok(m.value('social_events_delivered_total')! >= 1);
       assert.equal(m.value('social_events_dropped_total', { reason: 'unreadable' }), 1);
+      // Heard from the store: b's channel (a socket here), the fan-out message (none).
+      assert.ok(m.value('social_bus_messages_total', { channel: 'event', local: 'yes' })! >= 1);
+      assert.equal(m.value('social_bus_messages_total', { channel: 'fanout', local: 'no' }), 1);
       assert.equal(m.value('social_rate_limited_total', { limit: 'search' }), 1);
       assert.equal(m.value('social_http_requests_total', { method: 'POST', route: '/v1/friends/requests', status: '201' }), 1);
       assert.equal(m.value('social_http_requests_total', { method: 'GET', route: '/v1/users/search', status: '429' }), 1);

@@ -26,8 +26,14 @@ export interface SocialMetrics {
   rateLimited(limit: 'chat' | 'outreach' | 'search' | 'frames'): void;
   /** Events sent again to a resumed socket (the replay work calls it with the count replayed). */
   replayed(events: number): void;
-  /** A resumed socket told to resync (its missed events no longer kept). */
+  /** A resumed socket told to resync (its missed events no longer kept), or every socket after lost subscriptions. */
   resync(): void;
+  /**
+   * A message heard from the state store: on a user or party channel (`event`) or the fan-out channel (`fanout`);
+   * `local`: a socket on this node was among its recipients. Messages with none are the cost of a channel this node
+   * did not need (docs/social-realtime.md, "Metrics").
+   */
+  busMessage(channel: 'event' | 'fanout', local: boolean): void;
   /** The node's sockets and channels, read at each scrape. */
   watchRealtime(realtime: { connections(): number; subscribedChannels(): string[] }): void;
 }
@@ -39,7 +45,8 @@ export function createSocialMetrics(db: Database): SocialMetrics {
   const dropped = metrics.counter('events_dropped_total', 'Event frames that reached no socket, by reason (docs/social-realtime.md, "Metrics")', ['reason']);
   const limited = metrics.counter('rate_limited_total', 'Requests and frames refused by a per-user limit, by limit', ['limit']);
   const replayed = metrics.counter('replayed_events_total', 'Events sent again to a resumed WebSocket');
-  const resyncs = metrics.counter('resyncs_total', 'Resumed WebSockets told to resync (their missed events were no longer kept)');
+  const resyncs = metrics.counter('resyncs_total', 'WebSockets told to resync (their missed events were no longer kept, or this node lost its subscriptions)');
+  const bus = metrics.counter('bus_messages_total', 'Messages heard from the state store, by channel kind and whether a socket on this node was a recipient', ['channel', 'local']);
   let realtime: { connections(): number; subscribedChannels(): string[] } | undefined;
   metrics.gauge('ws_open_sockets', 'WebSockets open on this node', [], (g) => {
     g.set(realtime?.connections() ?? 0);
@@ -55,6 +62,7 @@ export function createSocialMetrics(db: Database): SocialMetrics {
     rateLimited: (limit) => limited.inc({ limit }),
     replayed: (events) => replayed.inc(events),
     resync: () => resyncs.inc(),
+    busMessage: (channel, local) => bus.inc({ channel, local: local ? 'yes' : 'no' }),
     watchRealtime(r) {
       realtime = r;
     },

@@ -137,6 +137,8 @@ function subscribeFanout(ctx: Ctx, hub: Hub<Connection>, log: Log) {
         return;
       }
       const m = read.value;
+      const recipients = 'presence' in m ? m.userIds : m.groups.flatMap((g) => g.userIds);
+      ctx.metrics.busMessage('fanout', recipients.some((id) => hub.socketsOn(userChannel(id)) > 0));
       const actor = { ...(m.actorPublicId ? { actorPublicId: m.actorPublicId } : {}), ...(m.id ? { id: m.id } : {}) };
       if ('presence' in m) {
         // One source object for every local recipient: the dispatch encodes it once per view level.
@@ -173,7 +175,9 @@ export function createFanout(ctx: Ctx, log: Log, sender: Sender, relations: Rela
   const holds: HoldHooks<Connection> | undefined = replayRetention(ctx.config)
     ? { hold: (rs) => rs.forEach(holdFrames), release: (rs) => rs.forEach((c) => releaseFrames(c, sender.write)) }
     : undefined;
-  const hub = new Hub<Connection>(ctx.state, createDispatch({ sender, relations, syncParty }), log, ctx.events.origin, holds, ctx.metrics.dropped);
+  const hub = new Hub<Connection>(ctx.state, createDispatch({ sender, relations, syncParty }), log, ctx.events.origin, holds, ctx.metrics.dropped, (local) =>
+    ctx.metrics.busMessage('event', local),
+  );
   ctx.events.deliverLocally((channel, env) => hub.deliverLocal(channel, env));
   const subscription = subscribeFanout(ctx, hub, log);
   const direct: Sender = { ...sender, send: (c, frame) => sender.write(c, frame) };

@@ -53,6 +53,8 @@ export class Hub<S extends Subscriber> {
     private readonly holds?: HoldHooks<S>,
     /** Told of each event that reached no socket here (metrics). */
     private readonly onDrop: (reason: 'no_recipient' | 'dispatch_failed' | 'unreadable') => void = () => {},
+    /** Told of each message heard from the store (not this node's own echo): whether a socket here was on its channel. */
+    private readonly onReceived: (local: boolean) => void = () => {},
   ) {
     this.originSuffix = origin === undefined ? undefined : `,"origin":${JSON.stringify(origin)}}`;
   }
@@ -109,6 +111,7 @@ export class Hub<S extends Subscriber> {
   private onMessage(channel: string, entry: ChannelEntry<S>, raw: string): void {
     // Our own echo, recognised without parsing: the publisher appends origin as the last member.
     if (this.isOwnEcho(raw)) return;
+    this.onReceived(entry.sockets.size > 0);
     // Versioned (docs/decisions/0020-versioned-messages.md): this release's and the previous one's, unknown members ignored.
     const read = EVENT_WIRE.decode(raw);
     if (!read.ok) {
