@@ -20,9 +20,14 @@ import { revocationFigures } from './revocation.js';
 
 export type { Figure } from './lib.js';
 
-// A run with a harness of its own (private Redis Cluster, node kills), alone: `npm run bench -- chaos`.
+// Runs with a harness of their own (private Redis deployments), alone: `npm run bench -- chaos`.
 if (process.argv[2] === 'chaos') {
   await import('./chaos.js');
+  process.exit(0);
+}
+// 4 social nodes on a private plain Redis, then on a private Redis Cluster: `npm run bench -- sharded`.
+if (process.argv[2] === 'sharded') {
+  await import('./sharded-fanout.js');
   process.exit(0);
 }
 

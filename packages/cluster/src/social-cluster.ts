@@ -21,10 +21,14 @@ export interface SocialClusterOptions {
   redis?: Record<string, string>;
   schema: string;
   env?: Record<string, string>;
+  /** Open each node's metrics listener (SOCIAL_METRICS_PORT) on a free port: `metricsUrls`. */
+  metrics?: boolean;
 }
 
 export interface SocialCluster {
   nodes: ServiceNode[];
+  /** Each node's Prometheus endpoint, with `metrics: true`. */
+  metricsUrls: string[];
   apiKey: string;
   /** A client for node i whose requests act as `userId` (X-Api-Key + X-User-Id). */
   client(i: number, opts?: Omit<ClientOptions, 'baseUrl' | 'ca'>): ClusterClient;
@@ -36,8 +40,11 @@ export async function startSocialCluster(opts: SocialClusterOptions): Promise<So
   const dir = mkdtempSync(path.join(tmpdir(), 'social-cluster-'));
   const apiKey = randomBytes(24).toString('hex');
   const nodes: ServiceNode[] = [];
+  const metricsUrls: string[] = [];
   for (let i = 0; i < opts.nodes; i++) {
     const port = await freePort();
+    const metricsPort = opts.metrics ? await freePort() : undefined;
+    if (metricsPort) metricsUrls.push(`http://127.0.0.1:${metricsPort}/metrics`);
     nodes.push(
       new ServiceNode({
         name: `social-${i + 1}`,
@@ -50,6 +57,7 @@ export async function startSocialCluster(opts: SocialClusterOptions): Promise<So
           SOCIAL__TLS__MODE: 'http',
           SOCIAL__AUTH__APIKEY: apiKey,
           SOCIAL__DATABASE__SCHEMA: opts.schema,
+          ...(metricsPort ? { SOCIAL_METRICS_PORT: String(metricsPort) } : {}),
           ...(opts.env ?? {}),
         },
       }),
@@ -59,6 +67,7 @@ export async function startSocialCluster(opts: SocialClusterOptions): Promise<So
   const clients: ClusterClient[] = [];
   return {
     nodes,
+    metricsUrls,
     apiKey,
     client(i, copts = {}) {
       const c = new ClusterClient({ ...copts, baseUrl: nodes[i].url });
