@@ -16,7 +16,7 @@ const MAX_GZIP = 10 * 1024;
 describe('client: the single-file ES module', () => {
   it(`is at most ${MAX_MINIFIED / 1024} KiB minified and ${MAX_GZIP / 1024} KiB gzip, and holds only the SDK`, async () => {
     const result = await bundleBrowserModule(path.join(tmpdir(), 'platform-client.min.js'), false);
-    const js = result.outputFiles.find((f) => f.path.endsWith('.js'));
+    const js = (result.outputFiles ?? []).find((f) => f.path.endsWith('.js'));
     assert.ok(js);
     const inputs = Object.keys(result.metafile.inputs);
     assert.ok(inputs.every((i) => i.includes('packages/client/src/')), `only the SDK's own files: ${inputs.join(', ')}`);
