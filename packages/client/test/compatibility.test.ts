@@ -34,7 +34,7 @@ describe('client: generated types and the CHANGELOG', () => {
       recorded,
       now,
       `the generated types changed since the newest CHANGELOG entry (## ${newest.split('\n')[0]}): describe the API change there ` +
-        `(a renamed or removed field is deprecated first: docs/sdk-compatibility.md) and record \`Generated types: \`sha256:${now}\`\``,
+        `(a renamed or removed field is deprecated first: docs/sdk-compatibility.md) and record the line: Generated types: \`sha256:${now}\``,
     );
     const version = (JSON.parse(readFileSync(path.join(pkg, 'package.json'), 'utf8')) as { version: string }).version;
     assert.match(newest, new RegExp(`^${version.replaceAll('.', '\\.')}\\b`), `the newest entry is package.json's version (${version})`);
