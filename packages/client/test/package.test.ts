@@ -169,6 +169,10 @@ describe('client: the packed package, installed outside the workspace', () => {
     assert.equal(manifest.private, undefined);
     assert.equal(manifest.dependencies, undefined, 'no runtime dependencies');
     assert.equal(manifest.sideEffects, false);
+    // The monorepo's `development` condition (→ src/*.ts, not shipped) is stripped at pack time (clean-package):
+    // Vite and webpack turn that condition on in development builds, and would look for the missing sources.
+    assert.doesNotMatch(JSON.stringify(manifest.exports), /development|\.\/src\//);
+    assert.equal(manifest.devDependencies, undefined);
   });
 
   it('plain Node.js imports it and B hears A’s friend request over the socket', async () => {
