@@ -34,6 +34,8 @@ export async function bundle(): Promise<string> {
     platform: 'browser',
     format: 'esm',
     target: 'es2022',
+    // The SDK from its sources (its `development` export), as in the tests: no build of it needed first.
+    conditions: ['development'],
     write: false,
     logLevel: 'silent',
   });

@@ -81,6 +81,7 @@ function randomId(): string {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
+/** The auth service's player API (`client.auth`): sign-in in its forms, sign-out, the account, sessions and devices. */
 export class AuthApi {
   constructor(private readonly d: AuthDeps) {}
 
@@ -205,6 +206,7 @@ export class AuthApi {
     return this.call('POST', '/account/email', input);
   }
 
+  /** Signs in with email and password (`POST /login`); the session is stored. */
   async signInWithEmail(input: Omit<LoginInput, 'device'>): Promise<{ accountId: string | undefined }> {
     const s = await this.signIn('/login', { ...input, device: await this.device() });
     return { accountId: s.account_id };
@@ -330,6 +332,7 @@ export class AuthApi {
     return this.d.authed((token) => this.d.http.request<T>({ method, path, body, token }));
   }
 
+  /** The signed-in account (`GET /account`): display name, status, roles, identities, devices. */
   account(): Promise<Account> {
     return this.call('GET', '/account');
   }
@@ -343,6 +346,7 @@ export class AuthApi {
     return this.call('GET', '/account/sanctions');
   }
 
+  /** Changes the account's settable fields (display name …) (`PATCH /account`). */
   updateAccount(patch: AccountPatch): Promise<Account> {
     return this.call('PATCH', '/account', patch);
   }
@@ -357,6 +361,7 @@ export class AuthApi {
     return this.call('POST', '/account/unlink', input);
   }
 
+  /** Everything auth holds about the account, as a privacy export (`POST /account/export`). */
   exportAccount(): Promise<AccountExportResult> {
     return this.call('POST', '/account/export');
   }

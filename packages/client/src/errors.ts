@@ -13,6 +13,7 @@ export interface PlatformErrorInit {
   cause?: unknown;
 }
 
+/** Every failure of the SDK: an error answer from a service, a refused socket frame, no answer at all, or a misuse. */
 export class PlatformError extends Error {
   /** The HTTP status; 0 when no answer arrived (network, TLS, timeout) or the error is the client's own. */
   readonly status: number;

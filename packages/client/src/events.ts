@@ -3,16 +3,27 @@ import type { ChatKind, ChatMessage, Invite, Notification, PartyMember, Presence
 
 /** Payload of each server → client frame `{type, data}`, by type. */
 export interface ServerEvents {
+  /** A friend's presence changed (online, away, busy, offline, rich presence); `sameGame` when in the caller's game. */
   friendPresenceChanged: { publicId: string; state: Presence['state']; richPresence?: Presence['richPresence']; sameGame: boolean };
+  /** Someone sent the player a friend request. */
   friendRequestReceived: RequestSummary;
+  /** A friend request the player sent was accepted: the two are friends now. */
   friendRequestAccepted: RequestSummary;
+  /** A friendship of the player's ended. */
   friendRemoved: { publicId: string };
+  /** A friend changed their name, avatar or status. */
   friendProfileChanged: { publicId: string; handle: string; discriminator: string; fullHandle: string; displayName: string; avatarUrl?: string; status?: string };
+  /** Someone invited the player into their party. */
   partyInviteReceived: Invite;
+  /** A friend invited the player into their game session. */
   gameInviteReceived: Invite;
+  /** A member joined one of the player's parties. */
   partyMemberJoined: { partyId: string; member: PartyMember };
+  /** A member left one of the player's parties (`left`, `kicked`, or the party `deleted`); `disbanded` when it is gone. */
   partyMemberLeft: { partyId: string; publicId: string; reason: 'left' | 'kicked' | 'deleted'; disbanded: boolean };
+  /** The leader of one of the player's parties changed. */
   partyLeaderChanged: { partyId: string; leaderPublicId: string; previousLeaderPublicId: string | null };
+  /** A chat message in a channel the player is in (direct, party). */
   chatMessage: ChatMessage;
   /** A notification stored in the inbox (what `social.notifications()` lists), delivered live. */
   notification: Notification;
@@ -100,6 +111,7 @@ export const CLOSE_REASONS: Readonly<Record<number, CloseReason>> = {
   4503: 'unavailable',
 };
 
+/** The reason name (`CLOSE_REASONS`) of a WebSocket close code; `unknown` for a code not listed. */
 export const closeReason = (code: number): CloseReason => CLOSE_REASONS[code] ?? 'unknown';
 
 /** Lifecycle of the realtime client. */

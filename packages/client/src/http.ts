@@ -4,7 +4,12 @@ import { errorFromBody, PlatformError, type ErrorSource } from './errors.js';
 /** The part of a fetch Response the client reads (the global one, undici's, a polyfill's). */
 export interface FetchResponse {
   status: number;
-  headers: { get(name: string): string | null };
+  /** The response headers (the client reads `retry-after` and `x-request-id`). */
+  headers: {
+    /** A header's value, or null when absent. */
+    get(name: string): string | null;
+  };
+  /** The body as text (the client parses JSON itself). */
   text(): Promise<string>;
 }
 export interface FetchInit {

@@ -63,6 +63,7 @@ interface AccountLookupShape {
 export type ReportActionInput = SocialBody<'/v1/moderation/reports/{reportId}/actions', 'post'>;
 export type ReportActionResult = SocialResult<'/v1/moderation/reports/{reportId}/actions', 'post'>;
 
+/** Staff tools (`client.moderation`, moderator or admin role): the report queue on social, account lookup and sanctions on auth. */
 export class ModerationApi {
   constructor(
     private readonly auth: HttpService,
@@ -79,6 +80,7 @@ export class ModerationApi {
   report(reportId: string): Promise<ReportView> {
     return this.authed((token) => this.social.request({ method: 'GET', path: `/v1/moderation/reports/${seg(reportId)}`, token }));
   }
+  /** Moves a report to another state (`received`, `in_review`, `dismissed` …) with an optional note. */
   moveReport(reportId: string, move: ReportMove): Promise<ReportView> {
     return this.authed((token) => this.social.request({ method: 'POST', path: `/v1/moderation/reports/${seg(reportId)}/state`, body: move, token }));
   }
@@ -96,9 +98,11 @@ export class ModerationApi {
   account(accountId: string): Promise<AccountLookup> {
     return this.authed((token) => this.auth.request({ method: 'GET', path: `/admin/accounts/${seg(accountId)}`, token }));
   }
+  /** An account's sanctions, active and past. */
   sanctions(accountId: string): Promise<{ sanctions: Sanction[] }> {
     return this.authed((token) => this.auth.request({ method: 'GET', path: `/admin/accounts/${seg(accountId)}/sanctions`, token }));
   }
+  /** Sanctions an account (`ban`, `chat` or a game feature, with a reason and a duration or an end). */
   sanction(accountId: string, input: SanctionInput): Promise<Sanction> {
     return this.authed((token) => this.auth.request({ method: 'POST', path: `/admin/accounts/${seg(accountId)}/sanctions`, body: input, token }));
   }
@@ -106,6 +110,7 @@ export class ModerationApi {
   setRoles(accountId: string, roles: RoleList): Promise<AccountSummary> {
     return this.authed((token) => this.auth.request({ method: 'PUT', path: `/admin/accounts/${seg(accountId)}/roles`, body: { roles }, token }));
   }
+  /** Ends a sanction early, with an optional reason (kept in the audit trail). */
   liftSanction(sanctionId: string, reason?: string): Promise<Sanction> {
     const body = reason ? { reason } : {};
     return this.authed((token) => this.auth.request({ method: 'POST', path: `/admin/sanctions/${seg(sanctionId)}/lift`, body, token }));

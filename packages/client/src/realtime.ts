@@ -28,9 +28,12 @@ export interface HandshakeResponse {
 /** The part of the WebSocket API the client uses (the browser's, Node 22's global, `ws`'s). */
 export interface WebSocketLike {
   readonly readyState: number;
+  /** Sends a text frame. */
   send(data: string): void;
+  /** Closes the socket. */
   close(code?: number, reason?: string): void;
   // `any`: the browser's and `ws`'s event types differ; the handlers below read only `data` and `code`.
+  /** Listens for open, message, close and error. */
   addEventListener(type: 'open' | 'message' | 'close' | 'error', listener: (event: any) => void): void;
   /**
    * `ws` (Node) only: the HTTP answer of a refused handshake. A client without `Origin` (not a browser) is refused
@@ -95,6 +98,7 @@ function report(e: unknown): void {
   else console.error(e);
 }
 
+/** The social realtime socket (`client.realtime()`): connects, reconnects with backoff, resumes missed events, keeps its token fresh, and emits typed events. */
 export class RealtimeClient {
   private ws: WebSocketLike | undefined;
   private ready = false;
@@ -198,6 +202,7 @@ export class RealtimeClient {
     this.ws.send(JSON.stringify(frame));
   }
 
+  /** Sends a heartbeat now (the client sends them on its own every `heartbeatSeconds`). */
   heartbeat(): void {
     this.send({ type: 'heartbeat' });
   }

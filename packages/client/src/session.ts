@@ -41,6 +41,7 @@ interface LockManager {
   request<T>(name: string, cb: () => Promise<T>): Promise<T>;
 }
 
+/** The player's token pair (`client.session`): stored, refreshed before expiry with one refresh in flight, and its events. */
 export class Session {
   private current: StoredSession | null = null;
   private loaded: Promise<void> | undefined;
@@ -72,6 +73,7 @@ export class Session {
     return this.current;
   }
 
+  /** True when a session is stored (it may still be refused by the service). */
   async isSignedIn(): Promise<boolean> {
     return (await this.get()) !== null;
   }
@@ -91,6 +93,7 @@ export class Session {
     return s;
   }
 
+  /** Forgets the session locally (no call to the service) and emits `signedOut` with the reason. */
   async clear(reason: SignOutReason): Promise<void> {
     const had = this.current !== null;
     this.current = null;

@@ -40,6 +40,7 @@ import type {
 
 type Authed = <T>(call: (token: string) => Promise<T>) => Promise<T>;
 
+/** The social service's player API (`client.social`): profile, search, reports, friends, blocks, mutes, parties, presence, invites, notes, chat, the notification inbox. */
 export class SocialApi {
   constructor(
     private readonly http: HttpService,
@@ -51,9 +52,11 @@ export class SocialApi {
   }
 
   // ---- self and users ----
+  /** The signed-in player's social profile (`GET /v1/me`): publicId, fullHandle, display name. */
   me(): Promise<Me> {
     return this.call('GET', '/v1/me');
   }
+  /** Changes the caller's profile fields (avatar, status …); friends get friendProfileChanged. */
   updateProfile(patch: ProfilePatch): Promise<Profile> {
     return this.call('PATCH', '/v1/me/profile', { body: patch });
   }
@@ -61,6 +64,7 @@ export class SocialApi {
   changeName(displayName: string): Promise<Me> {
     return this.call('POST', '/v1/me/name', { body: { displayName } });
   }
+  /** The caller's social data, as a privacy export (friends, blocks, notes, messages …). */
   exportData(): Promise<PrivacyExport> {
     return this.call('GET', '/v1/me/export');
   }
@@ -72,11 +76,13 @@ export class SocialApi {
   searchUsers(handle: string, query: SearchQuery = {}): Promise<UserSummary[]> {
     return this.call('GET', '/v1/users/search', { query: { handle, ...query } });
   }
+  /** Reports a player to the moderators (a reason and optional context); answers the report's id. */
   report(input: ReportInput): Promise<ReportReceived> {
     return this.call('POST', '/v1/reports', { body: input });
   }
 
   // ---- friends, blocks, mutes ----
+  /** The caller's friends with their presence. */
   friends(): Promise<FriendSummary[]> {
     return this.call('GET', '/v1/friends');
   }
@@ -84,6 +90,7 @@ export class SocialApi {
   sendFriendRequest(target: Target): Promise<RequestSummary> {
     return this.call('POST', '/v1/friends/requests', { body: target });
   }
+  /** Pending friend requests: `incoming` (default) or `outgoing`. */
   friendRequests(dir: RequestDirection = 'incoming'): Promise<RequestSummary[]> {
     return this.call('GET', '/v1/friends/requests', { query: { dir } });
   }
@@ -91,6 +98,7 @@ export class SocialApi {
   acceptFriendRequest(publicId: string): Promise<RequestSummary> {
     return this.call('POST', `/v1/friends/requests/${seg(publicId)}/accept`);
   }
+  /** Declines the request from that user (takes the requester's publicId). */
   declineFriendRequest(publicId: string): Promise<RequestSummary> {
     return this.call('POST', `/v1/friends/requests/${seg(publicId)}/decline`);
   }
@@ -98,29 +106,37 @@ export class SocialApi {
   cancelFriendRequest(publicId: string): Promise<void> {
     return this.call('DELETE', `/v1/friends/requests/${seg(publicId)}`);
   }
+  /** Ends a friendship; the other player gets friendRemoved. */
   removeFriend(publicId: string): Promise<void> {
     return this.call('DELETE', `/v1/friends/${seg(publicId)}`);
   }
+  /** Blocks a user (`POST /v1/blocks/{publicId}`). */
   block(publicId: string): Promise<void> {
     return this.call('POST', `/v1/blocks/${seg(publicId)}`);
   }
+  /** Lifts a block. */
   unblock(publicId: string): Promise<void> {
     return this.call('DELETE', `/v1/blocks/${seg(publicId)}`);
   }
+  /** Mutes a user (`POST /v1/mutes/{publicId}`). */
   mute(publicId: string): Promise<void> {
     return this.call('POST', `/v1/mutes/${seg(publicId)}`);
   }
+  /** Lifts a mute. */
   unmute(publicId: string): Promise<void> {
     return this.call('DELETE', `/v1/mutes/${seg(publicId)}`);
   }
 
   // ---- parties ----
+  /** Creates a party led by the caller (`maxSize`, `visibility`). */
   createParty(input: CreatePartyInput = {}): Promise<Party> {
     return this.call('POST', '/v1/parties', { body: input });
   }
+  /** One party the caller belongs to (or may see), with its members. */
   party(partyId: string): Promise<Party> {
     return this.call('GET', `/v1/parties/${seg(partyId)}`);
   }
+  /** Invites a user (`{toHandle}` or `{toPublicId}`) to the party; they get partyInviteReceived. */
   inviteToParty(partyId: string, target: Target): Promise<Invite> {
     return this.call('POST', `/v1/parties/${seg(partyId)}/invites`, { body: target });
   }
@@ -128,12 +144,15 @@ export class SocialApi {
   joinParty(partyId: string, inviteId?: string): Promise<JoinResult> {
     return this.call('POST', `/v1/parties/${seg(partyId)}/join`, { body: inviteId === undefined ? {} : { inviteId } });
   }
+  /** Leaves the party; the other members get partyMemberLeft. */
   leaveParty(partyId: string): Promise<LeaveResult> {
     return this.call('POST', `/v1/parties/${seg(partyId)}/leave`);
   }
+  /** Leader only: removes a member from the party. */
   kick(partyId: string, member: MemberTarget): Promise<Party> {
     return this.call('POST', `/v1/parties/${seg(partyId)}/kick`, { body: member });
   }
+  /** Leader only: makes another member the leader. */
   transferLeadership(partyId: string, member: MemberTarget): Promise<Party> {
     return this.call('POST', `/v1/parties/${seg(partyId)}/leader`, { body: member });
   }
@@ -141,9 +160,11 @@ export class SocialApi {
   setPartySession(partyId: string, sessionHandle?: string): Promise<Party> {
     return this.call('POST', `/v1/parties/${seg(partyId)}/session`, { body: sessionHandle === undefined ? {} : { sessionHandle } });
   }
+  /** Leader only: who may join without an invite (`private`, `friends`, `public`). */
   setPartyVisibility(partyId: string, visibility: PartyVisibility): Promise<Party> {
     return this.call('POST', `/v1/parties/${seg(partyId)}/visibility`, { body: { visibility } });
   }
+  /** Leader only: the join information (lobby id, bag) members and invitees receive. */
   setJoinMetadata(partyId: string, join: JoinMetadata): Promise<Party> {
     return this.call('POST', `/v1/parties/${seg(partyId)}/join-metadata`, { body: join });
   }
@@ -153,12 +174,15 @@ export class SocialApi {
   presence(publicId: string): Promise<Presence> {
     return this.call('GET', `/v1/presence/${seg(publicId)}`);
   }
+  /** Sets the caller's presence over HTTP (`state`, `richPresence`); the socket's updatePresence does the same. */
   setPresence(input: PresenceInput): Promise<Presence> {
     return this.call('POST', '/v1/presence', { body: input });
   }
+  /** Invites a friend into the caller's game session; they get gameInviteReceived. */
   inviteToGame(input: GameInviteInput): Promise<Invite> {
     return this.call('POST', '/v1/invites/game', { body: input });
   }
+  /** Accepts a game invite; answers what the game needs to join it. */
   acceptGameInvite(inviteId: string): Promise<GameJoinResult> {
     return this.call('POST', `/v1/invites/game/${seg(inviteId)}/accept`);
   }
@@ -166,6 +190,7 @@ export class SocialApi {
   invites(dir: RequestDirection = 'incoming'): Promise<Invite[]> {
     return this.call('GET', '/v1/invites', { query: { dir } });
   }
+  /** Declines a party or game invite sent to the caller. */
   declineInvite(inviteId: string): Promise<Invite> {
     return this.call('POST', `/v1/invites/${seg(inviteId)}/decline`);
   }
@@ -183,6 +208,7 @@ export class SocialApi {
   async setNote(publicId: string, text: string): Promise<Note | undefined> {
     return (await this.call<Note | null | undefined>('PUT', `/v1/notes/${seg(publicId)}`, { body: { text } })) ?? undefined;
   }
+  /** Deletes the caller's private note about that user. */
   deleteNote(publicId: string): Promise<void> {
     return this.call('DELETE', `/v1/notes/${seg(publicId)}`);
   }
@@ -200,6 +226,7 @@ export class SocialApi {
   notifications(query: NotificationQuery = {}): Promise<NotificationPage> {
     return this.call('GET', '/v1/notifications', { query });
   }
+  /** The number of unread notifications in the inbox (a badge). */
   unreadNotificationCount(): Promise<UnreadCount> {
     return this.call('GET', '/v1/notifications/unread-count');
   }
@@ -207,9 +234,11 @@ export class SocialApi {
   markNotificationRead(notificationId: string): Promise<Notification> {
     return this.call('POST', `/v1/notifications/${seg(notificationId)}/read`);
   }
+  /** Marks every notification in the inbox read. */
   markAllNotificationsRead(): Promise<ReadAllResult> {
     return this.call('POST', '/v1/notifications/read-all');
   }
+  /** Deletes one notification from the inbox. */
   deleteNotification(notificationId: string): Promise<void> {
     return this.call('DELETE', `/v1/notifications/${seg(notificationId)}`);
   }

@@ -4,8 +4,11 @@
  */
 
 export interface TokenStorage {
+  /** The value under `key`, or null/undefined when there is none. */
   get(key: string): string | null | undefined | Promise<string | null | undefined>;
+  /** Stores `value` under `key`. */
   set(key: string, value: string): void | Promise<void>;
+  /** Deletes `key`. */
   remove(key: string): void | Promise<void>;
 }
 
@@ -24,8 +27,11 @@ export function memoryStorage(): TokenStorage & { readonly size: number } {
 
 /** The Web Storage interface (window.localStorage, sessionStorage). */
 export interface WebStorageLike {
+  /** The value under `key`, or null. */
   getItem(key: string): string | null;
+  /** Stores `value` under `key`. */
   setItem(key: string, value: string): void;
+  /** Deletes `key`. */
   removeItem(key: string): void;
 }
 

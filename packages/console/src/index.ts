@@ -23,6 +23,8 @@ export async function bundleConsole(): Promise<string> {
     platform: 'browser',
     format: 'esm',
     target: 'es2022',
+    // The SDK from its sources (its `development` export), as in the tests: no build of it needed first.
+    conditions: ['development'],
     minify: true,
     legalComments: 'none',
     write: false,
