@@ -20,6 +20,7 @@ export {
   claimSuiteStores,
   releaseSuiteStores,
   redisKinds,
+  clusterIfAny,
   type SuiteStores,
   type SharedStores,
   type RedisKind,

@@ -38,6 +38,11 @@ export function redisKinds(): RedisKind[] {
   return 'skip' in shared || !shared.clusterNodes ? ['redis'] : ['redis', 'redis-cluster'];
 }
 
+/** The cluster when there is one, else one Redis: a suite whose one-Redis case other suites already cover. */
+export function clusterIfAny(): RedisKind[] {
+  return [redisKinds().at(-1)!];
+}
+
 /** Why a suite on the shared servers skips (they are not configured), or false. */
 export function skipWithoutSharedStores(): string | false {
   const stores = sharedStores();

@@ -14,13 +14,14 @@ import {
   type AuthCluster,
   type ClusterClient,
   onSuiteStores,
-  redisKinds,
+  clusterIfAny,
 } from '../src/index.js';
 import { PASSWORD, email, fingerprint, peekPaseto, register } from './support.js';
 
 const skip = skipWithoutSharedStores();
 
-for (const kind of redisKinds()) describe(`auth: three nodes, one service (${kind})`, { skip }, () => {
+// On the cluster when CI has one (auth on one Redis: balancer.test.ts, faults.test.ts and the e2e suites).
+for (const kind of clusterIfAny()) describe(`auth: three nodes, one service (${kind})`, { skip }, () => {
   let cluster: AuthCluster;
   let db: SchemaPool;
   let state: StateStore;

@@ -172,12 +172,12 @@ for (const [title, deploy] of deployments) {
         }
       })();
 
-      await sleep(1500);
+      await sleep(1000);
       const victim = redis.victim();
       const killedAt = Date.now();
       await redis.kill(victim);
       // Load through the failover and well past it.
-      await sleep(9000);
+      await sleep(7500);
       running = false;
       await Promise.all([authLoop, socialLoop]);
       // What was acknowledged last may still be on its way to the socket.
