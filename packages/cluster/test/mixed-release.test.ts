@@ -13,7 +13,7 @@ import { execFileSync, execSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { WebSocket } from 'ws';
+import { connectSocket } from './support.js';
 import type { StateStore } from '@platform/kit';
 import { eventually, onSuiteStores, REPO_ROOT, ServiceNode, skipWithoutSharedStores, startSocialCluster, freePort, baseEnv, type SocialCluster } from '../src/index.js';
 
@@ -52,27 +52,7 @@ const skip =
 /** The PostgreSQL both releases reach: straight, past CI's pooler (the schema is the same database's). */
 const straight = (url: string) => (process.env.DATABASE_POOLER === 'transaction' && process.env.DATABASE_DIRECT_URL ? process.env.DATABASE_DIRECT_URL : url);
 
-interface Frame {
-  type: string;
-  data: any;
-}
-
-async function connect(url: string, headers: Record<string, string>) {
-  const ws = new WebSocket(url, { headers });
-  const frames: Frame[] = [];
-  ws.on('message', (raw) => frames.push(JSON.parse(raw.toString())));
-  await new Promise<void>((resolve, reject) => {
-    ws.once('open', () => resolve());
-    ws.once('error', reject);
-    ws.once('unexpected-response', (_req, res) => reject(new Error(`upgrade refused: ${res.statusCode}`)));
-  });
-  ws.send(JSON.stringify({ type: 'heartbeat' }));
-  await eventually(async () => frames.some((f) => f.type === 'heartbeatAck'), 8000, 'heartbeatAck');
-  return {
-    next: (type: string, pred: (d: any) => boolean = () => true) => eventually(async () => frames.find((f) => f.type === type && pred(f.data)), 8000, `${type} frame`),
-    close: () => ws.close(),
-  };
-}
+const connect = connectSocket;
 
 describe('a rolling upgrade in progress: a node of the previous release and one of this release', { skip }, () => {
   let current: SocialCluster;

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { WebSocket } from 'ws';
+import { connectSocket } from './support.js';
 import { loadOrCreateTls } from '@platform/kit';
 import {
   eventually,
@@ -26,30 +26,7 @@ import {
 
 const skip = skipWithoutSharedStores() || ((await haproxyAvailable()) ? false : 'haproxy is not installed');
 
-interface Frame {
-  type: string;
-  data: any;
-}
-
-/** Opens a socket and resolves once it answers a heartbeat (registered on its node). */
-async function connect(url: string, headers: Record<string, string>, ca?: string) {
-  const ws = new WebSocket(url, { headers, ca });
-  const frames: Frame[] = [];
-  ws.on('message', (raw) => frames.push(JSON.parse(raw.toString())));
-  await new Promise<void>((resolve, reject) => {
-    ws.once('open', () => resolve());
-    ws.once('error', reject);
-    ws.once('unexpected-response', (_req, res) => reject(new Error(`upgrade refused: ${res.statusCode}`)));
-  });
-  ws.send(JSON.stringify({ type: 'heartbeat' }));
-  await eventually(async () => frames.some((f) => f.type === 'heartbeatAck'), 8000, 'heartbeatAck');
-  return {
-    frames,
-    next: (type: string, pred: (d: any) => boolean = () => true) =>
-      eventually(async () => frames.find((f) => f.type === type && pred(f.data)), 8000, `${type} frame`),
-    close: () => ws.close(),
-  };
-}
+const connect = connectSocket;
 
 for (const kind of redisKinds()) describe(`social WebSocket across node processes (${kind})`, { skip }, () => {
   let cluster: SocialCluster;
