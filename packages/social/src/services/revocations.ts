@@ -11,6 +11,7 @@
  */
 import { defineWire, type StateStore, type Unsubscribe } from '@platform/kit';
 import { socialError } from './errors.js';
+import { relayedWire, type Relayed } from './relayed-notice.js';
 
 /** The auth service's channel (its payload is the outbox notice, snake_case). */
 export const AUTH_REVOCATION_CHANNEL = 'auth:revocation';
@@ -79,22 +80,11 @@ export function parseAuthNotice(n: Record<string, unknown>): Revocation | undefi
  */
 export const AUTH_REVOCATION_WIRE = defineWire<Revocation>({ name: 'auth.revocation', read: { 1: (m) => parseAuthNotice(m) } });
 
-type Relayed<T> = { origin: string | undefined; notice: T };
 /** The notice as social relays it to its other nodes, snake_case like auth's. */
 const noticeOf = (r: Revocation) => ({ reason: r.reason, scope: r.scope, account_id: r.accountId, sids: r.sids, revoked_at: new Date(r.revokedAt).toISOString(), until: new Date(r.until).toISOString() });
 
 /** REVOCATIONS_CHANNEL's message: version 1, `{v?, origin, notice}` (notice: auth's fields). */
-export const REVOCATIONS_WIRE = defineWire<Relayed<Revocation>>({
-  name: 'social.revocations',
-  read: {
-    1: (m) => {
-      const notice = m.notice && typeof m.notice === 'object' ? parseAuthNotice(m.notice as Record<string, unknown>) : undefined;
-      return notice && { origin: typeof m.origin === 'string' ? m.origin : undefined, notice };
-    },
-  },
-  writes: 1,
-  write: (r) => ({ origin: r.origin, notice: noticeOf(r.notice) }),
-});
+export const REVOCATIONS_WIRE = relayedWire<Revocation>('social.revocations', parseAuthNotice, noticeOf);
 
 /** Tokens issued up to this instant (ms) are refused: a token issued after the revocation, even within its second, is not. */
 const cutoffOf = (r: Revocation) => r.revokedAt;

@@ -10,6 +10,7 @@
  */
 import { defineWire, type StateStore, type Unsubscribe } from '@platform/kit';
 import { socialError } from './errors.js';
+import { relayedWire, type Relayed as RelayedOf } from './relayed-notice.js';
 
 /** The auth service's channel (its payload is the outbox notice, snake_case). */
 export const AUTH_SANCTION_CHANNEL = 'auth:sanction';
@@ -63,23 +64,16 @@ export function parseSanctionNotice(n: Record<string, unknown>): SanctionNotice 
  */
 export const AUTH_SANCTION_WIRE = defineWire<SanctionNotice>({ name: 'auth.sanction', read: { 1: (m) => parseSanctionNotice(m) } });
 
-type Relayed = { origin: string | undefined; notice: SanctionNotice };
+type Relayed = RelayedOf<SanctionNotice>;
 
 /** SANCTIONS_CHANNEL's message: version 1, `{v?, origin, notice}` (notice: auth's fields). */
-export const SANCTIONS_WIRE = defineWire<Relayed>({
-  name: 'social.sanctions',
-  read: {
-    1: (m) => {
-      const notice = m.notice && typeof m.notice === 'object' ? parseSanctionNotice(m.notice as Record<string, unknown>) : undefined;
-      return notice && { origin: typeof m.origin === 'string' ? m.origin : undefined, notice };
-    },
-  },
-  writes: 1,
-  write: ({ origin, notice: n }) => ({
-    origin,
-    notice: { event: n.event, sanction_id: n.sanctionId, account_id: n.accountId, sanction_type: n.sanctionType, expires_at: n.expiresAt === null ? null : new Date(n.expiresAt).toISOString() },
-  }),
-});
+export const SANCTIONS_WIRE = relayedWire<SanctionNotice>('social.sanctions', parseSanctionNotice, (n) => ({
+  event: n.event,
+  sanction_id: n.sanctionId,
+  account_id: n.accountId,
+  sanction_type: n.sanctionType,
+  expires_at: n.expiresAt === null ? null : new Date(n.expiresAt).toISOString(),
+}));
 
 const memberOf = (n: SanctionNotice) => `${n.accountId} ${n.sanctionId} ${n.expiresAt ?? 0}`;
 
