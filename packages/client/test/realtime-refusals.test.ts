@@ -78,6 +78,8 @@ describe('client: refused handshakes, over HTTP (no Origin, ws in Node) and in b
       const { attempt, delayMs } = await retry;
       assert.equal(attempt, 1);
       assert.ok(delayMs >= 5000, `the next try in ${delayMs} ms, before the Retry-After`);
+      // Jittered over half as long again, so clients refused together do not all return together.
+      assert.ok(delayMs <= 7500, `the next try in ${delayMs} ms, past Retry-After × 1.5`);
       second.close();
       if (mode === 'http') {
         const token = (await c.session.get())!.accessToken;

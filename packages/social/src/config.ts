@@ -77,6 +77,18 @@ export const socialVars = {
     max: 1_000_000,
     description: 'Open sockets per remote address and node (a NAT or a proxy shares one address)',
   })),
+  wsMaxPendingUpgrades: specSetting('Social:Realtime:MaxPendingUpgrades', vars.int('SOCIAL_REALTIME_MAX_PENDING_UPGRADES', {
+    default: 256,
+    min: 1,
+    max: 100_000,
+    description: 'Social:Realtime:MaxPendingUpgrades — WebSocket upgrades a node authenticates at once; more are refused 503 server_busy (a reconnect storm is shed, not queued)',
+  })),
+  friendsMax: specSetting('Social:Friends:Max', vars.int('SOCIAL_FRIENDS_MAX', {
+    default: 1000,
+    min: 1,
+    max: 100_000,
+    description: 'Social:Friends:Max — friends a player may have (accepting past it is refused 409 friend_limit_reached); it bounds a presence change\'s fan-out',
+  })),
   replayEntries: specSetting('Social:Realtime:ReplayEntries', vars.int('SOCIAL_REALTIME_REPLAY_ENTRIES', {
     default: 1000,
     min: 0,

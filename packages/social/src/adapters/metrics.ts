@@ -34,9 +34,19 @@ export interface SocialMetrics {
    * did not need (docs/social-realtime.md, "Metrics").
    */
   busMessage(channel: 'event' | 'fanout', local: boolean): void;
+  /** A WebSocket upgrade refused 503 server_busy (Social:Realtime:MaxPendingUpgrades were being authenticated). */
+  upgradeShed(): void;
+  /**
+   * A socket closed, by its close code: the code this node closed it with, or else the client's (1006: the TCP
+   * connection ended without a close frame). Codes outside the documented list count as `other`.
+   */
+  socketClosed(code: number): void;
   /** The node's sockets and channels, read at each scrape. */
   watchRealtime(realtime: { connections(): number; subscribedChannels(): string[] }): void;
 }
+
+/** Close codes counted under their own label (docs/social-realtime.md, "Limits and close codes"); a client's own codes are not a label's worth each. */
+const COUNTED_CLOSE_CODES = new Set([1000, 1001, 1005, 1006, 1008, 1009, 1011, 4001, 4002, 4003, 4004, 4005, 4008]);
 
 export function createSocialMetrics(db: Database): SocialMetrics {
   const metrics = createMetrics('social');
@@ -47,6 +57,8 @@ export function createSocialMetrics(db: Database): SocialMetrics {
   const replayed = metrics.counter('replayed_events_total', 'Events sent again to a resumed WebSocket');
   const resyncs = metrics.counter('resyncs_total', 'WebSockets told to resync (their missed events were no longer kept, or this node lost its subscriptions)');
   const bus = metrics.counter('bus_messages_total', 'Messages heard from the state store, by channel kind and whether a socket on this node was a recipient', ['channel', 'local']);
+  const shed = metrics.counter('ws_upgrades_shed_total', 'WebSocket upgrades refused 503 server_busy: the node was authenticating as many as Social:Realtime:MaxPendingUpgrades');
+  const closes = metrics.counter('ws_closes_total', 'WebSockets closed, by close code (this node\'s code when it closed the socket, else the client\'s; unlisted codes: other)', ['code']);
   let realtime: { connections(): number; subscribedChannels(): string[] } | undefined;
   metrics.gauge('ws_open_sockets', 'WebSockets open on this node', [], (g) => {
     g.set(realtime?.connections() ?? 0);
@@ -62,6 +74,8 @@ export function createSocialMetrics(db: Database): SocialMetrics {
     rateLimited: (limit) => limited.inc({ limit }),
     replayed: (events) => replayed.inc(events),
     resync: () => resyncs.inc(),
+    upgradeShed: () => shed.inc(),
+    socketClosed: (code) => closes.inc({ code: COUNTED_CLOSE_CODES.has(code) ? String(code) : 'other' }),
     busMessage: (channel, local) => bus.inc({ channel, local: local ? 'yes' : 'no' }),
     watchRealtime(r) {
       realtime = r;

@@ -10,6 +10,11 @@ export async function friendIds(db: Queryable, userId: string): Promise<string[]
   return (await db.query<{ friend_id: string }>('SELECT friend_id FROM friendships WHERE user_id = $1', [userId])).rows.map((r) => r.friend_id);
 }
 
+/** How many friends the user has. */
+export async function friendCount(db: Queryable, userId: string): Promise<number> {
+  return Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM friendships WHERE user_id = $1', [userId])).rows[0]?.n ?? 0);
+}
+
 /** Both directions; idempotent. */
 export async function insertFriendship(db: Queryable, a: string, b: string): Promise<void> {
   await db.query('INSERT INTO friendships (user_id, friend_id) VALUES ($1, $2), ($2, $1) ON CONFLICT DO NOTHING', [a, b]);

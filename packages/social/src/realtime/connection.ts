@@ -67,12 +67,15 @@ export interface Connection {
   replaying?: boolean;
   /** Messages pending for this socket that hold its other frames (ordering.ts). */
   holds?: number;
+  /** The code this node closed the socket with (closeConn), for the closes metric. */
+  closedWith?: number;
 }
 
 /** Starts the closing handshake once; a closing socket is sent nothing more. */
 export function closeConn(conn: Connection, code: number, reason: string): void {
   if (conn.closing) return;
   conn.closing = true;
+  conn.closedWith = code;
   conn.ws.close(code, reason);
 }
 

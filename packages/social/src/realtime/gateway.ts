@@ -74,6 +74,7 @@ export function attachRealtime(app: App, ctx: Ctx, deps: { authenticator: Authen
         if (principal.sid && deps.revocations?.revokedHere(principal)) closeConn(conn, CLOSE.sessionRevoked, 'session_revoked');
       }),
     revokedCredential: (game) => refusedCredential(deps.tenancy, game),
+    shed: () => ctx.metrics.upgradeShed(),
     refuse: (req, socket, head, refusal) =>
       wss.handleUpgrade(req, socket, head, (ws) => {
         refusing.add(ws);

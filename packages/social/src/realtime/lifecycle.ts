@@ -92,6 +92,7 @@ export function createConnections(deps: ConnectionDeps): Connections {
       ws.on('close', (code) => {
         conn.closing = true;
         disarmExpiry(conn);
+        deps.ctx.metrics.socketClosed(conn.closedWith ?? code);
         log.info({ socketId: conn.id, code }, 'websocket closed');
         all.delete(conn);
         const p = cleanUp(deps, conn)

@@ -79,6 +79,8 @@ export interface UpgradeDeps {
   refuse(req: IncomingMessage, socket: Duplex, head: Buffer, refusal: Refusal): void;
   /** The refusal of a game credential revoked while the upgrade was checked (undefined: not revoked). */
   revokedCredential(game: GameContext): Refusal | undefined;
+  /** An upgrade refused because as many were being authenticated as the node allows (server_busy). */
+  shed(): void;
 }
 
 /** The profile and game of the caller, as for an HTTP request (an AppError otherwise). */
@@ -127,11 +129,16 @@ class SocketCounts {
 }
 
 const shuttingDown = refusal('shutting_down', 'This node is shutting down; reconnect', 1);
+const busy = refusal('server_busy', 'This node is accepting as many connections as it can; retry with jitter', 1);
 
 /** The server's `upgrade` listener. */
 export function createUpgradeHandler(deps: UpgradeDeps): (req: IncomingMessage, socket: Duplex, head: Buffer) => Promise<void> {
   const { config } = deps.ctx;
   const counts = new SocketCounts();
+  // Upgrades between the request and the end of their authentication. A reconnect storm (a node restarted with
+  // thousands of sockets) would otherwise queue every handshake behind token checks and registry reads until
+  // clients time out and retry: past the bound they are refused at once with Retry-After, which the SDK jitters.
+  let pending = 0;
   return async (req, socket, head) => {
     const path = (req.url ?? '/').split('?')[0];
     // The kit's req serializer redacts access_token in the URL; headers are not logged.
@@ -148,7 +155,12 @@ export function createUpgradeHandler(deps: UpgradeDeps): (req: IncomingMessage, 
     if (counts.addressFull(address, config.wsMaxSocketsPerAddress)) {
       return refuse(refusal('too_many_sockets', 'Too many open sockets from this address', 5));
     }
+    if (pending >= config.wsMaxPendingUpgrades) {
+      deps.shed();
+      return refuse(busy);
+    }
     let caller: { user: UserRow; game: GameContext; principal: Principal };
+    pending++;
     try {
       caller = await authenticate(deps, req);
     } catch (err) {
@@ -158,6 +170,8 @@ export function createUpgradeHandler(deps: UpgradeDeps): (req: IncomingMessage, 
       }
       deps.log.error({ err }, 'websocket upgrade failed');
       return refuse(refusal('internal_error', 'The upgrade could not be handled'));
+    } finally {
+      pending--;
     }
     if (deps.draining()) return refuse(shuttingDown);
     const revoked = deps.revokedCredential(caller.game);

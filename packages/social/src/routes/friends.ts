@@ -36,7 +36,7 @@ export function friendRoutes(app: App, ctx: Ctx): void {
         body: TargetBody,
         response: {
           201: RequestSummary,
-          ...errorResponses(CALLER, BODY, LIMITED, 'target_required', 'user_not_found', 'cannot_friend_self', 'you_blocked_user', 'already_friends', 'request_exists'),
+          ...errorResponses(CALLER, BODY, LIMITED, 'target_required', 'user_not_found', 'cannot_friend_self', 'you_blocked_user', 'already_friends', 'request_exists', 'friend_limit_reached'),
         },
       },
     },
@@ -61,14 +61,14 @@ export function friendRoutes(app: App, ctx: Ctx): void {
     async (req) => listRequests(ctx, req.user, req.query.dir ?? 'incoming'),
   );
 
-  const answer = (summary: string) => ({
+  const answer = (summary: string, ...codes: 'friend_limit_reached'[]) => ({
     tags: ['friends'],
     summary,
     params: PublicIdParams,
     headers: CallerHeaders,
-    response: { 200: RequestSummary, ...errorResponses(CALLER, BODY, 'request_not_found') },
+    response: { 200: RequestSummary, ...errorResponses(CALLER, BODY, 'request_not_found', ...codes) },
   });
-  app.post('/v1/friends/requests/:publicId/accept', { config: { caller: 'player' }, schema: answer('Accept the pending request from this user') }, async (req) =>
+  app.post('/v1/friends/requests/:publicId/accept', { config: { caller: 'player' }, schema: answer('Accept the pending request from this user', 'friend_limit_reached') }, async (req) =>
     acceptRequest(ctx, req.user, req.params.publicId),
   );
   app.post('/v1/friends/requests/:publicId/decline', { config: { caller: 'player' }, schema: answer('Decline the pending request from this user') }, async (req) =>

@@ -63,6 +63,7 @@ export const socialErrors = kitErrorCodes.extend({
   invite_not_pending: { status: 409, description: 'The invite was accepted, declined, revoked or has expired' },
   name_unavailable: { status: 409, description: 'No free discriminator for this display name' },
   invalid_transition: { status: 409, description: 'The report is in a state it cannot leave that way (actioned and dismissed are final)' },
+  friend_limit_reached: { status: 409, description: 'The caller or the other player has the most friends allowed (Social:Friends:Max)' },
   invite_expired: { status: 410, description: 'The invite is past expiresAt' },
   // 429, 503
   rate_limited: { status: 429, description: 'Chat, outreach or search limit (Retry-After)' },
@@ -70,6 +71,7 @@ export const socialErrors = kitErrorCodes.extend({
   registry_unavailable: { status: 503, description: 'The game registry cannot be reached' },
   auth_unavailable: { status: 503, description: 'The auth service cannot be reached or failed (a moderation action applied no sanction; retry)' },
   shutting_down: { status: 503, description: 'The node is draining; reconnect (Retry-After)' },
+  server_busy: { status: 503, description: 'The node is authenticating as many WebSocket upgrades as it allows (a reconnect storm); retry after Retry-After, with jitter' },
 });
 
 export type SocialErrorCode = Parameters<typeof socialErrors.fail>[0];

@@ -16,6 +16,7 @@ import {
   deleteRequestsBetween,
   friendRows,
   insertDmChannel,
+  friendCount,
   insertFriendship,
   insertRequest,
   lockPair,
@@ -40,11 +41,22 @@ export function dmChannelId(a: string, b: string): string {
   return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
 }
 
-async function makeFriends(tx: Queryable, a: string, b: string): Promise<void> {
+/**
+ * Makes a and b friends unless either has Social:Friends:Max already (409 friend_limit_reached). Each player's
+ * friendships are serialised by a lock of their own, taken in id order (two accepts sharing a player cannot
+ * deadlock), so concurrent accepts cannot pass the limit together.
+ */
+async function makeFriends(ctx: Ctx, tx: Queryable, a: string, b: string): Promise<void> {
+  for (const id of [a, b].sort()) {
+    await lockPair(tx, `friends-of:${id}`);
+    if ((await friendCount(tx, id)) >= ctx.config.friendsMax) throw friendLimit(id === a ? 'You have' : 'This player has', ctx.config.friendsMax);
+  }
   await insertFriendship(tx, a, b);
   const [lo, hi] = [a, b].sort();
   await insertDmChannel(tx, dmChannelId(a, b), lo, hi);
 }
+
+const friendLimit = (who: string, max: number) => socialError('friend_limit_reached', `${who} the most friends allowed (${max})`);
 
 export const unfriend = deleteFriendship;
 
@@ -63,6 +75,8 @@ export async function sendRequest(ctx: Ctx, me: UserRow, body: { toHandle?: stri
   if (target.id === me.id) throw socialError('cannot_friend_self', 'You cannot befriend yourself');
   await assertNotBlocked(ctx.db, me.id, target.id);
   if (await areFriends(ctx.db, me.id, target.id)) throw socialError('already_friends', 'You are already friends');
+  // A request the sender could never see accepted is refused now, not when the other player accepts it.
+  if ((await friendCount(ctx.db, me.id)) >= ctx.config.friendsMax) throw friendLimit('You have', ctx.config.friendsMax);
   await limitOutreach(ctx, me.id);
   // One transaction per pair, serialised by an advisory lock, so two users asking each other at the same time
   // end as friends instead of as two crossing pending requests.
@@ -71,7 +85,7 @@ export async function sendRequest(ctx: Ctx, me: UserRow, body: { toHandle?: stri
     await lockPair(tx, `friend:${lo}:${hi}`);
     const crossing = await takeRequest(tx, target.id, me.id);
     if (crossing) {
-      await makeFriends(tx, me.id, target.id);
+      await makeFriends(ctx, tx, me.id, target.id);
       return { accepted: true, id: crossing, note: await storeNotification(ctx, tx, target.id, 'friendRequestAccepted', me, { requestId: crossing }) };
     }
     if (await areFriends(tx, me.id, target.id)) throw socialError('already_friends', 'You are already friends');
@@ -100,7 +114,7 @@ export async function acceptRequest(ctx: Ctx, me: UserRow, fromPublicId: string)
   const taken = await ctx.db.transaction(async (tx) => {
     const requestId = await takeRequest(tx, from.id, me.id);
     if (!requestId) return undefined;
-    await makeFriends(tx, me.id, from.id);
+    await makeFriends(ctx, tx, me.id, from.id);
     return { id: requestId, note: await storeNotification(ctx, tx, from.id, 'friendRequestAccepted', me, { requestId }) };
   });
   if (!taken) throw socialError('request_not_found', 'No pending friend request from this user');
