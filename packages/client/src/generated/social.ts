@@ -942,7 +942,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; registry_unavailable: The game registry cannot be reached; auth_unavailable: The auth service cannot be reached or failed (a moderation action applied no sanction; retry); shutting_down: The node is draining; reconnect (Retry-After) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; registry_unavailable: The game registry cannot be reached; auth_unavailable: The auth service cannot be reached or failed (a moderation action applied no sanction; retry); shutting_down: The node is draining; reconnect (Retry-After); server_busy: The node is authenticating as many WebSocket upgrades as it allows (a reconnect storm); retry after Retry-After, with jitter */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -953,7 +953,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "registry_unavailable" | "auth_unavailable" | "shutting_down";
+                        code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "registry_unavailable" | "auth_unavailable" | "shutting_down" | "server_busy";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1030,7 +1030,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; registry_unavailable: The game registry cannot be reached; auth_unavailable: The auth service cannot be reached or failed (a moderation action applied no sanction; retry); shutting_down: The node is draining; reconnect (Retry-After) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; registry_unavailable: The game registry cannot be reached; auth_unavailable: The auth service cannot be reached or failed (a moderation action applied no sanction; retry); shutting_down: The node is draining; reconnect (Retry-After); server_busy: The node is authenticating as many WebSocket upgrades as it allows (a reconnect storm); retry after Retry-After, with jitter */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1041,7 +1041,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "registry_unavailable" | "auth_unavailable" | "shutting_down";
+                        code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "registry_unavailable" | "auth_unavailable" | "shutting_down" | "server_busy";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2642,7 +2642,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description name_unavailable: No free discriminator for this display name; you_blocked_user: The caller blocked this user; already_friends: Already friends; request_exists: A friend request to this user is pending already */
+            /** @description name_unavailable: No free discriminator for this display name; you_blocked_user: The caller blocked this user; already_friends: Already friends; request_exists: A friend request to this user is pending already; friend_limit_reached: The caller or the other player has the most friends allowed (Social:Friends:Max) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2653,7 +2653,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "name_unavailable" | "you_blocked_user" | "already_friends" | "request_exists";
+                        code: "name_unavailable" | "you_blocked_user" | "already_friends" | "request_exists" | "friend_limit_reached";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3065,7 +3065,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description name_unavailable: No free discriminator for this display name */
+            /** @description name_unavailable: No free discriminator for this display name; friend_limit_reached: The caller or the other player has the most friends allowed (Social:Friends:Max) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3076,7 +3076,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "name_unavailable";
+                        code: "name_unavailable" | "friend_limit_reached";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
