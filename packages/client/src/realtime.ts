@@ -393,7 +393,7 @@ export class RealtimeClient {
     if (!this.wanted || this.reconnectTimer) return;
     // Never sooner than the server asked (Retry-After of a 429 / 4429, a draining or busy node's 503 / 4503), and
     // spread over half as long again: thousands of clients refused together must not all come back together.
-    const retryAfterMs = this.retryAfterMs > 0 ? Math.round(this.retryAfterMs * (1 + (this.o.reconnect?.random ?? Math.random)() / 2)) : 0;
+    const retryAfterMs = this.retryAfterMs > 0 ? Math.round(this.retryAfterMs * (1 + ((this.o.reconnect || {}).random ?? Math.random)() / 2)) : 0;
     const delayMs = Math.max(this.backoffDelay(this.attempt), retryAfterMs);
     this.retryAfterMs = 0;
     this.attempt++;

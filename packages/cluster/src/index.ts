@@ -27,3 +27,4 @@ export {
 } from './stores.js';
 export { onSuiteStores } from './suite.js';
 export { startPrivateRedisCluster, startPrivateSentinel, redisHaAvailable, type PrivateRedisCluster, type PrivateSentinel } from './private-redis.js';
+export { runReconnectStorm, type Storm, type StormClientRecord, type StormOptions } from './reconnect-storm.js';
