@@ -20,14 +20,21 @@ import { revocationFigures } from './revocation.js';
 
 export type { Figure } from './lib.js';
 
-// Runs with a harness of their own (private Redis deployments), alone: `npm run bench -- chaos`.
-if (process.argv[2] === 'chaos') {
-  await import('./chaos.js');
-  process.exit(0);
-}
-// 4 social nodes on a private plain Redis, then on a private Redis Cluster: `npm run bench -- sharded`.
-if (process.argv[2] === 'sharded') {
-  await import('./sharded-fanout.js');
+// Runs with a harness of their own (private Redis deployments, node processes of @platform/cluster), one at a time:
+// `npm run bench -- chaos` (10-minute chaos run), `sharded` (4 social nodes on a plain Redis and a Redis Cluster),
+// `storm` (a reconnect storm), `soak` (10 minutes of churn), `large` (the largest party and friend list),
+// `slow` (stalled readers among chatting sockets).
+const HARNESSED: Record<string, string> = {
+  chaos: './chaos.js',
+  sharded: './sharded-fanout.js',
+  storm: './storm.js',
+  soak: './soak.js',
+  large: './large.js',
+  slow: './slow-consumers.js',
+};
+const harnessed = HARNESSED[process.argv[2] ?? ''];
+if (harnessed) {
+  await import(harnessed);
   process.exit(0);
 }
 
