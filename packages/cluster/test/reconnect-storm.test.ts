@@ -42,7 +42,7 @@ describe('reconnect storm: a social node restarts under 300 SDK clients', { skip
     },
   });
 
-  it('every client is set up again (caughtUp or resync), only documented refusals, events missed while down replayed', async () => {
+  it('every client resumes (caughtUp), only documented refusals, events missed while the node was down replayed once', async () => {
     const ids = Array.from({ length: CLIENTS }, () => randomUUID());
     const other = cluster.client(1);
     const publicIds: string[] = [];
@@ -71,12 +71,10 @@ describe('reconnect storm: a social node restarts under 300 SDK clients', { skip
       const closes = s.records.flatMap((r) => r.closes);
       const unexpected = closes.filter((c) => !EXPECTED_CLOSES.test(c));
       assert.deepEqual(unexpected, [], 'only the drain, the node being gone, and retryable refusals');
-      // Each connection after the restart resumed: caught up, or told to resync (never silence).
-      for (const r of s.records) assert.match(r.setups.at(-1)!, /^(caughtUp:true|resync:(expired|invalid))$/, `${r.userId}: ${r.setups.join(' ')}`);
-      for (const r of s.records.slice(0, 20)) {
-        const got = (r.events.get('friendRequestReceived') ?? []).length;
-        assert.ok(got === 1 || r.setups.at(-1)!.startsWith('resync'), `${r.userId}: the request sent while the node was down (${r.setups.join(' ')})`);
-      }
+      // Each connection after the restart resumed and caught up (nothing it missed is older than the log keeps), and
+      // the requests sent while the node was down arrived once, through the replay.
+      for (const r of s.records) assert.equal(r.setups.at(-1), 'caughtUp:true', `${r.userId}: ${r.setups.join(' ')}`);
+      for (const r of s.records.slice(0, 20)) assert.equal((r.events.get('friendRequestReceived') ?? []).length, 1, `${r.userId}: the request sent while the node was down`);
       // The shed upgrades of the restarted node are counted; the sockets are all back.
       const m = await scrapeMetrics(cluster.metricsUrls[0]!);
       assert.equal(m.value('social_ws_open_sockets'), CLIENTS);

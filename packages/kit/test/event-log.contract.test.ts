@@ -75,6 +75,25 @@ for (const [name, url] of adapters) {
       ]);
     });
 
+    it('before the first append, a read hands out a head of its own time: later appends exceed it, a read from it is complete', async () => {
+      const fresh = await testStateStore(url);
+      try {
+        const before = Date.now();
+        const first = await fresh.state.logRead([{ log: 'x', after: '0-0' }], keep, 10);
+        assert.notEqual(first.head, '0-0');
+        assert.ok(Number(first.head.split('-')[0]) >= before - 1000, first.head);
+        const again = await fresh.state.logRead([{ log: 'x', after: first.head }], keep, 10);
+        assert.equal(again.head, first.head);
+        assert.deepEqual(again.results, [{ complete: true, entries: [] }]);
+        const [id] = await fresh.state.logAppend([{ logs: ['x'], entry: json(1) }], keep);
+        assert.ok(compareLogIds(id!, first.head) > 0, `${id} > ${first.head}`);
+        const after = await fresh.state.logRead([{ log: 'x', after: first.head }], keep, 10);
+        assert.deepEqual(after.results, [{ complete: true, entries: [{ id, entry: json(1) }] }]);
+      } finally {
+        await fresh.drop();
+      }
+    });
+
     it('keeps the last maxEntries of a log: a read from before them is not complete, one from within them is', async () => {
       const r3: LogRetention = { maxEntries: 3, maxAgeMs: 60_000 };
       const ids: string[] = [];

@@ -72,7 +72,14 @@ return out
 export const LOG_READ_SCRIPT = `${IDS}
 local minMs = now - tonumber(ARGV[1])
 local limit = tonumber(ARGV[2])
-local out = { redis.call('GET', KEYS[1]) or '0-0' }
+-- Before the first append, the first read starts the sequence at its own time: the head it hands out lies within
+-- any retention (a resume from it is complete), and every later append's id is larger.
+local head = redis.call('GET', KEYS[1])
+if not head then
+  head = string.format('%d-0', now)
+  redis.call('SET', KEYS[1], head)
+end
+local out = { head }
 local function info(key)
   local raw = redis.call('XINFO', 'STREAM', key)
   local m = {}

@@ -76,7 +76,9 @@ export function createMemoryLogs(
     async logRead(reads: readonly LogRead[], r: LogRetention, limit: number): Promise<LogReadOutcome> {
       const now = Date.now();
       const minMs = now - r.maxAgeMs;
-      const head = lastN < 0 ? '0-0' : `${lastMs}-${lastN}`;
+      // Before the first append, the first read starts the sequence at its own time (as the Redis script does).
+      if (lastN < 0) [lastMs, lastN] = [now, 0];
+      const head = `${lastMs}-${lastN}`;
       const results = reads.map(({ log: name, after }) => {
         const log = live(k(name), now);
         if (!log) return { complete: compareLogIds(after, `${Math.max(0, minMs)}-0`) >= 0, entries: [] };

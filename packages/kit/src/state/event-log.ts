@@ -51,7 +51,10 @@ export interface LogReadResult {
 }
 
 export interface LogReadOutcome {
-  /** The last id assigned (`0-0` before the first append): every append after this read gets a larger one. */
+  /**
+   * The last id assigned (before the first append: the time of the first read, `<ms>-0`, so that a resume from it
+   * is complete while it is within the age): every append after this read gets a larger one.
+   */
   head: string;
   results: LogReadResult[];
 }

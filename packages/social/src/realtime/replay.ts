@@ -178,6 +178,9 @@ export function createReplayer(deps: { ctx: Ctx; sender: Sender; dispatch: Dispa
       const channel = userChannel(conn.user.id);
       const { head, results } = await ctx.state.logRead([{ log: replayLog(channel), after }], retention, limit);
       if (compareLogIds(after, head) > 0) return resync(conn, head, 'invalid');
+      // Nothing was appended to any log since (one id sequence for all of them): nothing was missed, however old
+      // `after` is (a deployment whose log is still empty hands out 0-0, older than any retention floor).
+      if (compareLogIds(after, head) === 0) return finish(conn, head, eventFrame('caughtUp', { resumed: true }, head), false);
       if (!results[0].complete) return resync(conn, head, 'expired');
       const mine = parsed(channel, results[0].entries);
       if (!mine) return resync(conn, head, 'expired');

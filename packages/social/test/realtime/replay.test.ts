@@ -6,7 +6,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { compareLogIds } from '@platform/kit';
-import { befriend, startHarness, type Harness, type TestUser } from '../support.js';
+import { befriend, startHarness, useHarness, type Harness, type TestUser } from '../support.js';
 import { connect, listen, type Client, type Frame, realtimeSuite } from './support.js';
 
 type IdFrame = Frame & { id?: string };
@@ -308,5 +308,28 @@ describe(`realtime: resume past retention (${backend})`, () => {
     assert.equal((await h.req(b, 'POST', '/v1/presence', { body: { state: 'away' } })).status, 200);
     await sleep(2300);
     await expectResync(await open(a, since), b, a);
+  });
+});
+
+describe(`realtime: resume on a log nothing was appended to before (${backend})`, () => {
+  const h = useHarness({});
+  it('a new deployment hands out a position of its own time; resuming from it after events came is caughtUp with them', async () => {
+    const [url, a] = await Promise.all([listen(h.app), h.user('Early')]);
+    const first = await connect(url.ws, a.token);
+    const caught = (await first.next('caughtUp')) as IdFrame;
+    assert.equal(caught.data.resumed, false);
+    assert.notEqual(caught.id, '0-0');
+    await first.close();
+    // The first event ever logged, while the socket was away: the resume replays it (a head of 0-0 was older than any
+    // retention, and every resume from it was a resync).
+    const b = await h.user('Asker');
+    assert.equal((await h.req(b, 'POST', '/v1/friends/requests', { body: { toPublicId: a.publicId } })).status, 201);
+    const again = await connect(`${url.ws}?lastEventId=${encodeURIComponent(caught.id!)}`, a.token);
+    const replayed = await again.next('friendRequestReceived');
+    assert.equal(replayed.data.publicId, b.publicId);
+    const resumed = (await again.next('caughtUp')) as IdFrame;
+    assert.equal(resumed.data.resumed, true);
+    assert.deepEqual(again.seen('resync'), []);
+    await again.close();
   });
 });
