@@ -23,6 +23,8 @@ import type {
   PlatformSignInInput,
   RegisterInput,
   Sanctions,
+  Appeal,
+  AppealInput,
   TokenPair,
   UnlinkInput,
 } from './types.js';
@@ -344,6 +346,28 @@ export class AuthApi {
    */
   getSanctions(): Promise<Sanctions> {
     return this.call('GET', '/account/sanctions');
+  }
+
+  /**
+   * Appeals one of the player's active sanctions, once (`POST /account/sanctions/{id}/appeal`): 409 `appeal_exists`
+   * for a second one, 409 `sanction_not_active` once it ended. The answer arrives in the inbox as a
+   * `moderationNotice` (reference `appeal:<id>`) and in {@link appeals}.
+   */
+  appealSanction(sanctionId: string, input: AppealInput): Promise<Appeal> {
+    return this.call('POST', `/account/sanctions/${encodeURIComponent(sanctionId)}/appeal`, input);
+  }
+
+  /**
+   * Appeals a ban without a session (`POST /appeals`): a banned player's sign-in fails with 403 `account_banned`,
+   * whose `details.appeal_token` (valid a day) and `details.sanction_id` name the ban. No sign-in needed.
+   */
+  appealBan(appealToken: string, input: AppealInput): Promise<Appeal> {
+    return this.d.http.request<Appeal>({ method: 'POST', path: '/appeals', body: { appeal_token: appealToken, ...input } });
+  }
+
+  /** The player's appeals, newest first, with each decision and answer (`GET /account/appeals`). */
+  async appeals(): Promise<Appeal[]> {
+    return (await this.call<{ appeals: Appeal[] }>('GET', '/account/appeals')).appeals;
   }
 
   /** Changes the account's settable fields (display name …) (`PATCH /account`). */

@@ -107,6 +107,15 @@ export interface OwnSanction {
   expires_at: string | null;
 }
 export type Sanctions = AuthResult<'/account/sanctions', 'get', { sanctions: OwnSanction[] }>;
+/** Why a player appeals a sanction (docs/auth.md, "Appeals"). */
+export type AppealReason = AuthBody<'/account/sanctions/{sanctionId}/appeal', 'post'>['reason'];
+/** An appeal as its player sees it: status `open`, then `upheld`, `shortened` or `lifted`, with the answer (never who decided). */
+export type Appeal = AuthResult<'/account/appeals', 'get', { appeals: unknown[] }> extends { appeals: (infer A)[] } ? A : never;
+export interface AppealInput {
+  reason: AppealReason;
+  /** 1–2000 characters. */
+  text: string;
+}
 
 /** One live session of the account (GET /account/sessions), as its OpenAPI document says. */
 export type SessionInfo = AuthResult<'/account/sessions', 'get', never>['sessions'][number];

@@ -59,6 +59,47 @@ describe('client: sanctions', () => {
     assert.deepEqual([e.details.reason, e.details.expires_at], ['Cheating', null]);
   });
 
+  it('appeals: a banned player appeals with the token of the refused sign-in; lifted on appeal, the answer is in the inbox', async () => {
+    const c = tp.client();
+    const email = uniqueEmail('appellant');
+    const { accountId } = await c.auth.register({ email, password: PASSWORD });
+    // A social profile exists before the ban (the inbox is social's).
+    await c.social.me();
+    const ban = await sanction(accountId!, { type: 'ban', reason: 'Cheating', duration_seconds: 86_400 });
+    const refused = await rejects(tp.client().auth.signInWithEmail({ email, password: PASSWORD }), 403, 'account_banned');
+    assert.equal(refused.details.sanction_id, ban.id);
+    const filed = await tp.client().auth.appealBan(String(refused.details.appeal_token), { reason: 'not_me', text: 'My brother used my account.' });
+    assert.deepEqual([filed.status, filed.sanction_id, filed.reason], ['open', ban.id, 'not_me']);
+    await rejects(tp.client().auth.appealBan(String(refused.details.appeal_token), { reason: 'other', text: 'again' }), 409, 'appeal_exists');
+    const decided = await tp.platform.auth.call('POST', `/admin/appeals/${filed.id}/decide`, { token: adminToken, body: { outcome: 'lift', response: 'Welcome back.' } });
+    assert.equal(decided.status, 200, JSON.stringify(decided.body));
+    const back = tp.client();
+    await back.auth.signInWithEmail({ email, password: PASSWORD });
+    const [mine] = await back.auth.appeals();
+    assert.deepEqual([mine!.status, mine!.response], ['lifted', 'Welcome back.']);
+    // The outbox delivers the decision to social: the inbox has it (at once, or a moment later).
+    let notice: any;
+    for (let i = 0; i < 100 && !notice; i++) {
+      notice = (await back.social.notifications()).notifications.find((n: any) => n.kind === 'moderationNotice');
+      if (!notice) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.ok(notice, 'the decision in the inbox');
+    assert.equal(notice.data.reference, `appeal:${filed.id}`);
+    assert.match(notice.data.message, /accepted: the ban was lifted\.\n\nWelcome back\.$/);
+  });
+
+  it('appealSanction(): the player appeals a chat sanction once; another player cannot (404)', async () => {
+    const p = await player(tp, 'Muted');
+    const accountId = (await p.session.get())!.accountId!;
+    const s = await sanction(accountId, { type: 'chat', reason: 'Spam', duration_seconds: 600 });
+    const a = await p.auth.appealSanction(s.id, { reason: 'misunderstood', text: 'It was a quote.' });
+    assert.equal(a.status, 'open');
+    await rejects(p.auth.appealSanction(s.id, { reason: 'other', text: 'twice' }), 409, 'appeal_exists');
+    const other = await player(tp, 'Nosy');
+    await rejects(other.auth.appealSanction(s.id, { reason: 'other', text: 'not mine' }), 404, 'sanction_not_found');
+    assert.deepEqual((await p.auth.appeals()).map((x) => x.id), [a.id]);
+  });
+
   it('a moderator whose role is taken away: the next moderation call refreshes (still signed in) and is refused 403 moderator_required', async () => {
     const m = await player(tp, 'Mod');
     const accountId = (await m.session.get())!.accountId!;

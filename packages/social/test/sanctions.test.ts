@@ -164,6 +164,47 @@ describe('chat sanctions and moderation actions', () => {
     await expectChat(p, true);
   });
 
+  it('a chat sanction announced again with an earlier end (shortened on appeal) ends then, whatever order the notices came in', async () => {
+    const p = await chatter('Shortened');
+    const sanctionId = randomUUID();
+    const end = Date.now() + 1500;
+    const shortened = notice({ account_id: p.u.sub, sanction_id: sanctionId, expires_at: new Date(end).toISOString() });
+    const original = notice({ account_id: p.u.sub, sanction_id: sanctionId, expires_at: new Date(Date.now() + 3_600_000).toISOString() });
+    // The shortened notice first, then a late redelivery of the original: the earlier end stands.
+    await h.state.state.publish('auth:sanction', JSON.stringify(shortened));
+    await h.state.state.publish('auth:sanction', JSON.stringify(original));
+    await expectChat(p, false);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, end - Date.now()) + 50));
+    await expectChat(p, true);
+  });
+
+  it('an appeal decision from auth is a moderation notice in the player’s inbox (live on the socket), once, naming no one', async () => {
+    const p = await chatter('Appellant');
+    const post = (body: unknown) => fetch(`${nodeA.http}/v1/internal/auth-events`, { method: 'POST', headers: { authorization: `Bearer ${serverToken}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const appealId = randomUUID();
+    const n = { id: randomUUID(), type: 'appeal', appeal_id: appealId, sanction_id: randomUUID(), account_id: p.u.sub, sanction_type: 'chat', outcome: 'shortened', expires_at: '2031-01-02T03:04:05.000Z', response: 'One hour is enough.', at: new Date().toISOString() };
+    const r = await post(n);
+    assert.deepEqual([r.status, ((await r.json()) as { status: string }).status], [200, 'processed']);
+    const live = await p.socks[0]!.next('notification', (d) => d.kind === 'moderationNotice');
+    assert.equal(live.data.data.title, 'Your appeal was answered');
+    assert.equal(live.data.data.reference, `appeal:${appealId}`);
+    assert.match(live.data.data.message, /chat restriction was shortened and now lasts until 2031-01-02 03:04 UTC\.\n\nOne hour is enough\.$/);
+    // The outbox delivers at least once: a redelivery stores nothing new.
+    assert.equal((await post(n)).status, 200);
+    const inbox = (await h.req(p.u, 'GET', '/v1/notifications')).body.notifications.filter((x: any) => x.kind === 'moderationNotice');
+    assert.equal(inbox.length, 1);
+    assert.equal(inbox[0].actor, undefined);
+    // Upheld and lifted read as such; an account social never saw is acknowledged and ignored; a bad outcome is refused.
+    const upheld = await post({ ...n, id: randomUUID(), outcome: 'upheld', expires_at: null, response: null });
+    assert.equal(upheld.status, 200);
+    const u2 = await p.socks[0]!.next('notification', (d) => d.kind === 'moderationNotice' && /stays in place \(permanent\)/.test(d.data.message));
+    assert.ok(u2);
+    const nobody = await post({ ...n, id: randomUUID(), account_id: randomUUID() });
+    assert.deepEqual([nobody.status, ((await nobody.json()) as { status: string }).status], [200, 'ignored']);
+    assert.equal((await post({ ...n, id: randomUUID(), outcome: 'forgiven' })).status, 400);
+    assert.equal((await post({ ...n, id: randomUUID(), appeal_id: undefined })).status, 400);
+  });
+
   describe('moderation action (auth unreachable here)', () => {
     const report = async (by: TestUser, target: TestUser) => {
       assert.equal((await h.req(by, 'POST', '/v1/reports', { body: { targetPublicId: target.publicId, reason: 'harassment' } })).status, 202);

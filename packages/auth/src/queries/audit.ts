@@ -17,7 +17,9 @@ export type AuditEvent =
   // email flows (migration 0004)
   | 'password_reset'
   | 'email_verified'
-  | 'email_change';
+  | 'email_change'
+  | 'appeal'
+  | 'appeal_decision';
 
 export interface AuditEntry {
   accountId: string | null;

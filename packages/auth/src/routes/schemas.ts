@@ -51,8 +51,8 @@ export function optionalBody<T extends Record<string, unknown>>(body: unknown, f
   return body as Partial<T>;
 }
 
-const Timestamp = Type.String({ format: 'date-time' });
-const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
+export const Timestamp = Type.String({ format: 'date-time' });
+export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
 const AccountStatus = Type.Union([Type.Literal('active'), Type.Literal('locked'), Type.Literal('banned'), Type.Literal('deleted')]);
 
 export const IdentityView = Type.Object({
@@ -102,6 +102,8 @@ export const AccountExport = Type.Object({
   email_tokens: ExportRows,
   /** The account's sanctions, ended ones too, without who set or lifted them: docs/auth.md, "Sanctions". */
   sanctions: ExportRows,
+  /** The account's appeals with their answers, without who decided: docs/auth.md, "Appeals". */
+  appeals: ExportRows,
 });
 
 export const AccountDeleted = Type.Object({ status: Type.Literal('deleted'), deleted_at: Timestamp, purge_after: Timestamp });

@@ -1,4 +1,6 @@
 /** The signed-in account's own operations: view, profile, link, unlink, export, delete; and its summary for internal callers. */
+import { appealsOf } from '../queries/appeals.js';
+import { ownAppealView } from './appeals.js';
 import { isUniqueViolation, UUID_PATTERN, type Queryable } from '@platform/kit';
 import type { AuthContext } from '../context.js';
 import { accountInactive, accountNotFound, fail } from '../errors.js';
@@ -150,6 +152,8 @@ export async function exportAccount(ctx: AuthContext, accountId: string) {
       lift_reason: x.lift_reason,
       active: x.active,
     })),
+    // Every appeal the player filed, with the answer, without who decided (docs/auth.md, "Appeals").
+    appeals: (await appealsOf(db, accountId)).map(ownAppealView),
   };
 }
 

@@ -129,6 +129,9 @@ async function written(tx: Queryable, notice: SanctionNotice): Promise<SanctionN
   return notice;
 }
 
+/** A sanction notice written to the outbox inside `tx` (announce it after the commit: announceSanctions). */
+export const sanctionNotice = (tx: Queryable, s: SanctionRow, event: SanctionEvent): Promise<SanctionNotice> => written(tx, noticeOf(s, event));
+
 /**
  * The actor may act on a sanction of this account (set or lift alike): a moderator's or admin's sanctions are an
  * admin's (or a service's) alone, so a moderator can neither set nor undo one.

@@ -1,4 +1,5 @@
 /** What every sign-in flow (guest, email and password, platform ticket) shares: devices, the usable check, the session. */
+import { appealToken } from './appeal-token.js';
 import { sha256Hex, type Database, type Queryable } from '@platform/kit';
 import type { AuthConfig } from '../config.js';
 import { fail } from '../errors.js';
@@ -30,13 +31,15 @@ export const subjectOf = (a: SubjectRow): SessionSubject => ({ accountId: a.id, 
  * The account may sign in: banned and locked accounts are refused after the credential checked out. A banned
  * account is told its ban's reason and end (403 account_banned; docs/auth.md, "Sanctions").
  */
-export async function assertUsable(db: Queryable, a: Pick<AccountRow, 'id' | 'status'>): Promise<void> {
+export async function assertUsable(db: Queryable, a: Pick<AccountRow, 'id' | 'status'>, masterKey: Buffer | undefined): Promise<void> {
   if (a.status === 'banned') {
     // The active ban ending last; one just expired but not swept yet is still named (the sweeper ends it).
     const ban = (await activeBan(db, a.id)) ?? (await latestBan(db, a.id));
     throw fail('account_banned', 'The account is banned', {
       reason: ban?.reason ?? null,
       expires_at: ban?.expires_at ? new Date(ban.expires_at).toISOString() : null,
+      // The ban, and the token to appeal it with (POST /appeals): a banned player has no session (docs/auth.md, "Appeals").
+      ...(ban ? { sanction_id: ban.id, appeal_token: appealToken(masterKey, a.id, ban.id) } : {}),
     });
   }
   if (a.status === 'locked') throw fail('account_disabled', 'The account is locked');

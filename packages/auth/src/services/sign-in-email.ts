@@ -97,7 +97,7 @@ export async function loginWithEmail(ctx: AuthContext, input: { email: string; p
     throw invalidCredentials();
   }
   if (!ok) return refuseWrongPassword(ctx, row, source, who);
-  await assertUsable(ctx.db, row);
+  await assertUsable(ctx.db, row, ctx.config.masterKey);
   if (!row.email_verified && ctx.config.emailVerification === 'required') {
     await audit(ctx.db, who, 'login', row.id, { method: 'email', outcome: 'failure', reason: 'email_not_verified' });
     throw fail('email_not_verified', 'Confirm your email address first (the link or code in the mail; POST /email/verify/resend sends another)');

@@ -105,7 +105,7 @@ export async function restoreGuest(ctx: AuthContext, input: { accountId: string;
     await audit(ctx.db, who, 'login', a?.id ?? null, { method: 'guest', outcome: 'failure' });
     throw fail('invalid_credentials', 'The account id or guest secret is wrong');
   }
-  await assertUsable(ctx.db, a);
+  await assertUsable(ctx.db, a, ctx.config.masterKey);
   const r = await ctx.db.transaction(async (tx) => {
     const deviceId = await recordDevice(tx, input.device, a.id);
     await touchIdentityLogin(tx, a.identity_id);

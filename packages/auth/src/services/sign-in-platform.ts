@@ -48,7 +48,7 @@ async function signInOrCreate(ctx: AuthContext, id: VerifiedPlatformIdentity, de
         // A concurrent first sign-in created the identity: retry against its account.
         throw new RetrySignIn();
       }
-      await assertUsable(tx, a);
+      await assertUsable(tx, a, ctx.config.masterKey);
       const deviceId = await recordDevice(tx, device, a.id);
       await audit(tx, who, 'login', a.id, { method: id.provider, outcome: 'success', created: got.created });
       return openSession(ctx, tx, a, id.provider, deviceId, who);
@@ -68,7 +68,7 @@ async function signInExisting(ctx: AuthContext, id: VerifiedPlatformIdentity, de
   const r = await ctx.db.transaction(async (tx) => {
     const a = await accountOfIdentity(tx, id.provider, id.providerUserId);
     if (!a) throw fail('conflict_retry', 'Concurrent sign-in; retry');
-    await assertUsable(tx, a);
+    await assertUsable(tx, a, ctx.config.masterKey);
     const deviceId = await recordDevice(tx, device, a.id);
     await audit(tx, who, 'login', a.id, { method: id.provider, outcome: 'success' });
     return openSession(ctx, tx, a, id.provider, deviceId, who);

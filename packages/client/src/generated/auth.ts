@@ -73,6 +73,23 @@ export interface paths {
         patch: operations["patchAccount"];
         trace?: never;
     };
+    "/account/appeals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account’s appeals, newest first */
+        get: operations["getAccountAppeals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/account/email": {
         parameters: {
             query?: never;
@@ -135,6 +152,23 @@ export interface paths {
         get: operations["getAccountSanctions"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/sanctions/{sanctionId}/appeal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Appeal one of the account’s active sanctions (one appeal per sanction) */
+        post: operations["postAccountSanctionsBySanctionIdAppeal"];
         delete?: never;
         options?: never;
         head?: never;
@@ -310,6 +344,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/appeals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Appeals of a status (open by default), oldest first, with each sanction (staff) */
+        get: operations["getAdminAppeals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/appeals/{appealId}/decide": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decide an open appeal once: uphold, shorten (a new, earlier end) or lift (staff)
+         * @description Lifting a sanction of a moderator or admin needs the admin role (as lifting it directly does). The player is told in the inbox, never by whom.
+         */
+        post: operations["postAdminAppealsByAppealIdDecide"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/keys/rotate": {
         parameters: {
             query?: never;
@@ -344,6 +415,23 @@ export interface paths {
          * @description Optional body {reason?: string}. Lifting a sanction of a moderator or admin needs the admin role (as setting one does).
          */
         post: operations["postAdminSanctionsBySanctionIdLift"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/appeals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Appeal a ban without a session: with the appeal_token of the 403 account_banned a sign-in answered */
+        post: operations["postAppeals"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1572,6 +1660,148 @@ export interface operations {
             };
         };
     };
+    getAccountAppeals: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        appeals: {
+                            /** Format: date-time */
+                            created_at: string;
+                            decided_at: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            /** @description The sanction’s new end when the appeal shortened it */
+                            new_expires_at: string | null;
+                            reason: string;
+                            /** @description The moderator’s answer to the player (never who decided) */
+                            response: string | null;
+                            /** Format: uuid */
+                            sanction_id: string;
+                            status: "open" | "upheld" | "shortened" | "lifted";
+                            text: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_sanction_type: Not ban, chat or a feature named in AUTH_SANCTION_FEATURES; unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform; invalid_email_token: The password-reset or email token is unknown (or not for this endpoint); invalid_request: OAuth: a required parameter is missing or repeated, or a value is malformed; invalid_grant: OAuth: the device code or refresh token is unknown, spent, revoked or issued to another client; unsupported_grant_type: OAuth: a grant_type other than device_code and refresh_token; authorization_pending: OAuth device grant: the player has not decided yet; poll again after the interval; slow_down: OAuth device grant: polled before the interval; the interval grows by 5 s; access_denied: OAuth device grant: the player denied the request; expired_token: OAuth device grant: the device code expired; start again */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "unknown_sanction_type" | "unknown_provider" | "provider_not_configured" | "invalid_email_token" | "invalid_request" | "invalid_grant" | "unsupported_grant_type" | "authorization_pending" | "slow_down" | "access_denied" | "expired_token";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unauthenticated: No Bearer token (or, for logout, neither token); invalid_token: The access token is missing, malformed, expired or not signed by a known key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unauthenticated" | "invalid_token";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: A sliding-window rate limit is exceeded (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "database_unavailable" | "state_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
     postAccountEmail: {
         parameters: {
             query?: never;
@@ -1843,6 +2073,9 @@ export interface operations {
                             /** Format: date-time */
                             updated_at: string;
                         };
+                        appeals: {
+                            [key: string]: unknown;
+                        }[];
                         audit_log: {
                             [key: string]: unknown;
                         }[];
@@ -2262,6 +2495,241 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "unauthenticated" | "invalid_token";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: A sliding-window rate limit is exceeded (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "database_unavailable" | "state_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postAccountSanctionsBySanctionIdAppeal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sanctionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description not_me, misunderstood, too_harsh, account_compromised or other */
+                    reason: "not_me" | "misunderstood" | "too_harsh" | "account_compromised" | "other";
+                    /** @description The player’s words (1–2000 characters) */
+                    text: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        created_at: string;
+                        decided_at: string | null;
+                        /** Format: uuid */
+                        id: string;
+                        /** @description The sanction’s new end when the appeal shortened it */
+                        new_expires_at: string | null;
+                        reason: string;
+                        /** @description The moderator’s answer to the player (never who decided) */
+                        response: string | null;
+                        /** Format: uuid */
+                        sanction_id: string;
+                        status: "open" | "upheld" | "shortened" | "lifted";
+                        text: string;
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unauthenticated: No Bearer token (or, for logout, neither token); invalid_token: The access token is missing, malformed, expired or not signed by a known key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unauthenticated" | "invalid_token";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description sanction_not_found: No such sanction */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "sanction_not_found";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description sanction_not_active: The sanction was lifted or has expired already; appeal_exists: The sanction was appealed already (one appeal per sanction) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "sanction_not_active" | "appeal_exists";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description payload_too_large: The body exceeds the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -4320,6 +4788,482 @@ export interface operations {
             };
         };
     };
+    getAdminAppeals: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+                status?: "open" | "upheld" | "shortened" | "lifted";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        appeals: {
+                            /** Format: uuid */
+                            account_id: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            decided_at: string | null;
+                            decided_by: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            /** @description The sanction’s new end when the appeal shortened it */
+                            new_expires_at: string | null;
+                            previous_expires_at: string | null;
+                            reason: string;
+                            /** @description The moderator’s answer to the player (never who decided) */
+                            response: string | null;
+                            sanction: {
+                                /** Format: uuid */
+                                account_id: string;
+                                active: boolean;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** @description The moderator’s account id, or service:<name> for a server-role token */
+                                created_by: string;
+                                /** @description null: permanent */
+                                expires_at: string | null;
+                                /** Format: uuid */
+                                id: string;
+                                lift_reason: string | null;
+                                lifted_at: string | null;
+                                lifted_by: string | null;
+                                reason: string;
+                                /** @description ban, chat, or a feature named in AUTH_SANCTION_FEATURES */
+                                type: string;
+                            } | null;
+                            /** Format: uuid */
+                            sanction_id: string;
+                            status: "open" | "upheld" | "shortened" | "lifted";
+                            text: string;
+                        }[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unauthenticated: No Bearer token (or, for logout, neither token); invalid_token: The access token is missing, malformed, expired or not signed by a known key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unauthenticated" | "invalid_token";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description moderator_required: The moderator or admin role (or a server-role token) is required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "moderator_required";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: A sliding-window rate limit is exceeded (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "database_unavailable" | "state_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postAdminAppealsByAppealIdDecide: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appealId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description shorten: the new end in seconds from now */
+                    duration_seconds?: number;
+                    /**
+                     * Format: date-time
+                     * @description shorten: the new end (RFC 3339)
+                     */
+                    expires_at?: string;
+                    outcome: "uphold" | "shorten" | "lift";
+                    /** @description The answer the player reads */
+                    response?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        account_id: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        decided_at: string | null;
+                        decided_by: string | null;
+                        /** Format: uuid */
+                        id: string;
+                        /** @description The sanction’s new end when the appeal shortened it */
+                        new_expires_at: string | null;
+                        previous_expires_at: string | null;
+                        reason: string;
+                        /** @description The moderator’s answer to the player (never who decided) */
+                        response: string | null;
+                        sanction: {
+                            /** Format: uuid */
+                            account_id: string;
+                            active: boolean;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** @description The moderator’s account id, or service:<name> for a server-role token */
+                            created_by: string;
+                            /** @description null: permanent */
+                            expires_at: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            lift_reason: string | null;
+                            lifted_at: string | null;
+                            lifted_by: string | null;
+                            reason: string;
+                            /** @description ban, chat, or a feature named in AUTH_SANCTION_FEATURES */
+                            type: string;
+                        } | null;
+                        /** Format: uuid */
+                        sanction_id: string;
+                        status: "open" | "upheld" | "shortened" | "lifted";
+                        text: string;
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unauthenticated: No Bearer token (or, for logout, neither token); invalid_token: The access token is missing, malformed, expired or not signed by a known key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unauthenticated" | "invalid_token";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description moderator_required: The moderator or admin role (or a server-role token) is required; forbidden: The admin role is required (admin endpoints, and sanctioning a moderator or admin) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "moderator_required" | "forbidden";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description appeal_not_found: No such appeal */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "appeal_not_found";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description appeal_decided: The appeal was decided already (decisions are final); sanction_not_active: The sanction was lifted or has expired already; invalid_shortening: A shortened end must be in the future and earlier than the sanction's end */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "appeal_decided" | "sanction_not_active" | "invalid_shortening";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description payload_too_large: The body exceeds the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: A sliding-window rate limit is exceeded (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "database_unavailable" | "state_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
     postAdminKeysRotate: {
         parameters: {
             query?: never;
@@ -4647,6 +5591,241 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "sanction_not_active";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description payload_too_large: The body exceeds the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: A sliding-window rate limit is exceeded (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "database_unavailable" | "state_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postAppeals: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description From the 403 account_banned of a sign-in */
+                    appeal_token: string;
+                    /** @description not_me, misunderstood, too_harsh, account_compromised or other */
+                    reason: "not_me" | "misunderstood" | "too_harsh" | "account_compromised" | "other";
+                    /** @description The player’s words (1–2000 characters) */
+                    text: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        created_at: string;
+                        decided_at: string | null;
+                        /** Format: uuid */
+                        id: string;
+                        /** @description The sanction’s new end when the appeal shortened it */
+                        new_expires_at: string | null;
+                        reason: string;
+                        /** @description The moderator’s answer to the player (never who decided) */
+                        response: string | null;
+                        /** Format: uuid */
+                        sanction_id: string;
+                        status: "open" | "upheld" | "shortened" | "lifted";
+                        text: string;
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description invalid_appeal_token: The appeal token (from a banned sign-in) is unknown, tampered with or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "invalid_appeal_token";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description sanction_not_found: No such sanction */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "sanction_not_found";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description sanction_not_active: The sanction was lifted or has expired already; appeal_exists: The sanction was appealed already (one appeal per sanction) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "sanction_not_active" | "appeal_exists";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */

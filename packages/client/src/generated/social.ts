@@ -216,7 +216,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Auth service notices: account.deleted erases the user, key_rotation refreshes the key set, revocation ends sessions, sanction (chat) restricts chat */
+        /** Auth service notices: account.deleted erases the user, key_rotation refreshes the key set, revocation ends sessions, sanction (chat) restricts chat, appeal tells the player the decision */
         post: operations["postV1InternalAuthEvents"];
         delete?: never;
         options?: never;
@@ -3389,6 +3389,11 @@ export interface operations {
                 "application/json": {
                     account_id?: string;
                     /**
+                     * Format: uuid
+                     * @description appeal: its id
+                     */
+                    appeal_id?: string;
+                    /**
                      * Format: date-time
                      * @description sanction: when it happened
                      */
@@ -3404,8 +3409,12 @@ export interface operations {
                      */
                     id: string;
                     kid?: string;
+                    /** @description appeal: upheld, shortened or lifted */
+                    outcome?: string;
                     /** @description revocation: logout, token_reused, account_locked, account_banned, account_deleted, or a later one */
                     reason?: string;
+                    /** @description appeal: the moderator’s answer to the player */
+                    response?: string | null;
                     retire_previous?: boolean;
                     /**
                      * Format: date-time
@@ -3423,7 +3432,7 @@ export interface operations {
                     scope?: "session" | "account";
                     /** @description revocation: the sessions ended */
                     sids?: string[];
-                    /** @description account.deleted | key_rotation | revocation | sanction; others are acknowledged and ignored */
+                    /** @description account.deleted | key_rotation | revocation | sanction | appeal; others are acknowledged and ignored */
                     type: string;
                     /**
                      * Format: date-time

@@ -9,6 +9,7 @@ import { AUTH_SERVICE_NAME, defineWire, serviceSubject, type AccessClaims, type 
 import type { FastifyRequest } from 'fastify';
 import type { Ctx } from '../context.js';
 import { eraseAccount } from '../services/account.js';
+import { appealDecided } from '../services/appeal-notices.js';
 import { socialError } from '../services/errors.js';
 import { parseAuthNotice, type Revocations } from '../services/revocations.js';
 import { parseSanctionNotice } from '../services/sanctions.js';
@@ -20,7 +21,7 @@ const Notice = Type.Object(
       Type.Integer({ minimum: 1, description: 'The notice format version (absent: 1; docs/decisions/0020-versioned-messages.md). A version not read here is refused (400), so the outbox retries it after the upgrade.' }),
     ),
     id: Type.String({ format: 'uuid', description: 'Outbox notice id (the same on every redelivery)' }),
-    type: Type.String({ minLength: 1, maxLength: 64, description: 'account.deleted | key_rotation | revocation | sanction; others are acknowledged and ignored' }),
+    type: Type.String({ minLength: 1, maxLength: 64, description: 'account.deleted | key_rotation | revocation | sanction | appeal; others are acknowledged and ignored' }),
     account_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     deleted_at: Type.Optional(Type.String({ maxLength: 64 })),
     kid: Type.Optional(Type.String({ maxLength: 200 })),
@@ -37,6 +38,10 @@ const Notice = Type.Object(
     sanction_type: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'sanction: ban, chat or a feature; social acts on chat' })),
     expires_at: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'sanction: its end; null: permanent' })),
     at: Type.Optional(Type.String({ format: 'date-time', description: 'sanction: when it happened' })),
+    // appeal (docs/auth.md, "Appeals"): a decided appeal told to the player's inbox.
+    appeal_id: Type.Optional(Type.String({ format: 'uuid', description: 'appeal: its id' })),
+    outcome: Type.Optional(Type.String({ minLength: 1, maxLength: 32, description: 'appeal: upheld, shortened or lifted' })),
+    response: Type.Optional(Type.Union([Type.String({ maxLength: 1000 }), Type.Null()], { description: 'appeal: the moderator’s answer to the player' })),
   },
   // Members a later release adds are ignored (docs/decisions/0020-versioned-messages.md): a strict schema here refused
   // every notice of a newer auth node until social was upgraded too.
@@ -84,7 +89,7 @@ export function internalRoutes(app: App, ctx: Ctx, opts: InternalRouteOptions): 
     {
       schema: {
         tags: ['internal'],
-        summary: 'Auth service notices: account.deleted erases the user, key_rotation refreshes the key set, revocation ends sessions, sanction (chat) restricts chat',
+        summary: 'Auth service notices: account.deleted erases the user, key_rotation refreshes the key set, revocation ends sessions, sanction (chat) restricts chat, appeal tells the player the decision',
         // A server-role access token only: neither the API-key mode nor the tenancy headers apply here.
         security: [{ serverToken: [] }],
         body: Notice,
@@ -115,6 +120,11 @@ export function internalRoutes(app: App, ctx: Ctx, opts: InternalRouteOptions): 
         const processed = await sanctionNotice(ctx, n);
         req.log.info({ notice: n.id, event: n.event, type: n.sanction_type }, 'sanction notice received from the auth service');
         return { status: processed ? ('processed' as const) : ('ignored' as const) };
+      }
+      if (n.type === 'appeal') {
+        const told = await appealDecided(ctx, n);
+        req.log.info({ notice: n.id, outcome: n.outcome }, 'appeal decision received from the auth service');
+        return { status: told ? ('processed' as const) : ('ignored' as const) };
       }
       if (n.type === 'key_rotation') {
         await opts.refreshKeys();

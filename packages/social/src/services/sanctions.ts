@@ -105,7 +105,9 @@ export async function createSanctions(deps: { state: StateStore; origin: string;
     }
     if (ended.has(n.sanctionId)) return;
     const mine = chat.get(n.accountId) ?? new Map<string, number>();
-    mine.set(n.sanctionId, n.expiresAt ?? Infinity);
+    // A sanction's end only ever moves earlier (an appeal shortens it, and auth announces it again): of two notices
+    // (or two store entries) of one sanction, the earlier end is the current one, whatever order they come in.
+    mine.set(n.sanctionId, Math.min(mine.get(n.sanctionId) ?? Infinity, n.expiresAt ?? Infinity));
     chat.set(n.accountId, mine);
   };
 
