@@ -7,6 +7,9 @@ export {
   ModerationApi,
   type AccountLookup,
   type AccountSummary,
+  type AppealDecision,
+  type AppealQuery,
+  type AppealStatus,
   type ReportActionInput,
   type ReportActionResult,
   type ReportMove,
@@ -17,6 +20,7 @@ export {
   type RoleList,
   type Sanction,
   type SanctionInput,
+  type StaffAppeal,
 } from './moderation.js';
 export { Session, type SessionEvent, type SignOutReason, type StoredSession } from './session.js';
 export { RealtimeClient, type RealtimeOptions, type ReconnectOptions, type SessionEndReason, type WebSocketConstructor, type WebSocketLike } from './realtime.js';

@@ -5,7 +5,7 @@
  * (packages/console) is built on them.
  */
 import { seg, type HttpService } from './http.js';
-import type { AuthBody, AuthResult, SocialBody, SocialResult } from './types.js';
+import type { AuthBody, AuthQuery, AuthResult, SocialBody, SocialResult } from './types.js';
 
 type Authed = <T>(call: (token: string) => Promise<T>) => Promise<T>;
 
@@ -17,6 +17,8 @@ export interface ReportQuery {
   state?: ReportState;
   targetPublicId?: string;
   reason?: string;
+  /** The report whose moderation action set this sanction (an appeal names the sanction). */
+  sanctionId?: string;
   cursor?: string;
   limit?: number;
 }
@@ -60,6 +62,17 @@ interface AccountLookupShape {
   sanctions: SanctionShape[];
 }
 /** A moderator's action on a report: a sanction on the reported player, and the report moved to `actioned`. */
+/** An appeal as staff see it (docs/auth.md, "Appeals"): with the account, the sanction and who decided. */
+export type StaffAppeal = AuthResult<'/admin/appeals/{appealId}/decide', 'post', never>;
+export type AppealStatus = NonNullable<AuthQuery<'/admin/appeals'>['status']>;
+export type AppealDecision = AuthBody<'/admin/appeals/{appealId}/decide', 'post'>;
+export interface AppealQuery {
+  /** `open` by default. */
+  status?: AppealStatus;
+  limit?: number;
+  cursor?: string;
+}
+
 export type ReportActionInput = SocialBody<'/v1/moderation/reports/{reportId}/actions', 'post'>;
 export type ReportActionResult = SocialResult<'/v1/moderation/reports/{reportId}/actions', 'post'>;
 
@@ -109,6 +122,17 @@ export class ModerationApi {
   /** Admins only: the account's whole role list (`player`, `moderator`, `admin`); tokens issued from now on carry it. */
   setRoles(accountId: string, roles: RoleList): Promise<AccountSummary> {
     return this.authed((token) => this.auth.request({ method: 'PUT', path: `/admin/accounts/${seg(accountId)}/roles`, body: { roles }, token }));
+  }
+  /** The appeals queue: one status (`open` by default), oldest first, with each sanction; `next_cursor` pages on. */
+  appeals(query: AppealQuery = {}): Promise<{ appeals: StaffAppeal[]; next_cursor: string | null }> {
+    return this.authed((token) => this.auth.request({ method: 'GET', path: '/admin/appeals', query: { ...query }, token }));
+  }
+  /**
+   * Decides an open appeal once: `uphold`, `shorten` (with `expires_at` or `duration_seconds`: an earlier end) or
+   * `lift`; `response` is what the player reads in the inbox (never who decided).
+   */
+  decideAppeal(appealId: string, decision: AppealDecision): Promise<StaffAppeal> {
+    return this.authed((token) => this.auth.request({ method: 'POST', path: `/admin/appeals/${seg(appealId)}/decide`, body: decision, token }));
   }
   /** Ends a sanction early, with an optional reason (kept in the audit trail). */
   liftSanction(sanctionId: string, reason?: string): Promise<Sanction> {

@@ -26,6 +26,7 @@ export type OrFallback<Documented, Fallback> = [Documented] extends [never] ? Fa
 export type AuthOp<Path extends keyof AuthPaths, M extends Method> = Operation<AuthPaths, Path, M>;
 export type SocialOp<Path extends keyof SocialPaths, M extends Method> = Operation<SocialPaths, Path, M>;
 export type AuthBody<Path extends keyof AuthPaths, M extends Method> = JsonBody<AuthOp<Path, M>>;
+export type AuthQuery<Path extends keyof AuthPaths> = QueryOf<AuthOp<Path, 'get'>>;
 export type SocialBody<Path extends keyof SocialPaths, M extends Method> = JsonBody<SocialOp<Path, M>>;
 export type SocialResult<Path extends keyof SocialPaths, M extends Method> = SuccessOf<SocialOp<Path, M>>;
 /** The registry's operations (developer accounts, games, module builds): the web console's types. */

@@ -262,3 +262,53 @@ export async function superAdminFlow(tab: ConsoleTab, developerEmail: string | u
     await shows(page, '#status', 'moderator');
   }
 }
+
+/**
+ * Appeals: a moderator's action on a report restricts a player's chat; the player appeals it with the SDK; a moderator
+ * opens the appeals queue in the console, sees the player's words beside the sanction and the report (whose snapshot is
+ * one click away), and shortens it with an answer; the player reads the answer in the inbox.
+ */
+export async function appealFlow(rig: ConsoleRig, tab: ConsoleTab, snap: Snap = none): Promise<void> {
+  const { page } = tab;
+  const olga = await newPlayer(rig, 'Olga');
+  const quill = await newPlayer(rig, 'Quill');
+  const party = await olga.client.social.createParty({ visibility: 'Public' });
+  await quill.client.social.joinParty(party.partyId);
+  await quill.client.social.sendChat('party', party.partyId, 'you will not leave this lobby alive');
+  await olga.client.social.report({ targetPublicId: quill.publicId, reason: 'harassment', context: `party:${party.partyId}` });
+  const mod = await staffAccount(rig, ['moderator']);
+  const modClient = rig.player();
+  await modClient.auth.signInWithEmail({ email: mod.email, password: PASSWORD });
+  const [report] = (await modClient.moderation.reports({ targetPublicId: quill.publicId, limit: 1 })).reports;
+  const acted = await modClient.moderation.actOnReport(report!.reportId, { sanction: { type: 'chat', reason: 'Threats in party chat', durationSeconds: 7 * 86_400 } });
+  const appeal = await quill.client.auth.appealSanction(acted.sanction.id, { reason: 'misunderstood', text: 'It was a line from the film we were quoting.' });
+
+  await staffSignIn(tab, mod.email);
+  await page.click('#nav a:has-text("Appeals")');
+  const card = `#appeals [data-appeal="${appeal.id}"]`;
+  await shows(page, card, 'It was a line from the film we were quoting.');
+  await shows(page, card, 'Threats in party chat');
+  await snap('appeals');
+  // The report the sanction came from, with its snapshot.
+  await page.click(`${card} a.appeal-report`);
+  await shows(page, '#snapshot-messages', 'you will not leave this lobby alive');
+  await page.click('#nav a:has-text("Appeals")');
+  await page.selectOption(`${card} [name=outcome]`, 'shorten');
+  await page.fill(`${card} [name=hours]`, '24');
+  await page.fill(`${card} [name=response]`, 'One day instead of seven.');
+  await page.click(`${card} button`);
+  await shows(page, '#status', 'Appeal shortened.');
+  await page.selectOption('#appeal-status', 'shortened');
+  await shows(page, `#appeals [data-appeal="${appeal.id}"]`, 'One day instead of seven.');
+  const [mine] = await quill.client.auth.appeals();
+  assert.deepEqual([mine!.status, mine!.response], ['shortened', 'One day instead of seven.']);
+  assert.ok(Math.abs(Date.parse(mine!.new_expires_at!) - Date.now() - 86_400_000) < 120_000);
+  let notice: { data: { message: string; reference?: string } } | undefined;
+  for (let i = 0; i < 100 && !notice; i++) {
+    notice = (await quill.client.social.notifications()).notifications.find((n) => n.kind === 'moderationNotice') as typeof notice;
+    if (!notice) await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.ok(notice, 'the answer in the player’s inbox');
+  assert.match(notice.data.message, /One day instead of seven\.$/);
+  assert.equal(notice.data.reference, `appeal:${appeal.id}`);
+}

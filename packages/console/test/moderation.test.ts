@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { chromiumSkip } from '@platform/kit/testing';
 import { assertNothingKept, openConsole, startRig, type ConsoleRig } from './support.js';
-import { accountFlow, moderatorFlow, staffAccount, staffSignIn } from './flows.js';
+import { accountFlow, appealFlow, moderatorFlow, staffAccount, staffSignIn } from './flows.js';
 import { shows } from './support.js';
 
 describe('web console in Chromium: moderation', { skip: chromiumSkip() }, () => {
@@ -59,6 +59,13 @@ describe('web console in Chromium: moderation', { skip: chromiumSkip() }, () => 
   it('an admin looks an account up, applies a chat sanction, lifts it and grants the moderator role; a player is refused as staff', async () => {
     const tab = await openConsole(rig);
     await accountFlow(rig, tab);
+    await assertNothingKept(tab);
+    await tab.context.close();
+  });
+
+  it('appeals: the player appeals a sanction from a report; a moderator reads it beside the report and its snapshot, shortens it; the answer reaches the inbox', async () => {
+    const tab = await openConsole(rig);
+    await appealFlow(rig, tab);
     await assertNothingKept(tab);
     await tab.context.close();
   });

@@ -137,6 +137,11 @@ function scenarios(label: string, options: Parameters<typeof startPlatform>[0]) 
       const entry = r.body.report.history.at(-1);
       assert.deepEqual([entry.state, entry.note, entry.sanctionId], ['actioned', 'confirmed', r.body.sanction.id]);
       assert.deepEqual([r.body.sanction.type, r.body.sanction.reason, r.body.sanction.active], ['chat', 'Insults in party chat', true]);
+      // The report an appeal of this sanction stands beside (the console's appeal page): found by its sanction id.
+      const bySanction = await nodeB.call('GET', `/v1/moderation/reports?sanctionId=${r.body.sanction.id}`, { token: mod.token });
+      assert.deepEqual(bySanction.body.reports.map((x: any) => x.reportId), [reportId]);
+      assert.deepEqual((await nodeB.call('GET', '/v1/moderation/reports?sanctionId=00000000-0000-4000-8000-000000000000', { token: mod.token })).body.reports, []);
+      assert.equal((await nodeB.call('GET', '/v1/moderation/reports?sanctionId=not-a-uuid', { token: mod.token })).status, 400);
       assert.ok(!JSON.stringify(r.body).includes(c.g.accountId), 'no account id leaves social');
       // Auth recorded the moderator as the author; the player sees the sanction; chat is refused on both nodes.
       const list = await p.auth.call('GET', `/admin/accounts/${c.g.accountId}/sanctions`, { token: admin });

@@ -6105,6 +6105,8 @@ export interface operations {
                 cursor?: string;
                 limit: number;
                 reason?: "spam" | "harassment" | "cheating" | "offensive_name" | "inappropriate_content" | "other";
+                /** @description The report whose moderation action set this sanction (an appeal names it) */
+                sanctionId?: string;
                 state?: "received" | "in_review" | "actioned" | "dismissed";
                 targetPublicId?: string;
             };

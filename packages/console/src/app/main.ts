@@ -11,6 +11,7 @@ import { gamePage } from './pages/game.js';
 import { developersPage } from './pages/developers.js';
 import { reportsPage, reportPage } from './pages/reports.js';
 import { accountsPage, accountPage } from './pages/accounts.js';
+import { appealsPage } from './pages/appeals.js';
 
 type Page = (ui: Ui, main: HTMLElement, arg: string) => Promise<void> | void;
 
@@ -21,6 +22,7 @@ const ROUTES: Record<string, { page: Page; needs?: 'developer' | 'super-admin' |
   developers: { page: developersPage, needs: 'super-admin' },
   reports: { page: (ui, main, id) => (id ? reportPage(ui, main, id) : reportsPage(ui, main)), needs: 'staff' },
   accounts: { page: (ui, main, id) => (id ? accountPage(ui, main, id) : accountsPage(ui, main)), needs: 'staff' },
+  appeals: { page: appealsPage, needs: 'staff' },
 };
 
 function allowed(s: ConsoleSessions, needs: string | undefined): boolean {
@@ -37,7 +39,7 @@ function renderNav(ui: Ui, current: string): void {
     byId('nav'),
     s.developer ? link('games', 'Games') : null,
     s.developer?.role === 'super-admin' ? link('developers', 'Developers') : null,
-    s.staff ? [link('reports', 'Reports'), link('accounts', 'Accounts')] : null,
+    s.staff ? [link('reports', 'Reports'), link('appeals', 'Appeals'), link('accounts', 'Accounts')] : null,
     link('signin', s.any ? 'Sessions' : 'Sign in'),
   );
   const who = [s.developer ? `${s.developer.email} (${s.developer.role})` : null, s.staff ? `${s.staff.name} (${s.staff.roles.join(', ')})` : null].filter(Boolean);

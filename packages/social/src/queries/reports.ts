@@ -94,6 +94,8 @@ export interface ReportFilter {
   state?: ReportState;
   target?: string;
   reason?: string;
+  /** The report whose moderation action set this sanction (a move in its history names it). */
+  sanctionId?: string;
   /** Keyset: the reports after this one in the order (older, or as old with a smaller id). */
   after?: string;
   limit: number;
@@ -105,8 +107,9 @@ export async function listReports(db: Queryable, f: ReportFilter): Promise<Repor
     `${SELECT_REPORT}
       WHERE ($1::text IS NULL OR r.state = $1) AND ($2::uuid IS NULL OR r.target = $2) AND ($3::text IS NULL OR r.reason = $3)
         AND ($4::uuid IS NULL OR (r.created_at, r.id) < (SELECT c.created_at, c.id FROM reports c WHERE c.id = $4))
+        AND ($6::text IS NULL OR r.history @> jsonb_build_array(jsonb_build_object('sanctionId', $6::text)))
       ORDER BY r.created_at DESC, r.id DESC LIMIT $5`,
-    [f.state ?? null, f.target ?? null, f.reason ?? null, f.after ?? null, f.limit],
+    [f.state ?? null, f.target ?? null, f.reason ?? null, f.after ?? null, f.limit, f.sanctionId ?? null],
   );
   return r.rows;
 }

@@ -67,6 +67,7 @@ export function moderationRoutes(app: App, ctx: Ctx): void {
             state: Type.Optional(ReportStateSchema),
             targetPublicId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
             reason: Type.Optional(Type.Enum(REPORT_REASONS)),
+            sanctionId: Type.Optional(Type.String({ format: 'uuid', description: 'The report whose moderation action set this sanction (an appeal names it)' })),
             cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'nextCursor of the page before' })),
             limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
           },

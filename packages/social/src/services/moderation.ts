@@ -87,7 +87,7 @@ async function views(ctx: Ctx, rows: ReportRow[]) {
 
 export async function listQueue(
   ctx: Ctx,
-  q: { state?: ReportState; targetPublicId?: string; reason?: string; cursor?: string; limit: number },
+  q: { state?: ReportState; targetPublicId?: string; reason?: string; sanctionId?: string; cursor?: string; limit: number },
 ) {
   const after = q.cursor === undefined ? undefined : decodeCursor(ctx, q.cursor);
   if (after && !(await reportExists(ctx.db, after))) throw socialError('invalid_cursor', 'The cursor is not one this list gave', { field: 'cursor' });
@@ -99,7 +99,7 @@ export async function listQueue(
     target = t.id;
   }
   // One more than the page: whether a next page exists, without a count.
-  const rows = await listReports(ctx.db, { state: q.state, target, reason: q.reason, after, limit: q.limit + 1 });
+  const rows = await listReports(ctx.db, { state: q.state, target, reason: q.reason, sanctionId: q.sanctionId?.toLowerCase(), after, limit: q.limit + 1 });
   const page = rows.slice(0, q.limit);
   return { reports: await views(ctx, page), ...(rows.length > q.limit ? { nextCursor: encodeCursor(ctx, page[page.length - 1].id) } : {}) };
 }
