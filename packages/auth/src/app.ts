@@ -45,6 +45,7 @@ import { tokenRoutes } from './routes/tokens.js';
 import { accountRoutes } from './routes/accounts.js';
 import { adminRoutes } from './routes/admin.js';
 import { appealRoutes } from './routes/appeals.js';
+import { secondFactorRoutes } from './routes/second-factors.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { deviceRoutes } from './routes/device-grants.js';
 import { oauthRoutes } from './routes/oauth.js';
@@ -279,7 +280,7 @@ export async function createApp(config: AuthConfig, deps: AuthDeps): Promise<Aut
   installNoStore(app);
   // Who may call each route is declared on the route (config.caller) and resolved here, once (services/callers.ts).
   installCallers(app, authCallers(context));
-  for (const routes of [signInRoutes, tokenRoutes, accountRoutes, adminRoutes, appealRoutes, internalRoutes, sessionRoutes, deviceRoutes, oauthRoutes, emailRoutes]) {
+  for (const routes of [signInRoutes, tokenRoutes, accountRoutes, adminRoutes, appealRoutes, secondFactorRoutes, internalRoutes, sessionRoutes, deviceRoutes, oauthRoutes, emailRoutes]) {
     await app.register(async (scope) => routes(scope as App, context));
   }
   return app;

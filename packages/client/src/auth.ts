@@ -25,6 +25,8 @@ import type {
   Sanctions,
   Appeal,
   AppealInput,
+  SecondFactors,
+  TotpEnrolment,
   TokenPair,
   UnlinkInput,
 } from './types.js';
@@ -206,6 +208,43 @@ export class AuthApi {
    */
   changeEmail(input: EmailChangeInput): Promise<EmailChange> {
     return this.call('POST', '/account/email', input);
+  }
+
+  /**
+   * The second step of an email sign-in on an account with an authenticator (`POST /login/mfa`): `signInWithEmail`
+   * failed with 401 `mfa_required`, whose `details.mfa_token` (five minutes) goes here with the app's current code or
+   * one of the recovery codes (each works once). The session is stored. Wrong codes: 401 `invalid_mfa_code`; five in
+   * a row lock the factor for 15 minutes (423 `account_locked`).
+   */
+  async completeSignIn(mfaToken: string, proof: { code: string } | { recovery_code: string }): Promise<{ accountId: string | undefined }> {
+    const s = await this.signIn('/login/mfa', { mfa_token: mfaToken, ...proof });
+    return { accountId: s.account_id };
+  }
+
+  /** The account's second factors: whether an authenticator is on (or pending) and how many recovery codes are left. */
+  secondFactors(): Promise<SecondFactors> {
+    return this.call('GET', '/account/mfa');
+  }
+
+  /**
+   * Starts adding an authenticator app (`POST /account/mfa/totp`): the secret and its `otpauth://` URI (show it as a
+   * QR code); nothing changes until {@link confirmTotp}.
+   */
+  startTotp(): Promise<TotpEnrolment> {
+    return this.call('POST', '/account/mfa/totp');
+  }
+
+  /**
+   * Turns the authenticator on with its current code; answers the ten recovery codes once (show them to the player
+   * to keep). The account's other sessions end.
+   */
+  confirmTotp(code: string): Promise<{ recovery_codes: string[] }> {
+    return this.call('POST', '/account/mfa/totp/confirm', { code });
+  }
+
+  /** Removes the authenticator, with its current code or a recovery code; the account's other sessions end. */
+  async removeTotp(proof: { code: string } | { recovery_code: string }): Promise<void> {
+    await this.call('POST', '/account/mfa/totp/remove', proof);
   }
 
   /** Signs in with email and password (`POST /login`); the session is stored. */

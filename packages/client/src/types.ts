@@ -108,6 +108,10 @@ export interface OwnSanction {
   expires_at: string | null;
 }
 export type Sanctions = AuthResult<'/account/sanctions', 'get', { sanctions: OwnSanction[] }>;
+/** The account's second factors (docs/auth.md, "Second factor (TOTP)"). */
+export type SecondFactors = AuthResult<'/account/mfa', 'get', { totp: boolean; pending: boolean; recovery_codes_left: number }>;
+/** A pending authenticator: its secret (base32) and otpauth:// URI. */
+export type TotpEnrolment = AuthResult<'/account/mfa/totp', 'post', { secret: string; otpauth_uri: string }>;
 /** Why a player appeals a sanction (docs/auth.md, "Appeals"). */
 export type AppealReason = AuthBody<'/account/sanctions/{sanctionId}/appeal', 'post'>['reason'];
 /** An appeal as its player sees it: status `open`, then `upheld`, `shortened` or `lifted`, with the answer (never who decided). */

@@ -19,7 +19,9 @@ export type AuditEvent =
   | 'email_verified'
   | 'email_change'
   | 'appeal'
-  | 'appeal_decision';
+  | 'appeal_decision'
+  | 'factor_added'
+  | 'factor_removed';
 
 export interface AuditEntry {
   accountId: string | null;

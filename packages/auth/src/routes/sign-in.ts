@@ -164,7 +164,7 @@ function emailRoutes(app: App, c: AuthContext) {
         body: Type.Object({ email: Email, password: Password, device: Type.Optional(Device) }, { additionalProperties: false }),
         response: {
           200: TokenResponse,
-          ...errorResponses(BODY_ERRORS, COMMON_ERRORS, 'invalid_credentials', 'account_disabled', 'account_banned', 'account_locked', 'email_not_verified'),
+          ...errorResponses(BODY_ERRORS, COMMON_ERRORS, 'invalid_credentials', 'account_disabled', 'account_banned', 'account_locked', 'email_not_verified', 'mfa_required'),
         },
       },
       config: { caller: 'none', ...loginLimits },

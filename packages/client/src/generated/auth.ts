@@ -141,6 +141,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/account/mfa": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account’s second factors */
+        get: operations["getAccountMfa"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/mfa/totp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start adding an authenticator app: a pending secret and its otpauth:// URI (confirm with a code) */
+        post: operations["postAccountMfaTotp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/mfa/totp/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Turn the pending authenticator on with its current code; answers the recovery codes once and ends the other sessions */
+        post: operations["postAccountMfaTotpConfirm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/mfa/totp/remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Remove the authenticator (with a current code or a recovery code); ends the other sessions */
+        post: operations["postAccountMfaTotpRemove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/account/sanctions": {
         parameters: {
             query?: never;
@@ -688,6 +756,23 @@ export interface paths {
         put?: never;
         /** Sign in with email and password */
         post: operations["postLogin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/login/mfa": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The second step of an email sign-in: the mfa_token of the 401 mfa_required and a code (or a recovery code) */
+        post: operations["postLoginMfa"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2423,6 +2508,697 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "database_unavailable" | "state_unavailable" | "provider_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    getAccountMfa: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        pending: boolean;
+                        recovery_codes_left: number;
+                        totp: boolean;
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_sanction_type: Not ban, chat or a feature named in AUTH_SANCTION_FEATURES; unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform; invalid_email_token: The password-reset or email token is unknown (or not for this endpoint); invalid_request: OAuth: a required parameter is missing or repeated, or a value is malformed; invalid_grant: OAuth: the device code or refresh token is unknown, spent, revoked or issued to another client; unsupported_grant_type: OAuth: a grant_type other than device_code and refresh_token; authorization_pending: OAuth device grant: the player has not decided yet; poll again after the interval; slow_down: OAuth device grant: polled before the interval; the interval grows by 5 s; access_denied: OAuth device grant: the player denied the request; expired_token: OAuth device grant: the device code expired; start again */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "unknown_sanction_type" | "unknown_provider" | "provider_not_configured" | "invalid_email_token" | "invalid_request" | "invalid_grant" | "unsupported_grant_type" | "authorization_pending" | "slow_down" | "access_denied" | "expired_token";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unauthenticated: No Bearer token (or, for logout, neither token); invalid_token: The access token is missing, malformed, expired or not signed by a known key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unauthenticated" | "invalid_token";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: A sliding-window rate limit is exceeded (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "database_unavailable" | "state_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postAccountMfaTotp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        otpauth_uri: string;
+                        secret: string;
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: The password breaks the policy (`reason` says how); unknown_sanction_type: Not ban, chat or a feature named in AUTH_SANCTION_FEATURES; unknown_provider: No such platform provider; provider_not_configured: The platform provider is not configured on this platform; invalid_email_token: The password-reset or email token is unknown (or not for this endpoint); invalid_request: OAuth: a required parameter is missing or repeated, or a value is malformed; invalid_grant: OAuth: the device code or refresh token is unknown, spent, revoked or issued to another client; unsupported_grant_type: OAuth: a grant_type other than device_code and refresh_token; authorization_pending: OAuth device grant: the player has not decided yet; poll again after the interval; slow_down: OAuth device grant: polled before the interval; the interval grows by 5 s; access_denied: OAuth device grant: the player denied the request; expired_token: OAuth device grant: the device code expired; start again */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "unknown_sanction_type" | "unknown_provider" | "provider_not_configured" | "invalid_email_token" | "invalid_request" | "invalid_grant" | "unsupported_grant_type" | "authorization_pending" | "slow_down" | "access_denied" | "expired_token";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unauthenticated: No Bearer token (or, for logout, neither token); invalid_token: The access token is missing, malformed, expired or not signed by a known key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unauthenticated" | "invalid_token";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description totp_enabled: The account has a confirmed authenticator already (remove it first) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "totp_enabled";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: A sliding-window rate limit is exceeded (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "database_unavailable" | "state_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postAccountMfaTotpConfirm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The authenticator app’s current 6-digit code */
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        recovery_codes: string[];
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unauthenticated: No Bearer token (or, for logout, neither token); invalid_token: The access token is missing, malformed, expired or not signed by a known key; invalid_mfa_code: The authenticator code or recovery code is wrong, used already, or the mfa_token is not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unauthenticated" | "invalid_token" | "invalid_mfa_code";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description totp_not_pending: No authenticator is waiting for confirmation (start with POST /account/mfa/totp) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "totp_not_pending";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description payload_too_large: The body exceeds the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: A sliding-window rate limit is exceeded (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "database_unavailable" | "state_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postAccountMfaTotpRemove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The authenticator app’s current 6-digit code */
+                    code?: string;
+                    /** @description One of the recovery codes (each works once) */
+                    recovery_code?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unauthenticated: No Bearer token (or, for logout, neither token); invalid_token: The access token is missing, malformed, expired or not signed by a known key; invalid_mfa_code: The authenticator code or recovery code is wrong, used already, or the mfa_token is not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unauthenticated" | "invalid_token" | "invalid_mfa_code";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description totp_not_enabled: The account has no confirmed authenticator */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "totp_not_enabled";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description payload_too_large: The body exceeds the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description account_locked: This source is locked out of the credential after wrong passwords */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "account_locked";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: A sliding-window rate limit is exceeded (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "database_unavailable" | "state_unavailable";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -8110,7 +8886,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_credentials: Wrong password, unknown email, wrong guest id or secret */
+            /** @description invalid_credentials: Wrong password, unknown email, wrong guest id or secret; mfa_required: A correct password of an account with a second factor: finish at POST /login/mfa with `mfa_token` and a code */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8121,7 +8897,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "invalid_credentials";
+                        code: "invalid_credentials" | "mfa_required";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -8143,6 +8919,233 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "account_disabled" | "account_banned" | "email_not_verified";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description payload_too_large: The body exceeds the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description account_locked: This source is locked out of the credential after wrong passwords */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "account_locked";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: A sliding-window rate limit is exceeded (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "database_unavailable" | "state_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postLoginMfa: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The authenticator app’s current 6-digit code */
+                    code?: string;
+                    mfa_token: string;
+                    /** @description One of the recovery codes (each works once) */
+                    recovery_code?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        access_token: string;
+                        /** Format: uuid */
+                        account_id: string;
+                        expires_in: number;
+                        refresh_token: string;
+                        /** @enum {string} */
+                        token_type: "Bearer";
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description invalid_mfa_code: The authenticator code or recovery code is wrong, used already, or the mfa_token is not valid; invalid_credentials: Wrong password, unknown email, wrong guest id or secret */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "invalid_mfa_code" | "invalid_credentials";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description account_disabled: The account is locked (after a correct credential); account_banned: The account is banned (after a correct credential); `details` has the ban's reason and expires_at */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "account_disabled" | "account_banned";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */

@@ -1,0 +1,178 @@
+/**
+ * The second factor (docs/auth.md, "Second factor (TOTP)"; issue 30 item 3): an authenticator app (RFC 6238 TOTP,
+ * the `otpauth` library: SHA-1, 6 digits, 30 s, one step of drift either way) with ten single-use recovery codes.
+ *
+ * - Enrolment: `POST /account/mfa/totp` makes a pending secret (encrypted at rest under AUTH_MASTER_KEY) and answers
+ *   it with its otpauth:// URI; `POST /account/mfa/totp/confirm {code}` turns it on and answers the recovery codes
+ *   once (stored as SHA-256 hashes: 80 random bits each). Adding or removing the factor ends the account's other
+ *   sessions (a thief's session does not survive the owner's change) and is audited.
+ * - Sign-in: a correct password of an account with a confirmed factor answers 401 `mfa_required` with an `mfa_token`
+ *   (encrypted and authenticated, bound to the account, five minutes); `POST /login/mfa` with it and a code (or a
+ *   recovery code, spent) opens the session. A code's time step is accepted once (no replay within its window).
+ * - Lockout: five wrong codes in a row lock the factor for 15 minutes (423 `account_locked`, Retry-After), on top of
+ *   the per-address rate limits of the sign-in routes.
+ */
+import { randomBytes } from 'node:crypto';
+import { Secret, TOTP } from 'otpauth';
+import { decryptSecret, encryptSecret, sha256Hex } from '@platform/kit';
+import type { AuthContext } from '../context.js';
+import { fail } from '../errors.js';
+import { accountById } from '../queries/accounts.js';
+import {
+  acceptStep,
+  confirmTotp,
+  countFailure,
+  deleteTotp,
+  putPendingTotp,
+  replaceRecoveryCodes,
+  spendRecoveryCode,
+  totpOf,
+  unusedRecoveryCodes,
+  type TotpRow,
+} from '../queries/second-factors.js';
+import { audit, type AuditContext } from './audit.js';
+import { assertUsable, finish, openSession, type SignInResult } from './sign-in-common.js';
+import { endOtherSessions } from './sessions.js';
+
+const ISSUER = 'Game Platform';
+const SECRET_AAD = 'auth:totp-secret:v1';
+const MFA_TOKEN_AAD = 'auth:mfa-token:v1';
+const MFA_TOKEN_TTL_MS = 5 * 60_000;
+const RECOVERY_CODES = 10;
+const MAX_FAILURES = 5;
+const LOCK_SECONDS = 15 * 60;
+const PERIOD = 30;
+
+function keyOf(ctx: AuthContext): Buffer {
+  if (!ctx.config.masterKey) throw new Error('second factors need AUTH_MASTER_KEY');
+  return ctx.config.masterKey;
+}
+
+const totpFor = (secretBase32: string, label: string) => new TOTP({ issuer: ISSUER, label, algorithm: 'SHA1', digits: 6, period: PERIOD, secret: Secret.fromBase32(secretBase32) });
+const secretOf = (ctx: AuthContext, row: TotpRow) => decryptSecret(keyOf(ctx), row.secret_enc, SECRET_AAD).toString();
+/** Recovery codes are typed by people: lower-case, no separators, compared by hash. */
+const normalRecovery = (code: string) => code.toLowerCase().replace(/[^0-9a-z]/g, '');
+
+export async function mfaStatus(ctx: AuthContext, accountId: string): Promise<{ totp: boolean; pending: boolean; recovery_codes_left: number }> {
+  const row = await totpOf(ctx.db, accountId);
+  return { totp: Boolean(row?.confirmed_at), pending: Boolean(row && !row.confirmed_at), recovery_codes_left: row?.confirmed_at ? await unusedRecoveryCodes(ctx.db, accountId) : 0 };
+}
+
+/** A pending secret for the authenticator app (replacing a pending one); 409 totp_enabled when one is on. */
+export async function startTotp(ctx: AuthContext, accountId: string): Promise<{ secret: string; otpauth_uri: string }> {
+  const account = await accountById(ctx.db, accountId);
+  const secret = new Secret({ size: 20 });
+  await ctx.db.transaction(async (tx) => {
+    const row = await totpOf(tx, accountId, { lock: true });
+    if (row?.confirmed_at) throw fail('totp_enabled', 'An authenticator is on already; remove it first');
+    await putPendingTotp(tx, accountId, encryptSecret(keyOf(ctx), secret.base32, SECRET_AAD));
+  });
+  return { secret: secret.base32, otpauth_uri: totpFor(secret.base32, account?.display_name || accountId).toString() };
+}
+
+/** The time step a code is valid for, if it is valid now (±1 step) and newer than the last accepted; else undefined. */
+function stepOf(secretBase32: string, code: string, lastStep: number): number | undefined {
+  if (!/^\d{6}$/.test(code)) return undefined;
+  const delta = totpFor(secretBase32, 'x').validate({ token: code, window: 1 });
+  if (delta === null) return undefined;
+  const step = Math.floor(Date.now() / 1000 / PERIOD) + delta;
+  return step > lastStep ? step : undefined;
+}
+
+/** Confirms the pending secret with a code: on, recovery codes answered once, the other sessions ended, audited. */
+export async function confirmTotpFactor(ctx: AuthContext, accountId: string, currentSid: string | undefined, code: string, who: AuditContext): Promise<{ recovery_codes: string[] }> {
+  const codes = Array.from({ length: RECOVERY_CODES }, () => randomBytes(10).toString('hex'));
+  await ctx.db.transaction(async (tx) => {
+    const row = await totpOf(tx, accountId, { lock: true });
+    if (!row || row.confirmed_at) throw fail('totp_not_pending', 'No authenticator is waiting for confirmation');
+    const step = stepOf(secretOf(ctx, row), code, 0);
+    if (step === undefined) throw fail('invalid_mfa_code', 'The code is not the authenticator’s current one');
+    await confirmTotp(tx, accountId, step);
+    await replaceRecoveryCodes(tx, accountId, codes.map((c) => sha256Hex(c)));
+    await audit(tx, who, 'factor_added', accountId, { factor: 'totp', recovery_codes: RECOVERY_CODES });
+  });
+  if (currentSid) await endOtherSessions(ctx, accountId, currentSid, who);
+  return { recovery_codes: codes };
+}
+
+/**
+ * Checks a code (or spends a recovery code) of the account's confirmed factor: true when accepted. Wrong ones are
+ * counted; a locked factor answers 423 account_locked with Retry-After.
+ */
+async function checkSecondFactor(ctx: AuthContext, accountId: string, input: { code?: string; recovery_code?: string }): Promise<boolean> {
+  return ctx.db.transaction(async (tx) => {
+    const row = await totpOf(tx, accountId, { lock: true });
+    if (!row?.confirmed_at) return false;
+    if (row.locked_until && new Date(row.locked_until).getTime() > Date.now()) {
+      const seconds = Math.max(1, Math.ceil((new Date(row.locked_until).getTime() - Date.now()) / 1000));
+      throw fail('account_locked', 'Too many wrong codes; the second factor is locked for a while', undefined, { headers: { 'retry-after': String(seconds) } });
+    }
+    if (input.recovery_code !== undefined) {
+      if (await spendRecoveryCode(tx, accountId, sha256Hex(normalRecovery(input.recovery_code)))) {
+        await acceptStep(tx, accountId, 0);
+        return true;
+      }
+    } else if (input.code !== undefined) {
+      const step = stepOf(secretOf(ctx, row), input.code, Number(row.last_step));
+      if (step !== undefined) {
+        await acceptStep(tx, accountId, step);
+        return true;
+      }
+    }
+    await countFailure(tx, accountId, MAX_FAILURES, LOCK_SECONDS);
+    return false;
+  });
+}
+
+/** Removes the factor (a current code or a recovery code proves the owner): off, other sessions ended, audited. */
+export async function removeTotp(ctx: AuthContext, accountId: string, currentSid: string | undefined, input: { code?: string; recovery_code?: string }, who: AuditContext): Promise<void> {
+  const row = await totpOf(ctx.db, accountId);
+  if (!row?.confirmed_at) throw fail('totp_not_enabled', 'The account has no authenticator');
+  if (!(await checkSecondFactor(ctx, accountId, input))) throw fail('invalid_mfa_code', 'The code is wrong or used already');
+  await ctx.db.transaction(async (tx) => {
+    await deleteTotp(tx, accountId);
+    await audit(tx, who, 'factor_removed', accountId, { factor: 'totp' });
+  });
+  if (currentSid) await endOtherSessions(ctx, accountId, currentSid, who);
+}
+
+/** Whether a sign-in of this account needs the second step. */
+export async function needsSecondFactor(ctx: AuthContext, accountId: string): Promise<boolean> {
+  return Boolean((await totpOf(ctx.db, accountId))?.confirmed_at);
+}
+
+/** The token of a sign-in waiting for its second step: the account and the method, five minutes. */
+export function mfaToken(ctx: AuthContext, accountId: string, method: string): string {
+  return Buffer.from(encryptSecret(keyOf(ctx), JSON.stringify({ a: accountId, m: method, e: Date.now() + MFA_TOKEN_TTL_MS }), MFA_TOKEN_AAD)).toString('base64url');
+}
+
+function readMfaToken(ctx: AuthContext, token: string): { accountId: string; method: string } {
+  const refused = () => fail('invalid_mfa_code', 'The sign-in expired or is not valid; sign in again');
+  let p: { a?: unknown; m?: unknown; e?: unknown };
+  try {
+    p = JSON.parse(decryptSecret(keyOf(ctx), Buffer.from(token, 'base64url').toString(), MFA_TOKEN_AAD).toString()) as typeof p;
+  } catch {
+    throw refused();
+  }
+  if (typeof p.a !== 'string' || typeof p.m !== 'string' || typeof p.e !== 'number' || p.e < Date.now()) throw refused();
+  return { accountId: p.a, method: p.m };
+}
+
+/** The second step of a sign-in: the mfa_token and a code (or a recovery code) → the session. */
+export async function completeSignIn(ctx: AuthContext, input: { mfa_token: string; code?: string; recovery_code?: string }, who: AuditContext): Promise<SignInResult> {
+  const { accountId, method } = readMfaToken(ctx, input.mfa_token);
+  if ((input.code === undefined) === (input.recovery_code === undefined)) throw fail('validation_failed', 'Give code or recovery_code', { field: 'code' });
+  if (!(await checkSecondFactor(ctx, accountId, input))) {
+    await audit(ctx.db, who, 'login', accountId, { method, outcome: 'failure', reason: 'second_factor' });
+    throw fail('invalid_mfa_code', 'The code is wrong or used already');
+  }
+  const account = await accountById(ctx.db, accountId);
+  if (!account) throw fail('invalid_mfa_code', 'The sign-in expired or is not valid; sign in again');
+  await assertUsable(ctx.db, account, ctx.config.masterKey);
+  const opened = await ctx.db.transaction(async (tx) => {
+    const s = await openSession(ctx, tx, account, method, null, who);
+    await audit(tx, who, 'login', accountId, { method, outcome: 'success', second_factor: input.code !== undefined ? 'totp' : 'recovery_code' });
+    return s;
+  });
+  return finish(ctx, opened);
+}
