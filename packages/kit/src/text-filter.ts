@@ -103,7 +103,7 @@ export function compileTextFilter(lists: { allowList?: readonly string[]; denyLi
   const allowed = normaliseWordList(lists.allowList ?? [])
     .map((w) => transformed(w, englishRecommendedWhitelistMatcherTransformers))
     .filter(Boolean);
-  const matcher = new RegExpMatcher({ ...built, whitelistedTerms: [...built.whitelistedTerms, ...allowed], ...englishRecommendedTransformers });
+  const matcher = new RegExpMatcher({ ...built, whitelistedTerms: [...(built.whitelistedTerms ?? []), ...allowed], ...englishRecommendedTransformers });
   const check = (text: string): TextMatch[] => matcher.getAllMatches(text, true).map((m: MatchPayload) => ({ start: m.startIndex, end: m.endIndex + 1 }));
   return {
     check,
@@ -118,27 +118,43 @@ export function compileTextFilter(lists: { allowList?: readonly string[]; denyLi
 
 /**
  * Compiled filters per game, rebuilt only when the game's settings version changes; at most `maxGames` kept (the
- * oldest used goes first). A filter for settings with mode `off` is never built.
+ * oldest used goes first). A filter for settings with mode `off` is never built. `note` records settings newer
+ * than a game context carries (the registry's text_filter_changed notice): `settingsFor` answers the newest of
+ * the two, so a socket opened before a change filters with the new settings at once.
  */
 export function textFilters(opts: { maxGames?: number } = {}) {
   const maxGames = opts.maxGames ?? 1000;
   const cache = new Map<string, { version: number; filter: TextFilter }>();
+  const noted = new Map<string, TextFilterSettings>();
+  const settingsFor = (gameId: string, carried: TextFilterSettings): TextFilterSettings => {
+    const n = noted.get(gameId);
+    return n && n.version > carried.version ? n : carried;
+  };
   return {
-    /** The compiled filter of a game's settings (undefined when the mode is `off`). */
-    forGame(gameId: string, settings: TextFilterSettings): TextFilter | undefined {
-      if (settings.mode === 'off') return undefined;
+    /** Records settings heard of (kept when newer than those recorded). */
+    note(gameId: string, settings: TextFilterSettings): void {
+      const n = noted.get(gameId);
+      if (n && n.version >= settings.version) return;
+      if (!n && noted.size >= maxGames * 10) noted.delete(noted.keys().next().value!);
+      noted.set(gameId, settings);
+    },
+    settingsFor,
+    /** The compiled filter of a game's newest settings (undefined when its mode is `off`) and those settings. */
+    forGame(gameId: string, carried: TextFilterSettings): { settings: TextFilterSettings; filter?: TextFilter } {
+      const settings = settingsFor(gameId, carried);
+      if (settings.mode === 'off') return { settings };
       const hit = cache.get(gameId);
       if (hit && hit.version === settings.version) {
         // Most recently used last (Map keeps insertion order).
         cache.delete(gameId);
         cache.set(gameId, hit);
-        return hit.filter;
+        return { settings, filter: hit.filter };
       }
       const filter = compileTextFilter(settings);
       cache.delete(gameId);
       if (cache.size >= maxGames) cache.delete(cache.keys().next().value!);
       cache.set(gameId, { version: settings.version, filter });
-      return filter;
+      return { settings, filter };
     },
     get size() {
       return cache.size;

@@ -84,16 +84,28 @@ describe('textFilters (per-game cache)', () => {
   it('builds once per settings version, again when it changes, never for mode off', () => {
     const filters = textFilters({ maxGames: 2 });
     const v1 = { mode: 'mask' as const, allowList: [], denyList: ['griefer'], version: 1 };
-    const a = filters.forGame('g1', v1);
+    const a = filters.forGame('g1', v1).filter;
     assert.ok(a);
-    assert.equal(filters.forGame('g1', v1), a);
-    const b = filters.forGame('g1', { ...v1, denyList: ['camper'], version: 2 });
+    assert.equal(filters.forGame('g1', v1).filter, a);
+    const b = filters.forGame('g1', { ...v1, denyList: ['camper'], version: 2 }).filter;
     assert.notEqual(b, a);
     assert.ok(b!.check('camper').length > 0);
     assert.deepEqual(b!.check('griefer'), []);
-    assert.equal(filters.forGame('g2', { ...v1, mode: 'off' }), undefined);
+    assert.equal(filters.forGame('g2', { ...v1, mode: 'off' }).filter, undefined);
     filters.forGame('g2', v1);
     filters.forGame('g3', v1);
     assert.equal(filters.size, 2, 'bounded');
+  });
+
+  it('answers the newest settings: noted ones when newer than those a context carries', () => {
+    const filters = textFilters();
+    const carried = { mode: 'off' as const, allowList: [], denyList: [], version: 3 };
+    filters.note('g1', { mode: 'reject', allowList: [], denyList: ['camper'], version: 4 });
+    const r = filters.forGame('g1', carried);
+    assert.equal(r.settings.mode, 'reject');
+    assert.ok(r.filter!.check('camper').length > 0);
+    filters.note('g1', { mode: 'mask', allowList: [], denyList: [], version: 2 });
+    assert.equal(filters.settingsFor('g1', carried).mode, 'reject', 'an older note is ignored');
+    assert.equal(filters.settingsFor('g1', { ...carried, version: 5 }).mode, 'off', 'a newer context wins');
   });
 });
