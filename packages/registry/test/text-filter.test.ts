@@ -98,9 +98,13 @@ describe('text filter settings', () => {
       const r = await put(a.token, g.gameId, payload);
       assertError(r, 400, 'validation_failed');
     }
-    // The bounds themselves are accepted.
-    const full = { ...ok, DenyList: Array.from({ length: 1000 }, (_, i) => `w${i}`), AllowList: ['é'.repeat(64)] };
-    assert.equal((await put(a.token, g.gameId, full)).statusCode, 200);
+    // The bounds themselves are accepted: two full lists of the longest words (a body far above 64 KiB).
+    const longest = (tag: string) => Array.from({ length: 1000 }, (_, i) => `${tag}${i}`.padEnd(64, 'é'));
+    const full = { ...ok, DenyList: longest('d'), AllowList: longest('a') };
+    const saved = await put(a.token, g.gameId, full);
+    assert.equal(saved.statusCode, 200, saved.body.slice(0, 300));
+    assert.equal(saved.json().DenyList.length, 1000);
+    assertError(await put(a.token, g.gameId, { ...full, Pad: 'x'.repeat(1024 * 1024) }), 413, 'payload_too_large');
     assertError(await put(a.token, g.gameId, { ...ok, DenyList: ['nul\u0000'] }), 400, 'invalid_character');
     assertError(await h.app.inject({ method: 'PUT', url: `/games/${g.gameId}/text-filter`, headers: { ...bearer(a.token), 'content-type': 'application/json' }, payload: '{"Mode":' }), 400, 'malformed_json');
     assert.equal((await get(a.token, g.gameId)).json().Version, 2, 'only the good one counted');

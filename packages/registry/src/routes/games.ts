@@ -30,6 +30,9 @@ export function gameRoutes(app: App, ctx: Context): void {
   textFilterRoutes(app, ctx);
 }
 
+/** The largest PUT /games/{id}/text-filter body: both lists at their bounds fit (the default is 64 KiB). */
+export const TEXT_FILTER_BODY_LIMIT = 1024 * 1024;
+
 /** A game's text filter (docs/registry.md, "Text filter"): read, and replaced whole. */
 function textFilterRoutes(app: App, ctx: Context): void {
   app.get(
@@ -43,6 +46,8 @@ function textFilterRoutes(app: App, ctx: Context): void {
   app.put(
     '/games/:gameId/text-filter',
     {
+      // Two full lists (1000 words of 64 characters, up to 4 UTF-8 bytes each, quoted) with room to spare.
+      bodyLimit: TEXT_FILTER_BODY_LIMIT,
       config: { caller: 'developer' },
       schema: {
         tags: ['games'],
