@@ -109,6 +109,29 @@ export function gameQueries(db: Queryable) {
       const r = await db.query<GameContextRow>(`SELECT ${CONTEXT_COLUMNS} FROM games WHERE client_key = $1`, [clientKey]);
       return r.rows[0];
     },
+    /** Deletes the game (its builds and registrations cascade); returns the row and its build digests. */
+    async delete(id: string, owner: string | null): Promise<{ game: GameRow; shas: string[] } | undefined> {
+      const shas = await db.query<{ sha256: string }>(`SELECT DISTINCT sha256 FROM module_builds WHERE game_id = $1 AND sha256 IS NOT NULL`, [id]);
+      const r = await db.query<GameRow>(
+        `DELETE FROM games WHERE id = $1 AND ($2::uuid IS NULL OR developer_id = $2::uuid) RETURNING ${COLUMNS}`,
+        [id, owner],
+      );
+      return r.rows[0] ? { game: r.rows[0], shas: shas.rows.map((s) => s.sha256) } : undefined;
+    },
+    /** The hot path of /auth/validate-key: one lookup on the unique api_key index. */
+    async byApiKey(apiKey: string): Promise<(GameContextRow & Pick<GameRow, 'api_secret_hash'>) | undefined> {
+      const r = await db.query<GameContextRow & Pick<GameRow, 'api_secret_hash'>>(
+        `SELECT ${CONTEXT_COLUMNS}, api_secret_hash FROM games WHERE api_key = $1`,
+        [apiKey],
+      );
+      return r.rows[0];
+    },
+  };
+}
+
+/** A game's text filter (migration 0003; `owner` as in gameQueries). */
+export function textFilterQueries(db: Queryable) {
+  return {
     /** The game's text filter (owner null: any game). */
     async textFilter(id: string, owner: string | null): Promise<(TextFilterColumns & Pick<GameRow, 'id' | 'api_key' | 'client_key'>) | undefined> {
       const r = await db.query<TextFilterColumns & Pick<GameRow, 'id' | 'api_key' | 'client_key'>>(
@@ -130,23 +153,6 @@ export function gameQueries(db: Queryable) {
           WHERE id = $1 AND ($2::uuid IS NULL OR developer_id = $2::uuid)
           RETURNING id, api_key, client_key, text_filter_mode, text_filter_allow, text_filter_deny, text_filter_version`,
         [id, owner, f.mode, JSON.stringify(f.allowList), JSON.stringify(f.denyList)],
-      );
-      return r.rows[0];
-    },
-    /** Deletes the game (its builds and registrations cascade); returns the row and its build digests. */
-    async delete(id: string, owner: string | null): Promise<{ game: GameRow; shas: string[] } | undefined> {
-      const shas = await db.query<{ sha256: string }>(`SELECT DISTINCT sha256 FROM module_builds WHERE game_id = $1 AND sha256 IS NOT NULL`, [id]);
-      const r = await db.query<GameRow>(
-        `DELETE FROM games WHERE id = $1 AND ($2::uuid IS NULL OR developer_id = $2::uuid) RETURNING ${COLUMNS}`,
-        [id, owner],
-      );
-      return r.rows[0] ? { game: r.rows[0], shas: shas.rows.map((s) => s.sha256) } : undefined;
-    },
-    /** The hot path of /auth/validate-key: one lookup on the unique api_key index. */
-    async byApiKey(apiKey: string): Promise<(GameContextRow & Pick<GameRow, 'api_secret_hash'>) | undefined> {
-      const r = await db.query<GameContextRow & Pick<GameRow, 'api_secret_hash'>>(
-        `SELECT ${CONTEXT_COLUMNS}, api_secret_hash FROM games WHERE api_key = $1`,
-        [apiKey],
       );
       return r.rows[0];
     },

@@ -5,7 +5,7 @@
  */
 import { normaliseWordList, wordListProblem, type TextFilterMode } from '@platform/kit';
 import type { Context } from '../context.js';
-import { gameQueries, type TextFilterColumns } from '../queries/games.js';
+import { textFilterQueries, type TextFilterColumns } from '../queries/games.js';
 import { fail } from '../errors.js';
 import type { Caller } from './auth.js';
 import { checkGameId, gameNotFound, ownerOf } from './game-views.js';
@@ -27,7 +27,7 @@ const view = (row: TextFilterColumns): TextFilterView => ({
 
 export async function getTextFilter(ctx: Context, caller: Caller, gameId: string): Promise<TextFilterView> {
   checkGameId(gameId);
-  const row = await gameQueries(ctx.db).textFilter(gameId, ownerOf(caller));
+  const row = await textFilterQueries(ctx.db).textFilter(gameId, ownerOf(caller));
   if (!row) throw gameNotFound();
   return view(row);
 }
@@ -43,7 +43,7 @@ export async function setTextFilter(ctx: Context, caller: Caller, gameId: string
   checkGameId(gameId);
   const allowList = wordList('AllowList', input.allowList);
   const denyList = wordList('DenyList', input.denyList);
-  const row = await gameQueries(ctx.db).setTextFilter(gameId, ownerOf(caller), { mode: input.mode, allowList, denyList });
+  const row = await textFilterQueries(ctx.db).setTextFilter(gameId, ownerOf(caller), { mode: input.mode, allowList, denyList });
   if (!row) throw gameNotFound();
   await ctx.notices.announce({ change: 'text_filter_changed', gameId: row.id, apiKey: row.api_key, clientKey: row.client_key, textFilter: textFilterOf(row) });
   return view(row);
