@@ -3,9 +3,9 @@ import { UUID_PATTERN, type Queryable } from '@platform/kit';
 import type { Ctx, GameContext, UserRow } from '../context.js';
 import { dmPeer } from './chat.js';
 import { limitOutreach } from './limits.js';
-import { fullHandle, resolveTarget } from './users.js';
+import { profileSnapshot, resolveTarget } from './users.js';
 import { socialError } from './errors.js';
-import { insertReport, insertSystemReport, lastMessagesOf, lockReportPair, mergeRepeat } from '../queries/reports.js';
+import { insertReport, lastMessagesOf, lockReportPair, mergeRepeat } from '../queries/reports.js';
 import { isPartyMember } from '../queries/parties.js';
 
 export const REPORT_REASONS = ['spam', 'harassment', 'cheating', 'offensive_name', 'inappropriate_content', 'other'] as const;
@@ -29,50 +29,17 @@ async function reportedChannel(ctx: Ctx, reporter: UserRow, context: string | un
   return readable ? { kind, channelId } : undefined;
 }
 
-/** The profile part of a snapshot: what the target looked like. */
-const profileOf = (target: UserRow) => ({
-  publicId: target.public_id,
-  fullHandle: fullHandle(target),
-  displayName: target.display_name,
-  avatarUrl: target.avatar_url,
-  status: target.status,
-});
-
 /** What the target looked like when the report was filed, and what they last wrote in the named channel. */
 async function snapshotOf(ctx: Ctx, reporter: UserRow, target: UserRow, context: string | undefined) {
   const channel = await reportedChannel(ctx, reporter, context);
   const messages = channel ? await lastMessagesOf(ctx.db, { ...channel, author: target.id, limit: SNAPSHOT_MESSAGES }) : [];
   return {
     takenAt: ctx.now().toISOString(),
-    target: profileOf(target),
+    target: profileSnapshot(target),
     ...(channel
       ? { channel: { ...channel, messages: messages.map((x) => ({ messageId: x.id, body: x.body, sentAt: new Date(x.sent_at).toISOString() })) } }
       : {}),
   };
-}
-
-/** What the text filter flagged: a chat message as stored, or a display name or status as the author set it. */
-export type FilteredText =
-  | { kind: 'message'; channel: 'dm' | 'party'; channelId: string; messageId: string; body: string; sentAt: string }
-  | { kind: 'displayName' | 'status'; text: string };
-
-/**
- * A report the text filter opens in mode flag (docs/social.md, "Text filter"): no player reporter, source
- * `text_filter`; the snapshot is the author's profile and, for a message, that message (the flagged text itself:
- * a later edit or deletion cannot hide it). One report per flagged text; the chat limit bounds how many.
- */
-export async function fileFilterReport(ctx: Ctx, game: GameContext, author: UserRow, what: FilteredText): Promise<void> {
-  const at = ctx.now();
-  const snapshot: ReportSnapshot = {
-    takenAt: at.toISOString(),
-    target: profileOf(author),
-    ...(what.kind === 'message'
-      ? { channel: { kind: what.channel, channelId: what.channelId, messages: [{ messageId: what.messageId, body: what.body, sentAt: what.sentAt }] } }
-      : {}),
-  };
-  const reason = what.kind === 'displayName' ? 'offensive_name' : 'inappropriate_content';
-  const context = what.kind === 'message' ? `${what.channel}:${what.channelId} text filter: message` : `text filter: ${what.kind}`;
-  await insertSystemReport(ctx.db, { target: author.id, reason, context, gameId: game.gameId, snapshot, at });
 }
 
 /** The snapshot stored with a report (moderators read it in the queue). */

@@ -7,7 +7,7 @@
 import { TEXT_FILTER_OFF, type TextFilterMode } from '@platform/kit';
 import type { Ctx, GameContext, UserRow } from '../context.js';
 import { socialError } from './errors.js';
-import { fileFilterReport, type FilteredText } from './reports.js';
+import { fileFilterReport, type FilteredText } from './filter-reports.js';
 
 /** What was filtered: the text to store (masked or as written), and whether a report is due (mode flag). */
 export interface FilterOutcome {
