@@ -4,7 +4,9 @@
 import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { GAME_CREDENTIALS_CHANNEL, parseGameCredentialsNotice, type GameCredentialsNotice } from '@platform/kit';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { GAME_CREDENTIALS_CHANNEL, openEmbeddedPostgres, parseGameCredentialsNotice, type GameCredentialsNotice } from '@platform/kit';
 import { assertError, bearer, createGame, useHarness, loginAdmin, registerDeveloper, type Dev } from './helpers.js';
 
 describe('text filter settings', () => {
@@ -108,5 +110,35 @@ describe('text filter settings', () => {
     assertError(await put(a.token, g.gameId, { ...ok, DenyList: ['nul\u0000'] }), 400, 'invalid_character');
     assertError(await h.app.inject({ method: 'PUT', url: `/games/${g.gameId}/text-filter`, headers: { ...bearer(a.token), 'content-type': 'application/json' }, payload: '{"Mode":' }), 400, 'malformed_json');
     assert.equal((await get(a.token, g.gameId)).json().Version, 2, 'only the good one counted');
+  });
+});
+
+describe('migration 0003: the default mode', () => {
+  it('games made before it keep off; games made after it start with mask', async () => {
+    const pg = await openEmbeddedPostgres();
+    try {
+      const db = await pg.database('text_filter_migration');
+      const run = async (file: string) => {
+        const sql = readFileSync(path.join(import.meta.dirname, '../migrations', file), 'utf8').replace(/--[^\n]*/g, '');
+        for (const statement of sql.split(';').map((x) => x.trim()).filter(Boolean)) await db.query(statement);
+      };
+      await run('0001_init.sql');
+      await run('0002_client_key.sql');
+      const dev = (await db.query<{ id: string }>(`INSERT INTO developers (email, display_name, password_hash) VALUES ('m@example.test', 'M', 'x') RETURNING id`)).rows[0].id;
+      const insertGame = async (key: string) =>
+        (await db.query<{ id: string }>(`INSERT INTO games (developer_id, display_name, api_key, client_key, api_secret_hash) VALUES ($1, 'G', $2, $3, 'h') RETURNING id`, [dev, key, `ck_${key}`])).rows[0].id;
+      const before = await insertGame('gk_before');
+      await run('0003_text_filter.sql');
+      const after = await insertGame('gk_after');
+      const modes = await db.query<{ id: string; text_filter_mode: string; text_filter_version: number; text_filter_deny: string[] }>(
+        'SELECT id, text_filter_mode, text_filter_version, text_filter_deny FROM games',
+      );
+      const byId = new Map(modes.rows.map((r) => [r.id, r]));
+      assert.deepEqual([byId.get(before)!.text_filter_mode, byId.get(before)!.text_filter_version, byId.get(before)!.text_filter_deny], ['off', 1, []]);
+      assert.equal(byId.get(after)!.text_filter_mode, 'mask');
+      await assert.rejects(db.query(`UPDATE games SET text_filter_mode = 'shout' WHERE id = $1`, [after]));
+    } finally {
+      await pg.close();
+    }
   });
 });
