@@ -17,6 +17,7 @@ import { realtimePresent, socketFigures } from './sockets.js';
 import { credentialFigures } from './credentials.js';
 import { replayFigures } from './replay.js';
 import { revocationFigures } from './revocation.js';
+import { textFilterFigures } from './text-filter.js';
 
 export type { Figure } from './lib.js';
 
@@ -326,6 +327,11 @@ try {
   // The replay log (docs/social-realtime.md, "Resume and replay"): on against off in the same run, and replay latency.
   if (['ws-replay-fanout', 'ws-replay-presence', 'ws-replay'].some(want) && realtimePresent()) {
     for (const f of await replayFigures({ want, common, authEnv, dataDir, procs, log })) figure(f, () => f.pass ?? false);
+  }
+
+  // The text filter's cost on party chat (bench/text-filter.ts): on against off in the same run.
+  if (want('chat-filter') && realtimePresent()) {
+    for (const f of await textFilterFigures({ want, common, authEnv, dataDir, procs, log })) figure(f, () => f.pass ?? false);
   }
 
   // ---------------------------------------------------------------- revocation (bench/revocation.ts)

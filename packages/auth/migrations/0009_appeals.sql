@@ -21,6 +21,8 @@ CREATE INDEX appeals_queue ON appeals (status, created_at, id);
 CREATE INDEX appeals_account ON appeals (account_id, created_at DESC);
 
 -- New audit events: an appeal filed and decided (the list keeps every earlier event).
+-- contract: the audit event list is replaced by a superset of itself (the previous release writes none of the new events,
+-- and every event it writes stays allowed).
 ALTER TABLE audit_log DROP CONSTRAINT audit_log_event_check;
 ALTER TABLE audit_log ADD CONSTRAINT audit_log_event_check CHECK (event IN (
   'login', 'logout', 'refresh', 'link', 'unlink', 'lockout', 'delete', 'key_rotation',

@@ -19,6 +19,8 @@ CREATE TABLE recovery_codes (
   PRIMARY KEY (account_id, code_hash)
 );
 
+-- contract: the audit event list is replaced by a superset of itself (the previous release writes none of the new events,
+-- and every event it writes stays allowed).
 ALTER TABLE audit_log DROP CONSTRAINT audit_log_event_check;
 ALTER TABLE audit_log ADD CONSTRAINT audit_log_event_check CHECK (event IN (
   'login', 'logout', 'refresh', 'link', 'unlink', 'lockout', 'delete', 'key_rotation',

@@ -213,7 +213,10 @@ export class RealtimeClient {
     this.send({ type: 'presenceUpdate', ...input });
   }
 
-  /** Sends a chat message; it comes back as a `chatMessage` event (to this socket too). */
+  /**
+   * Sends a chat message; it comes back as a `chatMessage` event (to this socket too), masked when the game's
+   * text filter masks it; an `error` event with code `text_filtered` when the filter refuses it.
+   */
   sendChat(channel: ChatKind, channelId: string, body: string): void {
     this.send({ type: 'chatSend', channel, channelId, body });
   }

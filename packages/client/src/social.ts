@@ -56,11 +56,18 @@ export class SocialApi {
   me(): Promise<Me> {
     return this.call('GET', '/v1/me');
   }
-  /** Changes the caller's profile fields (avatar, status …); friends get friendProfileChanged. */
+  /**
+   * Changes the caller's profile fields (avatar, status …); friends get friendProfileChanged. The display name and
+   * status go through the game's text filter: a status may come back masked (`*`); refused text throws a
+   * PlatformError `text_filtered` (400, `field` names it).
+   */
   updateProfile(patch: ProfilePatch): Promise<Profile> {
     return this.call('PATCH', '/v1/me/profile', { body: patch });
   }
-  /** Changes the display name; a new discriminator is drawn when needed. Friends get friendProfileChanged. */
+  /**
+   * Changes the display name; a new discriminator is drawn when needed. Friends get friendProfileChanged. A name
+   * the game's text filter matches is refused with PlatformError `text_filtered` (400) in modes reject and mask.
+   */
   changeName(displayName: string): Promise<Me> {
     return this.call('POST', '/v1/me/name', { body: { displayName } });
   }
@@ -216,7 +223,10 @@ export class SocialApi {
   chatHistory(kind: ChatKind, channelId: string, query: ChatHistoryQuery = {}): Promise<ChatHistory> {
     return this.call('GET', `/v1/chat/${kind}/${seg(channelId)}/messages`, { query });
   }
-  /** Sends over HTTP; `realtime.sendChat` sends over the socket. */
+  /**
+   * Sends over HTTP; `realtime.sendChat` sends over the socket. The game's text filter may mask the body (the
+   * answer and every delivery carry the masked text) or refuse it: PlatformError `text_filtered` (400).
+   */
   sendChat(kind: ChatKind, channelId: string, body: string): Promise<ChatMessage> {
     return this.call('POST', `/v1/chat/${kind}/${seg(channelId)}/messages`, { body: { body } });
   }

@@ -145,8 +145,12 @@ export async function staffSignIn(tab: ConsoleTab, email: string): Promise<void>
 }
 
 /** A player with an email account and a social handle. */
-export async function newPlayer(rig: ConsoleRig, name: string): Promise<{ client: PlatformClient; email: string; accountId: string; publicId: string; fullHandle: string }> {
-  const client = rig.player();
+export async function newPlayer(
+  rig: ConsoleRig,
+  name: string,
+  opts: { clientKey?: string } = {},
+): Promise<{ client: PlatformClient; email: string; accountId: string; publicId: string; fullHandle: string }> {
+  const client = rig.player(opts);
   const email = `${unique(name.toLowerCase())}@console.test`;
   const { accountId } = await client.auth.register({ email, password: PASSWORD, display_name: name });
   const me = await client.social.changeName(name);

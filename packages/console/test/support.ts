@@ -21,8 +21,8 @@ export interface ConsoleRig {
   browser: Browser;
   /** The console's URL (the registry's origin + /console/). */
   url: string;
-  /** A player SDK client in Node, trusting the services' certificates. */
-  player(): PlatformClient;
+  /** A player SDK client in Node, trusting the services' certificates; `clientKey`: the game it plays. */
+  player(opts?: { clientKey?: string }): PlatformClient;
   close(): Promise<void>;
 }
 
@@ -38,7 +38,8 @@ export async function startRig(): Promise<ConsoleRig> {
     platform,
     browser,
     url: `${platform.registry.url}/console/`,
-    player: () => createClient({ authUrl: platform.auth.url, socialUrl: platform.socialUrl, storage: memoryStorage(), fetch: fetchImpl, WebSocket: transport.WebSocket }),
+    player: (opts = {}) =>
+      createClient({ authUrl: platform.auth.url, socialUrl: platform.socialUrl, storage: memoryStorage(), fetch: fetchImpl, WebSocket: transport.WebSocket, ...opts }),
     async close() {
       await browser.close();
       await platform.close();

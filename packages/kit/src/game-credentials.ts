@@ -4,6 +4,7 @@
  * caches game credentials (social's tenancy). Here, not in either service, so neither imports the other.
  */
 import { sha256Hex } from './crypto.js';
+import { TEXT_FILTER_MODES, type TextFilterMode, type TextFilterSettings } from './text-filter.js';
 import { defineWire } from './wire.js';
 
 export const GAME_CREDENTIALS_CHANNEL = 'registry:game-credentials';
@@ -13,8 +14,10 @@ export const GAME_CREDENTIALS_CHANNEL = 'registry:game-credentials';
  * - `client_key_replaced`: POST /games/{id}/regenerate-client-key; the previous ClientKey is refused.
  * - `game_deleted`: DELETE /games/{id}; every credential of the game is refused.
  * - `visibility_changed`: PATCH of CrossGameVisibility; every credential still works, cached game contexts are stale.
+ * - `text_filter_changed`: PUT /games/{id}/text-filter; as visibility_changed (the game context carries the filter).
+ *   A release that does not know it ignores it and sees the change when its cache entry lapses.
  */
-export const GAME_CREDENTIAL_CHANGES = ['secret_replaced', 'client_key_replaced', 'game_deleted', 'visibility_changed'] as const;
+export const GAME_CREDENTIAL_CHANGES = ['secret_replaced', 'client_key_replaced', 'game_deleted', 'visibility_changed', 'text_filter_changed'] as const;
 export type GameCredentialChange = (typeof GAME_CREDENTIAL_CHANGES)[number];
 
 export interface GameCredentialsNotice {
@@ -29,6 +32,8 @@ export interface GameCredentialsNotice {
   revokedSecretDigest?: string;
   /** client_key_replaced: the replaced client key; game_deleted: the game's client key (public by design). */
   clientKey?: string;
+  /** text_filter_changed: the game's new filter, so sockets opened before the change filter with it at once. */
+  textFilter?: TextFilterSettings;
   /** When the registry committed the change (ISO 8601). */
   at: string;
 }
@@ -58,6 +63,16 @@ export function revokesCredential(notice: GameCredentialsNotice, cred: GameCrede
 
 const isString = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
 
+/** A text filter in a notice, or undefined when it is not a well-formed one. */
+export function readTextFilterSettings(v: unknown): TextFilterSettings | undefined {
+  if (!v || typeof v !== 'object') return undefined;
+  const f = v as Record<string, unknown>;
+  const words = (l: unknown) => Array.isArray(l) && l.every((w) => typeof w === 'string');
+  if (!(TEXT_FILTER_MODES as readonly unknown[]).includes(f.mode) || !words(f.allowList) || !words(f.denyList)) return undefined;
+  if (typeof f.version !== 'number' || !Number.isSafeInteger(f.version)) return undefined;
+  return { mode: f.mode as TextFilterMode, allowList: f.allowList as string[], denyList: f.denyList as string[], version: f.version };
+}
+
 /**
  * The channel message (docs/decisions/0020-versioned-messages.md): version 1 is the notice's members (`v` first since
  * this release; the readers of the release before take the members they know). A newer change kind is not read.
@@ -70,12 +85,15 @@ export const GAME_CREDENTIALS_WIRE = defineWire<GameCredentialsNotice>({
       if (!isString(m.gameId) || !isString(m.apiKey) || !isString(m.at)) return undefined;
       if (m.change === 'secret_replaced' && !isString(m.revokedSecretDigest)) return undefined;
       if (m.change === 'client_key_replaced' && !isString(m.clientKey)) return undefined;
+      const textFilter = readTextFilterSettings(m.textFilter);
+      if (m.change === 'text_filter_changed' && !textFilter) return undefined;
       return {
         change: m.change as GameCredentialChange,
         gameId: m.gameId,
         apiKey: m.apiKey,
         ...(isString(m.revokedSecretDigest) ? { revokedSecretDigest: m.revokedSecretDigest } : {}),
         ...(isString(m.clientKey) ? { clientKey: m.clientKey } : {}),
+        ...(textFilter ? { textFilter } : {}),
         at: m.at,
       };
     },

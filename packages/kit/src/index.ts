@@ -26,3 +26,4 @@ export { CHECK_RESPONSES_ENV, responseChecksEnabled } from './response-contract.
 export * from './cursor.js';
 export * from './service.js';
 export { onStop } from './app-stop.js';
+export * from './text-filter.js';

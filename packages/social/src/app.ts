@@ -17,6 +17,7 @@ import {
   type KeyResolver,
   type StateStore,
   type Unsubscribe,
+  textFilters,
 } from '@platform/kit';
 import type { SocialConfig } from './config.js';
 import { createAuthenticator, createServerVerifier, type Authenticator, type Principal, type ServerVerifier } from './services/auth.js';
@@ -198,7 +199,7 @@ export async function createApp(config: SocialConfig, deps: SocialDeps): Promise
   app.addHook('onClose', () => sanctions.close());
   // One cursor key for every node: kept in the database, made by the first node to start (kit cursor.ts).
   const cursors = cursorSealer(await serviceSecret(deps.db, 'cursors'));
-  const ctx: Ctx = { db: deps.db, state: deps.state, config, events, metrics, sanctions, authAdmin: createAuthAdmin(config), cursors, now: deps.now ?? (() => new Date()) };
+  const ctx: Ctx = { db: deps.db, state: deps.state, config, events, metrics, sanctions, authAdmin: createAuthAdmin(config), cursors, textFilters: textFilters(), now: deps.now ?? (() => new Date()) };
 
   const keys =
     deps.keys ??

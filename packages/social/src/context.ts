@@ -1,5 +1,5 @@
 /** What every service function needs: stores, settings, events and a clock. */
-import type { CursorSealer, Database, GameCredentialRef, StateStore } from '@platform/kit';
+import type { CursorSealer, Database, GameCredentialRef, StateStore, TextFilters, TextFilterSettings } from '@platform/kit';
 import type { SocialConfig } from './config.js';
 import type { EventPublisher } from './services/events.js';
 import type { SocialMetrics } from './adapters/metrics.js';
@@ -18,6 +18,8 @@ export interface Ctx {
   authAdmin: AuthAdmin;
   /** Seals and opens the paging cursors (kit cursor.ts), with the key every node shares. */
   cursors: CursorSealer;
+  /** The games' compiled text filters (kit text-filter.ts), and the newest settings heard of per game. */
+  textFilters: TextFilters;
   now(): Date;
 }
 
@@ -32,6 +34,8 @@ export interface GameContext {
    * notices when it was checked, so a socket whose check raced a revocation is caught (adapters/registry-client.ts).
    */
   credential?: GameCredentialRef & { checkedAt: number };
+  /** The game's text filter as the registry answered it (absent: off; services/text-filter.ts takes newer ones). */
+  textFilter?: TextFilterSettings;
 }
 
 export const NO_GAME: GameContext = { gameId: null, visibility: 'isolated' };

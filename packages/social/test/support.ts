@@ -8,7 +8,7 @@ import http from 'node:http';
 import { generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import assert from 'node:assert/strict';
-import { publicJwk, randomToken, safeEqualHex, sha256Hex, signAccessToken, type TokenFormat } from '@platform/kit';
+import { publicJwk, randomToken, safeEqualHex, sha256Hex, signAccessToken, type TextFilterSettings, type TokenFormat } from '@platform/kit';
 import { perSuite, request, serviceHarness, type Method, type TestStateStore, type TestDatabase } from '@platform/kit/testing';
 import { partyChannel, socialService, userChannel, type EventEnvelope, type SocialApp } from '../src/index.js';
 import { FANOUT_CHANNEL, type FanoutMessage } from '../src/services/events.js';
@@ -87,7 +87,14 @@ export interface Game {
 
 /** A registry stand-in implementing the validate-key (hashed secrets) and validate-client-key contracts. */
 export async function startRegistry() {
-  const games: { key: string; secretHash: string; clientKey: string; gameId: string; visibility: string }[] = [];
+  const games: { key: string; secretHash: string; clientKey: string; gameId: string; visibility: string; textFilter?: TextFilterSettings }[] = [];
+  /** The registry's game context answer (TextFilter only for a game given one: an older registry sends none). */
+  const context = (g: (typeof games)[number]) => ({
+    Valid: true,
+    GameId: g.gameId,
+    CrossGameVisibility: g.visibility,
+    ...(g.textFilter ? { TextFilter: { Mode: g.textFilter.mode, AllowList: g.textFilter.allowList, DenyList: g.textFilter.denyList, Version: g.textFilter.version } } : {}),
+  });
   let calls = 0;
   let down = false;
   let delayMs = 0;
@@ -109,7 +116,7 @@ export async function startRegistry() {
           res.statusCode = 401;
           return res.end(JSON.stringify({ Valid: false, Code: 'invalid_client_key', Message: 'Unknown client key' }));
         }
-        return res.end(JSON.stringify({ Valid: true, GameId: g.gameId, CrossGameVisibility: g.visibility }));
+        return res.end(JSON.stringify(context(g)));
       }
       if (req.method !== 'POST' || req.url !== '/auth/validate-key') {
         res.statusCode = 404;
@@ -121,7 +128,7 @@ export async function startRegistry() {
         res.statusCode = 401;
         return res.end(JSON.stringify({ Valid: false }));
       }
-      res.end(JSON.stringify({ Valid: true, GameId: g.gameId, CrossGameVisibility: g.visibility }));
+      res.end(JSON.stringify(context(g)));
     };
   });
   const url = await listen(server);
@@ -137,9 +144,10 @@ export async function startRegistry() {
     setDelay(ms: number) {
       delayMs = ms;
     },
-    addGame(visibility: Game['visibility']): Game {
+    /** A game; `textFilter`: its text filter settings (none: the answer carries none, as an older registry's). */
+    addGame(visibility: Game['visibility'], textFilter?: TextFilterSettings): Game {
       const g = { key: `gk_${randomToken(8)}`, secret: randomToken(24), clientKey: `ck_${randomToken(24)}`, gameId: randomUUID(), visibility };
-      games.push({ key: g.key, secretHash: sha256Hex(g.secret), clientKey: g.clientKey, gameId: g.gameId, visibility });
+      games.push({ key: g.key, secretHash: sha256Hex(g.secret), clientKey: g.clientKey, gameId: g.gameId, visibility, ...(textFilter ? { textFilter } : {}) });
       return g;
     },
     /** regenerate-client-key: the old key stops resolving at once; returns the game with the new key. */

@@ -211,6 +211,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/games/{gameId}/text-filter": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The game's text filter */
+        get: operations["getGamesByGameIdTextFilter"];
+        /** Replace the game's text filter; social applies it within seconds, to sockets already open too */
+        put: operations["putGamesByGameIdTextFilter"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/games/{gameId}/users": {
         parameters: {
             query?: never;
@@ -794,6 +812,13 @@ export interface operations {
                         CrossGameVisibility: "isolated" | "summary" | "full";
                         /** Format: uuid */
                         GameId: string;
+                        TextFilter: {
+                            AllowList: string[];
+                            DenyList: string[];
+                            /** @description off: no filtering; mask: matches become * (same length); reject: refused with 400 text_filtered; flag: delivered and reported to moderators */
+                            Mode: "off" | "mask" | "reject" | "flag";
+                            Version: number;
+                        };
                         /** @enum {boolean} */
                         Valid: true;
                     };
@@ -948,6 +973,13 @@ export interface operations {
                         CrossGameVisibility: "isolated" | "summary" | "full";
                         /** Format: uuid */
                         GameId: string;
+                        TextFilter: {
+                            AllowList: string[];
+                            DenyList: string[];
+                            /** @description off: no filtering; mask: matches become * (same length); reject: refused with 400 text_filtered; flag: delivered and reported to moderators */
+                            Mode: "off" | "mask" | "reject" | "flag";
+                            Version: number;
+                        };
                         /** @enum {boolean} */
                         Valid: true;
                     };
@@ -2889,6 +2921,333 @@ export interface operations {
                          * @enum {string}
                          */
                         Code: "route_not_found" | "game_not_found" | "user_not_found";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "internal_error";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    getGamesByGameIdTextFilter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Game id (uuid); anything else is 404 */
+                gameId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Words never filtered (a match inside one is no match); stored trimmed, lower-cased, without duplicates */
+                        AllowList: string[];
+                        /** @description Words filtered besides the English dataset, with its look-alike handling; stored like AllowList */
+                        DenyList: string[];
+                        /** @description off: no filtering; mask: matches become * (same length); reject: refused with 400 text_filtered; flag: delivered and reported to moderators */
+                        Mode: "off" | "mask" | "reject" | "flag";
+                        /** @description Grows with every change */
+                        Version: number;
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: Password length out of bounds; settings_too_large: Settings above 16 KiB serialised; invalid_version: Version is not SemVer 2.0.0 or is too long; wasm_required: A wasm build without WasmBase64; native_has_no_wasm: A native build with WasmBase64; invalid_base64: WasmBase64 is not canonical padded base64; invalid_wasm: Not a well-formed or valid wasm module; module_limits: The module exceeds the admission limits; imports_not_allowed: The module imports outside the allowlist; invalid_combination: register-user with a field combination that is not accepted; invalid_player_identity: The auth service refused the player identity; provider_not_configured: The platform provider is not configured on the auth service */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "settings_too_large" | "invalid_version" | "wasm_required" | "native_has_no_wasm" | "invalid_base64" | "invalid_wasm" | "module_limits" | "imports_not_allowed" | "invalid_combination" | "invalid_player_identity" | "provider_not_configured";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "route_not_found" | "game_not_found" | "user_not_found";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "internal_error";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    putGamesByGameIdTextFilter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Game id (uuid); anything else is 404 */
+                gameId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Words never filtered */
+                    AllowList: string[];
+                    /** @description Words filtered besides the English dataset */
+                    DenyList: string[];
+                    /** @description off: no filtering; mask: matches become * (same length); reject: refused with 400 text_filtered; flag: delivered and reported to moderators */
+                    Mode: "off" | "mask" | "reject" | "flag";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Words never filtered (a match inside one is no match); stored trimmed, lower-cased, without duplicates */
+                        AllowList: string[];
+                        /** @description Words filtered besides the English dataset, with its look-alike handling; stored like AllowList */
+                        DenyList: string[];
+                        /** @description off: no filtering; mask: matches become * (same length); reject: refused with 400 text_filtered; flag: delivered and reported to moderators */
+                        Mode: "off" | "mask" | "reject" | "flag";
+                        /** @description Grows with every change */
+                        Version: number;
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: Password length out of bounds; settings_too_large: Settings above 16 KiB serialised; invalid_version: Version is not SemVer 2.0.0 or is too long; wasm_required: A wasm build without WasmBase64; native_has_no_wasm: A native build with WasmBase64; invalid_base64: WasmBase64 is not canonical padded base64; invalid_wasm: Not a well-formed or valid wasm module; module_limits: The module exceeds the admission limits; imports_not_allowed: The module imports outside the allowlist; invalid_combination: register-user with a field combination that is not accepted; invalid_player_identity: The auth service refused the player identity; provider_not_configured: The platform provider is not configured on the auth service */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "settings_too_large" | "invalid_version" | "wasm_required" | "native_has_no_wasm" | "invalid_base64" | "invalid_wasm" | "module_limits" | "imports_not_allowed" | "invalid_combination" | "invalid_player_identity" | "provider_not_configured";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "route_not_found" | "game_not_found" | "user_not_found";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description payload_too_large: The body exceeds the size limit; module_too_large: The decoded module is above the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "payload_too_large" | "module_too_large";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "unsupported_media_type";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */

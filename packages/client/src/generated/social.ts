@@ -988,7 +988,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); target_required: Not exactly one of handle and publicId; invalid_display_name: displayName is not 2–32 letters, digits, spaces, "_", "-" or "."; invalid_avatar_url: avatarUrl is not an https URL; invalid_max_size: maxSize is outside the allowed party sizes; invalid_state: Not a presence state; rich_presence_too_large: richPresence.extra or its join bag is over 2 KiB; join_bag_too_large: join.bag is over 2 KiB; invalid_body: An empty chat message; body_too_long: A chat message over the length limit; prefix_too_short: A search prefix shorter than the minimum; cannot_friend_self: Acting on yourself; cannot_block_self: Acting on yourself; cannot_mute_self: Acting on yourself; cannot_note_self: Acting on yourself; cannot_report_self: Acting on yourself; cannot_invite_self: Acting on yourself; cannot_kick_self: Acting on yourself; upgrade_required: GET /v1/ws without a WebSocket upgrade; invalid_cursor: A cursor the list did not give (malformed, tampered, another user’s, or naming nothing); invalid_sanction: The auth service refused the sanction of a moderation action (`authCode` names its code: validation_failed, unknown_sanction_type) */
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); target_required: Not exactly one of handle and publicId; invalid_display_name: displayName is not 2–32 letters, digits, spaces, "_", "-" or "."; invalid_avatar_url: avatarUrl is not an https URL; invalid_max_size: maxSize is outside the allowed party sizes; invalid_state: Not a presence state; rich_presence_too_large: richPresence.extra or its join bag is over 2 KiB; join_bag_too_large: join.bag is over 2 KiB; invalid_body: An empty chat message; body_too_long: A chat message over the length limit; prefix_too_short: A search prefix shorter than the minimum; cannot_friend_self: Acting on yourself; cannot_block_self: Acting on yourself; cannot_mute_self: Acting on yourself; cannot_note_self: Acting on yourself; cannot_report_self: Acting on yourself; cannot_invite_self: Acting on yourself; cannot_kick_self: Acting on yourself; upgrade_required: GET /v1/ws without a WebSocket upgrade; invalid_cursor: A cursor the list did not give (malformed, tampered, another user’s, or naming nothing); text_filtered: The game’s text filter refused the text (`field`: body, displayName or status): mode reject, or a display name in mode mask; invalid_sanction: The auth service refused the sanction of a moderation action (`authCode` names its code: validation_failed, unknown_sanction_type) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -999,7 +999,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "target_required" | "invalid_display_name" | "invalid_avatar_url" | "invalid_max_size" | "invalid_state" | "rich_presence_too_large" | "join_bag_too_large" | "invalid_body" | "body_too_long" | "prefix_too_short" | "cannot_friend_self" | "cannot_block_self" | "cannot_mute_self" | "cannot_note_self" | "cannot_report_self" | "cannot_invite_self" | "cannot_kick_self" | "upgrade_required" | "invalid_cursor" | "invalid_sanction";
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "target_required" | "invalid_display_name" | "invalid_avatar_url" | "invalid_max_size" | "invalid_state" | "rich_presence_too_large" | "join_bag_too_large" | "invalid_body" | "body_too_long" | "prefix_too_short" | "cannot_friend_self" | "cannot_block_self" | "cannot_mute_self" | "cannot_note_self" | "cannot_report_self" | "cannot_invite_self" | "cannot_kick_self" | "upgrade_required" | "invalid_cursor" | "text_filtered" | "invalid_sanction";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1157,7 +1157,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); target_required: Not exactly one of handle and publicId; invalid_display_name: displayName is not 2–32 letters, digits, spaces, "_", "-" or "."; invalid_avatar_url: avatarUrl is not an https URL; invalid_max_size: maxSize is outside the allowed party sizes; invalid_state: Not a presence state; rich_presence_too_large: richPresence.extra or its join bag is over 2 KiB; join_bag_too_large: join.bag is over 2 KiB; invalid_body: An empty chat message; body_too_long: A chat message over the length limit; prefix_too_short: A search prefix shorter than the minimum; cannot_friend_self: Acting on yourself; cannot_block_self: Acting on yourself; cannot_mute_self: Acting on yourself; cannot_note_self: Acting on yourself; cannot_report_self: Acting on yourself; cannot_invite_self: Acting on yourself; cannot_kick_self: Acting on yourself; upgrade_required: GET /v1/ws without a WebSocket upgrade; invalid_cursor: A cursor the list did not give (malformed, tampered, another user’s, or naming nothing); invalid_sanction: The auth service refused the sanction of a moderation action (`authCode` names its code: validation_failed, unknown_sanction_type) */
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); target_required: Not exactly one of handle and publicId; invalid_display_name: displayName is not 2–32 letters, digits, spaces, "_", "-" or "."; invalid_avatar_url: avatarUrl is not an https URL; invalid_max_size: maxSize is outside the allowed party sizes; invalid_state: Not a presence state; rich_presence_too_large: richPresence.extra or its join bag is over 2 KiB; join_bag_too_large: join.bag is over 2 KiB; invalid_body: An empty chat message; body_too_long: A chat message over the length limit; prefix_too_short: A search prefix shorter than the minimum; cannot_friend_self: Acting on yourself; cannot_block_self: Acting on yourself; cannot_mute_self: Acting on yourself; cannot_note_self: Acting on yourself; cannot_report_self: Acting on yourself; cannot_invite_self: Acting on yourself; cannot_kick_self: Acting on yourself; upgrade_required: GET /v1/ws without a WebSocket upgrade; invalid_cursor: A cursor the list did not give (malformed, tampered, another user’s, or naming nothing); text_filtered: The game’s text filter refused the text (`field`: body, displayName or status): mode reject, or a display name in mode mask; invalid_sanction: The auth service refused the sanction of a moderation action (`authCode` names its code: validation_failed, unknown_sanction_type) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1168,7 +1168,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "target_required" | "invalid_display_name" | "invalid_avatar_url" | "invalid_max_size" | "invalid_state" | "rich_presence_too_large" | "join_bag_too_large" | "invalid_body" | "body_too_long" | "prefix_too_short" | "cannot_friend_self" | "cannot_block_self" | "cannot_mute_self" | "cannot_note_self" | "cannot_report_self" | "cannot_invite_self" | "cannot_kick_self" | "upgrade_required" | "invalid_cursor" | "invalid_sanction";
+                        code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "target_required" | "invalid_display_name" | "invalid_avatar_url" | "invalid_max_size" | "invalid_state" | "rich_presence_too_large" | "join_bag_too_large" | "invalid_body" | "body_too_long" | "prefix_too_short" | "cannot_friend_self" | "cannot_block_self" | "cannot_mute_self" | "cannot_note_self" | "cannot_report_self" | "cannot_invite_self" | "cannot_kick_self" | "upgrade_required" | "invalid_cursor" | "text_filtered" | "invalid_sanction";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1825,7 +1825,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; invalid_body: An empty chat message; body_too_long: A chat message over the length limit */
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; invalid_body: An empty chat message; body_too_long: A chat message over the length limit; text_filtered: The game’s text filter refused the text (`field`: body, displayName or status): mode reject, or a display name in mode mask */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1836,7 +1836,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "validation_failed" | "malformed_json" | "invalid_body" | "body_too_long";
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "validation_failed" | "malformed_json" | "invalid_body" | "body_too_long" | "text_filtered";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -5757,7 +5757,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; invalid_display_name: displayName is not 2–32 letters, digits, spaces, "_", "-" or "." */
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; invalid_display_name: displayName is not 2–32 letters, digits, spaces, "_", "-" or "."; text_filtered: The game’s text filter refused the text (`field`: body, displayName or status): mode reject, or a display name in mode mask */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5768,7 +5768,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "validation_failed" | "malformed_json" | "invalid_display_name";
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "validation_failed" | "malformed_json" | "invalid_display_name" | "text_filtered";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -5949,7 +5949,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; invalid_display_name: displayName is not 2–32 letters, digits, spaces, "_", "-" or "."; invalid_avatar_url: avatarUrl is not an https URL */
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; invalid_display_name: displayName is not 2–32 letters, digits, spaces, "_", "-" or "."; invalid_avatar_url: avatarUrl is not an https URL; text_filtered: The game’s text filter refused the text (`field`: body, displayName or status): mode reject, or a display name in mode mask */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5960,7 +5960,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "validation_failed" | "malformed_json" | "invalid_display_name" | "invalid_avatar_url";
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "validation_failed" | "malformed_json" | "invalid_display_name" | "invalid_avatar_url" | "text_filtered";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -6183,6 +6183,8 @@ export interface operations {
                                     status: string | null;
                                 };
                             } | null;
+                            /** @description Who filed it: a player, or the game's text filter in mode flag (reporter null; docs/social.md, "Text filter") */
+                            source: "player" | "text_filter";
                             state: "received" | "in_review" | "actioned" | "dismissed";
                             target: {
                                 fullHandle: string;
@@ -6397,6 +6399,8 @@ export interface operations {
                                 status: string | null;
                             };
                         } | null;
+                        /** @description Who filed it: a player, or the game's text filter in mode flag (reporter null; docs/social.md, "Text filter") */
+                        source: "player" | "text_filter";
                         state: "received" | "in_review" | "actioned" | "dismissed";
                         target: {
                             fullHandle: string;
@@ -6646,6 +6650,8 @@ export interface operations {
                                     status: string | null;
                                 };
                             } | null;
+                            /** @description Who filed it: a player, or the game's text filter in mode flag (reporter null; docs/social.md, "Text filter") */
+                            source: "player" | "text_filter";
                             state: "received" | "in_review" | "actioned" | "dismissed";
                             target: {
                                 fullHandle: string;
@@ -6959,6 +6965,8 @@ export interface operations {
                                 status: string | null;
                             };
                         } | null;
+                        /** @description Who filed it: a player, or the game's text filter in mode flag (reporter null; docs/social.md, "Text filter") */
+                        source: "player" | "text_filter";
                         state: "received" | "in_review" | "actioned" | "dismissed";
                         target: {
                             fullHandle: string;

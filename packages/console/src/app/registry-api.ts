@@ -13,6 +13,8 @@ export type ModuleUpload = RegistryBody<'/games/{gameId}/modules', 'post'>;
 export type Registration = RegistryResult<'/games/{gameId}/users', 'get'>[number];
 export type Developer = RegistryResult<'/admin/developers', 'get'>[number];
 export type Visibility = GameView['CrossGameVisibility'];
+export type TextFilter = RegistryResult<'/games/{gameId}/text-filter', 'get'>;
+export type TextFilterUpdate = RegistryBody<'/games/{gameId}/text-filter', 'put'>;
 
 /** A refused registry call: the status, the error code and the body's details (OffendingImports …). */
 export class RegistryError extends Error {
@@ -85,6 +87,8 @@ export class RegistryApi {
   regenerateClientKey = (id: string) => this.call<GameView>('POST', `/games/${seg(id)}/regenerate-client-key`);
   modules = (id: string) => this.call<ModuleBuild[]>('GET', `/games/${seg(id)}/modules`);
   uploadModule = (id: string, upload: ModuleUpload) => this.call<ModuleBuild>('POST', `/games/${seg(id)}/modules`, upload);
+  textFilter = (id: string) => this.call<TextFilter>('GET', `/games/${seg(id)}/text-filter`);
+  setTextFilter = (id: string, update: TextFilterUpdate) => this.call<TextFilter>('PUT', `/games/${seg(id)}/text-filter`, update);
   players = (id: string) => this.call<Registration[]>('GET', `/games/${seg(id)}/users`);
   developers = () => this.call<Developer[]>('GET', '/admin/developers');
   staffRole = (Account: string, Role: 'moderator' | 'admin', Granted: boolean) =>

@@ -1,6 +1,14 @@
-import type { Queryable } from '@platform/kit';
+import type { Queryable, TextFilterMode } from '@platform/kit';
 
 export type CrossGameVisibility = 'isolated' | 'summary' | 'full';
+
+/** A game's text filter columns (migration 0003). */
+export interface TextFilterColumns {
+  text_filter_mode: TextFilterMode;
+  text_filter_allow: string[];
+  text_filter_deny: string[];
+  text_filter_version: number;
+}
 
 export interface GameRow {
   id: string;
@@ -15,6 +23,10 @@ export interface GameRow {
   created_at: Date;
   updated_at: Date;
 }
+
+/** What validate-key and validate-client-key answer with: the game context social works in. */
+export type GameContextRow = Pick<GameRow, 'id' | 'cross_game_visibility'> & TextFilterColumns;
+const CONTEXT_COLUMNS = 'id, cross_game_visibility, text_filter_mode, text_filter_allow, text_filter_deny, text_filter_version';
 
 export interface GamePatch {
   displayName?: string;
@@ -93,8 +105,8 @@ export function gameQueries(db: Queryable) {
       return r.rows[0];
     },
     /** The hot path of /auth/validate-client-key: one lookup on the unique client_key index. */
-    async byClientKey(clientKey: string): Promise<Pick<GameRow, 'id' | 'cross_game_visibility'> | undefined> {
-      const r = await db.query<Pick<GameRow, 'id' | 'cross_game_visibility'>>(`SELECT id, cross_game_visibility FROM games WHERE client_key = $1`, [clientKey]);
+    async byClientKey(clientKey: string): Promise<GameContextRow | undefined> {
+      const r = await db.query<GameContextRow>(`SELECT ${CONTEXT_COLUMNS} FROM games WHERE client_key = $1`, [clientKey]);
       return r.rows[0];
     },
     /** Deletes the game (its builds and registrations cascade); returns the row and its build digests. */
@@ -107,10 +119,40 @@ export function gameQueries(db: Queryable) {
       return r.rows[0] ? { game: r.rows[0], shas: shas.rows.map((s) => s.sha256) } : undefined;
     },
     /** The hot path of /auth/validate-key: one lookup on the unique api_key index. */
-    async byApiKey(apiKey: string): Promise<Pick<GameRow, 'id' | 'api_secret_hash' | 'cross_game_visibility'> | undefined> {
-      const r = await db.query<Pick<GameRow, 'id' | 'api_secret_hash' | 'cross_game_visibility'>>(
-        `SELECT id, api_secret_hash, cross_game_visibility FROM games WHERE api_key = $1`,
+    async byApiKey(apiKey: string): Promise<(GameContextRow & Pick<GameRow, 'api_secret_hash'>) | undefined> {
+      const r = await db.query<GameContextRow & Pick<GameRow, 'api_secret_hash'>>(
+        `SELECT ${CONTEXT_COLUMNS}, api_secret_hash FROM games WHERE api_key = $1`,
         [apiKey],
+      );
+      return r.rows[0];
+    },
+  };
+}
+
+/** A game's text filter (migration 0003; `owner` as in gameQueries). */
+export function textFilterQueries(db: Queryable) {
+  return {
+    /** The game's text filter (owner null: any game). */
+    async textFilter(id: string, owner: string | null): Promise<(TextFilterColumns & Pick<GameRow, 'id' | 'api_key' | 'client_key'>) | undefined> {
+      const r = await db.query<TextFilterColumns & Pick<GameRow, 'id' | 'api_key' | 'client_key'>>(
+        `SELECT id, api_key, client_key, text_filter_mode, text_filter_allow, text_filter_deny, text_filter_version FROM games
+          WHERE id = $1 AND ($2::uuid IS NULL OR developer_id = $2::uuid)`,
+        [id, owner],
+      );
+      return r.rows[0];
+    },
+    /** Replaces the game's text filter; its version grows by one. */
+    async setTextFilter(
+      id: string,
+      owner: string | null,
+      f: { mode: TextFilterMode; allowList: string[]; denyList: string[] },
+    ): Promise<(TextFilterColumns & Pick<GameRow, 'id' | 'api_key' | 'client_key'>) | undefined> {
+      const r = await db.query<TextFilterColumns & Pick<GameRow, 'id' | 'api_key' | 'client_key'>>(
+        `UPDATE games SET text_filter_mode = $3, text_filter_allow = $4::jsonb, text_filter_deny = $5::jsonb,
+                text_filter_version = text_filter_version + 1, updated_at = now()
+          WHERE id = $1 AND ($2::uuid IS NULL OR developer_id = $2::uuid)
+          RETURNING id, api_key, client_key, text_filter_mode, text_filter_allow, text_filter_deny, text_filter_version`,
+        [id, owner, f.mode, JSON.stringify(f.allowList), JSON.stringify(f.denyList)],
       );
       return r.rows[0];
     },

@@ -4,6 +4,7 @@ import type { Context } from '../context.js';
 import { developerOf } from '../services/auth.js';
 import { createGame, gameUsers, gameView, getGame, listGames, removeGame, updateGame } from '../services/games.js';
 import { regenerateClientKey, regenerateSecret } from '../services/game-keys.js';
+import { getTextFilter, setTextFilter } from '../services/text-filter.js';
 import {
   bearer,
   CrossGameVisibility,
@@ -12,7 +13,10 @@ import {
   GameView,
   GameWithSecretView,
   Settings,
+  TextFilterMode,
+  TextFilterView,
   UserRegistrationView,
+  WordList,
 } from './schemas.js';
 
 const DisplayName = Type.String({ minLength: 1, maxLength: 100 });
@@ -23,6 +27,42 @@ export function gameRoutes(app: App, ctx: Context): void {
   gameReadRoutes(app, ctx);
   gameWriteRoutes(app, ctx);
   gameKeyRoutes(app, ctx);
+  textFilterRoutes(app, ctx);
+}
+
+/** The largest PUT /games/{id}/text-filter body: both lists at their bounds fit (the default is 64 KiB). */
+export const TEXT_FILTER_BODY_LIMIT = 1024 * 1024;
+
+/** A game's text filter (docs/registry.md, "Text filter"): read, and replaced whole. */
+function textFilterRoutes(app: App, ctx: Context): void {
+  app.get(
+    '/games/:gameId/text-filter',
+    {
+      config: { caller: 'developer' },
+      schema: { tags: ['games'], summary: "The game's text filter", security: bearer, params: GameParams, response: { 200: TextFilterView, ...errors } },
+    },
+    async (req) => getTextFilter(ctx, developerOf(req), req.params.gameId),
+  );
+  app.put(
+    '/games/:gameId/text-filter',
+    {
+      // Two full lists (1000 words of 64 characters, up to 4 UTF-8 bytes each, quoted) with room to spare.
+      bodyLimit: TEXT_FILTER_BODY_LIMIT,
+      config: { caller: 'developer' },
+      schema: {
+        tags: ['games'],
+        summary: "Replace the game's text filter; social applies it within seconds, to sockets already open too",
+        security: bearer,
+        params: GameParams,
+        body: Type.Object(
+          { Mode: TextFilterMode, AllowList: WordList('Words never filtered'), DenyList: WordList('Words filtered besides the English dataset') },
+          { additionalProperties: false },
+        ),
+        response: { 200: TextFilterView, ...errors },
+      },
+    },
+    async (req) => setTextFilter(ctx, developerOf(req), req.params.gameId, { mode: req.body.Mode, allowList: req.body.AllowList, denyList: req.body.DenyList }),
+  );
 }
 
 function gameReadRoutes(app: App, ctx: Context): void {

@@ -12,6 +12,23 @@ export const CrossGameVisibility = Type.Union([Type.Literal('isolated'), Type.Li
   description: 'How rich presence crosses game boundaries; the stricter of two games applies (isolated < summary < full)',
 });
 
+export const TextFilterMode = Type.Union([Type.Literal('off'), Type.Literal('mask'), Type.Literal('reject'), Type.Literal('flag')], {
+  description: 'off: no filtering; mask: matches become * (same length); reject: refused with 400 text_filtered; flag: delivered and reported to moderators',
+});
+
+/** A word list of a text filter: at most 1000 words of at most 64 characters, no control characters. */
+export const WordList = (description: string) => Type.Array(Type.String({ maxLength: 64 }), { maxItems: 1000, description });
+
+export const TextFilterView = Type.Object({
+  Mode: TextFilterMode,
+  AllowList: WordList('Words never filtered (a match inside one is no match); stored trimmed, lower-cased, without duplicates'),
+  DenyList: WordList('Words filtered besides the English dataset, with its look-alike handling; stored like AllowList'),
+  Version: Type.Integer({ description: 'Grows with every change' }),
+});
+
+/** The game context the validation routes answer with: social filters player text with it. */
+export const TextFilterContext = Type.Object({ Mode: TextFilterMode, AllowList: Type.Array(Type.String()), DenyList: Type.Array(Type.String()), Version: Type.Integer() });
+
 export const Settings = Type.Object({}, { additionalProperties: true, description: 'Free-form JSON object, at most 16 KiB serialised' });
 
 export const AuthResponse = Type.Object({ Token: Type.String(), DeveloperId: Uuid, Email: Type.String(), Role });

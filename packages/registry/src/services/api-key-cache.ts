@@ -4,7 +4,7 @@
  * once; changes made on other nodes arrive through the state store's
  * `registry:game-invalidated` channel.
  */
-import { defineWire, type StateStore, type Unsubscribe } from '@platform/kit';
+import { defineWire, type StateStore, type TextFilterSettings, type Unsubscribe } from '@platform/kit';
 import type { CrossGameVisibility } from '../queries/games.js';
 
 export const INVALIDATION_CHANNEL = 'registry:game-invalidated';
@@ -32,6 +32,8 @@ export interface CachedKey {
   gameId: string;
   secretHash: string;
   visibility: CrossGameVisibility;
+  /** The game's text filter, handed to social with the game context (a change drops the entry, like visibility's). */
+  textFilter: TextFilterSettings;
 }
 
 export class ApiKeyCache {

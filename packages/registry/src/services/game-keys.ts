@@ -2,9 +2,9 @@
  * A game's credentials: the API secret (server-side, with the ApiKey) and the client key (public, names the
  * game only; docs/client-key.md): their rotation and their validation, the hot path of the other services.
  */
-import { randomToken, safeEqual, sha256Hex } from '@platform/kit';
+import { randomToken, safeEqual, sha256Hex, type TextFilterSettings } from '@platform/kit';
 import type { Context } from '../context.js';
-import { gameQueries, type CrossGameVisibility, type GameRow } from '../queries/games.js';
+import { gameQueries, type CrossGameVisibility, type GameRow, type TextFilterColumns } from '../queries/games.js';
 import { clientCacheKey } from './api-key-cache.js';
 import type { Caller } from './auth.js';
 import { checkGameId, gameNotFound, gameView, ownerOf, type GameView } from './game-views.js';
@@ -42,27 +42,42 @@ export async function regenerateClientKey(ctx: Context, caller: Caller, gameId: 
   return gameView(row);
 }
 
+/** What a validation answers with: the game and the context social works in. */
+export interface ValidatedGameContext {
+  gameId: string;
+  visibility: CrossGameVisibility;
+  textFilter: TextFilterSettings;
+}
+
+/** A game's text filter columns as settings. */
+export const textFilterOf = (row: TextFilterColumns): TextFilterSettings => ({
+  mode: row.text_filter_mode,
+  allowList: row.text_filter_allow,
+  denyList: row.text_filter_deny,
+  version: row.text_filter_version,
+});
+
 /** The game a client key names (no secret: a client key is public by design); counted in the metrics. */
-export async function validateClientKey(ctx: Context, clientKey: string): Promise<{ gameId: string; visibility: CrossGameVisibility } | undefined> {
+export async function validateClientKey(ctx: Context, clientKey: string): Promise<ValidatedGameContext | undefined> {
   const found = await ctx.keyCache.get(clientCacheKey(clientKey), async () => {
     const row = await gameQueries(ctx.db).byClientKey(clientKey);
-    return row && { gameId: row.id, secretHash: '', visibility: row.cross_game_visibility };
+    return row && { gameId: row.id, secretHash: '', visibility: row.cross_game_visibility, textFilter: textFilterOf(row) };
   });
-  const result = found && { gameId: found.gameId, visibility: found.visibility };
+  const result = found && { gameId: found.gameId, visibility: found.visibility, textFilter: found.textFilter };
   ctx.metrics.keyValidated('client_key', result !== undefined);
   return result;
 }
 
 /** Constant-time check of a game's API key and secret; counted in the metrics. */
-export async function validateKey(ctx: Context, apiKey: string, apiSecret: string): Promise<{ gameId: string; visibility: CrossGameVisibility } | undefined> {
+export async function validateKey(ctx: Context, apiKey: string, apiSecret: string): Promise<ValidatedGameContext | undefined> {
   const found = await ctx.keyCache.get(apiKey, async () => {
     const row = await gameQueries(ctx.db).byApiKey(apiKey);
-    return row && { gameId: row.id, secretHash: row.api_secret_hash, visibility: row.cross_game_visibility };
+    return row && { gameId: row.id, secretHash: row.api_secret_hash, visibility: row.cross_game_visibility, textFilter: textFilterOf(row) };
   });
   const presented = sha256Hex(apiSecret);
   // Unknown keys compare against a fixed digest so both paths do the same work.
   const ok = safeEqual(presented, found?.secretHash ?? '0'.repeat(64));
-  const result = found && ok ? { gameId: found.gameId, visibility: found.visibility } : undefined;
+  const result = found && ok ? { gameId: found.gameId, visibility: found.visibility, textFilter: found.textFilter } : undefined;
   ctx.metrics.keyValidated('api_key', result !== undefined);
   return result;
 }

@@ -24,6 +24,8 @@ export interface SocialMetrics {
   dropped(reason: DropReason): void;
   /** A per-user limit refused (chat, outreach, search, frames). */
   rateLimited(limit: 'chat' | 'outreach' | 'search' | 'frames'): void;
+  /** Player text the game's text filter found something in, by the game's mode (services/text-filter.ts). */
+  textFiltered(mode: 'mask' | 'reject' | 'flag'): void;
   /** Events sent again to a resumed socket (the replay work calls it with the count replayed). */
   replayed(events: number): void;
   /** A resumed socket told to resync (its missed events no longer kept), or every socket after lost subscriptions. */
@@ -54,6 +56,7 @@ export function createSocialMetrics(db: Database): SocialMetrics {
   const delivered = metrics.counter('events_delivered_total', 'Event frames written to a WebSocket on this node (one per socket)');
   const dropped = metrics.counter('events_dropped_total', 'Event frames that reached no socket, by reason (docs/social-realtime.md, "Metrics")', ['reason']);
   const limited = metrics.counter('rate_limited_total', 'Requests and frames refused by a per-user limit, by limit', ['limit']);
+  const filtered = metrics.counter('text_filtered_total', "Player texts (chat, names, status) the game's text filter matched, by the game's mode", ['mode']);
   const replayed = metrics.counter('replayed_events_total', 'Events sent again to a resumed WebSocket');
   const resyncs = metrics.counter('resyncs_total', 'WebSockets told to resync (their missed events were no longer kept, or this node lost its subscriptions)');
   const bus = metrics.counter('bus_messages_total', 'Messages heard from the state store, by channel kind and whether a socket on this node was a recipient', ['channel', 'local']);
@@ -72,6 +75,7 @@ export function createSocialMetrics(db: Database): SocialMetrics {
     delivered: () => deliveredChild.inc(),
     dropped: (reason) => dropped.inc({ reason }),
     rateLimited: (limit) => limited.inc({ limit }),
+    textFiltered: (mode) => filtered.inc({ mode }),
     replayed: (events) => replayed.inc(events),
     resync: () => resyncs.inc(),
     upgradeShed: () => shed.inc(),

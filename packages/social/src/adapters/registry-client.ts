@@ -11,7 +11,7 @@
 import http from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
-import { gameSecretDigest, revokesCredential, sha256Hex, type GameCredentialRef, type GameCredentialsNotice } from '@platform/kit';
+import { gameSecretDigest, readTextFilterSettings, revokesCredential, sha256Hex, type GameCredentialRef, type GameCredentialsNotice } from '@platform/kit';
 import { CROSS_GAME_VISIBILITY } from '../config.js';
 import { NO_GAME, type CrossGameVisibility, type GameContext } from '../context.js';
 import { socialError } from '../services/errors.js';
@@ -128,7 +128,10 @@ export function registryTenancy(opts: { registryUrl: string; cacheMs: number; ti
     if (res.status === 200 && res.body?.Valid === true && typeof res.body.GameId === 'string') {
       const v = String(res.body.CrossGameVisibility ?? 'isolated').toLowerCase();
       const visibility = (CROSS_GAME_VISIBILITY as readonly string[]).includes(v) ? (v as CrossGameVisibility) : 'isolated';
-      game = { gameId: res.body.GameId, visibility };
+      // The game's text filter (a registry before it answers none: off until it does).
+      const f = res.body.TextFilter;
+      const textFilter = f && readTextFilterSettings({ mode: f.Mode, allowList: f.AllowList, denyList: f.DenyList, version: f.Version });
+      game = { gameId: res.body.GameId, visibility, ...(textFilter ? { textFilter } : {}) };
     } else if (res.status === 401 || res.status === 403 || (res.status === 200 && res.body?.Valid === false)) {
       game = null;
     } else {

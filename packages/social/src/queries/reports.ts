@@ -6,6 +6,9 @@ import type { Queryable } from '@platform/kit';
 
 export type ReportState = 'received' | 'in_review' | 'actioned' | 'dismissed';
 
+/** Who filed a report: a player (POST /v1/reports) or the text filter (mode flag; no reporter). */
+export type ReportSource = 'player' | 'text_filter';
+
 /** One move of a report: the state it moved to, the moderator's user id (null: gone), when, an optional note. */
 export interface ReportMove {
   state: ReportState;
@@ -32,6 +35,7 @@ export interface ReportRow {
   context: string | null;
   game_id: string | null;
   state: ReportState;
+  source: ReportSource;
   snapshot: unknown;
   history: ReportMove[];
   created_at: Date;
@@ -48,7 +52,7 @@ export interface ReportRow {
   target_discriminator: string | null;
 }
 
-const SELECT_REPORT = `SELECT r.id, r.reason, r.context, r.game_id, r.state, r.snapshot, r.history, r.created_at, r.updated_at,
+const SELECT_REPORT = `SELECT r.id, r.reason, r.context, r.game_id, r.state, r.source, r.snapshot, r.history, r.created_at, r.updated_at,
        r.repeat_count, r.repeats, r.last_reported_at,
        rep.public_id AS reporter_public_id, rep.display_name AS reporter_handle, rep.discriminator AS reporter_discriminator,
        tgt.public_id AS target_public_id, tgt.display_name AS target_handle, tgt.discriminator AS target_discriminator
@@ -60,6 +64,21 @@ export async function insertReport(
 ): Promise<void> {
   await db.query('INSERT INTO reports (reporter, target, reason, context, game_id, snapshot, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
     r.reporter,
+    r.target,
+    r.reason,
+    r.context,
+    r.gameId,
+    JSON.stringify(r.snapshot),
+    r.at,
+  ]);
+}
+
+/** A report the text filter opens (mode flag): no reporter, source `text_filter`. */
+export async function insertSystemReport(
+  db: Queryable,
+  r: { target: string; reason: string; context: string; gameId: string | null; snapshot: unknown; at: Date },
+): Promise<void> {
+  await db.query(`INSERT INTO reports (reporter, target, reason, context, game_id, snapshot, created_at, source) VALUES (NULL, $1, $2, $3, $4, $5, $6, 'text_filter')`, [
     r.target,
     r.reason,
     r.context,

@@ -84,7 +84,7 @@ async function handleFrame(deps: FrameDeps, conn: Connection, data: RawData, isB
         return await presenceUpdateFrame(deps, conn, frame);
       case 'chatSend':
         // Delivery (to this socket too) is the chatMessage event of the channel.
-        await sendChatMessage(deps.ctx, conn.user, { channel: frame.channel, channelId: frame.channelId, body: frame.body });
+        await sendChatMessage(deps.ctx, conn.user, { channel: frame.channel, channelId: frame.channelId, body: frame.body }, conn.game);
         return;
       case 'authenticate':
         return await authenticateFrame(deps, conn, frame.token);

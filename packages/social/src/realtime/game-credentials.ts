@@ -5,7 +5,7 @@
  * closed with 4005 (docs/social-realtime.md). A socket whose upgrade checked its credential just before the notice
  * arrived is refused as a new one would be (`refusedCredential`).
  */
-import { GAME_CREDENTIALS_CHANNEL, parseGameCredentialsNotice, revokesCredential, type StateStore, type Unsubscribe } from '@platform/kit';
+import { GAME_CREDENTIALS_CHANNEL, parseGameCredentialsNotice, revokesCredential, type StateStore, type TextFilters, type Unsubscribe } from '@platform/kit';
 import type { GameContext } from '../context.js';
 import { socialErrors } from '../services/errors.js';
 import type { TenancyResolver } from '../adapters/registry-client.js';
@@ -28,6 +28,8 @@ export interface GameCredentialDeps {
   log: Log;
   sender: Sender;
   connections: ReadonlySet<Connection>;
+  /** Where a text_filter_changed notice's settings go: sockets already open filter with them at once. */
+  textFilters: TextFilters;
 }
 
 /** Subscribes this node to the notices; resolves to the unsubscribe (undefined when subscribing failed: logged). */
@@ -38,7 +40,9 @@ export function followGameCredentials(deps: GameCredentialDeps): Promise<Unsubsc
       const notice = parseGameCredentialsNotice(raw);
       if (!notice) return log.warn('unreadable game credentials notice dropped');
       deps.tenancy.forget(notice);
-      if (notice.change === 'visibility_changed') return;
+      if (notice.change === 'text_filter_changed' && notice.textFilter) deps.textFilters.note(notice.gameId, notice.textFilter);
+      // Changes of the game context, not of a credential: no socket is closed.
+      if (notice.change === 'visibility_changed' || notice.change === 'text_filter_changed') return;
       let closed = 0;
       for (const conn of deps.connections) {
         const cred = conn.game.credential;

@@ -87,7 +87,7 @@ export function attachRealtime(app: App, ctx: Ctx, deps: { authenticator: Authen
     socket.on('error', () => {});
     void upgrade(req, socket, head);
   });
-  const credentials = followGameCredentials({ bus: deps.bus, tenancy: deps.tenancy, log, sender, connections: connections.all });
+  const credentials = followGameCredentials({ bus: deps.bus, tenancy: deps.tenancy, log, sender, connections: connections.all, textFilters: ctx.textFilters });
   deps.revocations?.onRevoked((r) => {
     const closed = closeRevokedSockets(connections.all, r);
     if (closed) log.info({ closed, reason: r.reason }, 'sockets closed on a revocation');

@@ -18,7 +18,7 @@ export function meRoutes(app: App, ctx: Ctx): void {
         tags: ['self'],
         summary: 'Edit the profile',
         headers: CallerHeaders,
-        response: { 200: ProfileDto, ...errorResponses(CALLER, BODY, 'invalid_display_name', 'invalid_avatar_url') },
+        response: { 200: ProfileDto, ...errorResponses(CALLER, BODY, 'invalid_display_name', 'invalid_avatar_url', 'text_filtered') },
         body: Type.Object(
           {
             displayName: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
@@ -31,7 +31,7 @@ export function meRoutes(app: App, ctx: Ctx): void {
         ),
       },
     },
-    async (req) => profileDto(await updateProfile(ctx, req.user, req.body)),
+    async (req) => profileDto(await updateProfile(ctx, req.user, req.body, req.game)),
   );
 
   app.post(
@@ -42,11 +42,11 @@ export function meRoutes(app: App, ctx: Ctx): void {
         tags: ['self'],
         summary: 'Change the display name (a new discriminator when needed)',
         headers: CallerHeaders,
-        response: { 200: MeResponse, ...errorResponses(CALLER, BODY, 'invalid_display_name') },
+        response: { 200: MeResponse, ...errorResponses(CALLER, BODY, 'invalid_display_name', 'text_filtered') },
         body: Type.Object({ displayName: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false }),
       },
     },
-    async (req) => meDto(await changeName(ctx, req.user, req.body.displayName)),
+    async (req) => meDto(await changeName(ctx, req.user, req.body.displayName, req.game)),
   );
 
   app.get('/v1/me/export', { config: { caller: 'player' }, schema: { tags: ['self'], summary: 'Privacy export', headers: CallerHeaders, response: { 200: PrivacyExport, ...errorResponses(CALLER) } } }, async (req) => exportData(ctx, req.user, req.game));

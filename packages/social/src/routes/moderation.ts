@@ -32,6 +32,9 @@ const SnapshotSchema = Type.Union([
 export const ReportView = Type.Object({
   reportId: Str,
   state: ReportStateSchema,
+  source: Type.Union([Type.Literal('player'), Type.Literal('text_filter')], {
+    description: "Who filed it: a player, or the game's text filter in mode flag (reporter null; docs/social.md, \"Text filter\")",
+  }),
   reason: Str,
   context: Type.Union([Str, Type.Null()]),
   gameId: Type.Union([Str, Type.Null()]),

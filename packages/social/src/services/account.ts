@@ -6,6 +6,7 @@ import { removeMember } from './parties.js';
 import { clearPresence, notifyPresence } from './presence.js';
 import { fullHandle, rename, userSummary } from './users.js';
 import { socialError } from './errors.js';
+import { filterText, reportFlagged, type FilterOutcome } from './text-filter.js';
 import { friendIds } from '../queries/friends.js';
 import { notesBy } from '../queries/notes.js';
 import { currentPartyId } from '../queries/parties.js';
@@ -39,7 +40,12 @@ async function notifyProfile(ctx: Ctx, u: UserRow): Promise<void> {
   );
 }
 
-export async function updateProfile(ctx: Ctx, me: UserRow, patch: ProfilePatch): Promise<UserRow> {
+/**
+ * Edits the profile. The display name and status go through the game's text filter (`game`: the request's
+ * context): a status is masked, a display name refused in mode mask (its characters cannot include `*`); both are
+ * refused in mode reject and reported after the change in mode flag.
+ */
+export async function updateProfile(ctx: Ctx, me: UserRow, patch: ProfilePatch, game: GameContext): Promise<UserRow> {
   if (patch.avatarUrl) {
     let ok = false;
     try {
@@ -49,22 +55,31 @@ export async function updateProfile(ctx: Ctx, me: UserRow, patch: ProfilePatch):
     }
     if (!ok) throw socialError('invalid_avatar_url', 'avatarUrl must be an https URL', { field: 'avatarUrl' });
   }
+  // Both checked before anything changes: a refused status leaves the name as it was too.
+  const name = patch.displayName !== undefined ? filterText(ctx, game, 'displayName', patch.displayName) : undefined;
+  const trimmedStatus = patch.status?.trim() || null;
+  const status: FilterOutcome | undefined = trimmedStatus ? filterText(ctx, game, 'status', trimmedStatus) : undefined;
   let u = me;
-  if (patch.displayName !== undefined) u = await rename(ctx, u, patch.displayName);
+  if (name) u = await rename(ctx, u, name.text);
   const columns: ProfileColumns = {};
   if (patch.avatarUrl !== undefined) columns.avatar_url = patch.avatarUrl || null;
-  if (patch.status !== undefined) columns.status = patch.status?.trim() || null;
+  if (patch.status !== undefined) columns.status = status?.text ?? null;
   if (patch.visibility !== undefined) columns.visibility = patch.visibility;
   if (patch.invisible !== undefined) columns.invisible = patch.invisible;
   if (Object.keys(columns).length) u = await setProfileColumns(ctx.db, u.id, columns);
   if (patch.displayName !== undefined || patch.avatarUrl !== undefined || patch.status !== undefined) await notifyProfile(ctx, u);
   if (patch.invisible !== undefined && patch.invisible !== me.invisible) await notifyPresence(ctx, u);
+  if (name?.flagged) await reportFlagged(ctx, game, u, { kind: 'displayName', text: u.display_name });
+  if (status?.flagged) await reportFlagged(ctx, game, u, { kind: 'status', text: status.text });
   return u;
 }
 
-export async function changeName(ctx: Ctx, me: UserRow, displayName: string): Promise<UserRow> {
-  const u = await rename(ctx, me, displayName);
+/** A new display name, through the game's text filter as in updateProfile. */
+export async function changeName(ctx: Ctx, me: UserRow, displayName: string, game: GameContext): Promise<UserRow> {
+  const name = filterText(ctx, game, 'displayName', displayName);
+  const u = await rename(ctx, me, name.text);
   await notifyProfile(ctx, u);
+  if (name.flagged) await reportFlagged(ctx, game, u, { kind: 'displayName', text: u.display_name });
   return u;
 }
 

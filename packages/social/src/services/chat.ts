@@ -5,9 +5,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createBatcher, onePer, UUID_PATTERN as GUID, type Queryable } from '@platform/kit';
-import type { Ctx, UserRow } from '../context.js';
+import { NO_GAME, type Ctx, type GameContext, type UserRow } from '../context.js';
 import { limitChat } from './limits.js';
 import { socialError } from './errors.js';
+import { filterText, reportFlagged } from './text-filter.js';
 import { channelHistory, deleteMessagesBefore, insertDmMessage, insertPartyMessages, type ChatKind, type MessageRow, type PartyInsert } from '../queries/chat.js';
 import { areFriends, dmChannelOf } from '../queries/friends.js';
 import { isPartyMember } from '../queries/parties.js';
@@ -51,9 +52,11 @@ const partyInserter = onePer((db: Queryable) =>
  * Stores and publishes a message; refused while the sender has a chat sanction. dm: sender and peer must be friends (a
  * block ends the friendship); party: the sender must be a current member.
  * A peer who muted the sender still gets the message in history but no
- * chatMessage event.
+ * chatMessage event. `game`: the context the sender writes from (their socket's or request's), whose text filter
+ * applies (services/text-filter.ts): masked, refused (400 text_filtered, nothing stored or sent) or flagged (sent,
+ * then reported to moderators).
  */
-export async function sendChatMessage(ctx: Ctx, sender: UserRow, input: { channel: ChatKind; channelId: string; body: string }) {
+export async function sendChatMessage(ctx: Ctx, sender: UserRow, input: { channel: ChatKind; channelId: string; body: string }, game: GameContext = NO_GAME) {
   assertChatEnabled(ctx);
   // An active chat sanction (auth's notice, heard by every node): 403 chat_restricted, before anything is stored.
   ctx.sanctions.assertChatAllowed(sender.account_id);
@@ -66,6 +69,7 @@ export async function sendChatMessage(ctx: Ctx, sender: UserRow, input: { channe
   const channelId = input.channelId.toLowerCase();
   let peer: string | undefined;
   let row: MessageRow | undefined;
+  let filtered: { text: string; flagged: boolean };
   if (input.channel === 'dm') {
     peer = await dmPeer(ctx.db, sender.id, channelId);
     if (!peer) throw noChannel();
@@ -73,16 +77,18 @@ export async function sendChatMessage(ctx: Ctx, sender: UserRow, input: { channe
       throw socialError('not_friends', 'Direct messages are only possible between friends');
     }
     await limitChat(ctx, sender.id);
-    row = await insertDmMessage(ctx.db, { channelId, from: sender.id, fromPublicId: sender.public_id, body, sentAt: ctx.now() });
+    filtered = filterText(ctx, game, 'body', body);
+    row = await insertDmMessage(ctx.db, { channelId, from: sender.id, fromPublicId: sender.public_id, body: filtered.text, sentAt: ctx.now() });
   } else {
     // The hot path of party chat: the membership check rides in the insert itself, and the inserts of
     // messages arriving together share one statement (group commit, see partyInserter). Attempts count against the
     // sender's chat limit.
     await limitChat(ctx, sender.id);
+    filtered = filterText(ctx, game, 'body', body);
     const id = randomUUID();
     const sentAt = ctx.now();
-    const stored = await partyInserter(ctx.db)({ id, channelId, from: sender.id, body, sentAt });
-    row = stored ? { id, channel: 'party', channel_id: channelId, body, sent_at: stored, public_id: sender.public_id } : undefined;
+    const stored = await partyInserter(ctx.db)({ id, channelId, from: sender.id, body: filtered.text, sentAt });
+    row = stored ? { id, channel: 'party', channel_id: channelId, body: filtered.text, sent_at: stored, public_id: sender.public_id } : undefined;
     if (!row) throw noChannel();
   }
   const dto = messageDto(row);
@@ -92,6 +98,9 @@ export async function sendChatMessage(ctx: Ctx, sender: UserRow, input: { channe
     await ctx.events.toUser(sender.id, 'chatMessage', dto);
   } else {
     await ctx.events.toParty(channelId, 'chatMessage', dto, opts);
+  }
+  if (filtered.flagged) {
+    await reportFlagged(ctx, game, sender, { kind: 'message', channel: dto.channel, channelId: dto.channelId, messageId: dto.messageId, body: dto.body, sentAt: dto.sentAt });
   }
   return dto;
 }

@@ -27,6 +27,7 @@ export const socialErrors = kitErrorCodes.extend({
   cannot_kick_self: { status: 400, description: 'Acting on yourself' },
   upgrade_required: { status: 400, description: 'GET /v1/ws without a WebSocket upgrade' },
   invalid_cursor: { status: 400, description: 'A cursor the list did not give (malformed, tampered, another user’s, or naming nothing)' },
+  text_filtered: { status: 400, description: 'The game’s text filter refused the text (`field`: body, displayName or status): mode reject, or a display name in mode mask' },
   invalid_sanction: { status: 400, description: 'The auth service refused the sanction of a moderation action (`authCode` names its code: validation_failed, unknown_sanction_type)' },
   // 401, 403
   unauthorized: { status: 401, description: 'Missing or invalid credentials' },

@@ -55,6 +55,7 @@ function reportView(r: ReportRow, moderators: Map<string, Named>) {
   return {
     reportId: r.id,
     state: r.state,
+    source: r.source,
     reason: r.reason,
     context: r.context,
     gameId: r.game_id,

@@ -3,7 +3,7 @@ import { UUID_PATTERN, type Queryable } from '@platform/kit';
 import type { Ctx, GameContext, UserRow } from '../context.js';
 import { dmPeer } from './chat.js';
 import { limitOutreach } from './limits.js';
-import { fullHandle, resolveTarget } from './users.js';
+import { profileSnapshot, resolveTarget } from './users.js';
 import { socialError } from './errors.js';
 import { insertReport, lastMessagesOf, lockReportPair, mergeRepeat } from '../queries/reports.js';
 import { isPartyMember } from '../queries/parties.js';
@@ -35,13 +35,7 @@ async function snapshotOf(ctx: Ctx, reporter: UserRow, target: UserRow, context:
   const messages = channel ? await lastMessagesOf(ctx.db, { ...channel, author: target.id, limit: SNAPSHOT_MESSAGES }) : [];
   return {
     takenAt: ctx.now().toISOString(),
-    target: {
-      publicId: target.public_id,
-      fullHandle: fullHandle(target),
-      displayName: target.display_name,
-      avatarUrl: target.avatar_url,
-      status: target.status,
-    },
+    target: profileSnapshot(target),
     ...(channel
       ? { channel: { ...channel, messages: messages.map((x) => ({ messageId: x.id, body: x.body, sentAt: new Date(x.sent_at).toISOString() })) } }
       : {}),

@@ -19,6 +19,15 @@ const FULL_HANDLE = /^(.+)#(\d{4})$/;
 const ALLOCATION_ATTEMPTS = 25;
 
 export const fullHandle = (u: Pick<UserRow, 'display_name' | 'discriminator'>) => `${u.display_name}#${u.discriminator}`;
+
+/** What a user looked like, as a report's snapshot keeps it. */
+export const profileSnapshot = (u: UserRow) => ({
+  publicId: u.public_id,
+  fullHandle: fullHandle(u),
+  displayName: u.display_name,
+  avatarUrl: u.avatar_url,
+  status: u.status,
+});
 export const newPublicId = () => `p_${randomToken(16)}`;
 const randomDiscriminator = () => String(randomInt(1, 10_000)).padStart(4, '0');
 

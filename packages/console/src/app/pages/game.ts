@@ -1,6 +1,6 @@
-/** One game: settings and cross-game visibility, credentials (rotation), module builds, players, deletion. */
+/** One game: settings and cross-game visibility, credentials (rotation), text filter, module builds, players, deletion. */
 import { h, onSubmit, replace, table, when } from '../dom.js';
-import type { GameView, Visibility } from '../registry-api.js';
+import type { GameView, TextFilter, Visibility } from '../registry-api.js';
 import { confirmDialog, showSecretOnce, type Ui } from '../ui.js';
 import { modulesSection } from './modules.js';
 
@@ -44,6 +44,45 @@ function settingsSection(ui: Ui, game: GameView, reload: () => void): HTMLElemen
     });
   });
   return h('section', { class: 'card' }, h('h2', null, 'Settings'), form);
+}
+
+const FILTER_MODES: { value: TextFilter['Mode']; label: string }[] = [
+  { value: 'off', label: 'off — player text is not filtered' },
+  { value: 'mask', label: 'mask — matches become * (a rude display name is refused)' },
+  { value: 'reject', label: 'reject — the text is refused (text_filtered)' },
+  { value: 'flag', label: 'flag — delivered, and a report is opened for moderators' },
+];
+
+/** One word a line: what the lists look like in a textarea, and back. */
+const lines = (words: readonly string[]) => words.join('\n');
+const words = (text: string) => text.split('\n').map((w) => w.trim()).filter(Boolean);
+
+/** The game's text filter (docs/registry.md, "Text filter"): mode and the game's own allow and deny words. */
+async function textFilterSection(ui: Ui, game: GameView): Promise<HTMLElement> {
+  const section = h('section', { class: 'card', id: 'text-filter' }, h('h2', null, 'Text filter'));
+  const current = await ui.attempt('Loading the text filter', () => ui.s.registry.textFilter(game.GameId));
+  if (!current) return section;
+  const version = h('p', { class: 'muted', id: 'text-filter-version' }, `Version ${current.Version}`);
+  const form = h(
+    'form',
+    { class: 'stack', id: 'text-filter-form' },
+    h('p', { class: 'muted' }, 'Applies to chat, display names and status texts of players writing from this game (English word list, with look-alike letters and leetspeak).'),
+    h('label', null, 'Mode', h('select', { name: 'mode' }, FILTER_MODES.map((m) => h('option', { value: m.value, selected: m.value === current.Mode }, m.label)))),
+    h('label', null, 'Deny list (one word a line, at most 1000, each at most 64 characters)', h('textarea', { name: 'deny', value: lines(current.DenyList) })),
+    h('label', null, 'Allow list (never filtered, e.g. “cockpit”; one a line)', h('textarea', { name: 'allow', value: lines(current.AllowList) })),
+    h('button', { type: 'submit' }, 'Save text filter'),
+  );
+  onSubmit(form, (f) => {
+    void ui.attempt('Saving the text filter', async () => {
+      const saved = await ui.s.registry.setTextFilter(game.GameId, { Mode: f.mode as TextFilter['Mode'], AllowList: words(f.allow), DenyList: words(f.deny) });
+      (form.querySelector('[name=deny]') as HTMLTextAreaElement).value = lines(saved.DenyList);
+      (form.querySelector('[name=allow]') as HTMLTextAreaElement).value = lines(saved.AllowList);
+      version.textContent = `Version ${saved.Version}`;
+      ui.say('Text filter saved.');
+    });
+  });
+  section.append(form, version);
+  return section;
 }
 
 function credentialsSection(ui: Ui, game: GameView, reload: () => void): HTMLElement {
@@ -119,6 +158,7 @@ export async function gamePage(ui: Ui, main: HTMLElement, gameId: string): Promi
   replace(
     body,
     h('div', { class: 'columns' }, settingsSection(ui, game, reload), credentialsSection(ui, game, reload)),
+    await textFilterSection(ui, game),
     await modulesSection(ui, game),
     await playersSection(ui, game),
     dangerSection(ui, game),

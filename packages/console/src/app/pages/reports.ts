@@ -6,6 +6,8 @@ import { sanctionForm } from './sanction-form.js';
 
 const STATES: ReportState[] = ['received', 'in_review', 'actioned', 'dismissed'];
 const named = (n: { fullHandle: string } | null) => n?.fullHandle ?? '(erased)';
+/** Who filed it: a player, or the game's text filter (mode flag), which has no reporter. */
+const reporterOf = (r: Pick<ReportView, 'source' | 'reporter'>) => (r.source === 'text_filter' ? 'Text filter' : named(r.reporter));
 
 /** The queue by state, 100 a page: `cursor` (the page before's nextCursor) pages past the first 100. */
 export async function reportsPage(ui: Ui, main: HTMLElement): Promise<void> {
@@ -29,7 +31,7 @@ export async function reportsPage(ui: Ui, main: HTMLElement): Promise<void> {
       { class: 'card', id: 'reports' },
       table(
         ['Filed', 'Reason', 'Target', 'Reporter', 'Context', 'Repeats', 'State'],
-        (page?.reports ?? []).map((r) => [h('a', { href: `#/reports/${r.reportId}` }, when(r.createdAt)), r.reason, named(r.target), named(r.reporter), r.context ?? '—', r.repeatCount ? `×${r.repeatCount}` : '', r.state]),
+        (page?.reports ?? []).map((r) => [h('a', { href: `#/reports/${r.reportId}` }, when(r.createdAt)), r.reason, named(r.target), reporterOf(r), r.context ?? '—', r.repeatCount ? `×${r.repeatCount}` : '', r.state]),
         `No ${state} reports.`,
       ),
       paging,
@@ -85,7 +87,7 @@ export async function reportPage(ui: Ui, main: HTMLElement, reportId: string): P
   const final = r.state === 'actioned' || r.state === 'dismissed';
   main.append(
     h('h1', null, `Report: ${r.reason}`, ' ', h('span', { class: 'tag', id: 'report-state-now' }, r.state)),
-    h('p', null, `Filed ${when(r.createdAt)} by ${named(r.reporter)} about `, h('strong', null, named(r.target)), r.context ? ` — “${r.context}”` : ''),
+    h('p', null, `Filed ${when(r.createdAt)} by ${reporterOf(r)} about `, h('strong', null, named(r.target)), r.context ? ` — “${r.context}”` : ''),
     ...(r.repeatCount
       ? [h('p', { id: 'report-repeats' }, `Reported again ${r.repeatCount} time(s) by the same reporter, last ${when(r.lastReportedAt!)} (merged): `, r.repeats.map((x) => `${x.reason}${x.context ? ` “${x.context}”` : ''}`).join('; '))]
       : []),
