@@ -13,7 +13,8 @@ import assert from 'node:assert/strict';
 import { chromiumSkip } from '@platform/kit/testing';
 import { assertNothingKept, openConsole, startRig, type ConsoleRig } from './support.js';
 import { accountFlow, appealFlow, moderatorFlow, staffAccount, staffSignIn } from './flows.js';
-import { shows } from './support.js';
+import { shows, PASSWORD } from './support.js';
+import { Secret, TOTP } from 'otpauth';
 
 describe('web console in Chromium: moderation', { skip: chromiumSkip() }, () => {
   let rig: ConsoleRig;
@@ -66,6 +67,25 @@ describe('web console in Chromium: moderation', { skip: chromiumSkip() }, () => 
   it('appeals: the player appeals a sanction from a report; a moderator reads it beside the report and its snapshot, shortens it; the answer reaches the inbox', async () => {
     const tab = await openConsole(rig);
     await appealFlow(rig, tab);
+    await assertNothingKept(tab);
+    await tab.context.close();
+  });
+
+  it('a staff account with an authenticator: refused without its code, signed in with it (TOTP second step)', async () => {
+    const mod = await staffAccount(rig, ['moderator']);
+    const c = rig.player();
+    await c.auth.signInWithEmail({ email: mod.email, password: PASSWORD });
+    const { secret } = await c.auth.startTotp();
+    const code = (steps: number) => new TOTP({ secret: Secret.fromBase32(secret) }).generate({ timestamp: Date.now() + steps * 30_000 });
+    await c.auth.confirmTotp(code(0));
+    const tab = await openConsole(rig);
+    await tab.page.fill('#staff-signin [name=email]', mod.email);
+    await tab.page.fill('#staff-signin [name=password]', PASSWORD);
+    await tab.page.click('#staff-signin button');
+    await shows(tab.page, '#status.error', 'enter its code');
+    await tab.page.fill('#staff-signin [name=code]', code(1));
+    await tab.page.click('#staff-signin button');
+    await shows(tab.page, 'h1', 'Report queue');
     await assertNothingKept(tab);
     await tab.context.close();
   });

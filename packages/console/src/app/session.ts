@@ -5,7 +5,7 @@
  * (developer: the token's `exp`; staff: when the SDK can no longer refresh), after `idleMinutes` without a
  * click or key press, or on "Sign out".
  */
-import { createClient, type PlatformClient } from '@platform/client';
+import { createClient, PlatformError, type PlatformClient } from '@platform/client';
 import { RegistryApi, type Signed } from './registry-api.js';
 
 export interface ConsoleConfig {
@@ -74,9 +74,17 @@ export class ConsoleSessions {
   }
 
   /** Signs in on auth; an account without the moderator or admin role is signed out again and refused. */
-  async staffSignIn(email: string, password: string): Promise<void> {
+  async staffSignIn(email: string, password: string, secondFactor?: string): Promise<void> {
     const client = createClient({ authUrl: this.config.authUrl, socialUrl: this.config.socialUrl, platform: 'web' });
-    await client.auth.signInWithEmail({ email, password });
+    try {
+      await client.auth.signInWithEmail({ email, password });
+    } catch (e) {
+      // An authenticator on the account (docs/auth.md, "Second factor (TOTP)"): the code (6 digits) or a recovery code.
+      if (!(e instanceof PlatformError) || e.code !== 'mfa_required') throw e;
+      const proof = secondFactor?.trim();
+      if (!proof) throw new Error('This account has an authenticator: enter its code (or a recovery code) and sign in again.');
+      await client.auth.completeSignIn(String(e.details.mfa_token), /^\d{6}$/.test(proof) ? { code: proof } : { recovery_code: proof });
+    }
     const account = await client.auth.account();
     if (!account.roles.some((r) => STAFF_ROLES.includes(r))) {
       await client.auth.signOut().catch(() => {});

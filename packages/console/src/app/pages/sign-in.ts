@@ -46,9 +46,14 @@ function staffForm(ui: Ui): HTMLElement {
   const s = ui.s;
   if (s.staff) return h('section', { class: 'card' }, h('h2', null, 'Staff'), h('p', null, `Signed in as ${s.staff.name} (${s.staff.roles.join(', ')}).`));
   const form = signInForm('staff-signin', 'Sign in as moderator');
+  // The second factor of an account with an authenticator (left empty otherwise).
+  form.insertBefore(
+    h('label', null, 'Authenticator code (if on) ', h('input', { name: 'code', autocomplete: 'one-time-code', inputMode: 'numeric', maxLength: 64 })),
+    form.querySelector('button'),
+  );
   onSubmit(form, (f) => {
     void ui.attempt('Staff sign-in', async () => {
-      await s.staffSignIn(f.email, f.password);
+      await s.staffSignIn(f.email, f.password, f.code);
       ui.say(`Signed in as ${s.staff?.name}.`);
       ui.go('reports');
     });
