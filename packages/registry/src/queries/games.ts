@@ -12,6 +12,8 @@ export interface GameRow {
   api_secret_hash: string;
   settings: Record<string, unknown>;
   cross_game_visibility: CrossGameVisibility;
+  /** The social features refused to guests in this game; null: the deployment's SOCIAL_GUEST_RESTRICTED. */
+  guest_restricted: string[] | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -21,9 +23,11 @@ export interface GamePatch {
   launchCommand?: string | null;
   settings?: Record<string, unknown>;
   crossGameVisibility?: CrossGameVisibility;
+  /** null: back to the deployment's list. */
+  guestRestricted?: string[] | null;
 }
 
-const COLUMNS = 'id, developer_id, display_name, launch_command, api_key, client_key, api_secret_hash, settings, cross_game_visibility, created_at, updated_at';
+const COLUMNS = 'id, developer_id, display_name, launch_command, api_key, client_key, api_secret_hash, settings, cross_game_visibility, guest_restricted, created_at, updated_at';
 /** The same columns of `games g`, where another relation of the statement has some of the same names. */
 const QUALIFIED = COLUMNS.split(', ').map((c) => `g.${c}`).join(', ');
 
@@ -77,6 +81,7 @@ export function gameQueries(db: Queryable) {
            launch_command = CASE WHEN $4::boolean THEN $5 ELSE launch_command END,
            settings = COALESCE($6::jsonb, settings),
            cross_game_visibility = COALESCE($7, cross_game_visibility),
+           guest_restricted = CASE WHEN $8::boolean THEN $9::text[] ELSE guest_restricted END,
            updated_at = now()
          WHERE id = $1 AND ($2::uuid IS NULL OR developer_id = $2::uuid)
          RETURNING ${COLUMNS}`,
@@ -88,13 +93,18 @@ export function gameQueries(db: Queryable) {
           p.launchCommand ?? null,
           p.settings === undefined ? null : JSON.stringify(p.settings),
           p.crossGameVisibility ?? null,
+          p.guestRestricted !== undefined,
+          p.guestRestricted ?? null,
         ],
       );
       return r.rows[0];
     },
     /** The hot path of /auth/validate-client-key: one lookup on the unique client_key index. */
-    async byClientKey(clientKey: string): Promise<Pick<GameRow, 'id' | 'cross_game_visibility'> | undefined> {
-      const r = await db.query<Pick<GameRow, 'id' | 'cross_game_visibility'>>(`SELECT id, cross_game_visibility FROM games WHERE client_key = $1`, [clientKey]);
+    async byClientKey(clientKey: string): Promise<Pick<GameRow, 'id' | 'cross_game_visibility' | 'guest_restricted'> | undefined> {
+      const r = await db.query<Pick<GameRow, 'id' | 'cross_game_visibility' | 'guest_restricted'>>(
+        `SELECT id, cross_game_visibility, guest_restricted FROM games WHERE client_key = $1`,
+        [clientKey],
+      );
       return r.rows[0];
     },
     /** Deletes the game (its builds and registrations cascade); returns the row and its build digests. */
@@ -107,9 +117,9 @@ export function gameQueries(db: Queryable) {
       return r.rows[0] ? { game: r.rows[0], shas: shas.rows.map((s) => s.sha256) } : undefined;
     },
     /** The hot path of /auth/validate-key: one lookup on the unique api_key index. */
-    async byApiKey(apiKey: string): Promise<Pick<GameRow, 'id' | 'api_secret_hash' | 'cross_game_visibility'> | undefined> {
-      const r = await db.query<Pick<GameRow, 'id' | 'api_secret_hash' | 'cross_game_visibility'>>(
-        `SELECT id, api_secret_hash, cross_game_visibility FROM games WHERE api_key = $1`,
+    async byApiKey(apiKey: string): Promise<Pick<GameRow, 'id' | 'api_secret_hash' | 'cross_game_visibility' | 'guest_restricted'> | undefined> {
+      const r = await db.query<Pick<GameRow, 'id' | 'api_secret_hash' | 'cross_game_visibility' | 'guest_restricted'>>(
+        `SELECT id, api_secret_hash, cross_game_visibility, guest_restricted FROM games WHERE api_key = $1`,
         [apiKey],
       );
       return r.rows[0];

@@ -3,7 +3,7 @@ import type { App } from '@platform/kit';
 import type { Context } from '../context.js';
 import type { RegistryErrorCode } from '../errors.js';
 import { validateClientKey, validateKey } from '../services/game-keys.js';
-import { CrossGameVisibility, ErrorBody } from './schemas.js';
+import { CrossGameVisibility, ErrorBody, GuestRestricted } from './schemas.js';
 
 export function validateKeyRoutes(app: App, ctx: Context): void {
   validationRoute(app, {
@@ -45,7 +45,7 @@ function validationRoute<B, C extends RegistryErrorCode>(
         summary: route.summary,
         body: route.body,
         response: {
-          200: Type.Object({ Valid: Type.Literal(true), GameId: Type.String({ format: 'uuid' }), CrossGameVisibility }),
+          200: Type.Object({ Valid: Type.Literal(true), GameId: Type.String({ format: 'uuid' }), CrossGameVisibility, GuestRestricted }),
           400: ErrorBody,
           401: Type.Object({ Valid: Type.Literal(false), Code: Type.Literal(route.code), Message: Type.String() }),
         },
@@ -58,7 +58,7 @@ function validationRoute<B, C extends RegistryErrorCode>(
         reply.status(401);
         return { Valid: false as const, Code: route.code, Message: route.message };
       }
-      return { Valid: true as const, GameId: found.gameId, CrossGameVisibility: found.visibility };
+      return { Valid: true as const, GameId: found.gameId, CrossGameVisibility: found.visibility, GuestRestricted: found.guestRestricted };
     },
   );
 }

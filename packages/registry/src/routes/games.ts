@@ -7,6 +7,7 @@ import { regenerateClientKey, regenerateSecret } from '../services/game-keys.js'
 import {
   bearer,
   CrossGameVisibility,
+  GuestRestricted,
   ErrorBody,
   GameParams,
   GameView,
@@ -90,6 +91,7 @@ function gameWriteRoutes(app: App, ctx: Context): void {
             LaunchCommand: Type.Optional(Type.Union([LaunchCommand, Type.Null()])),
             Settings: Type.Optional(Settings),
             CrossGameVisibility: Type.Optional(CrossGameVisibility),
+            GuestRestricted: Type.Optional(GuestRestricted),
           },
           { additionalProperties: false },
         ),
@@ -103,6 +105,7 @@ function gameWriteRoutes(app: App, ctx: Context): void {
         launchCommand: req.body.LaunchCommand,
         settings: req.body.Settings as Record<string, unknown> | undefined,
         crossGameVisibility: req.body.CrossGameVisibility,
+        guestRestricted: req.body.GuestRestricted === null ? null : req.body.GuestRestricted && [...new Set(req.body.GuestRestricted)],
       });
     },
   );

@@ -1,6 +1,6 @@
 /** TypeBox schemas shared by the registry's routes (PascalCase fields). */
 import { Type } from 'typebox';
-import { errorSchema } from '@platform/kit';
+import { errorSchema, GUEST_FEATURES, guestFeaturesOf } from '@platform/kit';
 
 export const ErrorBody = errorSchema('pascal');
 
@@ -10,6 +10,18 @@ export const Role = Type.Union([Type.Literal('super-admin'), Type.Literal('devel
 
 export const CrossGameVisibility = Type.Union([Type.Literal('isolated'), Type.Literal('summary'), Type.Literal('full')], {
   description: 'How rich presence crosses game boundaries; the stricter of two games applies (isolated < summary < full)',
+});
+
+/** The social guest features a game may restrict (kit GUEST_FEATURES; auth's own are not per game). */
+const SocialGuestFeature = Type.Unsafe<string>({
+  type: 'string',
+  enum: guestFeaturesOf('social'),
+  description: guestFeaturesOf('social').map((f) => `${f}: ${GUEST_FEATURES[f].unlocks}`).join('; '),
+});
+
+export const GuestRestricted = Type.Union([Type.Array(SocialGuestFeature, { maxItems: 16 }), Type.Null()], {
+  description:
+    'The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment\'s SOCIAL_GUEST_RESTRICTED; [] restricts nothing',
 });
 
 export const Settings = Type.Object({}, { additionalProperties: true, description: 'Free-form JSON object, at most 16 KiB serialised' });
@@ -27,6 +39,7 @@ export const GameView = Type.Object({
   LaunchCommand: Type.Union([Type.String(), Type.Null()]),
   Settings,
   CrossGameVisibility,
+  GuestRestricted,
   CreatedAt: Timestamp,
   UpdatedAt: Timestamp,
 });

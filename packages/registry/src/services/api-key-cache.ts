@@ -32,6 +32,7 @@ export interface CachedKey {
   gameId: string;
   secretHash: string;
   visibility: CrossGameVisibility;
+  guestRestricted: string[] | null;
 }
 
 export class ApiKeyCache {

@@ -4,9 +4,9 @@
  */
 import { randomToken, safeEqual, sha256Hex } from '@platform/kit';
 import type { Context } from '../context.js';
-import { gameQueries, type CrossGameVisibility, type GameRow } from '../queries/games.js';
+import { gameQueries, type GameRow } from '../queries/games.js';
 import { clientCacheKey } from './api-key-cache.js';
-import type { Caller } from './auth.js';
+import type { Caller, ValidatedGame } from './auth.js';
 import { checkGameId, gameNotFound, gameView, ownerOf, type GameView } from './game-views.js';
 
 const newApiSecret = () => `gs_${randomToken(32)}`;
@@ -43,26 +43,26 @@ export async function regenerateClientKey(ctx: Context, caller: Caller, gameId: 
 }
 
 /** The game a client key names (no secret: a client key is public by design); counted in the metrics. */
-export async function validateClientKey(ctx: Context, clientKey: string): Promise<{ gameId: string; visibility: CrossGameVisibility } | undefined> {
+export async function validateClientKey(ctx: Context, clientKey: string): Promise<ValidatedGame | undefined> {
   const found = await ctx.keyCache.get(clientCacheKey(clientKey), async () => {
     const row = await gameQueries(ctx.db).byClientKey(clientKey);
-    return row && { gameId: row.id, secretHash: '', visibility: row.cross_game_visibility };
+    return row && { gameId: row.id, secretHash: '', visibility: row.cross_game_visibility, guestRestricted: row.guest_restricted };
   });
-  const result = found && { gameId: found.gameId, visibility: found.visibility };
+  const result = found && { gameId: found.gameId, visibility: found.visibility, guestRestricted: found.guestRestricted };
   ctx.metrics.keyValidated('client_key', result !== undefined);
   return result;
 }
 
 /** Constant-time check of a game's API key and secret; counted in the metrics. */
-export async function validateKey(ctx: Context, apiKey: string, apiSecret: string): Promise<{ gameId: string; visibility: CrossGameVisibility } | undefined> {
+export async function validateKey(ctx: Context, apiKey: string, apiSecret: string): Promise<ValidatedGame | undefined> {
   const found = await ctx.keyCache.get(apiKey, async () => {
     const row = await gameQueries(ctx.db).byApiKey(apiKey);
-    return row && { gameId: row.id, secretHash: row.api_secret_hash, visibility: row.cross_game_visibility };
+    return row && { gameId: row.id, secretHash: row.api_secret_hash, visibility: row.cross_game_visibility, guestRestricted: row.guest_restricted };
   });
   const presented = sha256Hex(apiSecret);
   // Unknown keys compare against a fixed digest so both paths do the same work.
   const ok = safeEqual(presented, found?.secretHash ?? '0'.repeat(64));
-  const result = found && ok ? { gameId: found.gameId, visibility: found.visibility } : undefined;
+  const result = found && ok ? { gameId: found.gameId, visibility: found.visibility, guestRestricted: found.guestRestricted } : undefined;
   ctx.metrics.keyValidated('api_key', result !== undefined);
   return result;
 }
