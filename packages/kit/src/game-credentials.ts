@@ -12,7 +12,8 @@ export const GAME_CREDENTIALS_CHANNEL = 'registry:game-credentials';
  * - `secret_replaced`: POST /games/{id}/regenerate-key; the previous ApiSecret is refused from now on.
  * - `client_key_replaced`: POST /games/{id}/regenerate-client-key; the previous ClientKey is refused.
  * - `game_deleted`: DELETE /games/{id}; every credential of the game is refused.
- * - `visibility_changed`: PATCH of CrossGameVisibility; every credential still works, cached game contexts are stale.
+ * - `visibility_changed`: PATCH of CrossGameVisibility or GuestRestricted; every credential still works, cached game
+ *   contexts are stale.
  */
 export const GAME_CREDENTIAL_CHANGES = ['secret_replaced', 'client_key_replaced', 'game_deleted', 'visibility_changed'] as const;
 export type GameCredentialChange = (typeof GAME_CREDENTIAL_CHANGES)[number];

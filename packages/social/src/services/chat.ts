@@ -8,6 +8,7 @@ import { createBatcher, onePer, UUID_PATTERN as GUID, type Queryable } from '@pl
 import type { Ctx, UserRow } from '../context.js';
 import { limitChat } from './limits.js';
 import { socialError } from './errors.js';
+import { assertGuestAllowed, type GuestCaller } from './guest-restrictions.js';
 import { channelHistory, deleteMessagesBefore, insertDmMessage, insertPartyMessages, type ChatKind, type MessageRow, type PartyInsert } from '../queries/chat.js';
 import { areFriends, dmChannelOf } from '../queries/friends.js';
 import { isPartyMember } from '../queries/parties.js';
@@ -53,7 +54,7 @@ const partyInserter = onePer((db: Queryable) =>
  * A peer who muted the sender still gets the message in history but no
  * chatMessage event.
  */
-export async function sendChatMessage(ctx: Ctx, sender: UserRow, input: { channel: ChatKind; channelId: string; body: string }) {
+export async function sendChatMessage(ctx: Ctx, sender: UserRow, input: { channel: ChatKind; channelId: string; body: string }, caller?: GuestCaller) {
   assertChatEnabled(ctx);
   // An active chat sanction (auth's notice, heard by every node): 403 chat_restricted, before anything is stored.
   ctx.sanctions.assertChatAllowed(sender.account_id);
@@ -75,6 +76,8 @@ export async function sendChatMessage(ctx: Ctx, sender: UserRow, input: { channe
     await limitChat(ctx, sender.id);
     row = await insertDmMessage(ctx.db, { channelId, from: sender.id, fromPublicId: sender.public_id, body, sentAt: ctx.now() });
   } else {
+    // Party members need not be friends: a guest may be refused party chat (party_chat).
+    assertGuestAllowed(ctx, caller, 'party_chat');
     // The hot path of party chat: the membership check rides in the insert itself, and the inserts of
     // messages arriving together share one statement (group commit, see partyInserter). Attempts count against the
     // sender's chat limit.
