@@ -794,6 +794,8 @@ export interface operations {
                         CrossGameVisibility: "isolated" | "summary" | "full";
                         /** Format: uuid */
                         GameId: string;
+                        /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
+                        GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create")[] | null;
                         /** @enum {boolean} */
                         Valid: true;
                     };
@@ -948,6 +950,8 @@ export interface operations {
                         CrossGameVisibility: "isolated" | "summary" | "full";
                         /** Format: uuid */
                         GameId: string;
+                        /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
+                        GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create")[] | null;
                         /** @enum {boolean} */
                         Valid: true;
                     };
@@ -1470,6 +1474,8 @@ export interface operations {
                         DisplayName: string;
                         /** Format: uuid */
                         GameId: string;
+                        /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
+                        GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create")[] | null;
                         LaunchCommand: string | null;
                         /** @description Free-form JSON object, at most 16 KiB serialised */
                         Settings: {
@@ -1611,6 +1617,8 @@ export interface operations {
                             DisplayName: string;
                             /** Format: uuid */
                             GameId: string;
+                            /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
+                            GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create")[] | null;
                             LaunchCommand: string | null;
                             /** @description Free-form JSON object, at most 16 KiB serialised */
                             Settings: {
@@ -1809,6 +1817,8 @@ export interface operations {
                         DisplayName: string;
                         /** Format: uuid */
                         GameId: string;
+                        /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
+                        GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create")[] | null;
                         LaunchCommand: string | null;
                         /** @description Free-form JSON object, at most 16 KiB serialised */
                         Settings: {
@@ -2071,6 +2081,8 @@ export interface operations {
                     /** @description How rich presence crosses game boundaries; the stricter of two games applies (isolated < summary < full) */
                     CrossGameVisibility?: "isolated" | "summary" | "full";
                     DisplayName?: string;
+                    /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
+                    GuestRestricted?: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create")[] | null;
                     LaunchCommand?: string | null;
                     /** @description Free-form JSON object, at most 16 KiB serialised */
                     Settings?: {
@@ -2103,6 +2115,8 @@ export interface operations {
                         DisplayName: string;
                         /** Format: uuid */
                         GameId: string;
+                        /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
+                        GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create")[] | null;
                         LaunchCommand: string | null;
                         /** @description Free-form JSON object, at most 16 KiB serialised */
                         Settings: {
@@ -2663,6 +2677,8 @@ export interface operations {
                         DisplayName: string;
                         /** Format: uuid */
                         GameId: string;
+                        /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
+                        GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create")[] | null;
                         LaunchCommand: string | null;
                         /** @description Free-form JSON object, at most 16 KiB serialised */
                         Settings: {
@@ -2821,6 +2837,8 @@ export interface operations {
                             DisplayName: string;
                             /** Format: uuid */
                             GameId: string;
+                            /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
+                            GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create")[] | null;
                             LaunchCommand: string | null;
                             /** @description Free-form JSON object, at most 16 KiB serialised */
                             Settings: {
