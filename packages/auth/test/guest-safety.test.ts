@@ -140,7 +140,7 @@ describe('guest abuse score', () => {
     const limited = await createGuest(device, `${net}.1`);
     assert.deepEqual([limited.statusCode, limited.json().code], [429, 'rate_limited']);
     assert.ok(Number(limited.headers['retry-after']) >= 1);
-    // Another device on the same network is not slowed (the network's own score is 0.4).
+    // Another device on the same network is not slowed (the network's own score is 0.08).
     assert.equal((await createGuest(fingerprint(), `${net}.2`)).statusCode, 200);
 
     // Two failed restores from the device (2 each): 8, refused.

@@ -2,7 +2,7 @@
  * The guest abuse score (docs/auth.md, "Guest abuse score"; docs/decisions/0022-guest-safety.md). Signals, each a
  * weight added to a subject and halving every AUTH_GUEST_SCORE_HALF_LIFE_HOURS:
  *
- *   guest_created    a guest made on a device (1) and from a network, /24 or /64 (0.1: a NAT is many players)
+ *   guest_created    a guest made on a device (1) and from a network, /24 or /64 (0.02: a NAT or a carrier is many players)
  *   restore_failed   a wrong guest secret from a device (2) and a network (0.5); the account tried is not scored
  *                    (it is the victim of the guessing, not its author)
  *   sanctioned       a sanction against an account (ban 25, any other 10), on the account and its devices
@@ -20,7 +20,7 @@ import { deviceHashesOf, recordSignals, signalsOf, type SignalEvent, type Signal
 import { ipCidr } from './tokens.js';
 
 export const SIGNAL_WEIGHTS = {
-  guest_created: { device: 1, network: 0.1 },
+  guest_created: { device: 1, network: 0.02 },
   restore_failed: { device: 2, network: 0.5 },
   sanctioned: { ban: 25, other: 10 },
 } as const;
