@@ -126,7 +126,7 @@ export const vars = {
         const r = parseGuestFeatures(s);
         const allowed = guestFeaturesOf(service);
         const bad = 'unknown' in r ? r.unknown : r.features.filter((f) => !allowed.includes(f));
-        if (bad.length) throw new Error(`not a ${service} guest feature: ${bad.join(', ')} (features: ${allowed.join(', ')}, or none)`);
+        if ('unknown' in r || bad.length) throw new Error(`not a ${service} guest feature: ${bad.join(', ')} (features: ${allowed.join(', ')}, or none)`);
         return r.features;
       },
       opts,
