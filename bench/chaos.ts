@@ -68,7 +68,7 @@ const redisEnv = { REDIS_CLUSTER_NODES: redis.seeds.join(','), REDIS_KEY_PREFIX:
 const schemas = { auth: uniqueSchema('chaos_auth'), social: uniqueSchema('chaos_social') };
 const high = '100000000';
 const [auth, social] = await Promise.all([
-  startAuthCluster({ nodes: 2, databaseUrl: DATABASE_URL, schema: schemas.auth, redis: redisEnv, env: { AUTH_RATE_REFRESH_PER_IP: high, AUTH_RATE_GENERAL_PER_IP: high, AUTH_RATE_GUEST_PER_IP: high } }),
+  startAuthCluster({ nodes: 2, databaseUrl: DATABASE_URL, schema: schemas.auth, redis: redisEnv, env: { AUTH_RATE_REFRESH_PER_IP: high, AUTH_RATE_GENERAL_PER_IP: high, AUTH_RATE_GUEST_PER_IP: high, AUTH_GUEST_SCORE_SLOW: high, AUTH_GUEST_SCORE_REFUSE: high } }),
   startSocialCluster({ nodes: 2, databaseUrl: DATABASE_URL, schema: schemas.social, redis: redisEnv, env: { SOCIAL_RATE_CHAT_PER_MINUTE: '100000', SOCIAL_RATE_ACTIONS_PER_MINUTE: '100000' } }),
 ]);
 const authClients = [0, 1].map((i) => auth.client(i, { attempts: 1, timeoutMs: 5000 }));

@@ -103,6 +103,9 @@ const authEnv = {
   AUTH_RATE_LOGIN_PER_IP_EMAIL: HIGH,
   AUTH_RATE_GUEST_PER_DEVICE: HIGH,
   AUTH_RATE_GUEST_PER_IP: HIGH,
+  // Every guest comes from one address: the guest abuse score would slow the network down (docs/auth.md).
+  AUTH_GUEST_SCORE_SLOW: HIGH,
+  AUTH_GUEST_SCORE_REFUSE: HIGH,
   AUTH_RATE_REFRESH_PER_IP: HIGH,
 };
 

@@ -7,6 +7,7 @@
  */
 import {
   createClient,
+  guestRestriction,
   PlatformError,
   webStorage,
   type ChatMessage,
@@ -45,6 +46,9 @@ async function act(fn: () => Promise<void>): Promise<void> {
   try {
     await fn();
   } catch (e) {
+    // A feature refused to guests: say what upgrading (linking an email) unlocks.
+    const restricted = guestRestriction(e);
+    if (restricted) return status(`Upgrade your guest account to: ${restricted.unlocks}`, true);
     status(e instanceof PlatformError ? `${e.code}: ${e.message}` : String(e), true);
   }
 }

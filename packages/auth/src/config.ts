@@ -51,6 +51,19 @@ export const authVars = {
   guestSecretTimeCost: vars.int('AUTH_GUEST_SECRET_TIME_COST', { default: 1, min: 1, description: 'Argon2id t for guest secrets' }),
   deletionGraceHours: vars.int('AUTH_DELETION_GRACE_HOURS', { default: 720, min: 0 }),
   guestIdleDays: vars.int('AUTH_GUEST_IDLE_DAYS', { default: 180, min: 1, description: 'guests without sign-in or refresh this long are pruned' }),
+  // Guest abuse score (docs/auth.md, "Guest abuse score"): never shown to the player, never blocks an upgrade.
+  guestScoreHalfLifeHours: vars.int('AUTH_GUEST_SCORE_HALF_LIFE_HOURS', { default: 168, min: 1, max: 87_600, description: 'Every signal of the guest abuse score halves in this time' }),
+  guestScoreSlow: vars.int('AUTH_GUEST_SCORE_SLOW', {
+    default: 20,
+    min: 1,
+    description: 'Guest abuse score of a device or network from which guest creation is rate-limited harder (AUTH_RATE_GUEST_SCORED)',
+  }),
+  guestScoreRefuse: vars.int('AUTH_GUEST_SCORE_REFUSE', {
+    default: 50,
+    min: 1,
+    description: 'Guest abuse score from which guest creation is refused (403 guest_creation_refused), and a guest account\'s score from which its sensitive actions are',
+  }),
+  rateGuestScored: vars.int('AUTH_RATE_GUEST_SCORED', { default: 1, min: 1, description: '/guest per window from a device or network over AUTH_GUEST_SCORE_SLOW' }),
   purgeIntervalSeconds: vars.int('AUTH_PURGE_INTERVAL_SECONDS', { default: 3600, min: 1 }),
   rateWindowSeconds: vars.int('AUTH_RATE_WINDOW_SECONDS', { default: 60, min: 1 }),
   rateGeneralPerIp: vars.int('AUTH_RATE_GENERAL_PER_IP', { default: 600, min: 1 }),
@@ -255,6 +268,7 @@ export function readAuthConfig(env: Env = process.env): AuthConfig {
     if (!/^[a-z][a-z0-9_]{0,31}$/.test(f) || f === 'ban' || f === 'chat') problems.push(`AUTH_SANCTION_FEATURES: ${JSON.stringify(f)} is not a feature name (a-z, 0-9, _; up to 32; not ban or chat)`);
   }
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(raw.schema)) problems.push('AUTH_DB_SCHEMA must be a lower-case SQL identifier');
+  if (raw.guestScoreSlow > raw.guestScoreRefuse) problems.push('AUTH_GUEST_SCORE_SLOW must not exceed AUTH_GUEST_SCORE_REFUSE');
   if (problems.length) throw new ConfigError(problems);
   return {
     ...raw,

@@ -127,7 +127,7 @@ describe('email verification and email change', () => {
     );
   });
 
-  it('email change confirmed after another account took the address → 409 email_taken; a guest has no email to change (404)', async () => {
+  it('email change confirmed after another account took the address → 409 email_taken; a guest has no email to change (403 guest_restricted)', async () => {
     const u = await register(h.app);
     const next = email();
     const from = smtp.received.length;
@@ -140,7 +140,8 @@ describe('email verification and email change', () => {
 
     const g = await guest(h.app);
     const none = await post('/account/email', { email: email(), password: GOOD_PASSWORD }, bearer(g.access_token));
-    assert.deepEqual([none.statusCode, none.json().code], [404, 'identity_not_found']);
+    // A guest is told what upgrading unlocks (docs/auth.md, "Guests"; guest-safety.test.ts).
+    assert.deepEqual([none.statusCode, none.json().code, none.json().feature], [403, 'guest_restricted', 'change_email']);
   });
 
   it('wrong passwords on an email change count toward the source lockout (423 after the threshold)', async () => {

@@ -6,7 +6,7 @@ import { routeSpellingMismatches } from '@platform/kit/testing';
 import { bearer, guest, harness, useHarness } from './support/harness.js';
 
 describe('route access by the route that runs (auth)', () => {
-  const h = useHarness({ AUTH_RATE_GENERAL_PER_IP: '100000', AUTH_RATE_GUEST_PER_IP: '100000', AUTH_RATE_REFRESH_PER_IP: '100000' });
+  const h = useHarness({ AUTH_RATE_GENERAL_PER_IP: '100000', AUTH_RATE_GUEST_PER_IP: '100000', AUTH_GUEST_SCORE_SLOW: '100000', AUTH_GUEST_SCORE_REFUSE: '100000', AUTH_RATE_REFRESH_PER_IP: '100000' });
 
   it('every route answers every spelling of its path as the plain path, or reaches no route', async () => {
     const { walked, mismatches } = await routeSpellingMismatches(h.app, {

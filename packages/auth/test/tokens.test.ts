@@ -178,7 +178,9 @@ for (const format of ['paseto', 'jwt'] as const) {
         await assert.rejects(verify.Verify(pub, token, { issuer: 'https://auth.test', audience: 'other' }));
         await assert.rejects(verify.Verify(pub, token, { issuer: 'https://auth.test', audience: 'game-platform', now: new Date(Date.now() + 700_000) }));
       }
-      assert.deepEqual(Object.keys(claims).sort(), ['aud', 'exp', 'iat', 'iss', 'jti', 'platform', 'region', 'roles', 'sid', 'sub'].sort());
+      // A guest's token adds `guest: true` to the spec's claim set (docs/auth.md, "Guests"; absent on other accounts' tokens).
+      assert.deepEqual(Object.keys(claims).sort(), ['aud', 'exp', 'guest', 'iat', 'iss', 'jti', 'platform', 'region', 'roles', 'sid', 'sub'].sort());
+      assert.equal(claims.guest, true);
       assert.equal(claims.sub, r.json.account_id);
       assert.equal(claims.platform, 'guest');
       assert.deepEqual(claims.roles, ['player']);

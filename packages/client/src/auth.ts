@@ -414,9 +414,15 @@ export class AuthApi {
     return this.call('PATCH', '/account', patch);
   }
 
-  /** Links an email and password (upgrades a guest) or a platform ticket. */
-  link(input: LinkInput): Promise<Identities> {
-    return this.call('POST', '/account/link', input);
+  /**
+   * Links an email and password (upgrades a guest) or a platform ticket. Then the session is refreshed, so the next
+   * access token no longer carries the guest claim and the features refused to guests (`guestRestriction`) open at
+   * once (an open socket takes the new token with its next heartbeat).
+   */
+  async link(input: LinkInput): Promise<Identities> {
+    const identities = await this.call<Identities>('POST', '/account/link', input);
+    await this.d.session.refresh();
+    return identities;
   }
 
   /** Removes an identity (`{provider}` or `{identity_id}`); never the last one (409 `last_credential`). */

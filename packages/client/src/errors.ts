@@ -66,3 +66,43 @@ export function errorFromBody(source: ErrorSource, status: number, body: unknown
     details,
   });
 }
+
+/**
+ * A feature refused to guest accounts until they upgrade (docs/social.md, "Guest restrictions"; the platform's list is
+ * the kit's GUEST_FEATURES): social's `friend_requests_over_limit`, `reports`, `party_chat`, `party_create`, auth's
+ * `change_email`. A newer service may name one this SDK does not list: the type stays open.
+ */
+export type GuestFeature = GameGuestFeature | 'change_email' | (string & {});
+
+/** The guest features a game may restrict (registry `GuestRestricted`): social's. */
+export type GameGuestFeature = 'friend_requests_over_limit' | 'reports' | 'party_chat' | 'party_create';
+
+/**
+ * The features a game may refuse to guests (registry `GuestRestricted`; social enforces them), each with what upgrading
+ * unlocks: the same lines the services send. Auth's `change_email` is refused to every guest, not per game.
+ */
+export const GAME_GUEST_FEATURES: readonly { feature: GameGuestFeature; unlocks: string }[] = [
+  { feature: 'friend_requests_over_limit', unlocks: 'Send more friend requests a day' },
+  { feature: 'reports', unlocks: 'Report players to the moderators' },
+  { feature: 'party_chat', unlocks: 'Chat with party members who are not your friends' },
+  { feature: 'party_create', unlocks: 'Create parties' },
+];
+
+/** What a 403 `guest_restricted` says: the feature refused, and what upgrading the account unlocks (a line to show). */
+export interface GuestRestriction {
+  feature: GuestFeature;
+  unlocks: string;
+}
+
+/**
+ * The guest restriction behind an error (403 `guest_restricted` over HTTP, or a socket's error frame), or undefined
+ * for any other error. Show `unlocks` and offer the upgrade (`auth.link`); nothing else about the refusal is told.
+ *
+ *   try { await client.social.report({ targetPublicId, reason: 'spam' }); }
+ *   catch (err) { const r = guestRestriction(err); if (r) showUpgrade(r.unlocks); else throw err; }
+ */
+export function guestRestriction(err: unknown): GuestRestriction | undefined {
+  if (!(err instanceof PlatformError) || err.code !== 'guest_restricted') return undefined;
+  const { feature, unlocks } = err.details;
+  return typeof feature === 'string' && typeof unlocks === 'string' ? { feature, unlocks } : undefined;
+}

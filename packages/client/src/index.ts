@@ -1,6 +1,6 @@
 /** @platform/client — the player SDK: sign-in and sessions (auth), the social API, the realtime socket. */
 export { createClient, type ClientOptions, type PlatformClient } from './client.js';
-export { PlatformError, type ErrorSource } from './errors.js';
+export { GAME_GUEST_FEATURES, guestRestriction, PlatformError, type ErrorSource, type GameGuestFeature, type GuestFeature, type GuestRestriction } from './errors.js';
 export { AuthApi, DEVICE_CODE_GRANT, type DevicePollOptions, type GuestCredentials, type GuestSignIn } from './auth.js';
 export { SocialApi } from './social.js';
 export {

@@ -28,7 +28,7 @@ export type Sanction = AuthResult<'/admin/sanctions/{sanctionId}/lift', 'post', 
 export type RoleList = AuthBody<'/admin/accounts/{id}/roles', 'put'>['roles'];
 export type SanctionInput = AuthBody<'/admin/accounts/{id}/sanctions', 'post'>;
 export type AccountSummary = AuthResult<'/admin/accounts', 'get', { accounts: AccountSummaryShape[] }>['accounts'][number];
-/** An account with its identities, latest sessions, audit trail and sanctions. */
+/** An account with its identities, latest sessions, audit trail, sanctions and guest abuse score. */
 export type AccountLookup = AuthResult<'/admin/accounts/{id}', 'get', AccountLookupShape>;
 
 // The shapes of docs/auth.md ("Sanctions"), used only should the generated document lack them.
@@ -60,6 +60,12 @@ interface AccountLookupShape {
   sessions: { id: string; auth_method: string; device_platform: string | null; ip_cidr: string; created_at: string; expires_at: string; revoked_at: string | null }[];
   audit: { id: string; event: string; ip: string | null; node_id: string | null; detail: unknown; at: string }[];
   sanctions: SanctionShape[];
+  /** The guest abuse score (staff only; docs/auth.md, "Guest abuse score"). */
+  guest_score: {
+    score: number;
+    level: 'normal' | 'slow' | 'refuse';
+    reasons: { subject: 'account' | 'device' | 'network'; signal: string; value: number; events: number; last_at: string }[];
+  };
 }
 /** A moderator's action on a report: a sanction on the reported player, and the report moved to `actioned`. */
 /** An appeal as staff see it (docs/auth.md, "Appeals"): with the account, the sanction and who decided. */
@@ -107,7 +113,7 @@ export class ModerationApi {
   searchAccounts(q: string, limit?: number): Promise<{ accounts: AccountSummary[] }> {
     return this.authed((token) => this.auth.request({ method: 'GET', path: '/admin/accounts', query: { q, limit }, token }));
   }
-  /** An account with its identities, latest sessions, audit trail and sanctions. */
+  /** An account with its identities, latest sessions, audit trail, sanctions and guest abuse score. */
   account(accountId: string): Promise<AccountLookup> {
     return this.authed((token) => this.auth.request({ method: 'GET', path: `/admin/accounts/${seg(accountId)}`, token }));
   }

@@ -1,7 +1,9 @@
 /** The social API through the SDK against the real service: friends, parties, chat, presence, notes, errors. */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { gameClientKey, player, rejects, startTestPlatform, type TestPlatform } from './support.js';
+import { GUEST_FEATURES, guestFeaturesOf } from '@platform/kit';
+import { GAME_GUEST_FEATURES, guestRestriction } from '../src/index.js';
+import { gameClientKey, PASSWORD, player, rejects, startTestPlatform, uniqueEmail, type TestPlatform } from './support.js';
 
 describe('client: the social API against the real service', () => {
   let tp: TestPlatform;
@@ -97,6 +99,15 @@ describe('client: the social API against the real service', () => {
     const exported = await cy.social.exportData();
     assert.equal(exported.user.publicId, cy.publicId);
     const other = await player(tp, 'Dee');
+    // A guest may not report (docs/social.md, "Guest restrictions"): guestRestriction reads what upgrading unlocks;
+    // once the guest links an email (the SDK refreshes its token), the report goes through.
+    const refused = await rejects(cy.social.report({ targetPublicId: other.publicId, reason: 'spam' }), 403, 'guest_restricted');
+    assert.deepEqual(guestRestriction(refused), { feature: 'reports', unlocks: GUEST_FEATURES.reports.unlocks });
+    assert.equal(guestRestriction(new Error('x')), undefined);
+    // The SDK's list of what a game may restrict is the platform's (kit GUEST_FEATURES, social's features).
+    assert.deepEqual(GAME_GUEST_FEATURES, guestFeaturesOf('social').map((feature) => ({ feature, unlocks: GUEST_FEATURES[feature].unlocks })));
+    assert.equal(guestRestriction(await rejects(cy.social.note(other.publicId), 404, 'no_note')), undefined);
+    await cy.auth.link({ email: uniqueEmail('cy'), password: PASSWORD });
     assert.equal((await cy.social.report({ targetPublicId: other.publicId, reason: 'spam' })).status, 'received');
 
     for (let i = 0; i < 3; i++) await cy.social.searchUsers('Dee');

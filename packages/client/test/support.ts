@@ -14,6 +14,9 @@ export const RELAXED_AUTH: Record<string, string> = {
   AUTH_MAIL_DEFER_MAX_MS: '0',
   AUTH_RATE_GUEST_PER_IP: '10000',
   AUTH_RATE_GUEST_PER_DEVICE: '10000',
+  // The guest abuse score counts every guest made from this one address (docs/auth.md, "Guest abuse score").
+  AUTH_GUEST_SCORE_SLOW: '1000000',
+  AUTH_GUEST_SCORE_REFUSE: '1000000',
   AUTH_RATE_LOGIN_PER_IP: '10000',
   AUTH_RATE_LOGIN_PER_IP_EMAIL: '10000',
   AUTH_RATE_REFRESH_PER_IP: '10000',

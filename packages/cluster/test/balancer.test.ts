@@ -55,6 +55,8 @@ describe('auth behind HAProxy: drain and crash under load', { skip }, () => {
           AUTH_RATE_LOGIN_PER_IP: UNLIMITED,
           AUTH_RATE_LOGIN_PER_IP_EMAIL: UNLIMITED,
           AUTH_RATE_GUEST_PER_IP: UNLIMITED,
+          AUTH_GUEST_SCORE_SLOW: UNLIMITED,
+          AUTH_GUEST_SCORE_REFUSE: UNLIMITED,
           AUTH_RATE_REFRESH_PER_IP: UNLIMITED,
         },
       });

@@ -90,6 +90,8 @@ describe('PostgreSQL restart behind PgBouncer (transaction mode) under load', { 
         AUTH_RATE_LOGIN_PER_IP: UNLIMITED,
         AUTH_RATE_REFRESH_PER_IP: UNLIMITED,
         AUTH_RATE_GUEST_PER_IP: UNLIMITED,
+        AUTH_GUEST_SCORE_SLOW: UNLIMITED,
+        AUTH_GUEST_SCORE_REFUSE: UNLIMITED,
       },
     });
     // One attempt per request: the test sees every answer, and a hanging request fails it.

@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { chromiumSkip } from '@platform/kit/testing';
 import { assertNothingKept, openConsole, startRig, type ConsoleRig } from './support.js';
-import { developerFlow, superAdminFlow } from './flows.js';
+import { developerFlow, guestRestrictionsFlow, superAdminFlow } from './flows.js';
 
 describe('web console in Chromium: developers', { skip: chromiumSkip() }, () => {
   let rig: ConsoleRig;
@@ -26,6 +26,13 @@ describe('web console in Chromium: developers', { skip: chromiumSkip() }, () => 
     const tab = await openConsole(rig);
     developerEmail = (await developerFlow(rig, tab)).email;
     assert.equal(await tab.page.locator('#nav a', { hasText: 'Developers' }).count(), 0, 'no Developers page for a developer');
+    await assertNothingKept(tab);
+    await tab.context.close();
+  });
+
+  it('a developer sets the game’s guest restrictions: its own list, none, then the platform’s again', async () => {
+    const tab = await openConsole(rig);
+    await guestRestrictionsFlow(rig, tab);
     await assertNothingKept(tab);
     await tab.context.close();
   });

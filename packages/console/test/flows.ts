@@ -316,3 +316,81 @@ export async function appealFlow(rig: ConsoleRig, tab: ConsoleTab, snap: Snap = 
   assert.match(notice.data.message, /One day instead of seven\.$/);
   assert.equal(notice.data.reference, `appeal:${appeal.id}`);
 }
+
+/** A developer gives a new game its own guest restrictions, then the platform's list again (registry GuestRestricted). */
+export async function guestRestrictionsFlow(rig: ConsoleRig, tab: ConsoleTab): Promise<void> {
+  const { page } = tab;
+  const registry = rig.platform.registry;
+  const email = `${unique('dev')}@console.test`;
+  await page.fill('#dev-register [name=name]', 'Guest Studio');
+  await page.fill('#dev-register [name=email]', email);
+  await page.fill('#dev-register [name=password]', PASSWORD);
+  await page.click('#dev-register button');
+  await shows(page, 'h1', 'Your games');
+  await page.fill('#create-game [name=name]', unique('Guest Lander'));
+  await page.click('#create-game button');
+  await takeSecret(tab, none);
+  await page.locator('#guest-restrictions').waitFor();
+  const gameId = page.url().split('/').pop() ?? '';
+  const dev = await registry.call('POST', '/developers/login', { body: { Email: email, Password: PASSWORD } });
+  const stored = async () => (await registry.call('GET', `/games/${gameId}`, { token: dev.body.Token })).body.GuestRestricted;
+  assert.equal(await stored(), null);
+  assert.equal(await page.isChecked('#guest-restrictions [name=platform]'), true);
+  await shows(page, '#guest-restrictions', 'upgrading unlocks: Create parties');
+
+  await page.uncheck('#guest-restrictions [name=platform]');
+  await page.check('#guest-restrictions [name=party_create]');
+  await page.check('#guest-restrictions [name=party_chat]');
+  await page.click('#guest-restrictions button');
+  await shows(page, '#status', 'Guest restrictions saved: party_chat, party_create.');
+  assert.deepEqual(await stored(), ['party_chat', 'party_create']);
+  // The page shows what is stored.
+  await page.locator('#guest-restrictions [name=party_create]:checked').waitFor();
+  assert.equal(await page.isChecked('#guest-restrictions [name=reports]'), false);
+
+  // None of them: nothing restricted in this game.
+  await page.uncheck('#guest-restrictions [name=party_create]');
+  await page.uncheck('#guest-restrictions [name=party_chat]');
+  await page.click('#guest-restrictions button');
+  await shows(page, '#status', 'Guest restrictions saved: none.');
+  assert.deepEqual(await stored(), []);
+
+  await page.check('#guest-restrictions [name=platform]');
+  await page.click('#guest-restrictions button');
+  await shows(page, '#status', 'Guest restrictions: the platform’s list.');
+  assert.equal(await stored(), null);
+}
+
+/**
+ * Staff see a guest's abuse score with its reasons (a guest made on a device, then wrong guest secrets from it);
+ * the player's own account view has none of it.
+ */
+export async function guestScoreFlow(rig: ConsoleRig, tab: ConsoleTab): Promise<void> {
+  const { page } = tab;
+  const auth = rig.platform.auth;
+  const device = unique('console-device');
+  const guest = await auth.call('POST', '/guest', { body: { device_fingerprint: device } });
+  assert.equal(guest.status, 200, JSON.stringify(guest.body));
+  for (let i = 0; i < 2; i++) {
+    const wrong = await auth.call('POST', '/guest/restore', { body: { account_id: guest.body.account_id, guest_secret: 'not-the-secret', device_fingerprint: device } });
+    assert.equal(wrong.status, 401);
+  }
+  const own = await auth.call('GET', '/account', { token: guest.body.access_token });
+  assert.equal(own.status, 200);
+  assert.ok(!JSON.stringify(own.body).includes('score'), 'the player never sees the score');
+
+  const admin = await staffAccount(rig, ['moderator']);
+  await staffSignIn(tab, admin.email);
+  await page.click('#nav a:has-text("Accounts")');
+  await page.fill('#account-search [name=q]', guest.body.account_id);
+  await page.click('#account-search button');
+  await page.locator('#accounts a').first().click();
+  await shows(page, '#guest-score', 'restore_failed');
+  await shows(page, '#guest-score', 'guest_created');
+  await shows(page, '#guest-score', 'a device it signed in on');
+  // 1 for the guest made on the device, 2 for each wrong secret from it: 5 (less a moment's decay).
+  const text = (await page.locator('#guest-score p').first().textContent()) ?? '';
+  const score = Number(/Score ([\d.]+)/.exec(text)?.[1]);
+  assert.ok(score > 4.9 && score <= 5, text);
+  await shows(page, '#guest-score', 'normal');
+}

@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { chromiumSkip } from '@platform/kit/testing';
 import { assertNothingKept, openConsole, startRig, type ConsoleRig } from './support.js';
-import { accountFlow, appealFlow, moderatorFlow, staffAccount, staffSignIn } from './flows.js';
+import { accountFlow, appealFlow, guestScoreFlow, moderatorFlow, staffAccount, staffSignIn } from './flows.js';
 import { shows, PASSWORD } from './support.js';
 import { Secret, TOTP } from 'otpauth';
 
@@ -22,6 +22,13 @@ describe('web console in Chromium: moderation', { skip: chromiumSkip() }, () => 
     rig = await startRig();
   });
   after(async () => rig?.close());
+
+  it('staff see a guest’s abuse score and its reasons on the account page', async () => {
+    const tab = await openConsole(rig);
+    await guestScoreFlow(rig, tab);
+    await assertNothingKept(tab);
+    await tab.context.close();
+  });
 
   it('a moderator opens a report with its snapshot and bans the player: the player’s socket closes (4003)', async () => {
     const tab = await openConsole(rig);

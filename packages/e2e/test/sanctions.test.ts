@@ -39,6 +39,15 @@ function scenarios(label: string, options: Parameters<typeof startPlatform>[0]) 
       return { ...g, token: r.body.access_token as string };
     }
 
+    /** A player who upgraded from guest (a token without the guest claim): guests may not report (docs/social.md, "Guest restrictions"). */
+    async function upgradedPlayer() {
+      const g = await guest(p);
+      await p.auth.app.auth.db.query(`UPDATE accounts SET is_guest = false WHERE id = $1`, [g.accountId]);
+      const r = await p.auth.call('POST', '/refresh', { body: { refresh_token: g.refresh } });
+      assert.equal(r.status, 200);
+      return { ...g, token: r.body.access_token as string };
+    }
+
     /** A player with a party of their own and a set-up socket on each node. */
     async function chatter() {
       const g = await guest(p);
@@ -119,7 +128,7 @@ function scenarios(label: string, options: Parameters<typeof startPlatform>[0]) 
 
     it('a moderation action in social sanctions the report’s target through auth with the moderator’s token; the report is actioned', async () => {
       const mod = await staff(['player', 'moderator']);
-      const reporter = await guest(p);
+      const reporter = await upgradedPlayer();
       const c = await chatter();
       const me = await p.social.call('GET', '/v1/me', { token: c.g.token });
       assert.equal((await p.social.call('POST', '/v1/reports', { token: reporter.token, body: { targetPublicId: me.body.publicId, reason: 'harassment' } })).status, 202);

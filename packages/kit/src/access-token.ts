@@ -10,7 +10,8 @@
  * - `kid` is the PASERK `k4.pid` of the public key in both formats, and the
  *   `kid` of the key's JWKS entry ({kty:OKP, crv:Ed25519, x, kid, alg:EdDSA, use:sig}).
  * Verifiers resolve the key by kid, check the signature, exp, iat, iss and
- * aud, and read sub, sid, platform, roles, region, jti.
+ * aud, and read sub, sid, platform, roles, region, jti, and `guest` (true on a guest account's tokens only;
+ * absent, as on every token signed before the claim existed, means not a guest).
  */
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import http from 'node:http';
@@ -45,6 +46,8 @@ export interface AccessClaims {
   jti: string;
   kid: string;
   format: TokenFormat;
+  /** The `guest` claim: true for a guest account (not upgraded yet); false when the claim is absent. */
+  guest: boolean;
 }
 
 export interface Ed25519Jwk {
@@ -313,6 +316,7 @@ function readClaims(p: Record<string, unknown>, kid: string, format: TokenFormat
     jti: claimString(p, 'jti'),
     kid,
     format,
+    guest: p.guest === true,
   };
 }
 
@@ -370,6 +374,8 @@ export interface AccessTokenInput {
   iat: number;
   /** Unix seconds (whole). */
   exp: number;
+  /** A guest account: the token carries `guest: true` (omitted otherwise, so other tokens are unchanged). */
+  guest?: boolean;
 }
 
 export interface SigningKey {
@@ -386,7 +392,19 @@ export function signAccessToken(format: TokenFormat, key: SigningKey, iss: strin
   if (format === 'jwt') {
     return signEdDsaJwt(
       { alg: 'EdDSA', typ: 'JWT', kid: key.kid },
-      { sid: c.sid, platform: c.platform, roles: c.roles, region: c.region, sub: c.sub, iss, aud, iat: Math.round(c.iat * 1000) / 1000, exp: c.exp, jti: c.jti },
+      {
+        sid: c.sid,
+        platform: c.platform,
+        roles: c.roles,
+        region: c.region,
+        sub: c.sub,
+        iss,
+        aud,
+        iat: Math.round(c.iat * 1000) / 1000,
+        exp: c.exp,
+        jti: c.jti,
+        ...(c.guest ? { guest: true } : {}),
+      },
       key.privateKey,
     );
   }
@@ -395,6 +413,6 @@ export function signAccessToken(format: TokenFormat, key: SigningKey, iss: strin
     const ms = Math.round(s * 1000);
     return new Date(ms).toISOString().replace(ms % 1000 ? /Z$/ : /\.\d{3}Z$/, '+00:00');
   };
-  const claims = { sub: c.sub, sid: c.sid, platform: c.platform, roles: c.roles, region: c.region, iss, aud, iat: iso(c.iat), exp: iso(c.exp), jti: c.jti };
+  const claims = { sub: c.sub, sid: c.sid, platform: c.platform, roles: c.roles, region: c.region, iss, aud, iat: iso(c.iat), exp: iso(c.exp), jti: c.jti, ...(c.guest ? { guest: true } : {}) };
   return signPasetoV4Public(Buffer.from(JSON.stringify(claims)), key.privateKey, Buffer.from(JSON.stringify({ kid: key.kid })));
 }

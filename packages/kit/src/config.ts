@@ -4,6 +4,7 @@
  * raises ConfigError naming the variable, and the process stops.
  */
 import { readFileSync } from 'node:fs';
+import { guestFeaturesOf, parseGuestFeatures, type GuestFeature } from './guest-features.js';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -110,6 +111,24 @@ export const vars = {
           .split(',')
           .map((x) => x.trim())
           .filter(Boolean),
+      opts,
+    );
+  },
+  /**
+   * A comma list of guest features (kit guest-features.ts) a service refuses to guests; `none` is the empty list
+   * (an empty value reads as unset, so the default). Only the features of `service` are accepted.
+   */
+  guestFeatures(name: string, service: 'social' | 'auth', opts: { default: GuestFeature[]; description?: string }): Variable<GuestFeature[]> {
+    return variable(
+      name,
+      (s) => {
+        if (s.trim().toLowerCase() === 'none') return [];
+        const r = parseGuestFeatures(s);
+        const allowed = guestFeaturesOf(service);
+        const bad = 'unknown' in r ? r.unknown : r.features.filter((f) => !allowed.includes(f));
+        if ('unknown' in r || bad.length) throw new Error(`not a ${service} guest feature: ${bad.join(', ')} (features: ${allowed.join(', ')}, or none)`);
+        return r.features;
+      },
       opts,
     );
   },

@@ -13,7 +13,8 @@ export const GAME_CREDENTIALS_CHANNEL = 'registry:game-credentials';
  * - `secret_replaced`: POST /games/{id}/regenerate-key; the previous ApiSecret is refused from now on.
  * - `client_key_replaced`: POST /games/{id}/regenerate-client-key; the previous ClientKey is refused.
  * - `game_deleted`: DELETE /games/{id}; every credential of the game is refused.
- * - `visibility_changed`: PATCH of CrossGameVisibility; every credential still works, cached game contexts are stale.
+ * - `visibility_changed`: PATCH of CrossGameVisibility or GuestRestricted; every credential still works, cached game
+ *   contexts are stale.
  * - `text_filter_changed`: PUT /games/{id}/text-filter; as visibility_changed (the game context carries the filter).
  *   A release that does not know it ignores it and sees the change when its cache entry lapses.
  */

@@ -19,6 +19,7 @@ export * from './lockout.js';
 export * from './input.js';
 export * from './uuid.js';
 export * from './game-credentials.js';
+export * from './guest-features.js';
 export * from './wire.js';
 export * from './metrics.js';
 export * from './metrics-listener.js';

@@ -59,7 +59,20 @@ describe('access tokens', () => {
       if (format === 'paseto') assert.match(token, /^v4\.public\./);
       assert.deepEqual(tokenKid(token), { format, kid: key.kid });
       const got = await verify(token);
-      assert.deepEqual(got, { ...c, iatMs: c.iat * 1000, iss: 'https://auth.test', aud: 'platform', kid: key.kid, format });
+      assert.deepEqual(got, { ...c, iatMs: c.iat * 1000, iss: 'https://auth.test', aud: 'platform', kid: key.kid, format, guest: false });
+    });
+
+    it(`${format}: a guest account's token carries guest: true; other tokens carry no guest claim and read as not a guest`, async () => {
+      const guest = signAccessToken(format, key, 'https://auth.test', 'platform', claims({ guest: true }));
+      const player = signAccessToken(format, key, 'https://auth.test', 'platform', claims());
+      const payload = (t: string) => (format === 'paseto' ? JSON.parse(Buffer.from(t.split('.')[2], 'base64url').subarray(0, -64).toString()) : decodeJwt(t));
+      assert.equal(payload(guest).guest, true);
+      assert.equal('guest' in payload(player), false);
+      assert.equal((await verify(guest)).guest, true);
+      assert.equal((await verify(player)).guest, false);
+      // Signed without the claim (guest: false is not written): not a guest.
+      assert.equal((await verify(signAccessToken(format, key, 'https://auth.test', 'platform', claims({ guest: false })))).guest, false);
+      if (format === 'jwt') await jwtVerify(guest, key.publicKey, { issuer: 'https://auth.test', audience: 'platform' });
     });
 
     it(`${format}: iat carries milliseconds (iatMs) when signed with them; whole seconds read as the start of the second`, async () => {

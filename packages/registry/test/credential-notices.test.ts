@@ -106,6 +106,10 @@ describe('game credential notices', () => {
     const [n] = await next(1);
     assert.deepEqual({ ...n, at: undefined }, { change: 'visibility_changed', gameId: g.gameId, apiKey: g.apiKey, clientKey: g.clientKey, at: undefined });
     assert.equal(revokesCredential(n, { gameId: g.gameId, kind: 'client', clientKey: g.clientKey }), false);
+    // A change of the game's guest restrictions is announced the same way (social's cached game context is stale).
+    assert.equal((await call('PATCH', `/games/${g.gameId}`, dev.token, { GuestRestricted: ['reports'] })).statusCode, 200);
+    const [gr] = await next(1);
+    assert.deepEqual({ ...gr, at: undefined }, { change: 'visibility_changed', gameId: g.gameId, apiKey: g.apiKey, clientKey: g.clientKey, at: undefined });
     // Another developer's game: 404, and no notice.
     const stranger = await registerDeveloper(h.app);
     for (const [method, url] of [

@@ -25,10 +25,11 @@ describe('games', () => {
     assert.equal(Game.LaunchCommand, './run --fast');
     assert.deepEqual(Game.Settings, {});
     assert.equal(Game.CrossGameVisibility, 'isolated');
+    assert.equal(Game.GuestRestricted, null);
     assert.match(Game.ApiKey, /^gk_[A-Za-z0-9_-]{32}$/);
     assert.match(ApiSecret, /^gs_[A-Za-z0-9_-]{43}$/);
     assert.equal(new Date(Game.CreatedAt).toISOString(), Game.CreatedAt);
-    assert.deepEqual(Object.keys(Game).sort(), ['ApiKey', 'ClientKey', 'CreatedAt', 'CrossGameVisibility', 'DeveloperId', 'DisplayName', 'GameId', 'LaunchCommand', 'Settings', 'UpdatedAt']);
+    assert.deepEqual(Object.keys(Game).sort(), ['ApiKey', 'ClientKey', 'CreatedAt', 'CrossGameVisibility', 'DeveloperId', 'DisplayName', 'GameId', 'GuestRestricted', 'LaunchCommand', 'Settings', 'UpdatedAt']);
     // The secret is stored only as its SHA-256 and never shown again.
     const row = (await h.db.query('SELECT api_secret_hash FROM games WHERE id = $1', [Game.GameId])).rows[0];
     assert.match(row.api_secret_hash, /^[0-9a-f]{64}$/);
@@ -114,6 +115,32 @@ describe('games', () => {
     r = await patch({});
     assert.equal(r.statusCode, 200);
     assert.equal(r.json().DisplayName, 'New name');
+  });
+
+  it('GuestRestricted: the game’s own list of social features refused to guests (deduplicated), [] for none, null for the deployment’s', async () => {
+    const g = await createGame(h.app, a.token);
+    const patch = (payload: unknown, token = a.token, id = g.gameId) => h.app.inject({ method: 'PATCH', url: `/games/${id}`, headers: bearer(token), payload: payload as object });
+    let r = await patch({ GuestRestricted: ['party_create', 'reports', 'party_create'] });
+    assert.equal(r.statusCode, 200, r.body);
+    assert.deepEqual(r.json().GuestRestricted, ['party_create', 'reports']);
+    r = await h.app.inject({ method: 'GET', url: `/games/${g.gameId}`, headers: bearer(a.token) });
+    assert.deepEqual(r.json().GuestRestricted, ['party_create', 'reports']);
+    // Other fields leave it as it is.
+    r = await patch({ DisplayName: 'Still restricted' });
+    assert.deepEqual(r.json().GuestRestricted, ['party_create', 'reports']);
+    r = await patch({ GuestRestricted: [] });
+    assert.deepEqual(r.json().GuestRestricted, []);
+    r = await patch({ GuestRestricted: null });
+    assert.equal(r.json().GuestRestricted, null);
+    // Only social's features (change_email is auth's, for every guest), no junk, not another developer's game.
+    for (const bad of [{ GuestRestricted: ['change_email'] }, { GuestRestricted: ['nope'] }, { GuestRestricted: 'reports' }, { GuestRestricted: [1] }, { GuestRestricted: Array(17).fill('reports') }]) {
+      assertError(await patch(bad), 400, 'validation_failed');
+    }
+    assertError(await patch({ GuestRestricted: ['reports\u0000'] }), 400, 'invalid_character');
+    assertError(await patch({ GuestRestricted: ['reports'] }, b.token), 404, 'game_not_found');
+    // The super-admin may set it on any game.
+    r = await patch({ GuestRestricted: ['reports'] }, admin.token);
+    assert.deepEqual(r.json().GuestRestricted, ['reports']);
   });
 
   it('rejects bad patches', async () => {

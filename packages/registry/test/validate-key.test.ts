@@ -20,7 +20,7 @@ describe('validate-key', () => {
     const g = await createGame(h.app, dev.token);
     const r = await validate(h.app, g.apiKey, g.apiSecret);
     assert.equal(r.statusCode, 200);
-    assert.deepEqual(r.json(), { Valid: true, GameId: g.gameId, CrossGameVisibility: 'isolated', TextFilter: { Mode: 'mask', AllowList: [], DenyList: [], Version: 1 } });
+    assert.deepEqual(r.json(), { Valid: true, GameId: g.gameId, CrossGameVisibility: 'isolated', GuestRestricted: null, TextFilter: { Mode: 'mask', AllowList: [], DenyList: [], Version: 1 } });
     // Cached now; still right.
     assert.deepEqual((await validate(h.app, g.apiKey, g.apiSecret)).json().Valid, true);
   });
@@ -68,6 +68,13 @@ describe('validate-key', () => {
     assert.equal((await validate(h.app, g.apiKey, g.apiSecret)).json().CrossGameVisibility, 'isolated');
     await h.app.inject({ method: 'PATCH', url: `/games/${g.gameId}`, headers: bearer(dev.token), payload: { CrossGameVisibility: 'summary' } });
     assert.equal((await validate(h.app, g.apiKey, g.apiSecret)).json().CrossGameVisibility, 'summary');
+  });
+
+  it('reports the game’s guest restrictions, changed at once (null: the deployment’s)', async () => {
+    const g = await createGame(h.app, dev.token);
+    assert.equal((await validate(h.app, g.apiKey, g.apiSecret)).json().GuestRestricted, null);
+    await h.app.inject({ method: 'PATCH', url: `/games/${g.gameId}`, headers: bearer(dev.token), payload: { GuestRestricted: ['party_chat'] } });
+    assert.deepEqual((await validate(h.app, g.apiKey, g.apiSecret)).json().GuestRestricted, ['party_chat']);
   });
 
   it('lets the super-admin regenerate any game', async () => {

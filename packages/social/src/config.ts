@@ -58,6 +58,17 @@ export const socialVars = {
     max: 720,
     description: 'Social:Reports:MergeHours — a reporter\'s repeated report about the same target within this time, while the first is open, is merged into it',
   })),
+  guestRestricted: specSetting('Social:Guests:Restricted', vars.guestFeatures('SOCIAL_GUEST_RESTRICTED', 'social', {
+    default: ['friend_requests_over_limit', 'reports'],
+    description:
+      'Social:Guests:Restricted — features refused to guest accounts until they upgrade (comma list of friend_requests_over_limit, reports, party_chat, party_create; none for none); a game\'s GuestRestricted replaces it',
+  })),
+  guestFriendRequestsPerDay: specSetting('Social:Guests:FriendRequestsPerDay', vars.int('SOCIAL_GUEST_FRIEND_REQUESTS_PER_DAY', {
+    default: 10,
+    min: 0,
+    max: 100_000,
+    description: 'Social:Guests:FriendRequestsPerDay — friend requests a guest sends per 24 hours while friend_requests_over_limit is restricted',
+  })),
   searchMinPrefix: specSetting('Social:Search:MinPrefix', vars.int('SOCIAL_SEARCH_MIN_PREFIX', { default: 2, min: 1, max: 32, description: 'Shortest name prefix a search accepts (an exact Name#1234 always)' })),
   tlsMode: specSetting('Social:Tls:Mode', vars.oneOf('SOCIAL_TLS_MODE', ['https', 'http'] as const, { default: 'https' })),
   tlsCertFile: specSetting('Social:Tls:CertFile', vars.optionalString('SOCIAL_TLS_CERT_FILE')),

@@ -1,5 +1,5 @@
 /** What every service function needs: stores, settings, events and a clock. */
-import type { CursorSealer, Database, GameCredentialRef, StateStore, TextFilters, TextFilterSettings } from '@platform/kit';
+import type { CursorSealer, Database, GameCredentialRef, GuestFeature, StateStore, TextFilters, TextFilterSettings } from '@platform/kit';
 import type { SocialConfig } from './config.js';
 import type { EventPublisher } from './services/events.js';
 import type { SocialMetrics } from './adapters/metrics.js';
@@ -29,6 +29,8 @@ export type CrossGameVisibility = 'isolated' | 'summary' | 'full';
 export interface GameContext {
   gameId: string | null;
   visibility: CrossGameVisibility;
+  /** The game's guest restrictions (registry GuestRestricted); absent or null: the deployment's SOCIAL_GUEST_RESTRICTED. */
+  guestRestricted?: readonly GuestFeature[] | null;
   /**
    * The credential that gave this context (none without one), and `checkedAt`: the tenancy's count of registry
    * notices when it was checked, so a socket whose check raced a revocation is caught (adapters/registry-client.ts).

@@ -36,6 +36,7 @@ describe('tenancy with the real registry', async () => {
   let dir = '';
   let h: Harness;
   const games: Record<string, Game> = {};
+  let devToken = '';
 
   before(async () => {
     if (!free) return;
@@ -56,6 +57,7 @@ describe('tenancy with the real registry', async () => {
     }
     const reg = await call('POST', '/developers/register', { Email: 'social-test@example.com', Password: 'a long passphrase', DisplayName: 'Dev' });
     assert.equal(reg.status, 201, JSON.stringify(reg.body));
+    devToken = reg.body.Token;
     for (const visibility of ['full', 'summary', 'isolated'] as const) {
       const g = await call('POST', '/games', { DisplayName: `Game ${visibility}` }, reg.body.Token);
       assert.equal(g.status, 201, JSON.stringify(g.body));
@@ -95,5 +97,33 @@ describe('tenancy with the real registry', async () => {
     assert.equal(bad.body.code, 'invalid_game_credentials');
     const unknown = await h.req(viewer, 'GET', '/v1/friends', { game: { ...games.full, key: 'gk_unknown' } });
     assert.equal(unknown.body.code, 'invalid_game_credentials');
+  });
+
+  it('a game’s GuestRestricted, set by its developer, replaces the deployment’s guest restrictions; null brings them back', { skip: free ? false : 'port 3004 is in use' }, async () => {
+    const g = games.isolated;
+    const guest = await h.user('RegGuest', { guest: true });
+    const target = await h.user('RegTarget');
+    const report = () => h.req(guest, 'POST', '/v1/reports', { body: { targetPublicId: target.publicId, reason: 'spam' }, game: g });
+    const party = () => h.req(guest, 'POST', '/v1/parties', { body: {}, game: g });
+    // The deployment's default restricts reports.
+    const refused = await report();
+    assert.deepEqual([refused.status, refused.body.code, refused.body.feature], [403, 'guest_restricted', 'reports']);
+    const set = await call('PATCH', `/games/${g.gameId}`, { GuestRestricted: ['party_create'] }, devToken);
+    assert.equal(set.status, 200, JSON.stringify(set.body));
+    // Social's cached game context is dropped by the registry's notice, or lapses (SOCIAL_REGISTRY_CACHE_SECONDS).
+    for (let i = 0; ; i++) {
+      const r = await party();
+      if (r.status === 403) {
+        assert.equal(r.body.feature, 'party_create');
+        break;
+      }
+      assert.equal(r.status, 201, JSON.stringify(r.body));
+      assert.equal((await h.req(guest, 'POST', `/v1/parties/${r.body.partyId}/leave`)).status, 200);
+      if (i > 300) throw new Error('the game context never changed');
+      await new Promise((res) => setTimeout(res, 100));
+    }
+    assert.equal((await report()).status, 202);
+    const back = await call('PATCH', `/games/${g.gameId}`, { GuestRestricted: null }, devToken);
+    assert.equal(back.body.GuestRestricted, null);
   });
 });

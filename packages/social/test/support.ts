@@ -27,7 +27,19 @@ export interface KeySet {
   url: string;
   sign(
     sub: string,
-    opts?: { format?: TokenFormat; expOffsetSec?: number; iss?: string; aud?: string; key?: 'current' | 'other'; roles?: string[]; sid?: string; iatOffsetSec?: number; iatMs?: number },
+    opts?: {
+      format?: TokenFormat;
+      expOffsetSec?: number;
+      iss?: string;
+      aud?: string;
+      key?: 'current' | 'other';
+      roles?: string[];
+      sid?: string;
+      iatOffsetSec?: number;
+      iatMs?: number;
+      /** The `guest: true` claim of a guest account's token. */
+      guest?: boolean;
+    },
   ): Promise<string>;
   /** Replaces the served key with a new one (what a rotation does). */
   rotate(): void;
@@ -58,6 +70,7 @@ export async function startKeySet(): Promise<KeySet> {
         jti: randomUUID(),
         iat: opts.iatMs !== undefined ? opts.iatMs / 1000 : now - (opts.iatOffsetSec ?? 5),
         exp: now + (opts.expOffsetSec ?? 600),
+        guest: opts.guest,
       });
     },
     rotate() {
@@ -85,14 +98,18 @@ export interface Game {
   visibility: 'isolated' | 'summary' | 'full';
 }
 
+/** What the stand-in registry answers as a game's GuestRestricted (null: the deployment's list). */
+type GuestRestrictedList = string[] | null;
+
 /** A registry stand-in implementing the validate-key (hashed secrets) and validate-client-key contracts. */
 export async function startRegistry() {
-  const games: { key: string; secretHash: string; clientKey: string; gameId: string; visibility: string; textFilter?: TextFilterSettings }[] = [];
+  const games: { key: string; secretHash: string; clientKey: string; gameId: string; visibility: string; guestRestricted: GuestRestrictedList; textFilter?: TextFilterSettings }[] = [];
   /** The registry's game context answer (TextFilter only for a game given one: an older registry sends none). */
   const context = (g: (typeof games)[number]) => ({
     Valid: true,
     GameId: g.gameId,
     CrossGameVisibility: g.visibility,
+    GuestRestricted: g.guestRestricted,
     ...(g.textFilter ? { TextFilter: { Mode: g.textFilter.mode, AllowList: g.textFilter.allowList, DenyList: g.textFilter.denyList, Version: g.textFilter.version } } : {}),
   });
   let calls = 0;
@@ -144,10 +161,13 @@ export async function startRegistry() {
     setDelay(ms: number) {
       delayMs = ms;
     },
-    /** A game; `textFilter`: its text filter settings (none: the answer carries none, as an older registry's). */
-    addGame(visibility: Game['visibility'], textFilter?: TextFilterSettings): Game {
+    /**
+     * A game; `guestRestricted`: its GuestRestricted (default null: the deployment's SOCIAL_GUEST_RESTRICTED);
+     * `textFilter`: its text filter settings (none: the answer carries none, as an older registry's).
+     */
+    addGame(visibility: Game['visibility'], guestRestricted: GuestRestrictedList = null, textFilter?: TextFilterSettings): Game {
       const g = { key: `gk_${randomToken(8)}`, secret: randomToken(24), clientKey: `ck_${randomToken(24)}`, gameId: randomUUID(), visibility };
-      games.push({ key: g.key, secretHash: sha256Hex(g.secret), clientKey: g.clientKey, gameId: g.gameId, visibility, ...(textFilter ? { textFilter } : {}) });
+      games.push({ key: g.key, secretHash: sha256Hex(g.secret), clientKey: g.clientKey, gameId: g.gameId, visibility, guestRestricted, ...(textFilter ? { textFilter } : {}) });
       return g;
     },
     /** regenerate-client-key: the old key stops resolving at once; returns the game with the new key. */
@@ -177,8 +197,8 @@ export interface Harness {
   /** Every response body seen, to prove no account id leaks. */
   bodies: string[];
   subs: string[];
-  /** `roles`: the token's roles claim (default `['player']`). */
-  user(name?: string, opts?: { format?: TokenFormat; roles?: string[] }): Promise<TestUser>;
+  /** `roles`: the token's roles claim (default `['player']`); `guest`: a guest account's token (`guest: true`). */
+  user(name?: string, opts?: { format?: TokenFormat; roles?: string[]; guest?: boolean }): Promise<TestUser>;
   /** New users, one after the other, in this order. */
   users(...names: string[]): Promise<TestUser[]>;
   /** A party of `lead` (`body`: its settings) that `members` joined, in this order (each join answered 200). */
@@ -230,7 +250,7 @@ export async function startHarness(
     async user(name = 'Player', o = {}) {
       const sub = `acct-${randomUUID()}`;
       subs.push(sub);
-      const token = await keys.sign(sub, { format: o.format, roles: o.roles });
+      const token = await keys.sign(sub, { format: o.format, roles: o.roles, guest: o.guest });
       const me = await h.req({ sub, token } as TestUser, 'GET', '/v1/me');
       assert.equal(me.status, 200, JSON.stringify(me.body));
       let u: TestUser = { sub, token, publicId: me.body.publicId, fullHandle: me.body.fullHandle, id: '' };

@@ -19,7 +19,7 @@ describe('text filter', () => {
   const { h, nodeA } = s;
 
   const gameWith = (mode: TextFilterMode, more: { allowList?: string[]; version?: number } = {}) =>
-    h.registry.addGame('isolated', { mode, allowList: more.allowList ?? [], denyList: [DENY], version: more.version ?? 1 });
+    h.registry.addGame('isolated', null, { mode, allowList: more.allowList ?? [], denyList: [DENY], version: more.version ?? 1 });
 
   /** A socket of `u` opened from `game` (its key and secret in the handshake), set up. */
   const socket = async (u: TestUser, game: Game): Promise<Client> =>

@@ -19,7 +19,7 @@ export const REFRESH_ROTATE_SQL = `WITH spent AS (
   WHERE rt.token_hash = $1 AND rt.used = false AND rt.expires_at > now()
     AND s.id = rt.session_id AND s.revoked_at IS NULL AND s.expires_at > now()
     AND a.id = s.account_id AND a.status = 'active'
-  RETURNING rt.id, rt.session_id, s.account_id, s.expires_at AS session_expires_at, s.auth_method, a.roles, a.home_region
+  RETURNING rt.id, rt.session_id, s.account_id, s.expires_at AS session_expires_at, s.auth_method, a.roles, a.home_region, a.is_guest
 ), successor AS (
   INSERT INTO refresh_tokens (id, session_id, token_hash, prev_token_id, expires_at)
   SELECT $2::uuid, session_id, $3::text, id, LEAST(now() + make_interval(secs => $4::bigint / 1000.0), session_expires_at) FROM spent
@@ -27,7 +27,7 @@ export const REFRESH_ROTATE_SQL = `WITH spent AS (
   INSERT INTO audit_log (account_id, event, ip, node_id, detail)
   SELECT account_id, 'refresh', $5::text, $6::text, jsonb_build_object('session_id', session_id) FROM spent
 )
-SELECT id, session_id, account_id, auth_method, roles, home_region FROM spent`;
+SELECT id, session_id, account_id, auth_method, roles, home_region, is_guest FROM spent`;
 
 /**
  * The same rotation for several presented tokens in one statement (group commit of concurrent
@@ -46,7 +46,7 @@ export const REFRESH_ROTATE_MANY_SQL = `WITH presented AS (
     AND s.id = rt.session_id AND s.revoked_at IS NULL AND s.expires_at > now()
     AND a.id = s.account_id AND a.status = 'active'
   RETURNING p.ord, p.next_id, p.next_hash, p.ip, p.node_id, rt.id, rt.session_id, s.account_id, s.expires_at AS session_expires_at,
-    s.auth_method, a.roles, a.home_region
+    s.auth_method, a.roles, a.home_region, a.is_guest
 ), successor AS (
   INSERT INTO refresh_tokens (id, session_id, token_hash, prev_token_id, expires_at)
   SELECT next_id, session_id, next_hash, id, LEAST(now() + make_interval(secs => $6::bigint / 1000.0), session_expires_at) FROM spent
@@ -54,7 +54,7 @@ export const REFRESH_ROTATE_MANY_SQL = `WITH presented AS (
   INSERT INTO audit_log (account_id, event, ip, node_id, detail)
   SELECT account_id, 'refresh', ip, node_id, jsonb_build_object('session_id', session_id) FROM spent
 )
-SELECT ord::int AS ord, id, session_id, account_id, auth_method, roles, home_region FROM spent`;
+SELECT ord::int AS ord, id, session_id, account_id, auth_method, roles, home_region, is_guest FROM spent`;
 
 export interface RotatedRow {
   id: string;
@@ -63,6 +63,7 @@ export interface RotatedRow {
   auth_method: string;
   roles: string[];
   home_region: string;
+  is_guest: boolean;
 }
 
 /** One presented token of REFRESH_ROTATE_MANY_SQL and its successor. */

@@ -146,7 +146,7 @@ function emailChangeRoute(app: App, c: AuthContext) {
           202: Type.Object({
             pending_email: Type.String({ description: 'Mailed a token (POST /email/verify with it switches the address); an address with an account is told instead' }),
           }),
-          ...errorResponses(BEARER_ERRORS, BODY_ERRORS, COMMON_ERRORS, 'invalid_credentials', 'account_locked', 'identity_not_found', 'email_unchanged'),
+          ...errorResponses(BEARER_ERRORS, BODY_ERRORS, COMMON_ERRORS, 'invalid_credentials', 'account_locked', 'identity_not_found', 'email_unchanged', 'guest_restricted'),
         },
       },
       config: { caller: 'player', ...ipLimit },

@@ -198,4 +198,22 @@ export const AccountLookup = Type.Object({
     { description: 'The latest 50, newest first' },
   ),
   sanctions: Type.Array(SanctionSchema, { description: 'All, newest first' }),
+  guest_score: Type.Object(
+    {
+      score: Type.Number({ description: 'The account\'s signals and its devices\', decayed to now (2 decimals)' }),
+      level: Type.Union([Type.Literal('normal'), Type.Literal('slow'), Type.Literal('refuse')], {
+        description: 'slow: from AUTH_GUEST_SCORE_SLOW; refuse: from AUTH_GUEST_SCORE_REFUSE',
+      }),
+      reasons: Type.Array(
+        Type.Object({
+          subject: Type.Union([Type.Literal('account'), Type.Literal('device'), Type.Literal('network')]),
+          signal: Type.String({ description: 'guest_created, restore_failed or sanctioned' }),
+          value: Type.Number({ description: 'Decayed to now' }),
+          events: Type.Integer({ description: 'Events ever counted in this signal' }),
+          last_at: Timestamp,
+        }),
+      ),
+    },
+    { description: 'The guest abuse score (staff only; never shown to the player; docs/auth.md, "Guest abuse score")' },
+  ),
 });

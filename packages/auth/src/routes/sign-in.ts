@@ -53,7 +53,7 @@ function guestRoutes(app: App, c: AuthContext) {
         body: Type.Object({ device_fingerprint: Fingerprint, platform: Type.Optional(DevicePlatformSchema) }, { additionalProperties: false }),
         response: {
           200: Type.Object({ ...TokenResponse.properties, guest_secret: Type.String() }),
-          ...errorResponses(BODY_ERRORS, COMMON_ERRORS, 'idempotency_key_reused'),
+          ...errorResponses(BODY_ERRORS, COMMON_ERRORS, 'idempotency_key_reused', 'guest_creation_refused'),
         },
       },
       config: { caller: 'none', ...guestLimits },

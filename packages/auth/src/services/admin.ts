@@ -8,6 +8,7 @@ import { identitiesOf } from '../queries/identities.js';
 import { latestSessionsOf } from '../queries/sessions.js';
 import { audit, type AuditContext } from './audit.js';
 import { normaliseEmail } from './sign-in-common.js';
+import { accountScore } from './guest-score.js';
 import { announceSanctions, banInStatusChange, liftBansInStatusChange, listSanctions, sanctionView, type Actor, type SanctionNotice } from './sanctions.js';
 
 export type OperatorStatus = 'active' | 'locked' | 'banned';
@@ -49,7 +50,7 @@ export async function changeAccountStatus(
       before: async (tx) => {
         const a = await lockAccount(tx, accountId);
         if (!a || a.status === 'deleted') throw accountNotFound();
-        if (status === 'banned') notices.push(await banInStatusChange(tx, actor, a, who));
+        if (status === 'banned') notices.push(await banInStatusChange(tx, ctx.config, actor, a, who));
         else await setOperatorLock(tx, accountId, true);
         // A lock under a ban shows as banned until the ban ends, then as locked (migration 0007).
         await settleAccountStatus(tx, accountId);
@@ -87,11 +88,12 @@ export async function lookupAccount(ctx: AuthContext, accountId: string) {
   const db = ctx.db;
   const a = await accountListRow(db, accountId);
   if (!a) throw accountNotFound();
-  const [identities, sessions, entries, list] = await Promise.all([
+  const [identities, sessions, entries, list, guestScore] = await Promise.all([
     identitiesOf(db, accountId),
     latestSessionsOf(db, accountId, LOOKUP_LIMIT),
     latestAuditOf(db, accountId, LOOKUP_LIMIT),
     listSanctions(ctx, accountId),
+    accountScore(ctx, accountId),
   ]);
   return {
     account: { ...accountSummaryView(a), updated_at: iso(a.updated_at)!, deleted_at: iso(a.deleted_at) },
@@ -107,6 +109,7 @@ export async function lookupAccount(ctx: AuthContext, accountId: string) {
     sessions: sessions.map((s) => ({ ...s, created_at: iso(s.created_at)!, expires_at: iso(s.expires_at)!, revoked_at: iso(s.revoked_at) })),
     audit: entries.map((e) => ({ ...e, at: iso(e.at)! })),
     sanctions: list.map(sanctionView),
+    guest_score: guestScore,
   };
 }
 

@@ -7,11 +7,11 @@
  * happen after the answer (adapters/mailer.ts, `defer`), so neither the answer nor its time tells whether the
  * address is known.
  */
-import { isUniqueViolation, lockoutSource, randomToken, sha256Hex, verifyPassword, type Database, type Queryable } from '@platform/kit';
+import { guestRestrictionDetails, isUniqueViolation, lockoutSource, randomToken, sha256Hex, verifyPassword, type Database, type Queryable } from '@platform/kit';
 import type { AuthContext } from '../context.js';
 import type { AuthConfig } from '../config.js';
 import { accountInactive, fail } from '../errors.js';
-import { lockAccountStatus } from '../queries/accounts.js';
+import { accountSummary, lockAccountStatus } from '../queries/accounts.js';
 import {
   changeIdentityEmail,
   consumeEmailToken,
@@ -207,6 +207,11 @@ export async function requestEmailChange(
   if (!id) {
     // Same cost as a wrong password; an account without an email links one (POST /account/link).
     await verifyPassword(await dummyHashFor(ctx.config.passwordParams), input.password);
+    // A guest is told what upgrading unlocks (kit GUEST_FEATURES), read from the account, not the token's claim:
+    // one upgraded a moment ago is not a guest any more.
+    if ((await accountSummary(ctx.db, accountId))?.is_guest) {
+      throw fail('guest_restricted', 'Guest accounts cannot set an email address here; link one with POST /account/link', guestRestrictionDetails('change_email'));
+    }
     throw fail('identity_not_found', 'The account has no email address; link one with POST /account/link');
   }
   await checkChangePassword(ctx, accountId, id, input.password, who);

@@ -1,6 +1,7 @@
 /** Retention, run on every node on the purge interval: purge of deleted accounts, removal of idle guests. */
 import type { AuthContext } from '../context.js';
 import { accountsDueForPurge, deleteGuest, idleGuests, purgeAccountData } from '../queries/retention.js';
+import { purgeDecayedSignals } from '../queries/guest-signals.js';
 
 /** Hard-deletes personal data of accounts deleted longer than the grace window ago. The account row (sub) stays. */
 export async function purgeDeletedAccounts(ctx: AuthContext, now: Date = new Date()): Promise<number> {
@@ -19,4 +20,9 @@ export async function pruneIdleGuests(ctx: AuthContext, now: Date = new Date()):
   const idle = await idleGuests(db, now, config.guestIdleDays);
   for (const id of idle) await db.transaction((tx) => deleteGuest(tx, id));
   return idle.length;
+}
+
+/** Drops the guest abuse signals decayed to nothing (queries/guest-signals.ts). */
+export async function purgeDecayedGuestSignals(ctx: AuthContext): Promise<number> {
+  return purgeDecayedSignals(ctx.db, ctx.config.guestScoreHalfLifeHours * 3600);
 }

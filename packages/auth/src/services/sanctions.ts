@@ -27,6 +27,7 @@ import {
   sanctionsOf,
   type SanctionRow,
 } from '../queries/sanctions.js';
+import { recordSanctioned } from './guest-score.js';
 import { audit, type AuditContext } from './audit.js';
 import { BUS_NOTICE_WIRE, OUTBOX_NOTICE_WIRE } from './notice-wire.js';
 import type { AuthContext } from '../context.js';
@@ -183,6 +184,7 @@ export async function createSanction(ctx: AuthContext, actor: Actor, accountId: 
     assertTarget(actor, a);
     const s = await insertSanction(tx, { accountId, type: input.type, reason: input.reason, createdBy: actor.id, expiresAt });
     if (input.type === 'ban') await settleAccountStatus(tx, accountId);
+    await recordSanctioned({ db: tx, config: ctx.config }, accountId, input.type);
     return s;
   };
   if (input.type === 'ban') {
@@ -256,9 +258,10 @@ export const sanctionTypes = (config: AuthConfig): string[] => ['ban', 'chat', .
 export const listSanctions = (ctx: AuthContext, accountId: string, opts?: { activeOnly?: boolean }): Promise<SanctionRow[]> => sanctionsOf(ctx.db, accountId, opts);
 
 /** Inside an operator's status change to banned: a permanent ban (the revoker ends the sessions around it). */
-export async function banInStatusChange(tx: Queryable, actor: Actor, account: AccountRow, who: AuditContext): Promise<SanctionNotice> {
+export async function banInStatusChange(tx: Queryable, config: AuthConfig, actor: Actor, account: AccountRow, who: AuditContext): Promise<SanctionNotice> {
   assertTarget(actor, account);
   const s = await insertSanction(tx, { accountId: account.id, type: 'ban', reason: 'Status set to banned by an operator', createdBy: actor.id, expiresAt: null });
+  await recordSanctioned({ db: tx, config }, account.id, 'ban');
   await audit(tx, who, 'sanction', account.id, { by: actor.id, ...detail(s), via: 'status' });
   return written(tx, noticeOf(s, 'applied'));
 }

@@ -23,9 +23,9 @@ export const normaliseEmail = (email: string): string => email.trim().toLowerCas
 
 export type SignInResult = TokenPair & { account_id: string };
 
-type SubjectRow = Pick<AccountRow, 'id' | 'roles' | 'home_region'>;
+type SubjectRow = Pick<AccountRow, 'id' | 'roles' | 'home_region'> & { is_guest?: boolean };
 
-export const subjectOf = (a: SubjectRow): SessionSubject => ({ accountId: a.id, roles: a.roles, region: a.home_region });
+export const subjectOf = (a: SubjectRow): SessionSubject => ({ accountId: a.id, roles: a.roles, region: a.home_region, guest: a.is_guest === true });
 
 /**
  * The account may sign in: banned and locked accounts are refused after the credential checked out. A banned

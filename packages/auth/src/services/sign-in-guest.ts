@@ -9,6 +9,7 @@ import { touchIdentityLogin } from '../queries/identities.js';
 import { audit, type AuditContext } from './audit.js';
 import { dummyHashFor } from './passwords.js';
 import { assertUsable, finish, openSession, recordDevice, type DeviceInput, type SignInResult } from './sign-in-common.js';
+import { assertGuestCreationAllowed, recordGuestCreated, recordRestoreFailed } from './guest-score.js';
 import { newSessionRows, type SessionSubject } from './tokens.js';
 
 export type GuestResult = SignInResult & { guest_secret: string };
@@ -33,6 +34,8 @@ export async function createGuest(ctx: AuthContext, input: { device: DeviceInput
     const replay = await replayGuest(ctx, keyHash, fingerprintHash, input.device, who);
     if (replay) return replay;
   }
+  // The abuse score of the device and network (a retry above is the same guest, not a new one: not scored).
+  await assertGuestCreationAllowed(ctx, fingerprintHash, who.ip ?? undefined);
   const secret = randomToken(32);
   const secretHash = await hashPassword(secret, ctx.config.guestSecretParams);
   try {
@@ -40,7 +43,7 @@ export async function createGuest(ctx: AuthContext, input: { device: DeviceInput
     // account, device, identity, credential, idempotency key, audit row, session and refresh token.
     // Same rows as the step-by-step sign-ins.
     const accountId = randomUUID();
-    const subject: SessionSubject = { accountId, roles: ['player'], region: '' };
+    const subject: SessionSubject = { accountId, roles: ['player'], region: '', guest: true };
     const s = newSessionRows(ctx.config, subject, { method: 'guest', ip: who.ip ?? undefined });
     await ctx.guestWriter([
       accountId,
@@ -60,6 +63,7 @@ export async function createGuest(ctx: AuthContext, input: { device: DeviceInput
       s.refreshHash,
       s.refreshExpiresAt.toISOString(),
     ]);
+    await recordGuestCreated(ctx, fingerprintHash, who.ip ?? undefined);
     return {
       ...(await finish(ctx, { subject, session: { sessionId: s.sessionId, refreshToken: s.refreshToken }, method: 'guest' })),
       guest_secret: secret,
@@ -103,6 +107,7 @@ export async function restoreGuest(ctx: AuthContext, input: { accountId: string;
   const ok = await verifyPassword(a?.secret_hash ?? (await dummyHashFor(ctx.config.guestSecretParams)), input.guestSecret);
   if (!a || !ok) {
     await audit(ctx.db, who, 'login', a?.id ?? null, { method: 'guest', outcome: 'failure' });
+    await recordRestoreFailed(ctx, sha256Hex(input.device.fingerprint), who.ip ?? undefined);
     throw fail('invalid_credentials', 'The account id or guest secret is wrong');
   }
   await assertUsable(ctx.db, a, ctx.config.masterKey);

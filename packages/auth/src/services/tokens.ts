@@ -36,6 +36,8 @@ export interface SessionSubject {
   accountId: string;
   roles: string[];
   region: string;
+  /** A guest account (not upgraded yet): its tokens carry `guest: true` (docs/auth.md, "Guests"). */
+  guest?: boolean;
 }
 
 /** Keeps a /24 (IPv4) or /64 (IPv6) network: enough for abuse analysis, less personal than the address. */
@@ -83,6 +85,7 @@ async function accessToken(config: AuthConfig, keys: KeyCache, s: SessionSubject
     jti: randomUUID(),
     iat: nowMs / 1000,
     exp: iat + config.accessTtlSeconds,
+    guest: s.guest === true,
   });
 }
 
@@ -156,7 +159,7 @@ export async function refreshTokens(ctx: AuthContext, refreshToken: string, who:
   const secret = randomToken(32);
   const row = await ctx.rotator({ hash, nextId: randomUUID(), nextHash: sha256Hex(secret), ip: who.ip ?? null, nodeId: who.nodeId });
   if (row) {
-    const subject = { accountId: row.account_id, roles: row.roles, region: row.home_region };
+    const subject = { accountId: row.account_id, roles: row.roles, region: row.home_region, guest: row.is_guest };
     return { ...(await tokenPair(ctx, subject, { sessionId: row.session_id, refreshToken: secret }, row.auth_method)), account_id: row.account_id };
   }
   const f = await refreshTokenByHash(ctx.db, hash);

@@ -8,6 +8,7 @@ import type { AuthConfig } from '../config.js';
 import { deleteStaleEmailTokens } from '../queries/email-tokens.js';
 import { KEY_ROTATION_CHANNEL } from '../services/keys.js';
 import { purgeExpiredDeviceGrants } from '../services/device-grants.js';
+import { purgeDecayedGuestSignals } from '../services/retention.js';
 
 export function authWorkers(app: AuthApp, config: AuthConfig): Worker[] {
   const ctx = app.auth;
@@ -24,6 +25,7 @@ export function authWorkers(app: AuthApp, config: AuthConfig): Worker[] {
         await ctx.outbox.purgeDelivered();
         await purgeExpiredDeviceGrants(ctx);
         await deleteStaleEmailTokens(ctx.db);
+        await purgeDecayedGuestSignals(ctx);
       },
       log,
     ),

@@ -1958,6 +1958,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description guest_restricted: A guest account may not use this feature until it upgrades (`feature`, and `unlocks`: what upgrading unlocks) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "guest_restricted";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description identity_not_found: The account has no such identity */
             404: {
                 headers: {
@@ -4481,6 +4502,24 @@ export interface operations {
                             ip: string | null;
                             node_id: string;
                         }[];
+                        /** @description The guest abuse score (staff only; never shown to the player; docs/auth.md, "Guest abuse score") */
+                        guest_score: {
+                            /** @description slow: from AUTH_GUEST_SCORE_SLOW; refuse: from AUTH_GUEST_SCORE_REFUSE */
+                            level: "normal" | "slow" | "refuse";
+                            reasons: {
+                                /** @description Events ever counted in this signal */
+                                events: number;
+                                /** Format: date-time */
+                                last_at: string;
+                                /** @description guest_created, restore_failed or sanctioned */
+                                signal: string;
+                                subject: "account" | "device" | "network";
+                                /** @description Decayed to now */
+                                value: number;
+                            }[];
+                            /** @description The account's signals and its devices', decayed to now (2 decimals) */
+                            score: number;
+                        };
                         identities: {
                             email: string | null;
                             /** Format: uuid */
@@ -7841,6 +7880,27 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description guest_creation_refused: Guest creation from this device or network is refused (sign in with an account instead) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "guest_creation_refused";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */

@@ -812,6 +812,8 @@ export interface operations {
                         CrossGameVisibility: "isolated" | "summary" | "full";
                         /** Format: uuid */
                         GameId: string;
+                        /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
+                        GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create")[] | null;
                         TextFilter: {
                             AllowList: string[];
                             DenyList: string[];
@@ -973,6 +975,8 @@ export interface operations {
                         CrossGameVisibility: "isolated" | "summary" | "full";
                         /** Format: uuid */
                         GameId: string;
+                        /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
+                        GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create")[] | null;
                         TextFilter: {
                             AllowList: string[];
                             DenyList: string[];
@@ -1502,6 +1506,8 @@ export interface operations {
                         DisplayName: string;
                         /** Format: uuid */
                         GameId: string;
+                        /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
+                        GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create")[] | null;
                         LaunchCommand: string | null;
                         /** @description Free-form JSON object, at most 16 KiB serialised */
                         Settings: {
@@ -1643,6 +1649,8 @@ export interface operations {
                             DisplayName: string;
                             /** Format: uuid */
                             GameId: string;
+                            /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
+                            GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create")[] | null;
                             LaunchCommand: string | null;
                             /** @description Free-form JSON object, at most 16 KiB serialised */
                             Settings: {
@@ -1841,6 +1849,8 @@ export interface operations {
                         DisplayName: string;
                         /** Format: uuid */
                         GameId: string;
+                        /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
+                        GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create")[] | null;
                         LaunchCommand: string | null;
                         /** @description Free-form JSON object, at most 16 KiB serialised */
                         Settings: {
@@ -2103,6 +2113,8 @@ export interface operations {
                     /** @description How rich presence crosses game boundaries; the stricter of two games applies (isolated < summary < full) */
                     CrossGameVisibility?: "isolated" | "summary" | "full";
                     DisplayName?: string;
+                    /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
+                    GuestRestricted?: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create")[] | null;
                     LaunchCommand?: string | null;
                     /** @description Free-form JSON object, at most 16 KiB serialised */
                     Settings?: {
@@ -2135,6 +2147,8 @@ export interface operations {
                         DisplayName: string;
                         /** Format: uuid */
                         GameId: string;
+                        /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
+                        GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create")[] | null;
                         LaunchCommand: string | null;
                         /** @description Free-form JSON object, at most 16 KiB serialised */
                         Settings: {
@@ -2695,6 +2709,8 @@ export interface operations {
                         DisplayName: string;
                         /** Format: uuid */
                         GameId: string;
+                        /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
+                        GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create")[] | null;
                         LaunchCommand: string | null;
                         /** @description Free-form JSON object, at most 16 KiB serialised */
                         Settings: {
@@ -2853,6 +2869,8 @@ export interface operations {
                             DisplayName: string;
                             /** Format: uuid */
                             GameId: string;
+                            /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
+                            GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create")[] | null;
                             LaunchCommand: string | null;
                             /** @description Free-form JSON object, at most 16 KiB serialised */
                             Settings: {

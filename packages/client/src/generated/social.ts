@@ -1867,7 +1867,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description chat_restricted: The sender has an active chat sanction (`expiresAt`: its end, null when permanent); not_friends: An invite or a direct message to a non-friend */
+            /** @description chat_restricted: The sender has an active chat sanction (`expiresAt`: its end, null when permanent); not_friends: An invite or a direct message to a non-friend; guest_restricted: A guest account may not use this feature here until it upgrades (`feature` names it, `unlocks` says what upgrading unlocks) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1878,7 +1878,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "chat_restricted" | "not_friends";
+                        code: "chat_restricted" | "not_friends" | "guest_restricted";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2612,6 +2612,27 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description guest_restricted: A guest account may not use this feature here until it upgrades (`feature` names it, `unlocks` says what upgrading unlocks) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "guest_restricted";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -9306,6 +9327,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description guest_restricted: A guest account may not use this feature here until it upgrades (`feature` names it, `unlocks` says what upgrading unlocks) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "guest_restricted";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description name_unavailable: No free discriminator for this display name; already_in_party: The caller is in a party already */
             409: {
                 headers: {
@@ -12022,6 +12064,27 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description guest_restricted: A guest account may not use this feature here until it upgrades (`feature` names it, `unlocks` says what upgrading unlocks) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "guest_restricted";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */

@@ -20,22 +20,26 @@ export interface GameRow {
   api_secret_hash: string;
   settings: Record<string, unknown>;
   cross_game_visibility: CrossGameVisibility;
+  /** The social features refused to guests in this game; null: the deployment's SOCIAL_GUEST_RESTRICTED. */
+  guest_restricted: string[] | null;
   created_at: Date;
   updated_at: Date;
 }
 
 /** What validate-key and validate-client-key answer with: the game context social works in. */
-export type GameContextRow = Pick<GameRow, 'id' | 'cross_game_visibility'> & TextFilterColumns;
-const CONTEXT_COLUMNS = 'id, cross_game_visibility, text_filter_mode, text_filter_allow, text_filter_deny, text_filter_version';
+export type GameContextRow = Pick<GameRow, 'id' | 'cross_game_visibility' | 'guest_restricted'> & TextFilterColumns;
+const CONTEXT_COLUMNS = 'id, cross_game_visibility, guest_restricted, text_filter_mode, text_filter_allow, text_filter_deny, text_filter_version';
 
 export interface GamePatch {
   displayName?: string;
   launchCommand?: string | null;
   settings?: Record<string, unknown>;
   crossGameVisibility?: CrossGameVisibility;
+  /** null: back to the deployment's list. */
+  guestRestricted?: string[] | null;
 }
 
-const COLUMNS = 'id, developer_id, display_name, launch_command, api_key, client_key, api_secret_hash, settings, cross_game_visibility, created_at, updated_at';
+const COLUMNS = 'id, developer_id, display_name, launch_command, api_key, client_key, api_secret_hash, settings, cross_game_visibility, guest_restricted, created_at, updated_at';
 /** The same columns of `games g`, where another relation of the statement has some of the same names. */
 const QUALIFIED = COLUMNS.split(', ').map((c) => `g.${c}`).join(', ');
 
@@ -89,6 +93,7 @@ export function gameQueries(db: Queryable) {
            launch_command = CASE WHEN $4::boolean THEN $5 ELSE launch_command END,
            settings = COALESCE($6::jsonb, settings),
            cross_game_visibility = COALESCE($7, cross_game_visibility),
+           guest_restricted = CASE WHEN $8::boolean THEN $9::text[] ELSE guest_restricted END,
            updated_at = now()
          WHERE id = $1 AND ($2::uuid IS NULL OR developer_id = $2::uuid)
          RETURNING ${COLUMNS}`,
@@ -100,6 +105,8 @@ export function gameQueries(db: Queryable) {
           p.launchCommand ?? null,
           p.settings === undefined ? null : JSON.stringify(p.settings),
           p.crossGameVisibility ?? null,
+          p.guestRestricted !== undefined,
+          p.guestRestricted ?? null,
         ],
       );
       return r.rows[0];

@@ -8,6 +8,7 @@ import { getTextFilter, setTextFilter } from '../services/text-filter.js';
 import {
   bearer,
   CrossGameVisibility,
+  GuestRestricted,
   ErrorBody,
   GameParams,
   GameView,
@@ -130,6 +131,7 @@ function gameWriteRoutes(app: App, ctx: Context): void {
             LaunchCommand: Type.Optional(Type.Union([LaunchCommand, Type.Null()])),
             Settings: Type.Optional(Settings),
             CrossGameVisibility: Type.Optional(CrossGameVisibility),
+            GuestRestricted: Type.Optional(GuestRestricted),
           },
           { additionalProperties: false },
         ),
@@ -143,6 +145,7 @@ function gameWriteRoutes(app: App, ctx: Context): void {
         launchCommand: req.body.LaunchCommand,
         settings: req.body.Settings as Record<string, unknown> | undefined,
         crossGameVisibility: req.body.CrossGameVisibility,
+        guestRestricted: req.body.GuestRestricted === null ? null : req.body.GuestRestricted && [...new Set(req.body.GuestRestricted)],
       });
     },
   );

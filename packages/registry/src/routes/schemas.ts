@@ -1,6 +1,6 @@
 /** TypeBox schemas shared by the registry's routes (PascalCase fields). */
 import { Type } from 'typebox';
-import { errorSchema } from '@platform/kit';
+import { errorSchema, GUEST_FEATURES, guestFeaturesOf } from '@platform/kit';
 
 export const ErrorBody = errorSchema('pascal');
 
@@ -29,6 +29,18 @@ export const TextFilterView = Type.Object({
 /** The game context the validation routes answer with: social filters player text with it. */
 export const TextFilterContext = Type.Object({ Mode: TextFilterMode, AllowList: Type.Array(Type.String()), DenyList: Type.Array(Type.String()), Version: Type.Integer() });
 
+/** The social guest features a game may restrict (kit GUEST_FEATURES; auth's own are not per game). */
+const SocialGuestFeature = Type.Unsafe<string>({
+  type: 'string',
+  enum: guestFeaturesOf('social'),
+  description: guestFeaturesOf('social').map((f) => `${f}: ${GUEST_FEATURES[f].unlocks}`).join('; '),
+});
+
+export const GuestRestricted = Type.Union([Type.Array(SocialGuestFeature, { maxItems: 16 }), Type.Null()], {
+  description:
+    'The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment\'s SOCIAL_GUEST_RESTRICTED; [] restricts nothing',
+});
+
 export const Settings = Type.Object({}, { additionalProperties: true, description: 'Free-form JSON object, at most 16 KiB serialised' });
 
 export const AuthResponse = Type.Object({ Token: Type.String(), DeveloperId: Uuid, Email: Type.String(), Role });
@@ -44,6 +56,7 @@ export const GameView = Type.Object({
   LaunchCommand: Type.Union([Type.String(), Type.Null()]),
   Settings,
   CrossGameVisibility,
+  GuestRestricted,
   CreatedAt: Timestamp,
   UpdatedAt: Timestamp,
 });

@@ -34,6 +34,7 @@ export interface CachedKey {
   visibility: CrossGameVisibility;
   /** The game's text filter, handed to social with the game context (a change drops the entry, like visibility's). */
   textFilter: TextFilterSettings;
+  guestRestricted: string[] | null;
 }
 
 export class ApiKeyCache {

@@ -33,6 +33,8 @@ export const gameOf = (req: FastifyRequest): ValidatedGame => callerOf<Validated
 export interface ValidatedGame {
   gameId: string;
   visibility: CrossGameVisibility;
+  /** The game's guest restrictions (null: the deployment's); carried to social by validate-key. */
+  guestRestricted: string[] | null;
 }
 
 /**

@@ -17,6 +17,8 @@ export interface GameView {
   LaunchCommand: string | null;
   Settings: Record<string, unknown>;
   CrossGameVisibility: CrossGameVisibility;
+  /** The social features refused to guests in this game; null: the deployment's list (SOCIAL_GUEST_RESTRICTED). */
+  GuestRestricted: string[] | null;
   CreatedAt: string;
   UpdatedAt: string;
 }
@@ -38,6 +40,7 @@ export const gameView = (g: GameRow): GameView => ({
   LaunchCommand: g.launch_command,
   Settings: g.settings,
   CrossGameVisibility: g.cross_game_visibility,
+  GuestRestricted: g.guest_restricted,
   CreatedAt: new Date(g.created_at).toISOString(),
   UpdatedAt: new Date(g.updated_at).toISOString(),
 });

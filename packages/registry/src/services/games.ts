@@ -55,7 +55,8 @@ export async function updateGame(ctx: Context, caller: Caller, gameId: string, p
   if (patch.settings !== undefined) checkSettings(patch.settings);
   const g = await gameQueries(ctx.db).update(gameId, ownerOf(caller), { ...patch, displayName });
   if (!g) throw gameNotFound();
-  if (patch.crossGameVisibility !== undefined) {
+  // A game context social caches (its visibility, its guest restrictions) changed: the notice drops it everywhere.
+  if (patch.crossGameVisibility !== undefined || patch.guestRestricted !== undefined) {
     await ctx.notices.announce({ change: 'visibility_changed', gameId: g.id, apiKey: g.api_key, clientKey: g.client_key });
   }
   return gameView(g);

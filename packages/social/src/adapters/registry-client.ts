@@ -11,7 +11,7 @@
 import http from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
-import { gameSecretDigest, readTextFilterSettings, revokesCredential, sha256Hex, type GameCredentialRef, type GameCredentialsNotice } from '@platform/kit';
+import { gameSecretDigest, guestFeaturesOf, readTextFilterSettings, revokesCredential, sha256Hex, type GameCredentialRef, type GameCredentialsNotice, type GuestFeature } from '@platform/kit';
 import { CROSS_GAME_VISIBILITY } from '../config.js';
 import { NO_GAME, type CrossGameVisibility, type GameContext } from '../context.js';
 import { socialError } from '../services/errors.js';
@@ -53,6 +53,17 @@ function noticeLog(now: () => number) {
       return !!cred && recent.some((r) => r.n > cred.checkedAt && revokesCredential(r.notice, cred));
     },
   };
+}
+
+const SOCIAL_GUEST_FEATURES: readonly string[] = guestFeaturesOf('social');
+
+/**
+ * The game's GuestRestricted as the registry sent it: null (or absent: a registry of the release before) is the
+ * deployment's list; names this release does not know (a newer registry's) are left out.
+ */
+function guestRestrictedOf(v: unknown): GuestFeature[] | null {
+  if (!Array.isArray(v)) return null;
+  return v.filter((f): f is GuestFeature => typeof f === 'string' && SOCIAL_GUEST_FEATURES.includes(f));
 }
 
 const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
@@ -131,7 +142,7 @@ export function registryTenancy(opts: { registryUrl: string; cacheMs: number; ti
       // The game's text filter (a registry before it answers none: off until it does).
       const f = res.body.TextFilter;
       const textFilter = f && readTextFilterSettings({ mode: f.Mode, allowList: f.AllowList, denyList: f.DenyList, version: f.Version });
-      game = { gameId: res.body.GameId, visibility, ...(textFilter ? { textFilter } : {}) };
+      game = { gameId: res.body.GameId, visibility, guestRestricted: guestRestrictedOf(res.body.GuestRestricted), ...(textFilter ? { textFilter } : {}) };
     } else if (res.status === 401 || res.status === 403 || (res.status === 200 && res.body?.Valid === false)) {
       game = null;
     } else {

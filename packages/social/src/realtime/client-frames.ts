@@ -60,7 +60,8 @@ async function presenceUpdateFrame({ ctx, sender, tracker }: FrameDeps, conn: Co
 function frameFailed({ log, sender }: FrameDeps, conn: Connection, type: string, err: unknown): void {
   if (err instanceof AppError && err.status < 500) {
     const retry = err.headers?.['retry-after'] ?? err.headers?.['Retry-After'];
-    return sender.sendError(conn, err.code, err.message, retry !== undefined ? { retryAfterSeconds: Number(retry) } : {});
+    // The body fields an HTTP answer would carry (guest_restricted's feature and unlocks, chat_restricted's expiresAt).
+    return sender.sendError(conn, err.code, err.message, { ...err.details, ...(retry !== undefined ? { retryAfterSeconds: Number(retry) } : {}) });
   }
   log.error({ err, socketId: conn.id, type }, 'websocket frame failed');
   return sender.sendError(conn, err instanceof AppError ? err.code : 'internal_error', err instanceof AppError ? err.message : 'The frame could not be handled');
@@ -84,7 +85,7 @@ async function handleFrame(deps: FrameDeps, conn: Connection, data: RawData, isB
         return await presenceUpdateFrame(deps, conn, frame);
       case 'chatSend':
         // Delivery (to this socket too) is the chatMessage event of the channel.
-        await sendChatMessage(deps.ctx, conn.user, { channel: frame.channel, channelId: frame.channelId, body: frame.body }, conn.game);
+        await sendChatMessage(deps.ctx, conn.user, { channel: frame.channel, channelId: frame.channelId, body: frame.body }, { principal: conn.principal, game: conn.game });
         return;
       case 'authenticate':
         return await authenticateFrame(deps, conn, frame.token);

@@ -35,7 +35,7 @@ export function chatRoutes(app: App, ctx: Ctx): void {
       schema: {
         tags: ['chat'],
         summary: 'Send a message',
-        response: { 201: ChatMessageDto, ...errorResponses(CALLER, BODY, LIMITED, 'feature_disabled', 'chat_restricted', 'invalid_body', 'body_too_long', 'text_filtered', 'channel_not_found', 'not_friends') },
+        response: { 201: ChatMessageDto, ...errorResponses(CALLER, BODY, LIMITED, 'feature_disabled', 'chat_restricted', 'invalid_body', 'body_too_long', 'text_filtered', 'channel_not_found', 'not_friends', 'guest_restricted') },
         params: Params,
         headers: CallerHeaders,
         body: Type.Object({ body: Type.String({ minLength: 1, maxLength: 10_000 }) }, { additionalProperties: false }),
@@ -43,7 +43,7 @@ export function chatRoutes(app: App, ctx: Ctx): void {
     },
     async (req, reply) => {
       reply.status(201);
-      return sendChatMessage(ctx, req.user, { channel: req.params.kind, channelId: req.params.channelId, body: req.body.body }, req.game);
+      return sendChatMessage(ctx, req.user, { channel: req.params.kind, channelId: req.params.channelId, body: req.body.body }, { principal: req.principal, game: req.game });
     },
   );
 }

@@ -36,13 +36,13 @@ export function friendRoutes(app: App, ctx: Ctx): void {
         body: TargetBody,
         response: {
           201: RequestSummary,
-          ...errorResponses(CALLER, BODY, LIMITED, 'target_required', 'user_not_found', 'cannot_friend_self', 'you_blocked_user', 'already_friends', 'request_exists', 'friend_limit_reached'),
+          ...errorResponses(CALLER, BODY, LIMITED, 'target_required', 'user_not_found', 'cannot_friend_self', 'you_blocked_user', 'already_friends', 'request_exists', 'friend_limit_reached', 'guest_restricted'),
         },
       },
     },
     async (req, reply) => {
       reply.status(201);
-      return sendRequest(ctx, req.user, req.body);
+      return sendRequest(ctx, req.user, req.body, { principal: req.principal, game: req.game });
     },
   );
 

@@ -49,12 +49,12 @@ function membershipRoutes(app: App, ctx: Ctx): void {
           { maxSize: Type.Optional(Type.Integer()), visibility: Type.Optional(PartyVisibilitySchema), join: Type.Optional(JoinMetadata) },
           { additionalProperties: false },
         ),
-        response: { 201: PartyDto, ...errorResponses(CALLER, BODY, 'invalid_max_size', 'join_bag_too_large', 'already_in_party') },
+        response: { 201: PartyDto, ...errorResponses(CALLER, BODY, 'invalid_max_size', 'join_bag_too_large', 'already_in_party', 'guest_restricted') },
       },
     },
     async (req, reply) => {
       reply.status(201);
-      return createParty(ctx, req.user, req.body);
+      return createParty(ctx, req.user, req.body, { principal: req.principal, game: req.game });
     },
   );
   const partyRead = { tags: ['parties'], summary: 'A party of the caller', params: IdParams, headers: CallerHeaders };

@@ -15,7 +15,7 @@ export function reportRoutes(app: App, ctx: Ctx): void {
         tags: ['users'],
         summary: 'Report a user to moderation (taken the same way whether or not the target exists)',
         headers: CallerHeaders,
-        response: { 202: ReportReceived, ...errorResponses(CALLER, BODY, LIMITED, 'target_required', 'cannot_report_self') },
+        response: { 202: ReportReceived, ...errorResponses(CALLER, BODY, LIMITED, 'target_required', 'cannot_report_self', 'guest_restricted') },
         body: Type.Object(
           {
             targetHandle: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
@@ -29,7 +29,7 @@ export function reportRoutes(app: App, ctx: Ctx): void {
     },
     async (req, reply) => {
       reply.status(202);
-      return fileReport(ctx, req.user, req.game, req.body);
+      return fileReport(ctx, req.user, req.game, req.body, { principal: req.principal, game: req.game });
     },
   );
 }

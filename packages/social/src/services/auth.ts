@@ -19,6 +19,8 @@ export interface Principal {
   sid?: string;
   /** The token's `iat` in unix milliseconds (AccessClaims.iatMs); none in API-key mode. */
   issuedAt?: number;
+  /** The token's `guest` claim: a guest account, refused the restricted features (services/guest-restrictions.ts). */
+  guest?: boolean;
 }
 
 export interface Authenticator {
@@ -50,7 +52,7 @@ export function createAuthenticator(opts: { verifier?: AccessTokenVerifier; apiK
       let principal: Principal;
       try {
         const claims = await opts.verifier(m[1]);
-        principal = { accountId: claims.sub, sid: claims.sid, issuedAt: claims.iatMs, expiresAt: claims.exp * 1000, roles: claims.roles };
+        principal = { accountId: claims.sub, sid: claims.sid, issuedAt: claims.iatMs, expiresAt: claims.exp * 1000, roles: claims.roles, guest: claims.guest };
       } catch (err) {
         // key_set_unavailable (503) passes through; every rejection is a plain 401.
         if ((err as { status?: number }).status === 503) throw err;

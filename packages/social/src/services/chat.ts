@@ -9,6 +9,7 @@ import { NO_GAME, type Ctx, type GameContext, type UserRow } from '../context.js
 import { limitChat } from './limits.js';
 import { socialError } from './errors.js';
 import { filterText, reportFlagged } from './text-filter.js';
+import { assertGuestAllowed, type GuestCaller } from './guest-restrictions.js';
 import { channelHistory, deleteMessagesBefore, insertDmMessage, insertPartyMessages, type ChatKind, type MessageRow, type PartyInsert } from '../queries/chat.js';
 import { areFriends, dmChannelOf } from '../queries/friends.js';
 import { isPartyMember } from '../queries/parties.js';
@@ -56,7 +57,9 @@ const partyInserter = onePer((db: Queryable) =>
  * applies (services/text-filter.ts): masked, refused (400 text_filtered, nothing stored or sent) or flagged (sent,
  * then reported to moderators).
  */
-export async function sendChatMessage(ctx: Ctx, sender: UserRow, input: { channel: ChatKind; channelId: string; body: string }, game: GameContext = NO_GAME) {
+export async function sendChatMessage(ctx: Ctx, sender: UserRow, input: { channel: ChatKind; channelId: string; body: string }, caller?: GuestCaller) {
+  // The context the sender writes from (their socket's or request's): its text filter applies.
+  const game = caller?.game ?? NO_GAME;
   assertChatEnabled(ctx);
   // An active chat sanction (auth's notice, heard by every node): 403 chat_restricted, before anything is stored.
   ctx.sanctions.assertChatAllowed(sender.account_id);
@@ -80,6 +83,8 @@ export async function sendChatMessage(ctx: Ctx, sender: UserRow, input: { channe
     filtered = filterText(ctx, game, 'body', body);
     row = await insertDmMessage(ctx.db, { channelId, from: sender.id, fromPublicId: sender.public_id, body: filtered.text, sentAt: ctx.now() });
   } else {
+    // Party members need not be friends: a guest may be refused party chat (party_chat).
+    assertGuestAllowed(ctx, caller, 'party_chat');
     // The hot path of party chat: the membership check rides in the insert itself, and the inserts of
     // messages arriving together share one statement (group commit, see partyInserter). Attempts count against the
     // sender's chat limit.

@@ -39,6 +39,10 @@ export const socialErrors = kitErrorCodes.extend({
   not_leader: { status: 403, description: 'A leader-only party action' },
   not_friends: { status: 403, description: 'An invite or a direct message to a non-friend' },
   moderator_required: { status: 403, description: 'A moderation route without the moderator or admin role' },
+  guest_restricted: {
+    status: 403,
+    description: 'A guest account may not use this feature here until it upgrades (`feature` names it, `unlocks` says what upgrading unlocks)',
+  },
   chat_restricted: { status: 403, description: 'The sender has an active chat sanction (`expiresAt`: its end, null when permanent)' },
   sanction_forbidden: { status: 403, description: 'The auth service refused the moderator this sanction (only an admin sanctions a moderator or admin)' },
   // 404

@@ -9,6 +9,7 @@ import { readPresence, viewPresence, type VisibleState } from './presence.js';
 import { limitOutreach } from './limits.js';
 import { assertNotBlocked, fullHandle, resolveTarget, requireAddressableUser, requireUser, userSummary } from './users.js';
 import { socialError } from './errors.js';
+import { limitGuestFriendRequests, type GuestCaller } from './guest-restrictions.js';
 import { publishNotification, storeNotification } from './notifications.js';
 import {
   areFriends,
@@ -70,13 +71,15 @@ const requestSummary = (requestId: string, other: UserRow, direction: Direction,
   state,
 });
 
-export async function sendRequest(ctx: Ctx, me: UserRow, body: { toHandle?: string; toPublicId?: string }) {
+export async function sendRequest(ctx: Ctx, me: UserRow, body: { toHandle?: string; toPublicId?: string }, caller?: GuestCaller) {
   const target = await resolveTarget(ctx.db, { handle: body.toHandle, publicId: body.toPublicId }, { handle: 'toHandle', publicId: 'toPublicId' });
   if (target.id === me.id) throw socialError('cannot_friend_self', 'You cannot befriend yourself');
   await assertNotBlocked(ctx.db, me.id, target.id);
   if (await areFriends(ctx.db, me.id, target.id)) throw socialError('already_friends', 'You are already friends');
   // A request the sender could never see accepted is refused now, not when the other player accepts it.
   if ((await friendCount(ctx.db, me.id)) >= ctx.config.friendsMax) throw friendLimit('You have', ctx.config.friendsMax);
+  // A guest's requests of the day (friend_requests_over_limit), then everyone's per-minute outreach limit.
+  await limitGuestFriendRequests(ctx, caller, me.id);
   await limitOutreach(ctx, me.id);
   // One transaction per pair, serialised by an advisory lock, so two users asking each other at the same time
   // end as friends instead of as two crossing pending requests.

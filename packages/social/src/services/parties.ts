@@ -11,6 +11,7 @@ import { checkJoin, joinColumns, joinDto, type JoinMetadata } from './join-metad
 import { leaderParty, memberParty, partyRow } from './party-access.js';
 import { findByHandle, findByPublicId, fullHandle } from './users.js';
 import { socialError } from './errors.js';
+import { assertGuestAllowed, type GuestCaller } from './guest-restrictions.js';
 import { publishNotification, storeNotification, type StoredNotification } from './notifications.js';
 import { markAccepted, revokePartyInvites } from '../queries/invites.js';
 import {
@@ -64,7 +65,8 @@ const memberDto = (m: MemberRow, leader: string) => ({
   joinedAt: new Date(m.joined_at).toISOString(),
 });
 
-export async function createParty(ctx: Ctx, me: UserRow, body: { maxSize?: number; visibility?: PartyVisibility; join?: JoinMetadata }) {
+export async function createParty(ctx: Ctx, me: UserRow, body: { maxSize?: number; visibility?: PartyVisibility; join?: JoinMetadata }, caller?: GuestCaller) {
+  assertGuestAllowed(ctx, caller, 'party_create');
   const maxSize = body.maxSize ?? ctx.config.partyDefaultMaxSize;
   if (maxSize < 2 || maxSize > ctx.config.partyMaxSizeLimit) {
     throw socialError('invalid_max_size', `maxSize must be between 2 and ${ctx.config.partyMaxSizeLimit}`, { field: 'maxSize' });

@@ -3,7 +3,8 @@ import { UUID_PATTERN, type Queryable } from '@platform/kit';
 import type { Ctx, GameContext, UserRow } from '../context.js';
 import { dmPeer } from './chat.js';
 import { limitOutreach } from './limits.js';
-import { profileSnapshot, resolveTarget } from './users.js';
+import { fullHandle, profileSnapshot, resolveTarget } from './users.js';
+import { assertGuestAllowed, type GuestCaller } from './guest-restrictions.js';
 import { socialError } from './errors.js';
 import { insertReport, lastMessagesOf, lockReportPair, mergeRepeat } from '../queries/reports.js';
 import { isPartyMember } from '../queries/parties.js';
@@ -50,7 +51,9 @@ export async function fileReport(
   me: UserRow,
   game: GameContext,
   body: { targetHandle?: string; targetPublicId?: string; reason: string; context?: string },
+  caller?: GuestCaller,
 ) {
+  assertGuestAllowed(ctx, caller, 'reports');
   // A report about someone who blocked the caller is taken (a harassed player must be able to report the
   // harasser), so a report about nobody is answered the same way, storing nothing: a report never tells
   // whether its target exists or has blocked the caller.

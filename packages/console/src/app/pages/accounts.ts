@@ -1,5 +1,5 @@
 /** Staff: account search and lookup (identities, sessions, audit trail, sanctions), applying and lifting sanctions. */
-import type { RoleList, Sanction } from '@platform/client';
+import type { AccountLookup, RoleList, Sanction } from '@platform/client';
 import { h, onSubmit, table, when } from '../dom.js';
 import { confirmDialog, type Ui } from '../ui.js';
 import { sanctionForm } from './sanction-form.js';
@@ -66,6 +66,24 @@ function rolesSection(ui: Ui, accountId: string, roles: string[], reload: () => 
   return h('section', { class: 'card' }, h('h2', null, 'Roles (admin)'), form);
 }
 
+const SUBJECTS: Record<string, string> = { account: 'this account', device: 'a device it signed in on', network: 'a network (/24 or /64)' };
+
+/** Staff only: the guest abuse score and its reasons (never shown to the player; docs/auth.md, "Guest abuse score"). */
+function guestScoreSection(score: AccountLookup['guest_score']): HTMLElement {
+  const level = { normal: 'normal', slow: 'guest creation slowed', refuse: 'guest creation refused' }[score.level];
+  return h(
+    'section',
+    { class: 'card', id: 'guest-score' },
+    h('h2', null, 'Guest abuse score'),
+    h('p', null, `Score ${score.score} · `, h('span', { class: score.level === 'normal' ? 'tag' : 'tag active' }, level)),
+    table(
+      ['Signal', 'Subject', 'Value now', 'Events', 'Last'],
+      score.reasons.map((r) => [r.signal, SUBJECTS[r.subject] ?? r.subject, String(r.value), String(r.events), when(r.last_at)]),
+      'No signal.',
+    ),
+  );
+}
+
 export async function accountPage(ui: Ui, main: HTMLElement, accountId: string): Promise<void> {
   const m = ui.s.staff!.client.moderation;
   const a = await ui.attempt('Loading the account', () => m.account(accountId));
@@ -83,6 +101,7 @@ export async function accountPage(ui: Ui, main: HTMLElement, accountId: string):
     h('p', { class: 'muted' }, 'Account ', h('code', null, a.account.id), ` · roles ${a.account.roles.join(', ')} · created ${when(a.account.created_at)}${a.account.email ? ` · ${a.account.email}` : ''}`),
     h('div', { class: 'columns' }, h('section', { class: 'card', id: 'sanctions' }, h('h2', null, 'Sanctions'), sanctionsTable(ui, a.sanctions, reload)), h('section', { class: 'card' }, h('h2', null, 'New sanction'), apply)),
     rolesSection(ui, accountId, a.account.roles, reload) ?? '',
+    guestScoreSection(a.guest_score),
     h('section', { class: 'card', id: 'identities' }, h('h2', null, 'Identities'), table(['Provider', 'User id', 'Email', 'Verified', 'Linked', 'Last sign-in'], a.identities.map((i) => [i.provider, h('code', null, i.provider_user_id), i.email ?? '—', i.verified ? 'yes' : 'no', when(i.linked_at), when(i.last_login_at)]))),
     h('section', { class: 'card', id: 'sessions' }, h('h2', null, 'Sessions (latest 50)'), table(['Method', 'Platform', 'Network', 'Started', 'Expires', 'Revoked'], a.sessions.map((s) => [s.auth_method, s.device_platform ?? '—', s.ip_cidr, when(s.created_at), when(s.expires_at), when(s.revoked_at)]))),
     h('section', { class: 'card', id: 'audit' }, h('h2', null, 'Audit trail (latest 50)'), table(['When', 'Event', 'Address', 'Detail'], a.audit.map((e) => [when(e.at), e.event, e.ip ?? '—', h('code', null, e.detail ? JSON.stringify(e.detail) : '')]))),

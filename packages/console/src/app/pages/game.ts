@@ -1,4 +1,5 @@
-/** One game: settings and cross-game visibility, credentials (rotation), text filter, module builds, players, deletion. */
+/** One game: settings and cross-game visibility, guest restrictions, credentials (rotation), text filter, module builds, players, deletion. */
+import { GAME_GUEST_FEATURES } from '@platform/client';
 import { h, onSubmit, replace, table, when } from '../dom.js';
 import type { GameView, TextFilter, Visibility } from '../registry-api.js';
 import { confirmDialog, showSecretOnce, type Ui } from '../ui.js';
@@ -85,6 +86,30 @@ async function textFilterSection(ui: Ui, game: GameView): Promise<HTMLElement> {
   return section;
 }
 
+/** The features refused to guests in this game (GuestRestricted): the platform's list, or the game's own. */
+function guestSection(ui: Ui, game: GameView, reload: () => void): HTMLElement {
+  const own = game.GuestRestricted;
+  const form = h(
+    'form',
+    { class: 'stack', id: 'guest-restrictions' },
+    h('label', null, h('input', { type: 'checkbox', name: 'platform', value: 'on', checked: own === null }), 'Use the platform’s list (SOCIAL_GUEST_RESTRICTED)'),
+    h('p', { class: 'muted' }, 'Otherwise, refused to guest accounts in this game until they upgrade:'),
+    GAME_GUEST_FEATURES.map((f) =>
+      h('label', null, h('input', { type: 'checkbox', name: f.feature, value: 'on', checked: own?.includes(f.feature) ?? false }), `${f.feature} — upgrading unlocks: ${f.unlocks}`),
+    ),
+    h('button', { type: 'submit' }, 'Save guest restrictions'),
+  );
+  onSubmit(form, (f) => {
+    const list = f.platform === 'on' ? null : GAME_GUEST_FEATURES.filter((x) => f[x.feature] === 'on').map((x) => x.feature);
+    void ui.attempt('Saving', async () => {
+      await ui.s.registry.updateGame(game.GameId, { GuestRestricted: list });
+      ui.say(list === null ? 'Guest restrictions: the platform’s list.' : `Guest restrictions saved: ${list.join(', ') || 'none'}.`);
+      reload();
+    });
+  });
+  return h('section', { class: 'card' }, h('h2', null, 'Guest restrictions'), form);
+}
+
 function credentialsSection(ui: Ui, game: GameView, reload: () => void): HTMLElement {
   const r = ui.s.registry;
   const rotateSecret = async () => {
@@ -159,6 +184,7 @@ export async function gamePage(ui: Ui, main: HTMLElement, gameId: string): Promi
     body,
     h('div', { class: 'columns' }, settingsSection(ui, game, reload), credentialsSection(ui, game, reload)),
     await textFilterSection(ui, game),
+    guestSection(ui, game, reload),
     await modulesSection(ui, game),
     await playersSection(ui, game),
     dangerSection(ui, game),
