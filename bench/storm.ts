@@ -8,24 +8,17 @@
  * how long until already-connected sockets are served as before. Prints a table; writes bench/results/storm-<time>.json.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
 import { WebSocket } from 'ws';
-import { dropSchema, runReconnectStorm, sleep, startPrivateRedis, startSocialCluster, uniqueSchema } from '@platform/cluster';
+import { runReconnectStorm, sleep } from '@platform/cluster';
+import { quantile, runContext, startSocialBench } from './social-node.js';
 import { scrapeMetrics } from '@platform/kit/testing';
 
-const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const CLIENTS = Number(process.env.BENCH_STORM_CLIENTS ?? 5000);
 const PROBES = Number(process.env.BENCH_STORM_PROBES ?? 20);
 const log = (m: string) => process.stderr.write(`[storm] ${m}\n`);
 
-const quantile = (xs: number[], q: number) => {
-  if (!xs.length) return NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
-};
 
 /** A probe: its own socket, a heartbeat every 100 ms, the ack's round trip recorded with its send time; reconnects. */
 function startProbe(url: string, headers: Record<string, string>, samples: { at: number; ms: number }[]): () => void {
@@ -67,16 +60,8 @@ function startProbe(url: string, headers: Record<string, string>, samples: { at:
   };
 }
 
-const redis = await startPrivateRedis();
-const schema = uniqueSchema('bench_storm');
-const social = await startSocialCluster({
-  nodes: 1,
-  databaseUrl: DATABASE_URL,
-  schema,
-  redis: { REDIS_URL: redis.url },
-  metrics: true,
-  env: { SOCIAL_REALTIME_MAX_SOCKETS_PER_ADDRESS: '1000000', SOCIAL_REALTIME_MAX_SOCKETS_PER_USER: '1000', LOG_LEVEL: 'warn' },
-});
+const bench = await startSocialBench({ SOCIAL_REALTIME_MAX_SOCKETS_PER_USER: '1000' });
+const social = bench.social;
 const node = social.nodes[0]!;
 const url = `ws://127.0.0.1:${node.port}/v1/ws`;
 const stops: (() => void)[] = [];
@@ -131,11 +116,7 @@ try {
     const last = r.setups.at(-1) ?? 'none';
     setups.set(last, (setups.get(last) ?? 0) + 1);
   }
-  const load = os.loadavg().map((x) => x.toFixed(2)).join(' ');
-  let commit = '';
-  try {
-    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
-  } catch {}
+  const { commit, load } = runContext();
   const result = {
     at: new Date().toISOString(),
     commit,
@@ -170,7 +151,5 @@ try {
   storm.closeAll();
 } finally {
   for (const s of stops) s();
-  await social.close();
-  await redis.destroy();
-  await dropSchema(DATABASE_URL, schema).catch(() => {});
+  await bench.close();
 }

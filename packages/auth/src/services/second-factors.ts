@@ -31,12 +31,13 @@ import {
   type TotpRow,
 } from '../queries/second-factors.js';
 import { audit, type AuditContext } from './audit.js';
+import { openToken, sealToken } from './sealed-token.js';
 import { assertUsable, finish, openSession, type SignInResult } from './sign-in-common.js';
 import { endOtherSessions } from './sessions.js';
 
 const ISSUER = 'Game Platform';
 const SECRET_AAD = 'auth:totp-secret:v1';
-const MFA_TOKEN_AAD = 'auth:mfa-token:v1';
+const MFA_TOKEN_KIND = 'auth:mfa-token:v1';
 const MFA_TOKEN_TTL_MS = 5 * 60_000;
 const RECOVERY_CODES = 10;
 const MAX_FAILURES = 5;
@@ -141,21 +142,13 @@ export async function needsSecondFactor(ctx: AuthContext, accountId: string): Pr
   return Boolean((await totpOf(ctx.db, accountId))?.confirmed_at);
 }
 
-/** The token of a sign-in waiting for its second step: the account and the method, five minutes. */
-export function mfaToken(ctx: AuthContext, accountId: string, method: string): string {
-  return Buffer.from(encryptSecret(keyOf(ctx), JSON.stringify({ a: accountId, m: method, e: Date.now() + MFA_TOKEN_TTL_MS }), MFA_TOKEN_AAD)).toString('base64url');
-}
+/** The token of a sign-in waiting for its second step: the account and the method, five minutes (sealed-token.ts). */
+export const mfaToken = (ctx: AuthContext, accountId: string, method: string): string => sealToken(ctx.config.masterKey, MFA_TOKEN_KIND, { a: accountId, m: method }, MFA_TOKEN_TTL_MS);
 
 function readMfaToken(ctx: AuthContext, token: string): { accountId: string; method: string } {
-  const refused = () => fail('invalid_mfa_code', 'The sign-in expired or is not valid; sign in again');
-  let p: { a?: unknown; m?: unknown; e?: unknown };
-  try {
-    p = JSON.parse(decryptSecret(keyOf(ctx), Buffer.from(token, 'base64url').toString(), MFA_TOKEN_AAD).toString()) as typeof p;
-  } catch {
-    throw refused();
-  }
-  if (typeof p.a !== 'string' || typeof p.m !== 'string' || typeof p.e !== 'number' || p.e < Date.now()) throw refused();
-  return { accountId: p.a, method: p.m };
+  const claims = openToken(ctx.config.masterKey, MFA_TOKEN_KIND, token, ['a', 'm']);
+  if (!claims) throw fail('invalid_mfa_code', 'The sign-in expired or is not valid; sign in again');
+  return { accountId: claims.a!, method: claims.m! };
 }
 
 /** The second step of a sign-in: the mfa_token and a code (or a recovery code) → the session. */

@@ -58,11 +58,12 @@ const SELECT_REPORT = `SELECT r.id, r.reason, r.context, r.game_id, r.state, r.s
        tgt.public_id AS target_public_id, tgt.display_name AS target_handle, tgt.discriminator AS target_discriminator
   FROM reports r LEFT JOIN users rep ON rep.id = r.reporter LEFT JOIN users tgt ON tgt.id = r.target`;
 
+/** A report: a player's (`reporter`), or one the text filter opens (mode flag: no reporter, source `text_filter`). */
 export async function insertReport(
   db: Queryable,
-  r: { reporter: string; target: string; reason: string; context: string | null; gameId: string | null; snapshot: unknown; at: Date },
+  r: { reporter: string | null; target: string; reason: string; context: string | null; gameId: string | null; snapshot: unknown; at: Date; source?: 'player' | 'text_filter' },
 ): Promise<void> {
-  await db.query('INSERT INTO reports (reporter, target, reason, context, game_id, snapshot, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
+  await db.query('INSERT INTO reports (reporter, target, reason, context, game_id, snapshot, created_at, source) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)', [
     r.reporter,
     r.target,
     r.reason,
@@ -70,21 +71,7 @@ export async function insertReport(
     r.gameId,
     JSON.stringify(r.snapshot),
     r.at,
-  ]);
-}
-
-/** A report the text filter opens (mode flag): no reporter, source `text_filter`. */
-export async function insertSystemReport(
-  db: Queryable,
-  r: { target: string; reason: string; context: string; gameId: string | null; snapshot: unknown; at: Date },
-): Promise<void> {
-  await db.query(`INSERT INTO reports (reporter, target, reason, context, game_id, snapshot, created_at, source) VALUES (NULL, $1, $2, $3, $4, $5, $6, 'text_filter')`, [
-    r.target,
-    r.reason,
-    r.context,
-    r.gameId,
-    JSON.stringify(r.snapshot),
-    r.at,
+    r.source ?? 'player',
   ]);
 }
 

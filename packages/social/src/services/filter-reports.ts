@@ -5,7 +5,7 @@
  * Apart from services/reports.ts (player reports), which reads chat channels: chat files these.
  */
 import type { Ctx, GameContext, UserRow } from '../context.js';
-import { insertSystemReport } from '../queries/reports.js';
+import { insertReport } from '../queries/reports.js';
 import { profileSnapshot } from './users.js';
 
 /** What the text filter flagged: a chat message as stored, or a display name or status as the author set it. */
@@ -25,5 +25,5 @@ export async function fileFilterReport(ctx: Ctx, game: GameContext, author: User
   };
   const reason = what.kind === 'displayName' ? 'offensive_name' : 'inappropriate_content';
   const context = what.kind === 'message' ? `${what.channel}:${what.channelId} text filter: message` : `text filter: ${what.kind}`;
-  await insertSystemReport(ctx.db, { target: author.id, reason, context, gameId: game.gameId, snapshot, at });
+  await insertReport(ctx.db, { reporter: null, target: author.id, reason, context, gameId: game.gameId, snapshot, at, source: 'text_filter' });
 }
