@@ -141,7 +141,7 @@ describe('account', () => {
     const r = await h.app.inject({ method: 'POST', url: '/account/export', headers: bearer(u.access_token) });
     assert.equal(r.statusCode, 200);
     const x = r.json();
-    assert.deepEqual(Object.keys(x).sort(), ['account', 'audit_log', 'credentials', 'devices', 'email_tokens', 'exported_at', 'identities', 'sanctions', 'sessions']);
+    assert.deepEqual(Object.keys(x).sort(), ['account', 'appeals', 'audit_log', 'credentials', 'devices', 'email_tokens', 'exported_at', 'identities', 'sanctions', 'sessions']);
     assert.equal(x.sanctions.length, 1);
     assert.equal(x.sanctions[0].type, 'chat');
     assert.equal(x.sanctions[0].reason, 'spam in lobby');
