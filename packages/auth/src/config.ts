@@ -107,6 +107,10 @@ export const authVars = {
     max: 30_000,
     description: 'How long logout, deletion and status changes wait for the revocation notice to be acknowledged by the outbox targets before answering (0: do not wait)',
   }),
+  secondFactorRoles: vars.list('AUTH_SECOND_FACTOR_ROLES', {
+    default: [],
+    description: 'Roles (moderator, admin) a token carries only when the account has an authenticator on (docs/auth.md, "Second factor (TOTP)"); without one, the account signs in as a player and can enrol',
+  }),
   sanctionFeatures: vars.list('AUTH_SANCTION_FEATURES', {
     default: [],
     description: 'Comma-separated feature names a sanction may restrict besides ban and chat (e.g. ranked,trading): game servers enforce them (docs/auth.md, "Sanctions")',
@@ -264,6 +268,7 @@ export function readAuthConfig(env: Env = process.env): AuthConfig {
   }
   for (const id of raw.deviceClientIds) if (!CLIENT_ID.test(id)) problems.push(`AUTH_DEVICE_CLIENT_IDS: ${JSON.stringify(id)} is not a client id (${CLIENT_ID.source})`);
   if (raw.deviceVerificationUri && !/^https?:\/\//.test(raw.deviceVerificationUri)) problems.push('AUTH_DEVICE_VERIFICATION_URL (or AUTH_DEVICE_VERIFICATION_URI) must be an http(s) URL');
+  for (const r of raw.secondFactorRoles) if (r !== 'moderator' && r !== 'admin') problems.push(`AUTH_SECOND_FACTOR_ROLES: ${JSON.stringify(r)} is not moderator or admin`);
   for (const f of raw.sanctionFeatures) {
     if (!/^[a-z][a-z0-9_]{0,31}$/.test(f) || f === 'ban' || f === 'chat') problems.push(`AUTH_SANCTION_FEATURES: ${JSON.stringify(f)} is not a feature name (a-z, 0-9, _; up to 32; not ban or chat)`);
   }

@@ -122,3 +122,38 @@ describe('second factor (TOTP)', () => {
     assertError(await call('POST', '/account/mfa/totp/remove', u.access_token, { code: '123456' }), 404, 'totp_not_enabled');
   });
 });
+
+describe('second factor required for staff (AUTH_SECOND_FACTOR_ROLES)', () => {
+  let h: Harness;
+  before(async () => {
+    h = await harness({ AUTH_RATE_GENERAL_PER_IP: '100000', AUTH_RATE_LOGIN_PER_IP: '100000', AUTH_RATE_LOGIN_PER_IP_EMAIL: '100000', AUTH_SECOND_FACTOR_ROLES: 'moderator,admin' });
+  });
+  after(() => h.close());
+  const call = (method: 'GET' | 'POST', url: string, token?: string, payload?: unknown) =>
+    h.app.inject({ method, url, headers: token === undefined ? {} : bearer(token), ...(payload === undefined ? {} : { payload: payload as object }) });
+
+  it('a moderator without an authenticator signs in as a player (staff routes 403), enrols, and is staff from the two-step sign-in on', async () => {
+    const u = await register(h.app);
+    await h.tdb.db.query(`UPDATE accounts SET roles = ARRAY['player', 'moderator'] WHERE id = $1`, [u.account_id]);
+    const login = () => h.app.inject({ method: 'POST', url: '/login', payload: { email: u.email, password: u.password } });
+    const first = await login();
+    assert.equal(first.statusCode, 200, first.body);
+    const playerToken = first.json().access_token as string;
+    assertError(await call('GET', '/admin/appeals', playerToken), 403, 'moderator_required');
+    // A refresh does not bring the role back either.
+    const refreshed = await h.app.inject({ method: 'POST', url: '/refresh', payload: { refresh_token: first.json().refresh_token } });
+    assert.equal(refreshed.statusCode, 200, refreshed.body);
+    assertError(await call('GET', '/admin/appeals', refreshed.json().access_token), 403, 'moderator_required');
+    const { secret } = (await call('POST', '/account/mfa/totp', playerToken)).json();
+    assert.equal((await call('POST', '/account/mfa/totp/confirm', playerToken, { code: codeOf(secret) })).statusCode, 200);
+    const body = assertError(await login(), 401, 'mfa_required');
+    const mfaToken = (body.details ?? body).mfa_token as string;
+    const done = await call('POST', '/login/mfa', undefined, { mfa_token: mfaToken, code: codeOf(secret, 1) });
+    assert.equal(done.statusCode, 200, done.body);
+    assert.equal((await call('GET', '/admin/appeals', done.json().access_token)).statusCode, 200);
+  });
+
+  it('refuses a role other than moderator and admin in the setting', async () => {
+    await assert.rejects(harness({ AUTH_SECOND_FACTOR_ROLES: 'player' }), /AUTH_SECOND_FACTOR_ROLES/);
+  });
+});

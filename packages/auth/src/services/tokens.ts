@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { createBatcher, randomToken, sha256Hex, signAccessToken, type Database, type Queryable } from '@platform/kit';
 import type { AuthConfig } from '../config.js';
 import { fail } from '../errors.js';
+import { totpOf } from '../queries/second-factors.js';
 import {
   insertRefreshToken,
   refreshTokenByHash,
@@ -144,11 +145,23 @@ export async function createSession(
 export async function tokenPair(ctx: AuthContext, s: SessionSubject, session: { sessionId: string; refreshToken: string }, method: string): Promise<TokenPair> {
   const { config } = ctx;
   return {
-    access_token: await accessToken(config, ctx.keys, s, session.sessionId, method),
+    access_token: await accessToken(config, ctx.keys, await withSecondFactorRoles(ctx, s), session.sessionId, method),
     refresh_token: session.refreshToken,
     expires_in: config.accessTtlSeconds,
     token_type: 'Bearer',
   };
+}
+
+/**
+ * AUTH_SECOND_FACTOR_ROLES: a token carries those roles only when the account has an authenticator on; without one
+ * they are left out (the account acts as a player and can enrol, then signs in again). Read at every issue, so
+ * enrolling or removing the factor takes effect at the next sign-in or refresh.
+ */
+async function withSecondFactorRoles(ctx: AuthContext, s: SessionSubject): Promise<SessionSubject> {
+  const guarded = ctx.config.secondFactorRoles;
+  if (!guarded.length || !s.roles.some((r) => guarded.includes(r))) return s;
+  if ((await totpOf(ctx.db, s.accountId))?.confirmed_at) return s;
+  return { ...s, roles: s.roles.filter((r) => !guarded.includes(r)) };
 }
 
 export async function refreshTokens(ctx: AuthContext, refreshToken: string, who: AuditContext): Promise<TokenPair & { account_id: string }> {
