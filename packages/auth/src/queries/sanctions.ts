@@ -35,6 +35,13 @@ export async function sanctionById(db: Queryable, id: string): Promise<SanctionR
   return (await db.query<SanctionRow>(`SELECT ${COLUMNS} FROM sanctions WHERE id = $1`, [id])).rows[0];
 }
 
+/** The rows of these ids (one query for a page of them), by id. */
+export async function sanctionsByIds(db: Queryable, ids: string[]): Promise<Map<string, SanctionRow>> {
+  if (!ids.length) return new Map();
+  const rows = (await db.query<SanctionRow>(`SELECT ${COLUMNS} FROM sanctions WHERE id = ANY($1::uuid[])`, [[...new Set(ids)]])).rows;
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
 /** The row, locked until the transaction ends (a lift against the sweeper or another lift). */
 export async function lockSanction(tx: Queryable, id: string): Promise<SanctionRow | undefined> {
   return (await tx.query<SanctionRow>(`SELECT ${COLUMNS} FROM sanctions WHERE id = $1 FOR UPDATE`, [id])).rows[0];

@@ -14,7 +14,7 @@ import type { Queryable } from '@platform/kit';
 import type { AuthContext } from '../context.js';
 import { fail, sanctionNotFound } from '../errors.js';
 import { appealsByStatus, appealsOf, decideAppeal, insertAppeal, insertAppealNotice, lockAppeal, shortenSanction, type AppealRow, type AppealStatus } from '../queries/appeals.js';
-import { lockSanction, sanctionById, type SanctionRow } from '../queries/sanctions.js';
+import { lockSanction, sanctionById, sanctionsByIds, type SanctionRow } from '../queries/sanctions.js';
 import { audit, type AuditContext } from './audit.js';
 import { OUTBOX_NOTICE_WIRE } from './notice-wire.js';
 export { appealToken, readAppealToken } from './appeal-token.js';
@@ -80,10 +80,11 @@ export async function appealQueue(
   const after = q.cursor === undefined ? undefined : readCursor(q.cursor);
   const rows = await appealsByStatus(ctx.db, q.status, after, q.limit + 1);
   const page = rows.slice(0, q.limit);
-  const sanctions = await Promise.all(page.map((a) => sanctionById(ctx.db, a.sanction_id)));
+  // One query for the page's sanctions, not one per appeal.
+  const sanctions = await sanctionsByIds(ctx.db, page.map((a) => a.sanction_id));
   const last = page.at(-1);
   return {
-    appeals: page.map((a, i) => staffAppealView(a, sanctions[i])),
+    appeals: page.map((a) => staffAppealView(a, sanctions.get(a.sanction_id))),
     next_cursor: rows.length > q.limit && last ? Buffer.from(JSON.stringify([new Date(last.created_at).toISOString(), last.id])).toString('base64url') : null,
   };
 }
