@@ -38,6 +38,7 @@ import { friendRoutes } from './routes/friends.js';
 import { presenceRoutes } from './routes/presence.js';
 import { inviteRoutes } from './routes/invites.js';
 import { partyRoutes } from './routes/parties.js';
+import { groupRoutes } from './routes/groups.js';
 import { chatRoutes } from './routes/chat.js';
 import { internalRoutes, type InternalRouteOptions } from './routes/internal.js';
 import { notificationRoutes } from './routes/notifications.js';
@@ -114,6 +115,7 @@ function createShell(config: SocialConfig, deps: SocialDeps, metrics: SocialMetr
         { name: 'presence', description: 'Presence and rich presence' },
         { name: 'invites', description: 'Game invites and the invite inbox' },
         { name: 'parties', description: 'Parties, their members and party invites' },
+        { name: 'groups', description: 'Groups (clans, guilds): roles, joining, requests, invites, bans' },
         { name: 'chat', description: 'Direct and party chat' },
         { name: 'notifications', description: 'The notification inbox: what was addressed to the caller, online or not' },
         { name: 'realtime', description: 'The WebSocket channel (docs/social-realtime.md)' },
@@ -183,6 +185,7 @@ function registerRoutes(app: App, ctx: Ctx, internal: InternalRouteOptions): voi
   presenceRoutes(app, ctx);
   inviteRoutes(app, ctx);
   partyRoutes(app, ctx);
+  groupRoutes(app, ctx);
   chatRoutes(app, ctx);
   internalRoutes(app, ctx, internal);
   notificationRoutes(app, ctx);

@@ -59,9 +59,9 @@ export const socialVars = {
     description: 'Social:Reports:MergeHours — a reporter\'s repeated report about the same target within this time, while the first is open, is merged into it',
   })),
   guestRestricted: specSetting('Social:Guests:Restricted', vars.guestFeatures('SOCIAL_GUEST_RESTRICTED', 'social', {
-    default: ['friend_requests_over_limit', 'reports'],
+    default: ['friend_requests_over_limit', 'reports', 'group_create'],
     description:
-      'Social:Guests:Restricted — features refused to guest accounts until they upgrade (comma list of friend_requests_over_limit, reports, party_chat, party_create; none for none); a game\'s GuestRestricted replaces it',
+      'Social:Guests:Restricted — features refused to guest accounts until they upgrade (comma list of friend_requests_over_limit, reports, party_chat, party_create, group_create; none for none); a game\'s GuestRestricted replaces it',
   })),
   guestFriendRequestsPerDay: specSetting('Social:Guests:FriendRequestsPerDay', vars.int('SOCIAL_GUEST_FRIEND_REQUESTS_PER_DAY', {
     default: 10,
@@ -99,6 +99,36 @@ export const socialVars = {
     min: 1,
     max: 100_000,
     description: 'Social:Friends:Max — friends a player may have (accepting past it is refused 409 friend_limit_reached); it bounds a presence change\'s fan-out',
+  })),
+  groupsDefaultMemberLimit: specSetting('Social:Groups:DefaultMemberLimit', vars.int('SOCIAL_GROUPS_DEFAULT_MEMBER_LIMIT', {
+    default: 100,
+    min: 2,
+    max: 5000,
+    description: 'Social:Groups:DefaultMemberLimit — a new group\'s member limit when its creator names none',
+  })),
+  groupsMaxMemberLimit: specSetting('Social:Groups:MaxMemberLimit', vars.int('SOCIAL_GROUPS_MAX_MEMBER_LIMIT', {
+    default: 5000,
+    min: 2,
+    max: 5000,
+    description: 'Social:Groups:MaxMemberLimit — the highest member limit a group may set (it bounds a group event\'s fan-out)',
+  })),
+  groupsPerPlayer: specSetting('Social:Groups:PerPlayer', vars.int('SOCIAL_GROUPS_PER_PLAYER', {
+    default: 20,
+    min: 1,
+    max: 1000,
+    description: 'Social:Groups:PerPlayer — groups a player may belong to in one game (1: one clan per player); past it 409 group_limit_reached',
+  })),
+  groupsCreatedPerDay: specSetting('Social:Groups:CreatedPerDay', vars.int('SOCIAL_GROUPS_CREATED_PER_DAY', {
+    default: 5,
+    min: 0,
+    max: 10_000,
+    description: 'Social:Groups:CreatedPerDay — groups a player may create per 24 hours; past it 429 rate_limited',
+  })),
+  groupInviteTtlSeconds: specSetting('Social:Groups:InviteTtlSeconds', vars.int('SOCIAL_GROUPS_INVITE_TTL_SECONDS', {
+    default: 7 * 86_400,
+    min: 60,
+    max: 30 * 86_400,
+    description: 'Social:Groups:InviteTtlSeconds — how long a group invite stays usable',
   })),
   replayEntries: specSetting('Social:Realtime:ReplayEntries', vars.int('SOCIAL_REALTIME_REPLAY_ENTRIES', {
     default: 1000,

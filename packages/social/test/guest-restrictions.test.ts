@@ -139,7 +139,7 @@ describe('guest restrictions: SOCIAL_GUEST_RESTRICTED', () => {
 
   it('none restricts nothing; unknown or auth-only names stop the service at start', async () => {
     assert.deepEqual(readSocialConfig({ SOCIAL_AUTH_JWKS_URL: 'https://auth/.well-known/jwks.json', SOCIAL_GUEST_RESTRICTED: 'none' }).guestRestricted, []);
-    assert.deepEqual(readSocialConfig({ SOCIAL_AUTH_JWKS_URL: 'https://auth/.well-known/jwks.json' }).guestRestricted, ['friend_requests_over_limit', 'reports']);
+    assert.deepEqual(readSocialConfig({ SOCIAL_AUTH_JWKS_URL: 'https://auth/.well-known/jwks.json' }).guestRestricted, ['friend_requests_over_limit', 'reports', 'group_create']);
     assert.equal(readSocialConfig({ SOCIAL_AUTH_JWKS_URL: 'https://auth/.well-known/jwks.json' }).guestFriendRequestsPerDay, 10);
     for (const bad of ['change_email', 'reports,dm_strangers']) {
       assert.throws(() => readSocialConfig({ SOCIAL_AUTH_JWKS_URL: 'https://auth/.well-known/jwks.json', SOCIAL_GUEST_RESTRICTED: bad }), /SOCIAL_GUEST_RESTRICTED.*not a social guest feature/);

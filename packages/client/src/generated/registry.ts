@@ -813,7 +813,7 @@ export interface operations {
                         /** Format: uuid */
                         GameId: string;
                         /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
-                        GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create")[] | null;
+                        GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_create")[] | null;
                         TextFilter: {
                             AllowList: string[];
                             DenyList: string[];
@@ -976,7 +976,7 @@ export interface operations {
                         /** Format: uuid */
                         GameId: string;
                         /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
-                        GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create")[] | null;
+                        GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_create")[] | null;
                         TextFilter: {
                             AllowList: string[];
                             DenyList: string[];
@@ -1507,7 +1507,7 @@ export interface operations {
                         /** Format: uuid */
                         GameId: string;
                         /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
-                        GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create")[] | null;
+                        GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_create")[] | null;
                         LaunchCommand: string | null;
                         /** @description Free-form JSON object, at most 16 KiB serialised */
                         Settings: {
@@ -1650,7 +1650,7 @@ export interface operations {
                             /** Format: uuid */
                             GameId: string;
                             /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
-                            GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create")[] | null;
+                            GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_create")[] | null;
                             LaunchCommand: string | null;
                             /** @description Free-form JSON object, at most 16 KiB serialised */
                             Settings: {
@@ -1850,7 +1850,7 @@ export interface operations {
                         /** Format: uuid */
                         GameId: string;
                         /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
-                        GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create")[] | null;
+                        GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_create")[] | null;
                         LaunchCommand: string | null;
                         /** @description Free-form JSON object, at most 16 KiB serialised */
                         Settings: {
@@ -2114,7 +2114,7 @@ export interface operations {
                     CrossGameVisibility?: "isolated" | "summary" | "full";
                     DisplayName?: string;
                     /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
-                    GuestRestricted?: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create")[] | null;
+                    GuestRestricted?: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_create")[] | null;
                     LaunchCommand?: string | null;
                     /** @description Free-form JSON object, at most 16 KiB serialised */
                     Settings?: {
@@ -2148,7 +2148,7 @@ export interface operations {
                         /** Format: uuid */
                         GameId: string;
                         /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
-                        GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create")[] | null;
+                        GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_create")[] | null;
                         LaunchCommand: string | null;
                         /** @description Free-form JSON object, at most 16 KiB serialised */
                         Settings: {
@@ -2710,7 +2710,7 @@ export interface operations {
                         /** Format: uuid */
                         GameId: string;
                         /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
-                        GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create")[] | null;
+                        GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_create")[] | null;
                         LaunchCommand: string | null;
                         /** @description Free-form JSON object, at most 16 KiB serialised */
                         Settings: {
@@ -2870,7 +2870,7 @@ export interface operations {
                             /** Format: uuid */
                             GameId: string;
                             /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
-                            GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create")[] | null;
+                            GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_create")[] | null;
                             LaunchCommand: string | null;
                             /** @description Free-form JSON object, at most 16 KiB serialised */
                             Settings: {

@@ -25,6 +25,12 @@ const SnapshotSchema = Type.Union([
         messages: Type.Array(Type.Object({ messageId: Str, body: Str, sentAt: Str })),
       }),
     ),
+    group: Type.Optional(
+      Type.Object(
+        { groupId: Str, field: Type.Union([Type.Literal('name'), Type.Literal('tag'), Type.Literal('description')]), text: Str },
+        { description: 'A group text the filter flagged (mode flag)' },
+      ),
+    ),
   }),
   Type.Null({ description: 'No snapshot: the target was erased, or the report predates snapshots' }),
 ]);

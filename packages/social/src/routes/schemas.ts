@@ -159,6 +159,7 @@ export const PrivacyExport = Type.Object({
   muted: Type.Array(UserSummary),
   notes: Type.Array(NoteResponse),
   notifications: Type.Array(NotificationDto),
+  groups: Type.Array(Type.Object({ groupId: Str, name: Str, tag: Str, role: Str, joinedAt: Str }), { description: 'The groups the player belongs to, in every game, with their role' }),
   partyId: Type.Optional(Str),
 });
 

@@ -10,6 +10,7 @@ import { filterText, reportFlagged, type FilterOutcome } from './text-filter.js'
 import { friendIds } from '../queries/friends.js';
 import { notesBy } from '../queries/notes.js';
 import { currentPartyId } from '../queries/parties.js';
+import { exportGroups, leaveAllGroups } from './groups.js';
 import { mutedUsers } from '../queries/relations.js';
 import { clearTargetSnapshots } from '../queries/reports.js';
 import { deleteUser, setProfileColumns, userByAccount, type ProfileColumns } from '../queries/users.js';
@@ -95,13 +96,14 @@ export async function exportData(ctx: Ctx, me: UserRow, game: GameContext) {
     muted: mutes.map((u) => userSummary(u)),
     notes: notes.map((n) => ({ subjectPublicId: n.public_id, subjectFullHandle: fullHandle(n), text: n.text, updatedAt: new Date(n.updated_at).toISOString() })),
     notifications: await exportNotifications(ctx, me),
+    groups: await exportGroups(ctx, me),
     ...(partyId ? { partyId } : {}),
   };
 }
 
 /**
  * Erasure. Leaves the party first (leadership passes on, an emptied party
- * disbands), tells friends (friendRemoved), then deletes the row: friendships,
+ * disbands) and every group (ownership passes on, an emptied group ends), tells friends (friendRemoved), then deletes the row: friendships,
  * requests, blocks and mutes both ways, notes by and about the user, invites,
  * the user's notifications and those the user caused in others' inboxes, and
  * the user's chat messages go with it (cascades); reports stay,
@@ -112,6 +114,8 @@ export async function eraseAccount(ctx: Ctx, accountId: string): Promise<{ state
   if (!me) return { state: 'deleted' };
   const partyId = await currentPartyId(ctx.db, me.id);
   if (partyId) await removeMember(ctx, partyId, me, 'deleted');
+  // Owned groups pass to the next in rank, or end with their last member (services/groups.ts).
+  await leaveAllGroups(ctx, me);
   const friends = await friendIds(ctx.db, me.id);
   // Reports about the user stay (anonymised by the foreign key); the snapshots of their profile and messages go.
   await clearTargetSnapshots(ctx.db, me.id);

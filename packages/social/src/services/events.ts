@@ -23,6 +23,12 @@ export type EventType =
   | 'partyLeaderChanged'
   | 'gameInviteReceived'
   | 'chatMessage'
+  | 'groupJoinRequested'
+  | 'groupInviteReceived'
+  | 'groupMemberJoined'
+  | 'groupMemberLeft'
+  | 'groupRoleChanged'
+  | 'groupDisbanded'
   /** A notification stored in the recipient's inbox (services/notifications.ts); data: the NotificationDto. */
   | 'notification';
 
@@ -195,6 +201,7 @@ const MUTABLE: ReadonlySet<EventType> = new Set([
   'friendRequestReceived',
   'partyInviteReceived',
   'gameInviteReceived',
+  'groupInviteReceived',
   'chatMessage',
 ]);
 

@@ -11,7 +11,9 @@ import { profileSnapshot } from './users.js';
 /** What the text filter flagged: a chat message as stored, or a display name or status as the author set it. */
 export type FilteredText =
   | { kind: 'message'; channel: 'dm' | 'party'; channelId: string; messageId: string; body: string; sentAt: string }
-  | { kind: 'displayName' | 'status'; text: string };
+  | { kind: 'displayName' | 'status'; text: string }
+  /** A group's name, tag or description, as its author set it (context `group:<id>`). */
+  | { kind: 'group'; groupId: string; field: 'name' | 'tag' | 'description'; text: string };
 
 export async function fileFilterReport(ctx: Ctx, game: GameContext, author: UserRow, what: FilteredText): Promise<void> {
   const at = ctx.now();
@@ -22,8 +24,14 @@ export async function fileFilterReport(ctx: Ctx, game: GameContext, author: User
     ...(what.kind === 'message'
       ? { channel: { kind: what.channel, channelId: what.channelId, messages: [{ messageId: what.messageId, body: what.body, sentAt: what.sentAt }] } }
       : {}),
+    ...(what.kind === 'group' ? { group: { groupId: what.groupId, field: what.field, text: what.text } } : {}),
   };
-  const reason = what.kind === 'displayName' ? 'offensive_name' : 'inappropriate_content';
-  const context = what.kind === 'message' ? `${what.channel}:${what.channelId} text filter: message` : `text filter: ${what.kind}`;
+  const reason = what.kind === 'displayName' || (what.kind === 'group' && what.field !== 'description') ? 'offensive_name' : 'inappropriate_content';
+  const context =
+    what.kind === 'message'
+      ? `${what.channel}:${what.channelId} text filter: message`
+      : what.kind === 'group'
+        ? `group:${what.groupId} text filter: ${what.field}`
+        : `text filter: ${what.kind}`;
   await insertReport(ctx.db, { reporter: null, target: author.id, reason, context, gameId: game.gameId, snapshot, at, source: 'text_filter' });
 }

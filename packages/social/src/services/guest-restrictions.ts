@@ -20,6 +20,7 @@ const MESSAGES: Record<GuestFeature, string> = {
   reports: 'Guest accounts cannot report players; upgrade your account to report',
   party_chat: 'Guest accounts cannot chat in parties; upgrade your account to chat',
   party_create: 'Guest accounts cannot create parties; upgrade your account to create one',
+  group_create: 'Guest accounts cannot create groups; upgrade your account to create one',
   change_email: 'Guest accounts cannot change an email address; upgrade your account',
 };
 

@@ -17,7 +17,7 @@ export interface FilterOutcome {
 }
 
 /** Player text a game's filter applies to. */
-export type FilteredField = 'body' | 'displayName' | 'status';
+export type FilteredField = 'body' | 'displayName' | 'status' | 'name' | 'tag' | 'description';
 
 const refused = (field: FilteredField) => socialError('text_filtered', `The game's text filter refused ${field}`, { field });
 
@@ -41,7 +41,8 @@ export function filterText(ctx: Ctx, game: GameContext, field: FilteredField, te
   ctx.metrics.textFiltered(f.mode);
   switch (f.mode) {
     case 'mask':
-      if (field === 'displayName') throw refused(field);
+      // A display name or a group tag cannot hold `*`: refused rather than masked.
+      if (field === 'displayName' || field === 'tag') throw refused(field);
       return { text: f.filter.mask(text, matches), flagged: false };
     case 'reject':
       throw refused(field);
