@@ -8,9 +8,8 @@ import type { Context } from '../context.js';
 import { developerOf } from '../services/auth.js';
 import { loginDeveloperMfa } from '../services/developers.js';
 import { confirmTotp, mfaStatus, removeTotp, startTotp } from '../services/second-factors.js';
-import { AuthResponse, ErrorBody } from './schemas.js';
+import { AuthResponse, bearer, ErrorBody } from './schemas.js';
 
-const security = [{ bearer: [] }];
 const Code = Type.String({ minLength: 6, maxLength: 6, pattern: '^[0-9]{6}$', description: 'The authenticator app’s current 6-digit code' });
 const RecoveryCode = Type.String({ minLength: 8, maxLength: 64, description: 'One of the recovery codes (each works once)' });
 const Proof = { Code: Type.Optional(Code), RecoveryCode: Type.Optional(RecoveryCode) };
@@ -24,8 +23,8 @@ export function secondFactorRoutes(app: App, ctx: Context): void {
       config: { caller: 'developer' },
       schema: {
         tags: ['developers'],
+        security: bearer,
         summary: 'The developer’s second factor',
-        security,
         response: { 200: Type.Object({ Totp: Type.Boolean(), Pending: Type.Boolean(), RecoveryCodesLeft: Type.Integer() }), 401: ErrorBody },
       },
     },
@@ -37,8 +36,8 @@ export function secondFactorRoutes(app: App, ctx: Context): void {
       config: { caller: 'developer' },
       schema: {
         tags: ['developers'],
+        security: bearer,
         summary: 'Start adding an authenticator app: a pending secret and its otpauth:// URI (confirm with a code)',
-        security,
         response: { 201: Type.Object({ Secret: Type.String({ description: 'Base32, for typing into the app' }), OtpauthUri: Type.String() }), 401: ErrorBody, 409: ErrorBody },
       },
     },
@@ -53,8 +52,8 @@ export function secondFactorRoutes(app: App, ctx: Context): void {
       config: { caller: 'developer' },
       schema: {
         tags: ['developers'],
+        security: bearer,
         summary: 'Turn the pending authenticator on with its current code; answers the recovery codes once and a new token (the others stop working)',
-        security,
         body: Type.Object({ Code }, { additionalProperties: false }),
         response: { 200: Type.Object({ RecoveryCodes: Type.Array(Type.String()), Token: FreshToken }), 400: ErrorBody, 401: ErrorBody, 409: ErrorBody },
       },
@@ -67,8 +66,8 @@ export function secondFactorRoutes(app: App, ctx: Context): void {
       config: { caller: 'developer' },
       schema: {
         tags: ['developers'],
+        security: bearer,
         summary: 'Remove the authenticator (with a current code or a recovery code); answers a new token (the others stop working)',
-        security,
         body: Type.Object(Proof, { additionalProperties: false }),
         response: { 200: Type.Object({ Token: FreshToken }), 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 423: ErrorBody },
       },
