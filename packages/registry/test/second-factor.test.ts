@@ -5,8 +5,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Secret, TOTP } from 'otpauth';
+import { captureLogs } from '@platform/kit/testing';
 import { readRegistryConfig } from '../src/config.js';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, assertError, bearer, registerDeveloper, uniqueEmail, useHarness, type Harness } from './helpers.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, assertError, bearer, harness, registerDeveloper, uniqueEmail, useHarness, type Harness } from './helpers.js';
 
 /** The code an authenticator app shows `offsetSteps` steps from now. */
 const codeOf = (secret: string, offsetSteps = 0) =>
@@ -269,3 +270,30 @@ describe('REGISTRY_SECOND_FACTOR_ROLES=super-admin', () => {
   });
 });
 
+
+describe('developer second factor: logging', () => {
+  it('logs each factor change with the developer id, and never the secret, a code, a recovery code or a token', async () => {
+    const logs = captureLogs();
+    const h = await harness({ logLevel: 'trace' }, { logStream: logs.stream });
+    try {
+      const { call, second, firstStep, enrolled } = client(h);
+      const dev = await enrolled();
+      const mfa = await firstStep(dev.email);
+      const code = codeOf(dev.secret);
+      const signedIn = await second({ MfaToken: mfa, Code: code });
+      assert.equal(signedIn.statusCode, 200);
+      const removed = await call('POST', '/developers/me/mfa/totp/remove', signedIn.json().Token, { RecoveryCode: dev.recovery[0] });
+      assert.equal(removed.statusCode, 200, removed.body);
+      const text = logs.text();
+      assert.match(text, /"event":"factor_added"/);
+      assert.match(text, /"event":"factor_removed"/);
+      // The code as a JSON string (six digits alone may occur inside a timestamp by chance).
+      assert.ok(!text.includes(`"${code}"`), 'logged the code');
+      for (const secret of [dev.secret, mfa, dev.token, signedIn.json().Token, removed.json().Token, ...dev.recovery]) {
+        assert.ok(!text.includes(secret), `logged: ${secret.slice(0, 12)}…`);
+      }
+    } finally {
+      await h.drop();
+    }
+  });
+});

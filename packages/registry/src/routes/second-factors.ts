@@ -16,7 +16,7 @@ const Proof = { Code: Type.Optional(Code), RecoveryCode: Type.Optional(RecoveryC
 const FreshToken = Type.String({ description: 'A new developer token: every token issued before this change stops working' });
 
 export function secondFactorRoutes(app: App, ctx: Context): void {
-  const limiter = createRateLimiter(ctx.state, ctx.config.rateWindowSeconds, { onLimited: ctx.metrics.rateLimited });
+  mfaLoginRoute(app, ctx);
   app.get(
     '/developers/me/mfa',
     {
@@ -58,7 +58,13 @@ export function secondFactorRoutes(app: App, ctx: Context): void {
         response: { 200: Type.Object({ RecoveryCodes: Type.Array(Type.String()), Token: FreshToken }), 400: ErrorBody, 401: ErrorBody, 409: ErrorBody },
       },
     },
-    async (req) => confirmTotp(ctx, developerOf(req).id, req.body.Code),
+    async (req) => {
+      const id = developerOf(req).id;
+      const r = await confirmTotp(ctx, id, req.body.Code);
+      // The registry has no audit table: a factor change is a log line (the developer's id only, never a code).
+      req.log.info({ developerId: id, event: 'factor_added', factor: 'totp' }, 'developer second factor added');
+      return r;
+    },
   );
   app.post(
     '/developers/me/mfa/totp/remove',
@@ -72,8 +78,18 @@ export function secondFactorRoutes(app: App, ctx: Context): void {
         response: { 200: Type.Object({ Token: FreshToken }), 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 423: ErrorBody },
       },
     },
-    async (req) => removeTotp(ctx, developerOf(req).id, { code: req.body.Code, recoveryCode: req.body.RecoveryCode }),
+    async (req) => {
+      const id = developerOf(req).id;
+      const r = await removeTotp(ctx, id, { code: req.body.Code, recoveryCode: req.body.RecoveryCode });
+      req.log.info({ developerId: id, event: 'factor_removed', factor: 'totp' }, 'developer second factor removed');
+      return r;
+    },
   );
+}
+
+/** The second step of a sign-in: the MfaToken of the 401 mfa_required and a code or a recovery code. */
+function mfaLoginRoute(app: App, ctx: Context): void {
+  const limiter = createRateLimiter(ctx.state, ctx.config.rateWindowSeconds, { onLimited: ctx.metrics.rateLimited });
   app.post(
     '/developers/login/mfa',
     {
