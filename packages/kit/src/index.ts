@@ -28,3 +28,5 @@ export * from './cursor.js';
 export * from './service.js';
 export { onStop } from './app-stop.js';
 export * from './text-filter.js';
+export * from './totp.js';
+export * from './sealed-token.js';

@@ -9,6 +9,7 @@ import { adminRoutes } from './routes/admin.js';
 import { consoleRoutes } from './routes/console.js';
 import { developerRoutes } from './routes/developers.js';
 import { gameRoutes } from './routes/games.js';
+import { secondFactorRoutes } from './routes/second-factors.js';
 import { moduleRoutes } from './routes/modules.js';
 import { validateKeyRoutes } from './routes/game-keys.js';
 import { registerUserRoutes } from './routes/registrations.js';
@@ -95,6 +96,7 @@ export async function createApp(config: AppConfig, deps: AppDeps): Promise<App> 
   // Who may call each route is declared on the route (config.caller) and resolved here, once (kit route-access.ts).
   installCallers(app, registryCallers(ctx, validateKey));
   developerRoutes(app, ctx);
+  secondFactorRoutes(app, ctx);
   gameRoutes(app, ctx);
   moduleRoutes(app, ctx);
   adminRoutes(app, ctx);

@@ -98,6 +98,15 @@ export const registryVars = {
       return bad.length ? `patterns must look like module.name (got ${bad.join(', ')})` : undefined;
     },
   ),
+  secondFactorRoles: checked(
+    vars.list('REGISTRY_SECOND_FACTOR_ROLES', {
+      default: [],
+      description:
+        'Roles whose rights need a confirmed authenticator (only super-admin may be named): without one the account signs in and acts as a developer (/admin/* answers 403 second_factor_required) until it enrols',
+    }),
+    (list) => (list.every((r) => r === 'super-admin') ? undefined : `only super-admin may be named (got ${list.join(', ')})`),
+  ),
+  rateLoginMfaPerIp: vars.int('REGISTRY_RATE_LOGIN_MFA_PER_IP', { default: 100, min: 1, description: 'Second steps of developer sign-ins (POST /developers/login/mfa) per address and window' }),
   rateWindowSeconds: vars.int('REGISTRY_RATE_WINDOW_SECONDS', { default: 60, min: 1, description: 'Sliding window of the sign-in limits' }),
   rateLoginPerIp: vars.int('REGISTRY_RATE_LOGIN_PER_IP', { default: 100, min: 1, description: 'Developer sign-ins per address and window' }),
   rateLoginPerIpEmail: vars.int('REGISTRY_RATE_LOGIN_PER_IP_EMAIL', {

@@ -1,10 +1,10 @@
 /**
  * The appeal token of a banned sign-in (docs/auth.md, "Appeals"): "this account may appeal this ban until then", a
- * sealed token (sealed-token.ts). A banned player has no session; the 403 account_banned of a sign-in after a
+ * sealed token (kit sealed-token.ts). A banned player has no session; the 403 account_banned of a sign-in after a
  * correct credential carries it, and `POST /appeals` takes it instead of an access token.
  */
+import { openToken, sealToken } from '@platform/kit';
 import { fail } from '../errors.js';
-import { openToken, sealToken } from './sealed-token.js';
 
 /** How long the token is good for. */
 const APPEAL_TOKEN_TTL_MS = 24 * 3600_000;

@@ -1,6 +1,6 @@
 /**
  * The second factor (docs/auth.md, "Second factor (TOTP)"; issue 30 item 3): an authenticator app (RFC 6238 TOTP,
- * the `otpauth` library: SHA-1, 6 digits, 30 s, one step of drift either way) with ten single-use recovery codes.
+ * kit totp.ts over the `otpauth` library: SHA-1, 6 digits, 30 s, one step of drift either way) with ten single-use recovery codes.
  *
  * - Enrolment: `POST /account/mfa/totp` makes a pending secret (encrypted at rest under AUTH_MASTER_KEY) and answers
  *   it with its otpauth:// URI; `POST /account/mfa/totp/confirm {code}` turns it on and answers the recovery codes
@@ -12,9 +12,20 @@
  * - Lockout: five wrong codes in a row lock the factor for 15 minutes (423 `account_locked`, Retry-After), on top of
  *   the per-address rate limits of the sign-in routes.
  */
-import { randomBytes } from 'node:crypto';
-import { Secret, TOTP } from 'otpauth';
-import { decryptSecret, encryptSecret, sha256Hex } from '@platform/kit';
+import {
+  newRecoveryCodes,
+  newTotpSecret,
+  openToken,
+  openTotpSecret,
+  RECOVERY_CODE_COUNT,
+  recoveryCodeHash,
+  sealToken,
+  sealTotpSecret,
+  TOTP_LOCK_SECONDS,
+  TOTP_MAX_FAILURES,
+  totpLockSeconds,
+  totpStep,
+} from '@platform/kit';
 import type { AuthContext } from '../context.js';
 import { fail } from '../errors.js';
 import { accountById } from '../queries/accounts.js';
@@ -31,7 +42,6 @@ import {
   type TotpRow,
 } from '../queries/second-factors.js';
 import { audit, type AuditContext } from './audit.js';
-import { openToken, sealToken } from './sealed-token.js';
 import { assertUsable, finish, openSession, type SignInResult } from './sign-in-common.js';
 import { endOtherSessions } from './sessions.js';
 
@@ -39,20 +49,13 @@ const ISSUER = 'Game Platform';
 const SECRET_AAD = 'auth:totp-secret:v1';
 const MFA_TOKEN_KIND = 'auth:mfa-token:v1';
 const MFA_TOKEN_TTL_MS = 5 * 60_000;
-const RECOVERY_CODES = 10;
-const MAX_FAILURES = 5;
-const LOCK_SECONDS = 15 * 60;
-const PERIOD = 30;
 
 function keyOf(ctx: AuthContext): Buffer {
   if (!ctx.config.masterKey) throw new Error('second factors need AUTH_MASTER_KEY');
   return ctx.config.masterKey;
 }
 
-const totpFor = (secretBase32: string, label: string) => new TOTP({ issuer: ISSUER, label, algorithm: 'SHA1', digits: 6, period: PERIOD, secret: Secret.fromBase32(secretBase32) });
-const secretOf = (ctx: AuthContext, row: TotpRow) => decryptSecret(keyOf(ctx), row.secret_enc, SECRET_AAD).toString();
-/** Recovery codes are typed by people: lower-case, no separators, compared by hash. */
-const normalRecovery = (code: string) => code.toLowerCase().replace(/[^0-9a-z]/g, '');
+const secretOf = (ctx: AuthContext, row: TotpRow) => openTotpSecret(keyOf(ctx), row.secret_enc, SECRET_AAD);
 
 export async function mfaStatus(ctx: AuthContext, accountId: string): Promise<{ totp: boolean; pending: boolean; recovery_codes_left: number }> {
   const row = await totpOf(ctx.db, accountId);
@@ -62,35 +65,26 @@ export async function mfaStatus(ctx: AuthContext, accountId: string): Promise<{ 
 /** A pending secret for the authenticator app (replacing a pending one); 409 totp_enabled when one is on. */
 export async function startTotp(ctx: AuthContext, accountId: string): Promise<{ secret: string; otpauth_uri: string }> {
   const account = await accountById(ctx.db, accountId);
-  const secret = new Secret({ size: 20 });
+  const { secret, otpauthUri } = newTotpSecret(ISSUER, account?.display_name || accountId);
   await ctx.db.transaction(async (tx) => {
     const row = await totpOf(tx, accountId, { lock: true });
     if (row?.confirmed_at) throw fail('totp_enabled', 'An authenticator is on already; remove it first');
-    await putPendingTotp(tx, accountId, encryptSecret(keyOf(ctx), secret.base32, SECRET_AAD));
+    await putPendingTotp(tx, accountId, sealTotpSecret(keyOf(ctx), secret, SECRET_AAD));
   });
-  return { secret: secret.base32, otpauth_uri: totpFor(secret.base32, account?.display_name || accountId).toString() };
-}
-
-/** The time step a code is valid for, if it is valid now (±1 step) and newer than the last accepted; else undefined. */
-function stepOf(secretBase32: string, code: string, lastStep: number): number | undefined {
-  if (!/^\d{6}$/.test(code)) return undefined;
-  const delta = totpFor(secretBase32, 'x').validate({ token: code, window: 1 });
-  if (delta === null) return undefined;
-  const step = Math.floor(Date.now() / 1000 / PERIOD) + delta;
-  return step > lastStep ? step : undefined;
+  return { secret, otpauth_uri: otpauthUri };
 }
 
 /** Confirms the pending secret with a code: on, recovery codes answered once, the other sessions ended, audited. */
 export async function confirmTotpFactor(ctx: AuthContext, accountId: string, currentSid: string | undefined, code: string, who: AuditContext): Promise<{ recovery_codes: string[] }> {
-  const codes = Array.from({ length: RECOVERY_CODES }, () => randomBytes(10).toString('hex'));
+  const codes = newRecoveryCodes();
   await ctx.db.transaction(async (tx) => {
     const row = await totpOf(tx, accountId, { lock: true });
     if (!row || row.confirmed_at) throw fail('totp_not_pending', 'No authenticator is waiting for confirmation');
-    const step = stepOf(secretOf(ctx, row), code, 0);
+    const step = totpStep(secretOf(ctx, row), code, 0);
     if (step === undefined) throw fail('invalid_mfa_code', 'The code is not the authenticator’s current one');
     await confirmTotp(tx, accountId, step);
-    await replaceRecoveryCodes(tx, accountId, codes.map((c) => sha256Hex(c)));
-    await audit(tx, who, 'factor_added', accountId, { factor: 'totp', recovery_codes: RECOVERY_CODES });
+    await replaceRecoveryCodes(tx, accountId, codes.map(recoveryCodeHash));
+    await audit(tx, who, 'factor_added', accountId, { factor: 'totp', recovery_codes: RECOVERY_CODE_COUNT });
   });
   if (currentSid) await endOtherSessions(ctx, accountId, currentSid, who);
   return { recovery_codes: codes };
@@ -104,23 +98,23 @@ async function checkSecondFactor(ctx: AuthContext, accountId: string, input: { c
   return ctx.db.transaction(async (tx) => {
     const row = await totpOf(tx, accountId, { lock: true });
     if (!row?.confirmed_at) return false;
-    if (row.locked_until && new Date(row.locked_until).getTime() > Date.now()) {
-      const seconds = Math.max(1, Math.ceil((new Date(row.locked_until).getTime() - Date.now()) / 1000));
+    const seconds = totpLockSeconds(row.locked_until);
+    if (seconds !== undefined) {
       throw fail('account_locked', 'Too many wrong codes; the second factor is locked for a while', undefined, { headers: { 'retry-after': String(seconds) } });
     }
     if (input.recovery_code !== undefined) {
-      if (await spendRecoveryCode(tx, accountId, sha256Hex(normalRecovery(input.recovery_code)))) {
+      if (await spendRecoveryCode(tx, accountId, recoveryCodeHash(input.recovery_code))) {
         await acceptStep(tx, accountId, 0);
         return true;
       }
     } else if (input.code !== undefined) {
-      const step = stepOf(secretOf(ctx, row), input.code, Number(row.last_step));
+      const step = totpStep(secretOf(ctx, row), input.code, Number(row.last_step));
       if (step !== undefined) {
         await acceptStep(tx, accountId, step);
         return true;
       }
     }
-    await countFailure(tx, accountId, MAX_FAILURES, LOCK_SECONDS);
+    await countFailure(tx, accountId, TOTP_MAX_FAILURES, TOTP_LOCK_SECONDS);
     return false;
   });
 }
@@ -142,7 +136,7 @@ export async function needsSecondFactor(ctx: AuthContext, accountId: string): Pr
   return Boolean((await totpOf(ctx.db, accountId))?.confirmed_at);
 }
 
-/** The token of a sign-in waiting for its second step: the account and the method, five minutes (sealed-token.ts). */
+/** The token of a sign-in waiting for its second step: the account and the method, five minutes (kit sealed-token.ts). */
 export const mfaToken = (ctx: AuthContext, accountId: string, method: string): string => sealToken(ctx.config.masterKey, MFA_TOKEN_KIND, { a: accountId, m: method }, MFA_TOKEN_TTL_MS);
 
 function readMfaToken(ctx: AuthContext, token: string): { accountId: string; method: string } {

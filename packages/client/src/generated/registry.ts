@@ -97,8 +97,93 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sign in and receive a developer token */
+        /** Sign in and receive a developer token (401 mfa_required with MfaToken when the developer has a second factor) */
         post: operations["postDevelopersLogin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/developers/login/mfa": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The second step of a sign-in: the MfaToken of the 401 mfa_required and a code (or a recovery code) */
+        post: operations["postDevelopersLoginMfa"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/developers/me/mfa": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The developer’s second factor */
+        get: operations["getDevelopersMeMfa"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/developers/me/mfa/totp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start adding an authenticator app: a pending secret and its otpauth:// URI (confirm with a code) */
+        post: operations["postDevelopersMeMfaTotp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/developers/me/mfa/totp/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Turn the pending authenticator on with its current code; answers the recovery codes once and a new token (the others stop working) */
+        post: operations["postDevelopersMeMfaTotpConfirm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/developers/me/mfa/totp/remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Remove the authenticator (with a current code or a recovery code); answers a new token (the others stop working) */
+        post: operations["postDevelopersMeMfaTotpRemove"];
         delete?: never;
         options?: never;
         head?: never;
@@ -362,7 +447,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -373,7 +458,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -383,7 +468,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description forbidden: Only the super-admin may do this; account_disabled: The player account is locked or banned */
+            /** @description forbidden: Only the super-admin may do this; second_factor_required: The super-admin rights need a confirmed authenticator (REGISTRY_SECOND_FACTOR_ROLES); account_disabled: The player account is locked or banned */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -394,7 +479,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "forbidden" | "account_disabled";
+                        Code: "forbidden" | "second_factor_required" | "account_disabled";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -500,7 +585,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -511,7 +596,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -521,7 +606,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description forbidden: Only the super-admin may do this; account_disabled: The player account is locked or banned */
+            /** @description forbidden: Only the super-admin may do this; second_factor_required: The super-admin rights need a confirmed authenticator (REGISTRY_SECOND_FACTOR_ROLES); account_disabled: The player account is locked or banned */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -532,7 +617,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "forbidden" | "account_disabled";
+                        Code: "forbidden" | "second_factor_required" | "account_disabled";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -542,7 +627,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -553,7 +638,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found";
+                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -700,7 +785,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -711,7 +796,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -721,7 +806,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description forbidden: Only the super-admin may do this; account_disabled: The player account is locked or banned */
+            /** @description forbidden: Only the super-admin may do this; second_factor_required: The super-admin rights need a confirmed authenticator (REGISTRY_SECOND_FACTOR_ROLES); account_disabled: The player account is locked or banned */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -732,7 +817,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "forbidden" | "account_disabled";
+                        Code: "forbidden" | "second_factor_required" | "account_disabled";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1163,7 +1248,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1174,7 +1259,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1291,6 +1376,825 @@ export interface operations {
             };
         };
     };
+    postDevelopersLoginMfa: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The authenticator app’s current 6-digit code */
+                    Code?: string;
+                    MfaToken: string;
+                    /** @description One of the recovery codes (each works once) */
+                    RecoveryCode?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        DeveloperId: string;
+                        Email: string;
+                        Role: "super-admin" | "developer";
+                        Token: string;
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: Password length out of bounds; settings_too_large: Settings above 16 KiB serialised; invalid_version: Version is not SemVer 2.0.0 or is too long; wasm_required: A wasm build without WasmBase64; native_has_no_wasm: A native build with WasmBase64; invalid_base64: WasmBase64 is not canonical padded base64; invalid_wasm: Not a well-formed or valid wasm module; module_limits: The module exceeds the admission limits; imports_not_allowed: The module imports outside the allowlist; invalid_combination: register-user with a field combination that is not accepted; invalid_player_identity: The auth service refused the player identity; provider_not_configured: The platform provider is not configured on the auth service */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "settings_too_large" | "invalid_version" | "wasm_required" | "native_has_no_wasm" | "invalid_base64" | "invalid_wasm" | "module_limits" | "imports_not_allowed" | "invalid_combination" | "invalid_player_identity" | "provider_not_configured";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description payload_too_large: The body exceeds the size limit; module_too_large: The decoded module is above the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "payload_too_large" | "module_too_large";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "unsupported_media_type";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description account_locked: The player credential is locked after wrong passwords, or the developer’s second factor after five wrong codes */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "account_locked";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: Too many requests from this caller; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "rate_limited";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "internal_error";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    getDevelopersMeMfa: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        Pending: boolean;
+                        RecoveryCodesLeft: number;
+                        Totp: boolean;
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: Password length out of bounds; settings_too_large: Settings above 16 KiB serialised; invalid_version: Version is not SemVer 2.0.0 or is too long; wasm_required: A wasm build without WasmBase64; native_has_no_wasm: A native build with WasmBase64; invalid_base64: WasmBase64 is not canonical padded base64; invalid_wasm: Not a well-formed or valid wasm module; module_limits: The module exceeds the admission limits; imports_not_allowed: The module imports outside the allowlist; invalid_combination: register-user with a field combination that is not accepted; invalid_player_identity: The auth service refused the player identity; provider_not_configured: The platform provider is not configured on the auth service */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "settings_too_large" | "invalid_version" | "wasm_required" | "native_has_no_wasm" | "invalid_base64" | "invalid_wasm" | "module_limits" | "imports_not_allowed" | "invalid_combination" | "invalid_player_identity" | "provider_not_configured";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "internal_error";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postDevelopersMeMfaTotp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        OtpauthUri: string;
+                        /** @description Base32, for typing into the app */
+                        Secret: string;
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: Password length out of bounds; settings_too_large: Settings above 16 KiB serialised; invalid_version: Version is not SemVer 2.0.0 or is too long; wasm_required: A wasm build without WasmBase64; native_has_no_wasm: A native build with WasmBase64; invalid_base64: WasmBase64 is not canonical padded base64; invalid_wasm: Not a well-formed or valid wasm module; module_limits: The module exceeds the admission limits; imports_not_allowed: The module imports outside the allowlist; invalid_combination: register-user with a field combination that is not accepted; invalid_player_identity: The auth service refused the player identity; provider_not_configured: The platform provider is not configured on the auth service */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "settings_too_large" | "invalid_version" | "wasm_required" | "native_has_no_wasm" | "invalid_base64" | "invalid_wasm" | "module_limits" | "imports_not_allowed" | "invalid_combination" | "invalid_player_identity" | "provider_not_configured";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description email_taken: An account with this email exists; totp_enabled: The developer has a confirmed authenticator already (remove it first); totp_not_pending: No authenticator is waiting for confirmation (start with POST /developers/me/mfa/totp); version_exists: This module Version exists for the game; conflict: The auth service reported a conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "email_taken" | "totp_enabled" | "totp_not_pending" | "version_exists" | "conflict";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "internal_error";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postDevelopersMeMfaTotpConfirm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The authenticator app’s current 6-digit code */
+                    Code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        RecoveryCodes: string[];
+                        /** @description A new developer token: every token issued before this change stops working */
+                        Token: string;
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: Password length out of bounds; settings_too_large: Settings above 16 KiB serialised; invalid_version: Version is not SemVer 2.0.0 or is too long; wasm_required: A wasm build without WasmBase64; native_has_no_wasm: A native build with WasmBase64; invalid_base64: WasmBase64 is not canonical padded base64; invalid_wasm: Not a well-formed or valid wasm module; module_limits: The module exceeds the admission limits; imports_not_allowed: The module imports outside the allowlist; invalid_combination: register-user with a field combination that is not accepted; invalid_player_identity: The auth service refused the player identity; provider_not_configured: The platform provider is not configured on the auth service */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "settings_too_large" | "invalid_version" | "wasm_required" | "native_has_no_wasm" | "invalid_base64" | "invalid_wasm" | "module_limits" | "imports_not_allowed" | "invalid_combination" | "invalid_player_identity" | "provider_not_configured";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description email_taken: An account with this email exists; totp_enabled: The developer has a confirmed authenticator already (remove it first); totp_not_pending: No authenticator is waiting for confirmation (start with POST /developers/me/mfa/totp); version_exists: This module Version exists for the game; conflict: The auth service reported a conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "email_taken" | "totp_enabled" | "totp_not_pending" | "version_exists" | "conflict";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description payload_too_large: The body exceeds the size limit; module_too_large: The decoded module is above the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "payload_too_large" | "module_too_large";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "unsupported_media_type";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "internal_error";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postDevelopersMeMfaTotpRemove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The authenticator app’s current 6-digit code */
+                    Code?: string;
+                    /** @description One of the recovery codes (each works once) */
+                    RecoveryCode?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A new developer token: every token issued before this change stops working */
+                        Token: string;
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: Password length out of bounds; settings_too_large: Settings above 16 KiB serialised; invalid_version: Version is not SemVer 2.0.0 or is too long; wasm_required: A wasm build without WasmBase64; native_has_no_wasm: A native build with WasmBase64; invalid_base64: WasmBase64 is not canonical padded base64; invalid_wasm: Not a well-formed or valid wasm module; module_limits: The module exceeds the admission limits; imports_not_allowed: The module imports outside the allowlist; invalid_combination: register-user with a field combination that is not accepted; invalid_player_identity: The auth service refused the player identity; provider_not_configured: The platform provider is not configured on the auth service */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "settings_too_large" | "invalid_version" | "wasm_required" | "native_has_no_wasm" | "invalid_base64" | "invalid_wasm" | "module_limits" | "imports_not_allowed" | "invalid_combination" | "invalid_player_identity" | "provider_not_configured";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description payload_too_large: The body exceeds the size limit; module_too_large: The decoded module is above the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "payload_too_large" | "module_too_large";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "unsupported_media_type";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description account_locked: The player credential is locked after wrong passwords, or the developer’s second factor after five wrong codes */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "account_locked";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "internal_error";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
     postDevelopersRegister: {
         parameters: {
             query?: never;
@@ -1346,7 +2250,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description email_taken: An account with this email exists; version_exists: This module Version exists for the game; conflict: The auth service reported a conflict */
+            /** @description email_taken: An account with this email exists; totp_enabled: The developer has a confirmed authenticator already (remove it first); totp_not_pending: No authenticator is waiting for confirmation (start with POST /developers/me/mfa/totp); version_exists: This module Version exists for the game; conflict: The auth service reported a conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1357,7 +2261,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "email_taken" | "version_exists" | "conflict";
+                        Code: "email_taken" | "totp_enabled" | "totp_not_pending" | "version_exists" | "conflict";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1542,7 +2446,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1553,7 +2457,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1686,7 +2590,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1697,7 +2601,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1707,7 +2611,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1718,7 +2622,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found";
+                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1885,7 +2789,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1896,7 +2800,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1906,7 +2810,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1917,7 +2821,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found";
+                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2011,7 +2915,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2022,7 +2926,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2032,7 +2936,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2043,7 +2947,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found";
+                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2183,7 +3087,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2194,7 +3098,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2204,7 +3108,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2215,7 +3119,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found";
+                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2370,7 +3274,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2381,7 +3285,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2391,7 +3295,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2402,7 +3306,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found";
+                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2525,7 +3429,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2536,7 +3440,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2546,7 +3450,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2557,7 +3461,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found";
+                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2567,7 +3471,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description email_taken: An account with this email exists; version_exists: This module Version exists for the game; conflict: The auth service reported a conflict */
+            /** @description email_taken: An account with this email exists; totp_enabled: The developer has a confirmed authenticator already (remove it first); totp_not_pending: No authenticator is waiting for confirmation (start with POST /developers/me/mfa/totp); version_exists: This module Version exists for the game; conflict: The auth service reported a conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2578,7 +3482,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "email_taken" | "version_exists" | "conflict";
+                        Code: "email_taken" | "totp_enabled" | "totp_not_pending" | "version_exists" | "conflict";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2745,7 +3649,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2756,7 +3660,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2766,7 +3670,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2777,7 +3681,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found";
+                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2906,7 +3810,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2917,7 +3821,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2927,7 +3831,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2938,7 +3842,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found";
+                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3043,7 +3947,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3054,7 +3958,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3064,7 +3968,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3075,7 +3979,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found";
+                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3191,7 +4095,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3202,7 +4106,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3212,7 +4116,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3223,7 +4127,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found";
+                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3373,7 +4277,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3384,7 +4288,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3394,7 +4298,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3405,7 +4309,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found";
+                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3536,7 +4440,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3547,7 +4451,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3557,7 +4461,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description forbidden: Only the super-admin may do this; account_disabled: The player account is locked or banned */
+            /** @description forbidden: Only the super-admin may do this; second_factor_required: The super-admin rights need a confirmed authenticator (REGISTRY_SECOND_FACTOR_ROLES); account_disabled: The player account is locked or banned */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3568,7 +4472,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "forbidden" | "account_disabled";
+                        Code: "forbidden" | "second_factor_required" | "account_disabled";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3578,7 +4482,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3589,7 +4493,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found";
+                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3641,7 +4545,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description account_locked: The player credential is locked after wrong passwords */
+            /** @description account_locked: The player credential is locked after wrong passwords, or the developer’s second factor after five wrong codes */
             423: {
                 headers: {
                     [name: string]: unknown;

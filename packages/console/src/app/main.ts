@@ -9,6 +9,7 @@ import { signInPage } from './pages/sign-in.js';
 import { gamesPage } from './pages/games.js';
 import { gamePage } from './pages/game.js';
 import { developersPage } from './pages/developers.js';
+import { securityPage } from './pages/security.js';
 import { reportsPage, reportPage } from './pages/reports.js';
 import { accountsPage, accountPage } from './pages/accounts.js';
 import { appealsPage } from './pages/appeals.js';
@@ -20,6 +21,7 @@ const ROUTES: Record<string, { page: Page; needs?: 'developer' | 'super-admin' |
   signin: { page: signInPage },
   games: { page: (ui, main, id) => (id ? gamePage(ui, main, id) : gamesPage(ui, main)), needs: 'developer' },
   developers: { page: developersPage, needs: 'super-admin' },
+  security: { page: securityPage, needs: 'developer' },
   reports: { page: (ui, main, id) => (id ? reportPage(ui, main, id) : reportsPage(ui, main)), needs: 'staff' },
   accounts: { page: (ui, main, id) => (id ? accountPage(ui, main, id) : accountsPage(ui, main)), needs: 'staff' },
   appeals: { page: appealsPage, needs: 'staff' },
@@ -39,6 +41,7 @@ function renderNav(ui: Ui, current: string): void {
     byId('nav'),
     s.developer ? link('games', 'Games') : null,
     s.developer?.role === 'super-admin' ? link('developers', 'Developers') : null,
+    s.developer ? link('security', 'Security') : null,
     s.staff ? [link('reports', 'Reports'), link('appeals', 'Appeals'), link('accounts', 'Accounts')] : null,
     link('signin', s.any ? 'Sessions' : 'Sign in'),
   );

@@ -15,6 +15,13 @@ export type Developer = RegistryResult<'/admin/developers', 'get'>[number];
 export type Visibility = GameView['CrossGameVisibility'];
 export type TextFilter = RegistryResult<'/games/{gameId}/text-filter', 'get'>;
 export type TextFilterUpdate = RegistryBody<'/games/{gameId}/text-filter', 'put'>;
+export type MfaStatus = RegistryResult<'/developers/me/mfa', 'get'>;
+export type TotpStart = RegistryResult<'/developers/me/mfa/totp', 'post'>;
+/** A code of the authenticator app (6 digits) or a recovery code: told apart by their form. */
+export const mfaProof = (proof: string): { Code: string } | { RecoveryCode: string } => {
+  const p = proof.trim();
+  return /^\d{6}$/.test(p) ? { Code: p } : { RecoveryCode: p };
+};
 
 /** A refused registry call: the status, the error code and the body's details (OffendingImports …). */
 export class RegistryError extends Error {
@@ -64,6 +71,10 @@ export class RegistryApi {
   async signIn(email: string, password: string): Promise<Signed> {
     return this.adopt(await this.call<AuthResponse>('POST', '/developers/login', { Email: email, Password: password }));
   }
+  /** The second step of a sign-in the registry answered 401 mfa_required (its MfaToken) with a code or a recovery code. */
+  async signInMfa(mfaToken: string, proof: string): Promise<Signed> {
+    return this.adopt(await this.call<AuthResponse>('POST', '/developers/login/mfa', { MfaToken: mfaToken, ...mfaProof(proof) }));
+  }
   async register(email: string, password: string, displayName: string): Promise<Signed> {
     return this.adopt(await this.call<AuthResponse>('POST', '/developers/register', { Email: email, Password: password, DisplayName: displayName }));
   }
@@ -78,6 +89,20 @@ export class RegistryApi {
     return this.token !== undefined;
   }
 
+  mfaStatus = () => this.call<MfaStatus>('GET', '/developers/me/mfa');
+  startTotp = () => this.call<TotpStart>('POST', '/developers/me/mfa/totp');
+  /** Turns the authenticator on: the recovery codes (once); the registry ends every other token and answers a new one, kept here. */
+  async confirmTotp(code: string): Promise<{ recoveryCodes: string[]; expiresAt: number }> {
+    const r = await this.call<RegistryResult<'/developers/me/mfa/totp/confirm', 'post'>>('POST', '/developers/me/mfa/totp/confirm', { Code: code.trim() });
+    this.token = r.Token;
+    return { recoveryCodes: r.RecoveryCodes, expiresAt: tokenExpiry(r.Token) };
+  }
+  /** Removes the authenticator (a code or a recovery code); the new token is kept here. Answers its expiry (epoch ms). */
+  async removeTotp(proof: string): Promise<number> {
+    const r = await this.call<RegistryResult<'/developers/me/mfa/totp/remove', 'post'>>('POST', '/developers/me/mfa/totp/remove', mfaProof(proof));
+    this.token = r.Token;
+    return tokenExpiry(r.Token);
+  }
   games = () => this.call<GameView[]>('GET', '/games');
   game = (id: string) => this.call<GameView>('GET', `/games/${seg(id)}`);
   createGame = (DisplayName: string, LaunchCommand?: string) => this.call<GameWithSecret>('POST', '/games', LaunchCommand ? { DisplayName, LaunchCommand } : { DisplayName });

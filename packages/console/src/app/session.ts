@@ -6,7 +6,7 @@
  * click or key press, or on "Sign out".
  */
 import { createClient, PlatformError, type PlatformClient } from '@platform/client';
-import { RegistryApi, type Signed } from './registry-api.js';
+import { RegistryApi, RegistryError, type Signed } from './registry-api.js';
 
 export interface ConsoleConfig {
   authUrl: string;
@@ -26,6 +26,8 @@ const STAFF_ROLES = ['moderator', 'admin'];
 export class ConsoleSessions {
   readonly registry = new RegistryApi();
   developer: Signed | undefined;
+  /** A developer sign-in waiting for its second step: the registry's MfaToken (five minutes), in memory only. */
+  pendingMfa: { email: string; token: string } | undefined;
   staff: StaffSession | undefined;
   private expiry: ReturnType<typeof setTimeout> | undefined;
   private lastActivity = Date.now();
@@ -58,8 +60,32 @@ export class ConsoleSessions {
     this.changed();
   }
 
-  async developerSignIn(email: string, password: string): Promise<void> {
-    this.adoptDeveloper(await this.registry.signIn(email, password));
+  /**
+   * Signs a developer in. With an authenticator on, the registry answers 401 mfa_required: the MfaToken is kept
+   * (pendingMfa) and 'mfa' answered, so the page asks for the code (developerSignInMfa).
+   */
+  async developerSignIn(email: string, password: string): Promise<'signed-in' | 'mfa'> {
+    try {
+      this.adoptDeveloper(await this.registry.signIn(email, password));
+      return 'signed-in';
+    } catch (e) {
+      if (!(e instanceof RegistryError) || e.code !== 'mfa_required' || typeof e.details.MfaToken !== 'string') throw e;
+      this.pendingMfa = { email, token: e.details.MfaToken };
+      return 'mfa';
+    }
+  }
+
+  /** The second step: the authenticator's code or a recovery code. */
+  async developerSignInMfa(proof: string): Promise<void> {
+    if (!this.pendingMfa) throw new Error('Sign in with your email and password first.');
+    const who = await this.registry.signInMfa(this.pendingMfa.token, proof);
+    this.pendingMfa = undefined;
+    this.adoptDeveloper(who);
+  }
+
+  /** After the registry replaced the developer's token (a second factor added or removed): its new expiry. */
+  developerTokenReplaced(expiresAt: number): void {
+    if (this.developer) this.adoptDeveloper({ ...this.developer, expiresAt });
   }
 
   async developerRegister(email: string, password: string, displayName: string): Promise<void> {
@@ -70,6 +96,7 @@ export class ConsoleSessions {
     clearTimeout(this.expiry);
     this.registry.signOut();
     this.developer = undefined;
+    this.pendingMfa = undefined;
     this.changed(why);
   }
 

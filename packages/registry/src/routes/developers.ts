@@ -39,7 +39,7 @@ export function developerRoutes(app: App, ctx: Context): void {
     {
       schema: {
         tags: ['developers'],
-        summary: 'Sign in and receive a developer token',
+        summary: 'Sign in and receive a developer token (401 mfa_required with MfaToken when the developer has a second factor)',
         body: Type.Object({ Email: Type.String({ maxLength: 254 }), Password: Type.String({ maxLength: 1024 }) }, { additionalProperties: false }),
         response: { 200: AuthResponse, 400: ErrorBody, 401: ErrorBody, 429: ErrorBody },
       },

@@ -14,7 +14,10 @@ import type { CrossGameVisibility } from '../queries/games.js';
 export interface Caller {
   id: string;
   email: string;
+  /** The role in effect: a super-admin without the second factor REGISTRY_SECOND_FACTOR_ROLES asks for acts as a developer. */
   role: Role;
+  /** The stored role is held back until the developer enrols a second factor (docs/registry.md, "Second factor"). */
+  secondFactorMissing: boolean;
 }
 
 const unauthorized = () =>
@@ -72,12 +75,15 @@ export async function authenticateDeveloper(ctx: Context, req: FastifyRequest): 
     throw unauthorized();
   }
   const d = await developerQueries(ctx.db).byId(claims.developerId);
-  if (!d) throw unauthorized();
-  return { id: d.id, email: d.email, role: d.role };
+  // An older generation: the developer added or removed the second factor since this token was issued.
+  if (!d || claims.generation !== d.token_generation) throw unauthorized();
+  const secondFactorMissing = !d.totp_on && ctx.config.secondFactorRoles.includes(d.role);
+  return { id: d.id, email: d.email, role: secondFactorMissing ? 'developer' : d.role, secondFactorMissing };
 }
 
 export async function authenticateSuperAdmin(ctx: Context, req: FastifyRequest): Promise<Caller> {
   const caller = await authenticateDeveloper(ctx, req);
+  if (caller.secondFactorMissing) throw fail('second_factor_required', 'Add an authenticator app (POST /developers/me/mfa/totp) to use the super-admin rights');
   if (caller.role !== 'super-admin') throw fail('forbidden', 'Only the super-admin may do this');
   return caller;
 }

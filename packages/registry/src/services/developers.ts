@@ -14,6 +14,7 @@ import { developerQueries, type DeveloperRow } from '../queries/developers.js';
 import type { Role } from './tokens.js';
 import type { Context } from '../context.js';
 import { fail } from '../errors.js';
+import { completeMfaSignIn, mfaToken, type MfaProof } from './second-factors.js';
 
 export interface AuthResponse {
   Token: string;
@@ -48,7 +49,7 @@ const invalidCredentials = () => fail('invalid_credentials', 'Email or password 
 
 async function respond(ctx: Context, d: DeveloperRow): Promise<AuthResponse> {
   return {
-    Token: await ctx.tokens.issue({ developerId: d.id, role: d.role }),
+    Token: await ctx.tokens.issue({ developerId: d.id, role: d.role, generation: d.token_generation }),
     DeveloperId: d.id,
     Email: d.email,
     Role: d.role,
@@ -74,7 +75,13 @@ export async function loginDeveloper(ctx: Context, input: { email: string; passw
   // Unknown accounts cost one Argon2 verification too, so timing tells nothing.
   const ok = await verifyPassword(d?.password_hash ?? (await dummyPasswordHash()), input.password);
   if (!d || !ok) throw invalidCredentials();
+  if (d.totp_on) throw fail('mfa_required', 'Enter the code of your authenticator app (or a recovery code)', { MfaToken: mfaToken(ctx, d.id) });
   return respond(ctx, d);
+}
+
+/** The second step of a sign-in with a second factor (services/second-factors.ts). */
+export async function loginDeveloperMfa(ctx: Context, input: MfaProof & { mfaToken: string }): Promise<AuthResponse> {
+  return respond(ctx, await completeMfaSignIn(ctx, input));
 }
 
 export async function listDevelopers(ctx: Context): Promise<DeveloperView[]> {

@@ -19,6 +19,8 @@ export type { Role };
 export interface TokenClaims {
   developerId: string;
   role: Role;
+  /** The developer's token generation at issue (claim `gen`; 0 when absent): an older one than the account's is refused. */
+  generation: number;
 }
 
 export interface TokenService {
@@ -61,9 +63,9 @@ export function tokenService(
 ): TokenService {
   const invalid = () => fail('unauthorized', 'A valid developer bearer token is required');
   return {
-    async issue({ developerId, role }) {
+    async issue({ developerId, role, generation }) {
       const now = Math.floor(opts.clock() / 1000);
-      return new SignJWT({ role })
+      return new SignJWT({ role, gen: generation })
         .setProtectedHeader({ alg: 'EdDSA', typ: 'JWT', kid: key.kid })
         .setIssuer(TOKEN_ISSUER)
         .setAudience(TOKEN_AUDIENCE)
@@ -83,8 +85,9 @@ export function tokenService(
           requiredClaims: ['sub', 'exp'],
         });
         const role = payload.role;
-        if (typeof payload.sub !== 'string' || (role !== 'super-admin' && role !== 'developer')) throw invalid();
-        return { developerId: payload.sub, role };
+        const gen = payload.gen ?? 0;
+        if (typeof payload.sub !== 'string' || (role !== 'super-admin' && role !== 'developer') || !Number.isSafeInteger(gen)) throw invalid();
+        return { developerId: payload.sub, role, generation: gen as number };
       } catch {
         throw invalid();
       }

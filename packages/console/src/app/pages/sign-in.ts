@@ -16,10 +16,15 @@ function signInForm(id: string, action: string) {
 function developerForms(ui: Ui): HTMLElement {
   const s = ui.s;
   if (s.developer) return h('section', { class: 'card' }, h('h2', null, 'Developer'), h('p', null, `Signed in as ${s.developer.email} (${s.developer.role}).`));
+  if (s.pendingMfa) return mfaForm(ui);
   const signIn = signInForm('dev-signin', 'Sign in as developer');
   onSubmit(signIn, (f) => {
     void ui.attempt('Developer sign-in', async () => {
-      await s.developerSignIn(f.email, f.password);
+      if ((await s.developerSignIn(f.email, f.password)) === 'mfa') {
+        ui.say('Enter the code of your authenticator app (or a recovery code).');
+        ui.go('signin');
+        return;
+      }
       ui.say(`Signed in as ${f.email}.`);
       ui.go('games');
     });
@@ -40,6 +45,26 @@ function developerForms(ui: Ui): HTMLElement {
     });
   });
   return h('section', { class: 'card' }, h('h2', null, 'Developer (registry)'), signIn, h('h2', null, 'New developer'), register);
+}
+
+/** The second step of a developer sign-in: the registry answered mfa_required. */
+function mfaForm(ui: Ui): HTMLElement {
+  const s = ui.s;
+  const form = h(
+    'form',
+    { class: 'stack', id: 'dev-mfa' },
+    h('label', null, 'Authenticator code (or a recovery code)', h('input', { name: 'code', required: true, autocomplete: 'one-time-code', maxLength: 64 })),
+    h('button', { type: 'submit' }, 'Verify'),
+  );
+  onSubmit(form, (f) => {
+    void ui.attempt('Verifying the code', async () => {
+      await s.developerSignInMfa(f.code);
+      ui.say(`Signed in as ${s.developer?.email}.`);
+      ui.go('games');
+    });
+  });
+  const cancel = h('button', { id: 'dev-mfa-cancel', onclick: () => ((s.pendingMfa = undefined), ui.go('signin')) }, 'Start over');
+  return h('section', { class: 'card' }, h('h2', null, 'Developer: second step'), h('p', null, `${s.pendingMfa?.email} has an authenticator app.`), form, cancel);
 }
 
 function staffForm(ui: Ui): HTMLElement {

@@ -1,14 +1,13 @@
 /**
- * Short-lived statements auth hands to a client and reads back (the appeal token of a banned sign-in, the mfa_token
- * of a sign-in waiting for its second factor): string claims and an expiry, encrypted and authenticated with
- * AES-256-GCM under AUTH_MASTER_KEY (kit encryptSecret), each kind under associated data of its own so no other
- * envelope of the key reads as one. Nothing is stored for them.
+ * Short-lived statements a service hands to a client and reads back (auth's appeal token of a banned sign-in, the
+ * mfa token of a sign-in waiting for its second factor in auth and the registry): string claims and an expiry,
+ * encrypted and authenticated with AES-256-GCM under the service's master key (encryptSecret), each kind under
+ * associated data of its own so no other envelope of the key reads as one. Nothing is stored for them.
  */
-import { decryptSecret, encryptSecret } from '@platform/kit';
+import { decryptSecret, encryptSecret } from './crypto.js';
 
-/** The key (config.masterKey: buildApp refuses to start without one). */
 function keyOf(masterKey: Buffer | undefined): Buffer {
-  if (!masterKey) throw new Error('sealed tokens need AUTH_MASTER_KEY');
+  if (!masterKey) throw new Error('sealed tokens need a master key');
   return masterKey;
 }
 
