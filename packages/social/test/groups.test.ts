@@ -388,4 +388,43 @@ describe('groups', () => {
     await h.req(solo, 'DELETE', '/v1/me');
     assertError(await h.req(member, 'GET', `/v1/groups/${own.groupId}`), 404, 'group_not_found');
   });
+
+  it('moderation: a report naming a group keeps its text; staff rename, clear or disband it, each action kept', async () => {
+    const game = h.registry.addGame('isolated');
+    const [owner, member, reporter] = await h.users('MOwner', 'MMember', 'MReporter');
+    const mod = await h.user('Moddy', { roles: ['moderator'] });
+    const g = await create(owner, { joinPolicy: 'open', description: 'rude words here' }, game);
+    await join(member, g.groupId, game);
+    const filed = await h.req(reporter, 'POST', '/v1/reports', { body: { targetPublicId: owner.publicId, reason: 'offensive_name', context: `group:${g.groupId} bad group` }, game });
+    assert.equal(filed.status, 202);
+    const queue = (await h.req(mod, 'GET', '/v1/moderation/reports?limit=100')).body;
+    const report = queue.reports.find((r: { context: string | null }) => r.context?.startsWith(`group:${g.groupId}`));
+    assert.deepEqual(report.snapshot.group, { groupId: g.groupId, name: g.name, tag: g.tag, description: 'rude words here' });
+    // Staff only; any game; a reason; each action kept with before and after.
+    const act = (u: TestUser, body: unknown) => h.req(u, 'POST', `/v1/moderation/groups/${g.groupId}/actions`, { body });
+    assertError(await act(owner, { action: 'clear_description', reason: 'x' }), 403, 'moderator_required');
+    assertError(await h.req(owner, 'GET', `/v1/moderation/groups/${g.groupId}`), 403, 'moderator_required');
+    const cleared = await act(mod, { action: 'clear_description', reason: 'Reported description' });
+    assert.equal(cleared.status, 200, JSON.stringify(cleared.body));
+    assert.equal(cleared.body.group.description, '');
+    const renamed = await act(mod, { action: 'rename', name: `Renamed ${randomUUID().slice(0, 8)}`, reason: 'Offensive name' });
+    assert.equal(renamed.status, 200);
+    assert.deepEqual(renamed.body.actions.map((a: { action: string; moderatorPublicId: string }) => [a.action, a.moderatorPublicId]), [['clear_description', mod.publicId], ['rename', mod.publicId]]);
+    assert.equal(renamed.body.actions[1].before.name, g.name);
+    for (const body of [{ action: 'rename', name: 'ab', reason: 'r' }, { action: 'rename', reason: 'r' }, { action: 'explode', reason: 'r' }, { action: 'disband' }, { action: 'disband', reason: 'r', extra: 1 }]) {
+      const r = await act(mod, body);
+      assert.equal(r.status, 400, JSON.stringify(body));
+    }
+    for (const id of ['not-a-uuid', randomUUID()]) assertError(await h.req(mod, 'POST', `/v1/moderation/groups/${id}/actions`, { body: { action: 'disband', reason: 'r' } }), 404, 'group_not_found');
+    // The members see the group renamed; a disband reaches them without naming anyone.
+    assert.equal((await h.req(member, 'GET', `/v1/groups/${g.groupId}`, { game })).body.name, renamed.body.group.name);
+    const rec = await h.events(member);
+    const gone = await act(mod, { action: 'disband', reason: 'Hate group' });
+    assert.deepEqual([gone.status, gone.body.group, gone.body.actions.length], [200, null, 3]);
+    const [ev] = await rec.next('groupDisbanded');
+    assert.deepEqual(Object.keys(ev.data as object).sort(), ['groupId', 'name']);
+    assert.ok(!JSON.stringify(ev).includes(mod.publicId));
+    assert.equal((await h.req(mod, 'GET', `/v1/moderation/groups/${g.groupId}`)).body.actions.length, 3);
+    assertError(await h.req(mod, 'GET', `/v1/moderation/groups/${randomUUID()}`), 404, 'group_not_found');
+  });
 });

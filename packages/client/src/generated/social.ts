@@ -723,6 +723,40 @@ export interface paths {
         patch: operations["patchV1MeProfile"];
         trace?: never;
     };
+    "/v1/moderation/groups/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A group of any game with every staff action on it (moderators); a disbanded one by its actions */
+        get: operations["getV1ModerationGroupsById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/moderation/groups/{id}/actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Rename a group, clear its description or disband it, with a reason (moderators); the action is kept */
+        post: operations["postV1ModerationGroupsByIdActions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/moderation/reports": {
         parameters: {
             query?: never;
@@ -11491,6 +11525,490 @@ export interface operations {
             };
         };
     };
+    getV1ModerationGroupsById: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The game client’s key (docs/client-key.md) */
+                "X-Platform-Client-Key"?: string;
+                /** @description The game’s API key (tenancy; with X-Platform-Game-Secret) */
+                "X-Platform-Game-Key"?: string;
+                /** @description The game’s API secret (tenancy; with X-Platform-Game-Key) */
+                "X-Platform-Game-Secret"?: string;
+                /** @description API-key mode: the display name of a profile made on first use */
+                "X-User-Handle"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        actions: {
+                            action: "rename" | "clear_description" | "disband";
+                            after: {
+                                description: string;
+                                name: string;
+                                tag: string;
+                            } | null;
+                            at: string;
+                            before: {
+                                description: string;
+                                name: string;
+                                tag: string;
+                            };
+                            moderatorPublicId: string | null;
+                            reason: string;
+                        }[];
+                        /** @description null: disbanded */
+                        group: {
+                            avatarUrl: string | null;
+                            createdAt: string;
+                            description: string;
+                            gameId: string | null;
+                            groupId: string;
+                            joinPolicy: "open" | "request" | "invite";
+                            language: string | null;
+                            memberCount: number;
+                            memberLimit: number;
+                            metadata: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** @description The caller’s role, when a member */
+                            myRole?: string;
+                            name: string;
+                            tag: string;
+                        } | null;
+                    };
+                };
+            };
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "validation_failed";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description moderator_required: A moderation route without the moderator or admin role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "moderator_required";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description group_not_found: No such group (or one of another game the caller’s game may not see) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "group_not_found";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description name_unavailable: No free discriminator for this display name */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "name_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description key_set_unavailable: The token key set cannot be fetched; retry later; registry_unavailable: The game registry cannot be reached; database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "key_set_unavailable" | "registry_unavailable" | "database_unavailable" | "state_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postV1ModerationGroupsByIdActions: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The game client’s key (docs/client-key.md) */
+                "X-Platform-Client-Key"?: string;
+                /** @description The game’s API key (tenancy; with X-Platform-Game-Secret) */
+                "X-Platform-Game-Key"?: string;
+                /** @description The game’s API secret (tenancy; with X-Platform-Game-Key) */
+                "X-Platform-Game-Secret"?: string;
+                /** @description API-key mode: the display name of a profile made on first use */
+                "X-User-Handle"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    action: "rename";
+                    name: string;
+                    /** @description Kept with the action (staff only) */
+                    reason: string;
+                } | {
+                    action: "clear_description" | "disband";
+                    /** @description Kept with the action (staff only) */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        actions: {
+                            action: "rename" | "clear_description" | "disband";
+                            after: {
+                                description: string;
+                                name: string;
+                                tag: string;
+                            } | null;
+                            at: string;
+                            before: {
+                                description: string;
+                                name: string;
+                                tag: string;
+                            };
+                            moderatorPublicId: string | null;
+                            reason: string;
+                        }[];
+                        /** @description null: disbanded */
+                        group: {
+                            avatarUrl: string | null;
+                            createdAt: string;
+                            description: string;
+                            gameId: string | null;
+                            groupId: string;
+                            joinPolicy: "open" | "request" | "invite";
+                            language: string | null;
+                            memberCount: number;
+                            memberLimit: number;
+                            metadata: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** @description The caller’s role, when a member */
+                            myRole?: string;
+                            name: string;
+                            tag: string;
+                        } | null;
+                    };
+                };
+            };
+            /** @description bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; incomplete_game_credentials: Only one of the two tenancy headers was sent; ambiguous_game_credentials: A client key together with the game key or secret (or two different client keys); validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; invalid_group_name: A group name that is not 3–32 characters after trimming */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "bad_request" | "invalid_character" | "too_deep" | "incomplete_game_credentials" | "ambiguous_game_credentials" | "validation_failed" | "malformed_json" | "invalid_group_name";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unauthorized: Missing or invalid credentials; token_revoked: The token’s session was ended (sign-out, refresh-token reuse) or its account was locked, banned or deleted; invalid_game_credentials: The game key or secret is not valid; invalid_client_key: The client key is unknown or was replaced */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unauthorized" | "token_revoked" | "invalid_game_credentials" | "invalid_client_key";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description moderator_required: A moderation route without the moderator or admin role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "moderator_required";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description group_not_found: No such group (or one of another game the caller’s game may not see) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "group_not_found";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description name_unavailable: No free discriminator for this display name; group_name_taken: Another group of the game has this name (case-insensitive) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "name_unavailable" | "group_name_taken";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description payload_too_large: The body exceeds the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description key_set_unavailable: The token key set cannot be fetched; retry later; registry_unavailable: The game registry cannot be reached; database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "key_set_unavailable" | "registry_unavailable" | "database_unavailable" | "state_unavailable";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
     getV1ModerationReports: {
         parameters: {
             query: {
@@ -11567,11 +12085,14 @@ export interface operations {
                                         sentAt: string;
                                     }[];
                                 };
-                                /** @description A group text the filter flagged (mode flag) */
+                                /** @description The group the report names (context group:<id>): its name, tag and description when the report was filed; or, in a text-filter report, the flagged field and text */
                                 group?: {
-                                    field: "name" | "tag" | "description";
+                                    description?: string;
+                                    field?: "name" | "tag" | "description";
                                     groupId: string;
-                                    text: string;
+                                    name?: string;
+                                    tag?: string;
+                                    text?: string;
                                 };
                                 takenAt: string;
                                 target: {
@@ -11789,11 +12310,14 @@ export interface operations {
                                     sentAt: string;
                                 }[];
                             };
-                            /** @description A group text the filter flagged (mode flag) */
+                            /** @description The group the report names (context group:<id>): its name, tag and description when the report was filed; or, in a text-filter report, the flagged field and text */
                             group?: {
-                                field: "name" | "tag" | "description";
+                                description?: string;
+                                field?: "name" | "tag" | "description";
                                 groupId: string;
-                                text: string;
+                                name?: string;
+                                tag?: string;
+                                text?: string;
                             };
                             takenAt: string;
                             target: {
@@ -12046,11 +12570,14 @@ export interface operations {
                                         sentAt: string;
                                     }[];
                                 };
-                                /** @description A group text the filter flagged (mode flag) */
+                                /** @description The group the report names (context group:<id>): its name, tag and description when the report was filed; or, in a text-filter report, the flagged field and text */
                                 group?: {
-                                    field: "name" | "tag" | "description";
+                                    description?: string;
+                                    field?: "name" | "tag" | "description";
                                     groupId: string;
-                                    text: string;
+                                    name?: string;
+                                    tag?: string;
+                                    text?: string;
                                 };
                                 takenAt: string;
                                 target: {
@@ -12367,11 +12894,14 @@ export interface operations {
                                     sentAt: string;
                                 }[];
                             };
-                            /** @description A group text the filter flagged (mode flag) */
+                            /** @description The group the report names (context group:<id>): its name, tag and description when the report was filed; or, in a text-filter report, the flagged field and text */
                             group?: {
-                                field: "name" | "tag" | "description";
+                                description?: string;
+                                field?: "name" | "tag" | "description";
                                 groupId: string;
-                                text: string;
+                                name?: string;
+                                tag?: string;
+                                text?: string;
                             };
                             takenAt: string;
                             target: {

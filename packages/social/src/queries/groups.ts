@@ -298,3 +298,57 @@ export async function invitesTo(db: Queryable, userId: string, now: Date): Promi
     )
   ).rows;
 }
+
+// ------------------------------------------------------------ staff actions
+
+export interface GroupModerationRow {
+  id: string;
+  group_id: string;
+  action: 'rename' | 'clear_description' | 'disband';
+  moderator_public_id: string | null;
+  reason: string;
+  /** The group's name, tag and description before the action, and after it (null: disbanded). */
+  before: GroupShown;
+  after: GroupShown | null;
+  created_at: Date;
+}
+
+export interface GroupShown {
+  name: string;
+  tag: string;
+  description: string;
+}
+
+export async function insertGroupModeration(
+  db: Queryable,
+  e: { groupId: string; gameId: string; action: GroupModerationRow['action']; moderator: string; reason: string; before: GroupShown; after: GroupShown | null },
+): Promise<void> {
+  await db.query(`INSERT INTO group_moderation (group_id, game_id, action, moderator, reason, before, after) VALUES ($1, $2, $3, $4, $5, $6, $7)`, [
+    e.groupId,
+    e.gameId,
+    e.action,
+    e.moderator,
+    e.reason,
+    JSON.stringify(e.before),
+    e.after === null ? null : JSON.stringify(e.after),
+  ]);
+}
+
+/** A group's staff actions, oldest first (at most 100). */
+export async function groupModeration(db: Queryable, groupId: string): Promise<GroupModerationRow[]> {
+  return (
+    await db.query<GroupModerationRow>(
+      `SELECT l.id, l.group_id, l.action, u.public_id AS moderator_public_id, l.reason, l.before, l.after, l.created_at
+       FROM group_moderation l LEFT JOIN users u ON u.id = l.moderator WHERE l.group_id = $1 ORDER BY l.created_at, l.id LIMIT 100`,
+      [groupId],
+    )
+  ).rows;
+}
+
+export async function renameGroup(db: Queryable, id: string, name: string): Promise<void> {
+  await db.query('UPDATE groups SET name = $2, name_key = $3 WHERE id = $1', [id, name, name.toLowerCase()]);
+}
+
+export async function clearDescription(db: Queryable, id: string): Promise<void> {
+  await db.query(`UPDATE groups SET description = '' WHERE id = $1`, [id]);
+}

@@ -8,12 +8,14 @@ import { BODY, CALLER, CallerHeaders, errorResponses, LIMITED, NoContent, VALIDA
 import { AS_MEMBER, FIELD_CODES, fields, GroupDto, Nullable, Page, Str } from './group-schemas.js';
 import { groupMemberRoutes } from './group-members.js';
 import { groupRoleRoutes } from './group-roles.js';
+import { groupModerationRoutes } from './group-moderation.js';
 
 export function groupRoutes(app: App, ctx: Ctx): void {
   createAndFindRoutes(app, ctx);
   readAndEditRoutes(app, ctx);
   groupMemberRoutes(app, ctx);
   groupRoleRoutes(app, ctx);
+  groupModerationRoutes(app, ctx);
 }
 
 /** Create, search, the caller’s groups. */

@@ -27,8 +27,18 @@ const SnapshotSchema = Type.Union([
     ),
     group: Type.Optional(
       Type.Object(
-        { groupId: Str, field: Type.Union([Type.Literal('name'), Type.Literal('tag'), Type.Literal('description')]), text: Str },
-        { description: 'A group text the filter flagged (mode flag)' },
+        {
+          groupId: Str,
+          name: Type.Optional(Str),
+          tag: Type.Optional(Str),
+          description: Type.Optional(Str),
+          field: Type.Optional(Type.Union([Type.Literal('name'), Type.Literal('tag'), Type.Literal('description')])),
+          text: Type.Optional(Str),
+        },
+        {
+          description:
+            'The group the report names (context group:<id>): its name, tag and description when the report was filed; or, in a text-filter report, the flagged field and text',
+        },
       ),
     ),
   }),

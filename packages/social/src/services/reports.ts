@@ -1,6 +1,7 @@
 /** Reports to moderation: filed by players, with a snapshot of the target taken at that moment. */
 import { UUID_PATTERN, type Queryable } from '@platform/kit';
 import type { Ctx, GameContext, UserRow } from '../context.js';
+import { groupById } from '../queries/groups.js';
 import { dmPeer } from './chat.js';
 import { limitOutreach } from './limits.js';
 import { fullHandle, profileSnapshot, resolveTarget } from './users.js';
@@ -30,9 +31,21 @@ async function reportedChannel(ctx: Ctx, reporter: UserRow, context: string | un
   return readable ? { kind, channelId } : undefined;
 }
 
-/** What the target looked like when the report was filed, and what they last wrote in the named channel. */
-async function snapshotOf(ctx: Ctx, reporter: UserRow, target: UserRow, context: string | undefined) {
+/** `context` naming a group: `group:<groupId>` at its start. */
+const GROUP_CONTEXT = /^group:([0-9a-fA-F-]{36})(?![0-9A-Za-z-])/;
+
+/** The group `context` names, when the reporter can see it (a group of the game they report from): its text as now. */
+async function reportedGroup(ctx: Ctx, game: GameContext, context: string | undefined) {
+  const m = context ? GROUP_CONTEXT.exec(context.trim()) : null;
+  if (!m || !UUID_PATTERN.test(m[1])) return undefined;
+  const g = await groupById(ctx.db, m[1]);
+  return g && g.game_id === (game.gameId ?? '') ? { groupId: g.id, name: g.name, tag: g.tag, description: g.description } : undefined;
+}
+
+/** What the target looked like when the report was filed, what they last wrote in the named channel, the named group. */
+async function snapshotOf(ctx: Ctx, reporter: UserRow, target: UserRow, context: string | undefined, game: GameContext) {
   const channel = await reportedChannel(ctx, reporter, context);
+  const group = await reportedGroup(ctx, game, context);
   const messages = channel ? await lastMessagesOf(ctx.db, { ...channel, author: target.id, limit: SNAPSHOT_MESSAGES }) : [];
   return {
     takenAt: ctx.now().toISOString(),
@@ -40,6 +53,7 @@ async function snapshotOf(ctx: Ctx, reporter: UserRow, target: UserRow, context:
     ...(channel
       ? { channel: { ...channel, messages: messages.map((x) => ({ messageId: x.id, body: x.body, sentAt: new Date(x.sent_at).toISOString() })) } }
       : {}),
+    ...(group ? { group } : {}),
   };
 }
 
@@ -74,7 +88,7 @@ export async function fileReport(
   const merge = (db: Queryable) => mergeRepeat(db, { reporter: me.id, target: target.id, since, repeat: { reason: body.reason, context, at: at.toISOString() } });
   // A flood is one UPDATE per repeat; a first report takes its snapshot, then files it unless a repeat raced it.
   if (await merge(ctx.db)) return { status: 'received' as const };
-  const snapshot = await snapshotOf(ctx, me, target, body.context);
+  const snapshot = await snapshotOf(ctx, me, target, body.context, game);
   await ctx.db.transaction(async (tx) => {
     await lockReportPair(tx, me.id, target.id);
     if (!(await merge(tx))) await insertReport(tx, { reporter: me.id, target: target.id, reason: body.reason, context, gameId: game.gameId, snapshot, at });
