@@ -99,7 +99,7 @@ export async function passkeyRoutes(app: App, c: AuthContext) {
         response: { 200: PublicKeyOptions, ...errorResponses(...ACCOUNT, 'guest_restricted', 'passkey_limit', 'passkeys_unavailable') },
       },
     },
-    async (req) => registrationOptions(c, claimsOf(req).sub) as Promise<Static<typeof PublicKeyOptions>>,
+    async (req) => registrationOptions(c, claimsOf(req).sub),
   );
   app.post(
     '/account/passkeys/registration',
@@ -151,7 +151,7 @@ export async function passkeyRoutes(app: App, c: AuthContext) {
         response: { 200: PublicKeyOptions, ...errorResponses(COMMON_ERRORS, 'passkeys_unavailable') },
       },
     },
-    async () => loginOptions(c) as Promise<Static<typeof PublicKeyOptions>>,
+    async () => loginOptions(c),
   );
   app.post(
     '/login/passkey',

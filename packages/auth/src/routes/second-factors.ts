@@ -2,7 +2,7 @@
  * The second factor (docs/auth.md, "Second factor (TOTP)"): the account's authenticator (status, enrol, confirm,
  * remove) and the second step of an email sign-in (`POST /login/mfa`).
  */
-import { Type, type Static } from 'typebox';
+import { Type } from 'typebox';
 import type { App } from '@platform/kit';
 import type { AuthContext } from '../context.js';
 import { claimsOf } from '../services/callers.js';
@@ -87,7 +87,7 @@ export async function secondFactorRoutes(app: App, c: AuthContext) {
         response: { 200: PublicKeyOptions, ...errorResponses(BODY_ERRORS, COMMON_ERRORS, 'invalid_mfa_code', 'passkeys_unavailable') },
       },
     },
-    async (req) => secondStepOptions(c, readMfaAccount(c, req.body.mfa_token)) as Promise<Static<typeof PublicKeyOptions>>,
+    async (req) => secondStepOptions(c, readMfaAccount(c, req.body.mfa_token)),
   );
   app.post(
     '/login/mfa',

@@ -19,8 +19,6 @@ import {
   verifyRegistrationResponse,
   type AuthenticationResponseJSON,
   type AuthenticatorTransportFuture,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
   type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import { guestRestrictionDetails, isUniqueViolation } from '@platform/kit';
@@ -95,7 +93,7 @@ export async function listPasskeys(ctx: AuthContext, accountId: string): Promise
 }
 
 /** The options of `navigator.credentials.create()` for a new passkey of this account. */
-export async function registrationOptions(ctx: AuthContext, accountId: string): Promise<{ public_key: PublicKeyCredentialCreationOptionsJSON }> {
+export async function registrationOptions(ctx: AuthContext, accountId: string): Promise<{ public_key: Record<string, unknown> }> {
   const rp = relyingParty(ctx);
   const account = await accountById(ctx.db, accountId);
   if (!account || account.status !== 'active') throw fail('invalid_token', 'The account is not active');
@@ -115,7 +113,7 @@ export async function registrationOptions(ctx: AuthContext, accountId: string): 
     authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
   });
   await keepChallenge(ctx, options.challenge, 'register', accountId);
-  return { public_key: options };
+  return { public_key: { ...options } };
 }
 
 /** Verifies the authenticator's attestation and stores the passkey; the other sessions end; audited. */
@@ -177,12 +175,12 @@ export async function removePasskey(ctx: AuthContext, accountId: string, current
 }
 
 /** Options for `navigator.credentials.get()`: discoverable (no account named, none revealed), or the account's own for a second step. */
-async function assertionOptions(ctx: AuthContext, purpose: 'login' | 'mfa', accountId: string | null): Promise<{ public_key: PublicKeyCredentialRequestOptionsJSON }> {
+async function assertionOptions(ctx: AuthContext, purpose: 'login' | 'mfa', accountId: string | null): Promise<{ public_key: Record<string, unknown> }> {
   const rp = relyingParty(ctx);
   const allow = accountId ? (await passkeysOf(ctx.db, accountId)).map((p) => ({ id: p.credential_id, transports: p.transports as AuthenticatorTransportFuture[] })) : undefined;
   const options = await generateAuthenticationOptions({ rpID: rp.rpId, userVerification: 'required', timeout: CHALLENGE_TTL_MS, ...(allow ? { allowCredentials: allow } : {}) });
   await keepChallenge(ctx, options.challenge, purpose, accountId);
-  return { public_key: options };
+  return { public_key: { ...options } };
 }
 
 export const loginOptions = (ctx: AuthContext) => assertionOptions(ctx, 'login', null);
