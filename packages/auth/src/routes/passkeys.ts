@@ -81,8 +81,12 @@ export const asAssertion = (c: Static<typeof AssertionCredential>) => c as unkno
 const asRegistration = (c: Static<typeof RegistrationCredential>) => c as unknown as RegistrationResponseJSON;
 
 export async function passkeyRoutes(app: App, c: AuthContext) {
-  const loginLimits = { bodyLimits: (req: { ip: string }) => [{ name: 'login:ip', key: req.ip, limit: c.config.rateLoginPerIp }] };
+  accountPasskeyRoutes(app, c);
+  passkeySignInRoutes(app, c);
+}
 
+/** The account's own passkeys. */
+function accountPasskeyRoutes(app: App, c: AuthContext) {
   app.get(
     '/account/passkeys',
     { config: { caller: 'player' }, schema: { tags: ['account'], summary: 'The account’s passkeys', security, response: { 200: Type.Object({ passkeys: Type.Array(PasskeyView) }), ...errorResponses(...ACCOUNT) } } },
@@ -141,6 +145,11 @@ export async function passkeyRoutes(app: App, c: AuthContext) {
       return null;
     },
   );
+}
+
+/** The passkey sign-in (discoverable: no account named). */
+function passkeySignInRoutes(app: App, c: AuthContext) {
+  const loginLimits = { bodyLimits: (req: { ip: string }) => [{ name: 'login:ip', key: req.ip, limit: c.config.rateLoginPerIp }] };
   app.post(
     '/login/passkey/options',
     {

@@ -75,6 +75,11 @@ export async function secondFactorRoutes(app: App, c: AuthContext) {
       return null;
     },
   );
+  secondStepRoutes(app, c);
+}
+
+/** The second step of an email sign-in: a code, a recovery code or a passkey. */
+function secondStepRoutes(app: App, c: AuthContext) {
   const MfaToken = Type.String({ minLength: 16, maxLength: 1024 });
   app.post(
     '/login/mfa/passkey/options',
