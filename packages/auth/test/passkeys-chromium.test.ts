@@ -9,6 +9,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -37,16 +38,22 @@ describe('passkeys and second factors in Chromium', { skip: chromiumSkip() }, ()
     });
     await new Promise<void>((r) => game.listen(0, '127.0.0.1', r));
     gameUrl = `http://localhost:${(game.address() as AddressInfo).port}`;
+    // The auth service's own port (its device page is an origin of the relying party too): a free one, taken below.
+    const probe = createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+    const authPort = (probe.address() as AddressInfo).port;
+    await new Promise((r) => probe.close(r));
     h = await harness({
       AUTH_WEBAUTHN_RP_ID: 'localhost',
-      AUTH_WEBAUTHN_ORIGINS: gameUrl,
+      AUTH_WEBAUTHN_ORIGINS: `${gameUrl},http://localhost:${authPort}`,
+      AUTH_DEVICE_POLL_INTERVAL_SECONDS: '1',
       CORS_ALLOWED_ORIGINS: gameUrl,
       AUTH_RATE_GENERAL_PER_IP: '100000',
       AUTH_RATE_LOGIN_PER_IP: '100000',
       AUTH_RATE_LOGIN_PER_IP_EMAIL: '100000',
     });
-    await h.app.listen({ port: 0, host: '127.0.0.1' });
-    authUrl = `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}`;
+    await h.app.listen({ port: authPort, host: '127.0.0.1' });
+    authUrl = `http://127.0.0.1:${authPort}`;
     browser = await chromium.launch(chromiumLaunchOptions());
   });
   after(async () => {
@@ -145,6 +152,46 @@ describe('passkeys and second factors in Chromium', { skip: chromiumSkip() }, ()
     const twice = await inPage<{ ok?: unknown; error?: { code: string; status: number } }>(page, secondStep, { ...u, proof: recovery });
     assert.equal(twice.error?.code, 'invalid_mfa_code', JSON.stringify(twice));
     assert.equal(twice.error?.status, 401);
+    await page.context().close();
+  });
+
+  it('the device approval page signs in with a passkey (the button beside the email sign-in) and approves the device', async () => {
+    const u = await register(h.app);
+    const page = await gamePage();
+    const added = await inPage<{ ok?: unknown; error?: unknown }>(page, `await client.auth.signInWithEmail({ email: arg.email, password: arg.password }); return await client.auth.addPasskey();`, u);
+    assert.ok(added.ok, JSON.stringify(added.error));
+    const auth = await h.app.inject({
+      method: 'POST',
+      url: '/oauth/device_authorization',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ client_id: 'tv-app', device_name: 'Living room TV' }).toString(),
+    });
+    assert.equal(auth.statusCode, 200, auth.body);
+    const a = auth.json() as { device_code: string; user_code: string };
+    // The same tab (its virtual authenticator holds the passkey) opens the auth service's page on localhost.
+    await page.goto(`http://localhost:${new URL(authUrl).port}/device?user_code=${encodeURIComponent(a.user_code)}`);
+    await page.locator('#passkey-go').waitFor();
+    await page.click('#passkey-go');
+    await page.locator('#code').waitFor();
+    await page.click('#code-go');
+    await page.locator('#confirm').waitFor();
+    assert.equal(await page.textContent('#d-device'), 'Living room TV');
+    await page.click('#approve');
+    await page.locator('#result', { hasText: 'Approved' }).waitFor();
+    await h.tdb.db.query(`UPDATE device_grants SET last_polled_at = last_polled_at - interval '1 hour' WHERE device_code_hash = $1`, [createHash('sha256').update(a.device_code).digest('hex')]);
+    const tokens = await h.app.inject({ method: 'POST', url: '/oauth/token', payload: { grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: a.device_code, client_id: 'tv-app' } });
+    assert.equal(tokens.statusCode, 200, tokens.body);
+    assert.equal(tokens.json().account_id, u.account_id);
+    // A password sign-in on the page: the account has a passkey, so the page finishes the second step with it.
+    const b = (await h.app.inject({ method: 'POST', url: '/oauth/device_authorization', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'client_id=tv-app' })).json() as { user_code: string };
+    await page.goto(`http://localhost:${new URL(authUrl).port}/device?user_code=${encodeURIComponent(b.user_code)}`);
+    await page.locator('#signin').waitFor();
+    await page.fill('#email', u.email);
+    await page.fill('#password', u.password);
+    await page.click('#signin-go');
+    await page.locator('#code').waitFor();
+    await page.click('#code-go');
+    await page.locator('#confirm').waitFor();
     await page.context().close();
   });
 });
