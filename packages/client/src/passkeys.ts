@@ -23,7 +23,9 @@ export type PasskeyCredentialJSON = {
  * (`navigator.credentials.get`). In a browser the SDK uses {@link browserPasskeys}; elsewhere pass your own.
  */
 export interface PasskeyAuthenticator {
+  /** Makes a new passkey for the options (`navigator.credentials.create`); answers its `toJSON()`. */
   create(options: PasskeyOptionsJSON): Promise<PasskeyCredentialJSON>;
+  /** Signs the options' challenge with a passkey (`navigator.credentials.get`); answers its `toJSON()`. */
   get(options: PasskeyOptionsJSON): Promise<PasskeyCredentialJSON>;
 }
 
