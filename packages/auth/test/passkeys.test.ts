@@ -100,6 +100,10 @@ describe('passkeys', () => {
     const dup = auth.create(await regOptions(v.access_token));
     const first = await call('POST', '/account/passkeys/registration', v.access_token, { credential: dup });
     assert.equal(first.statusCode, 201, first.body);
+    // An answer whose id is not the credential its attestation carries.
+    const swapped = auth.create(await regOptions(u.access_token));
+    swapped.id = swapped.rawId = Buffer.alloc(32, 9).toString('base64url');
+    assertError(await call('POST', '/account/passkeys/registration', u.access_token, { credential: swapped }), 401, 'invalid_passkey');
     // Guests may not (403 guest_restricted naming what upgrading unlocks).
     const g = await guest(h.app);
     const refused = assertError(await call('POST', '/account/passkeys/registration/options', g.access_token), 403, 'guest_restricted');

@@ -130,7 +130,8 @@ export async function registerPasskey(
   let info;
   try {
     const v = await verifyRegistrationResponse({ response: input.credential, expectedChallenge: spent.challenge, expectedOrigin: rp.origins, expectedRPID: rp.rpId, requireUserVerification: true });
-    if (!v.verified) throw invalid();
+    // The id the client names is the one the authenticator signed into its data, or the answer is not one piece.
+    if (!v.verified || v.registrationInfo.credential.id !== input.credential.id || input.credential.rawId !== input.credential.id) throw invalid();
     info = v.registrationInfo;
   } catch (err) {
     if ((err as { code?: string }).code === 'invalid_passkey') throw err;
