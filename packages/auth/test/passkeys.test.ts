@@ -6,7 +6,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Secret, TOTP } from 'otpauth';
 import { auditCount, bearer, guest, harness, register, type Harness, assertError } from './support/harness.js';
-import { SoftAuthenticator } from './support/authenticator.js';
+import { SoftAuthenticator } from '@platform/kit/testing';
 
 const ORIGIN = 'https://play.example.test';
 const RP = 'example.test';

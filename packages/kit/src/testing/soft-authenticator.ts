@@ -1,5 +1,5 @@
 /**
- * A software WebAuthn authenticator for tests without a browser: a real ceremony (ES256 keys from node:crypto, the
+ * A software WebAuthn authenticator for tests without a browser (auth's passkey tests, the SDK's): a real ceremony (ES256 keys from node:crypto, the
  * attestation object and authenticator data in CBOR through the library's own encoder), never a mock of the server.
  * It keeps its credentials (discoverable: each with its user handle) and a signature counter per credential.
  */
