@@ -162,9 +162,17 @@ describe('passkeys', () => {
     assertError(await call('POST', '/login/passkey', undefined, { credential: u.auth.get(await loginOptions(), { origin: 'https://evil.test' }) }), 401, 'invalid_passkey');
     assertError(await call('POST', '/login/passkey', undefined, { credential: u.auth.get(await loginOptions(), { rpId: 'evil.test' }) }), 401, 'invalid_passkey');
     assertError(await call('POST', '/login/passkey', undefined, { credential: u.auth.get(await loginOptions(), { userHandle: Buffer.alloc(16, 1).toString('base64url') }) }), 401, 'invalid_passkey');
+    // Failed sign-ins are audited with their reason.
+    assert.ok(
+      (await h.tdb.db.query(`SELECT 1 FROM audit_log WHERE account_id = $1 AND event = 'login' AND detail->>'reason' = 'unknown_passkey'`, [u.account_id])).rows.length === 0,
+      'a passkey naming another user handle is audited without naming an account it does not prove',
+    );
     const forged = u.auth.get(await loginOptions());
     forged.response.signature = Buffer.from(forged.response.signature, 'base64url').fill(1, 10, 12).toString('base64url');
     assertError(await call('POST', '/login/passkey', undefined, { credential: forged }), 401, 'invalid_passkey');
+    const reasons = async () =>
+      (await h.tdb.db.query<{ r: string }>(`SELECT detail->>'reason' AS r FROM audit_log WHERE account_id = $1 AND event = 'login' AND detail->>'outcome' = 'failure'`, [u.account_id])).rows.map((x) => x.r);
+    assert.ok((await reasons()).includes('bad_assertion'), JSON.stringify(await reasons()));
     u.auth.userVerified = false;
     assertError(await call('POST', '/login/passkey', undefined, { credential: u.auth.get(await loginOptions()) }), 401, 'invalid_passkey');
     u.auth.userVerified = true;

@@ -213,13 +213,15 @@ export async function verifyAssertion(ctx: AuthContext, purpose: 'login' | 'mfa'
       credential: { id: row.credential_id, publicKey: new Uint8Array(row.public_key), counter: Number(row.counter), transports: row.transports as AuthenticatorTransportFuture[] },
     });
   } catch (err) {
-    const message = (err as Error).message;
     // A counter that went backwards: a cloned authenticator, its own audit event (docs/auth.md, "Passkeys").
-    const event = /counter/i.test(message) ? 'passkey_rejected' : 'login';
-    await audit(ctx.db, who, event, row.account_id, { method: 'passkey', outcome: 'failure', reason: event === 'login' ? 'bad_assertion' : 'counter', passkey_id: row.id });
+    const cloned = /counter/i.test((err as Error).message);
+    await audit(ctx.db, who, cloned ? 'passkey_rejected' : 'login', row.account_id, { method: 'passkey', outcome: 'failure', reason: cloned ? 'counter' : 'bad_assertion', passkey_id: row.id });
     throw invalid('The passkey’s answer was refused');
   }
-  if (!verified.verified) throw invalid('The passkey’s answer was refused');
+  if (!verified.verified) {
+    await audit(ctx.db, who, 'login', row.account_id, { method: 'passkey', outcome: 'failure', reason: 'bad_assertion', passkey_id: row.id });
+    throw invalid('The passkey’s answer was refused');
+  }
   await usePasskey(ctx.db, row.id, verified.authenticationInfo.newCounter);
   return row.account_id;
 }
