@@ -46,6 +46,7 @@ import { accountRoutes } from './routes/accounts.js';
 import { adminRoutes } from './routes/admin.js';
 import { appealRoutes } from './routes/appeals.js';
 import { secondFactorRoutes } from './routes/second-factors.js';
+import { passkeyRoutes } from './routes/passkeys.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { deviceRoutes } from './routes/device-grants.js';
 import { oauthRoutes } from './routes/oauth.js';
@@ -280,7 +281,7 @@ export async function createApp(config: AuthConfig, deps: AuthDeps): Promise<Aut
   installNoStore(app);
   // Who may call each route is declared on the route (config.caller) and resolved here, once (services/callers.ts).
   installCallers(app, authCallers(context));
-  for (const routes of [signInRoutes, tokenRoutes, accountRoutes, adminRoutes, appealRoutes, secondFactorRoutes, internalRoutes, sessionRoutes, deviceRoutes, oauthRoutes, emailRoutes]) {
+  for (const routes of [signInRoutes, tokenRoutes, accountRoutes, adminRoutes, appealRoutes, secondFactorRoutes, passkeyRoutes, internalRoutes, sessionRoutes, deviceRoutes, oauthRoutes, emailRoutes]) {
     await app.register(async (scope) => routes(scope as App, context));
   }
   return app;

@@ -111,6 +111,13 @@ export const authVars = {
     default: [],
     description: 'Roles (moderator, admin) a token carries only when the account has an authenticator on (docs/auth.md, "Second factor (TOTP)"); without one, the account signs in as a player and can enrol',
   }),
+  // Passkeys (docs/auth.md, "Passkeys"): the relying party the browser binds each credential to.
+  webauthnRpId: vars.optionalString('AUTH_WEBAUTHN_RP_ID', 'The WebAuthn relying-party id passkeys are bound to: the site\'s registrable domain (e.g. example.com), never an IP address; default the host of AUTH_PUBLIC_URL (or AUTH_ISSUER)'),
+  webauthnOrigins: vars.list('AUTH_WEBAUTHN_ORIGINS', {
+    default: [],
+    description: 'Exact origins (scheme://host[:port]) whose pages may register and use passkeys (the game\'s web page, the device page); default the origin of AUTH_PUBLIC_URL (or AUTH_ISSUER)',
+  }),
+  webauthnRpName: vars.string('AUTH_WEBAUTHN_RP_NAME', { default: 'Game Platform', description: 'The name the browser shows when a passkey is made' }),
   sanctionFeatures: vars.list('AUTH_SANCTION_FEATURES', {
     default: [],
     description: 'Comma-separated feature names a sanction may restrict besides ban and chat (e.g. ranked,trading): game servers enforce them (docs/auth.md, "Sanctions")',
@@ -204,6 +211,8 @@ export interface AuthConfig extends Omit<Raw, 'trustProxy' | 'internalKeys' | 'i
   mailbox: string;
   /** AUTH_PUBLIC_URL or AUTH_ISSUER, without a trailing slash: the base of links in mails. */
   linkBase: string;
+  /** Passkeys: the relying party (AUTH_WEBAUTHN_RP_ID or the link base's host; '' when neither names a domain: passkeys off) and the accepted page origins. */
+  webauthn: { rpId: string; rpName: string; origins: string[] };
 }
 
 function parseTrustProxy(s: string): boolean | number | string[] {
@@ -274,6 +283,8 @@ export function readAuthConfig(env: Env = process.env): AuthConfig {
   }
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(raw.schema)) problems.push('AUTH_DB_SCHEMA must be a lower-case SQL identifier');
   if (raw.guestScoreSlow > raw.guestScoreRefuse) problems.push('AUTH_GUEST_SCORE_SLOW must not exceed AUTH_GUEST_SCORE_REFUSE');
+  const linkBase = ((raw.publicUrl as string | undefined) ?? raw.issuer).replace(/\/+$/, '');
+  const webauthn = webauthnOf(raw, linkBase, problems);
   if (problems.length) throw new ConfigError(problems);
   return {
     ...raw,
@@ -286,6 +297,37 @@ export function readAuthConfig(env: Env = process.env): AuthConfig {
     guestSecretParams: { memoryCost: raw.guestSecretMemoryKib, timeCost: raw.guestSecretTimeCost, parallelism: 1 },
     authDir: path.join(raw.dataDir, 'auth'),
     mailbox: path.resolve(raw.mailboxDir ?? path.join(raw.dataDir, 'auth', 'mailbox')),
-    linkBase: ((raw.publicUrl as string | undefined) ?? raw.issuer).replace(/\/+$/, ''),
+    linkBase,
+    webauthn,
   };
+}
+
+/** The relying party of passkeys: named, or the public URL's host and origin (what the embedded run serves). */
+function webauthnOf(raw: Raw, linkBase: string, problems: string[]): AuthConfig['webauthn'] {
+  let base: URL | undefined;
+  try {
+    base = new URL(linkBase);
+  } catch {
+    /* AUTH_ISSUER need not be a URL; then the settings must be given */
+  }
+  const isDomain = (h: string) => /^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/.test(h) && !/^[0-9.]+$/.test(h);
+  const named = raw.webauthnRpId?.toLowerCase();
+  if (named !== undefined && !isDomain(named)) problems.push(`AUTH_WEBAUTHN_RP_ID: ${JSON.stringify(named)} is not a domain name (an IP address cannot be one)`);
+  // A public URL on an IP address (tests, a bare-address deployment) has no relying party: passkeys are off.
+  const derived = base && isDomain(base.hostname.toLowerCase()) ? base.hostname.toLowerCase() : '';
+  const rpId = named ?? derived;
+  if (!rpId) return { rpId: '', rpName: raw.webauthnRpName, origins: [] };
+  const origins: string[] = [];
+  for (const o of raw.webauthnOrigins.length ? raw.webauthnOrigins : base ? [base.origin] : []) {
+    let u: URL | undefined;
+    try {
+      u = new URL(o);
+    } catch {
+      /* reported below */
+    }
+    if (!u || !['http:', 'https:'].includes(u.protocol) || u.origin !== o.replace(/\/+$/, '')) problems.push(`AUTH_WEBAUTHN_ORIGINS: ${JSON.stringify(o)} is not an origin (scheme://host[:port])`);
+    else if (u.hostname !== rpId && !u.hostname.endsWith(`.${rpId}`)) problems.push(`AUTH_WEBAUTHN_ORIGINS: ${o} is not on the relying party ${rpId} (AUTH_WEBAUTHN_RP_ID)`);
+    else origins.push(u.origin);
+  }
+  return { rpId, rpName: raw.webauthnRpName, origins };
 }

@@ -40,16 +40,16 @@ describe('second factor (TOTP)', () => {
   it('enrolment: pending, confirmed with the current code, ten recovery codes once; the other sessions end; audited', async () => {
     const u = await register(h.app);
     const other = (await login(u)).json().access_token as string;
-    assert.deepEqual((await call('GET', '/account/mfa', u.access_token)).json(), { totp: false, pending: false, recovery_codes_left: 0 });
+    assert.deepEqual((await call('GET', '/account/mfa', u.access_token)).json(), { totp: false, pending: false, recovery_codes_left: 0, passkeys: 0 });
     const { secret } = (await call('POST', '/account/mfa/totp', u.access_token)).json();
-    assert.deepEqual((await call('GET', '/account/mfa', u.access_token)).json(), { totp: false, pending: true, recovery_codes_left: 0 });
+    assert.deepEqual((await call('GET', '/account/mfa', u.access_token)).json(), { totp: false, pending: true, recovery_codes_left: 0, passkeys: 0 });
     assertError(await call('POST', '/account/mfa/totp/confirm', u.access_token, { code: codeOf(secret, 5) }), 401, 'invalid_mfa_code');
     const ok = await call('POST', '/account/mfa/totp/confirm', u.access_token, { code: codeOf(secret) });
     assert.equal(ok.statusCode, 200, ok.body);
     const codes = ok.json().recovery_codes;
     assert.equal(codes.length, 10);
     assert.equal(new Set(codes).size, 10);
-    assert.deepEqual((await call('GET', '/account/mfa', u.access_token)).json(), { totp: true, pending: false, recovery_codes_left: 10 });
+    assert.deepEqual((await call('GET', '/account/mfa', u.access_token)).json(), { totp: true, pending: false, recovery_codes_left: 10, passkeys: 0 });
     assertError(await call('POST', '/account/mfa/totp', u.access_token), 409, 'totp_enabled');
     assertError(await call('POST', '/account/mfa/totp/confirm', u.access_token, { code: codeOf(secret) }), 409, 'totp_not_pending');
     // The other session's refresh is refused now; this one lives on.

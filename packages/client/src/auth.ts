@@ -1,5 +1,6 @@
 /** Sign-in, sign-out and the player's own account on the auth service. */
 import { PlatformError } from './errors.js';
+import { runCeremony, type PasskeyAuthenticator, type PasskeyOptionsJSON } from './passkeys.js';
 import type { HttpService } from './http.js';
 import type { Session, StoredSession } from './session.js';
 import { readJson, STORAGE_KEYS, writeJson, type TokenStorage } from './storage.js';
@@ -25,6 +26,7 @@ import type {
   Sanctions,
   Appeal,
   AppealInput,
+  Passkey,
   SecondFactors,
   TotpEnrolment,
   TokenPair,
@@ -245,6 +247,52 @@ export class AuthApi {
   /** Removes the authenticator, with its current code or a recovery code; the account's other sessions end. */
   async removeTotp(proof: { code: string } | { recovery_code: string }): Promise<void> {
     await this.call('POST', '/account/mfa/totp/remove', proof);
+  }
+
+  /**
+   * Adds a passkey to the signed-in account (not a guest: 403 `guest_restricted`): the service's options, the
+   * ceremony (the browser's `navigator.credentials.create`, or `authenticator`), then `POST /account/passkeys/registration`.
+   * The account's other sessions end. Errors: 401 `invalid_passkey`, 409 `passkey_exists` / `passkey_limit`, and the
+   * client's `passkey_cancelled`, `passkey_failed`, `passkeys_not_supported`.
+   */
+  async addPasskey(opts: { name?: string; authenticator?: PasskeyAuthenticator } = {}): Promise<Passkey> {
+    const { public_key } = await this.call<{ public_key: PasskeyOptionsJSON }>('POST', '/account/passkeys/registration/options');
+    const credential = await runCeremony(opts.authenticator, 'create', public_key);
+    return this.call('POST', '/account/passkeys/registration', { credential, ...(opts.name ? { name: opts.name } : {}) });
+  }
+
+  /** The account's passkeys (`GET /account/passkeys`). */
+  async passkeys(): Promise<Passkey[]> {
+    return (await this.call<{ passkeys: Passkey[] }>('GET', '/account/passkeys')).passkeys;
+  }
+
+  /** Removes one of the account's passkeys (404 `passkey_not_found` for any other id); the other sessions end. */
+  async removePasskey(id: string): Promise<void> {
+    await this.call('DELETE', `/account/passkeys/${encodeURIComponent(id)}`);
+  }
+
+  /**
+   * Signs in with a passkey (`POST /login/passkey/options`, the ceremony, `POST /login/passkey`): the browser offers
+   * the player's passkeys for this site; no email is asked. A passkey verifies its user, so there is no second step.
+   * The session is stored. Errors: 401 `invalid_passkey`, 403 `account_banned` / `account_disabled`, and the client's
+   * `passkey_cancelled`, `passkey_failed`, `passkeys_not_supported`.
+   */
+  async signInWithPasskey(opts: { authenticator?: PasskeyAuthenticator } = {}): Promise<{ accountId: string | undefined }> {
+    const { public_key } = await this.d.http.request<{ public_key: PasskeyOptionsJSON }>({ method: 'POST', path: '/login/passkey/options' });
+    const credential = await runCeremony(opts.authenticator, 'get', public_key);
+    const s = await this.signIn('/login/passkey', { credential, device: await this.device() });
+    return { accountId: s.account_id };
+  }
+
+  /**
+   * The second step of an email sign-in with a passkey instead of a code: `signInWithEmail` failed with 401
+   * `mfa_required` whose `details.factors` include `passkey`; its `details.mfa_token` goes here. The session is stored.
+   */
+  async completeSignInWithPasskey(mfaToken: string, opts: { authenticator?: PasskeyAuthenticator } = {}): Promise<{ accountId: string | undefined }> {
+    const { public_key } = await this.d.http.request<{ public_key: PasskeyOptionsJSON }>({ method: 'POST', path: '/login/mfa/passkey/options', body: { mfa_token: mfaToken } });
+    const passkey = await runCeremony(opts.authenticator, 'get', public_key);
+    const s = await this.signIn('/login/mfa', { mfa_token: mfaToken, passkey });
+    return { accountId: s.account_id };
   }
 
   /** Signs in with email and password (`POST /login`); the session is stored. */

@@ -70,9 +70,9 @@ export function errorFromBody(source: ErrorSource, status: number, body: unknown
 /**
  * A feature refused to guest accounts until they upgrade (docs/social.md, "Guest restrictions"; the platform's list is
  * the kit's GUEST_FEATURES): social's `friend_requests_over_limit`, `reports`, `party_chat`, `party_create`, auth's
- * `change_email`. A newer service may name one this SDK does not list: the type stays open.
+ * `change_email` and `passkeys`. A newer service may name one this SDK does not list: the type stays open.
  */
-export type GuestFeature = GameGuestFeature | 'change_email' | (string & {});
+export type GuestFeature = GameGuestFeature | 'change_email' | 'passkeys' | (string & {});
 
 /** The guest features a game may restrict (registry `GuestRestricted`): social's. */
 export type GameGuestFeature = 'friend_requests_over_limit' | 'reports' | 'party_chat' | 'party_create';

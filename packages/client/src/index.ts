@@ -2,6 +2,7 @@
 export { createClient, type ClientOptions, type PlatformClient } from './client.js';
 export { GAME_GUEST_FEATURES, guestRestriction, PlatformError, type ErrorSource, type GameGuestFeature, type GuestFeature, type GuestRestriction } from './errors.js';
 export { AuthApi, DEVICE_CODE_GRANT, type DevicePollOptions, type GuestCredentials, type GuestSignIn } from './auth.js';
+export { browserPasskeys, type PasskeyAuthenticator, type PasskeyCredentialJSON, type PasskeyOptionsJSON } from './passkeys.js';
 export { SocialApi } from './social.js';
 export {
   ModerationApi,

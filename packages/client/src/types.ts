@@ -109,7 +109,9 @@ export interface OwnSanction {
 }
 export type Sanctions = AuthResult<'/account/sanctions', 'get', { sanctions: OwnSanction[] }>;
 /** The account's second factors (docs/auth.md, "Second factor (TOTP)"). */
-export type SecondFactors = AuthResult<'/account/mfa', 'get', { totp: boolean; pending: boolean; recovery_codes_left: number }>;
+export type SecondFactors = AuthResult<'/account/mfa', 'get', { totp: boolean; pending: boolean; recovery_codes_left: number; passkeys: number }>;
+/** One of the account's passkeys (docs/auth.md, "Passkeys"). */
+export type Passkey = AuthResult<'/account/passkeys/registration', 'post', { id: string; name: string; transports: string[]; created_at: string; last_used_at: string | null }>;
 /** A pending authenticator: its secret (base32) and otpauth:// URI. */
 export type TotpEnrolment = AuthResult<'/account/mfa/totp', 'post', { secret: string; otpauth_uri: string }>;
 /** Why a player appeals a sanction (docs/auth.md, "Appeals"). */

@@ -20,7 +20,7 @@ describe('client: second factor', () => {
     const email = uniqueEmail('totp');
     await c.auth.register({ email, password: PASSWORD });
     await c.auth.signInWithEmail({ email, password: PASSWORD });
-    assert.deepEqual(await c.auth.secondFactors(), { totp: false, pending: false, recovery_codes_left: 0 });
+    assert.deepEqual(await c.auth.secondFactors(), { totp: false, pending: false, recovery_codes_left: 0, passkeys: 0 });
     const { secret, otpauth_uri } = await c.auth.startTotp();
     assert.match(otpauth_uri, /^otpauth:\/\/totp\//);
     const { recovery_codes } = await c.auth.confirmTotp(codeOf(secret));
@@ -41,7 +41,7 @@ describe('client: second factor', () => {
     await rejects(third.auth.completeSignIn(String(e3.details.mfa_token), { recovery_code: recovery_codes[0]! }), 401, 'invalid_mfa_code');
 
     await other.auth.removeTotp({ recovery_code: recovery_codes[1]! });
-    assert.deepEqual(await other.auth.secondFactors(), { totp: false, pending: false, recovery_codes_left: 0 });
+    assert.deepEqual(await other.auth.secondFactors(), { totp: false, pending: false, recovery_codes_left: 0, passkeys: 0 });
     await tp.client().auth.signInWithEmail({ email, password: PASSWORD });
   });
 });

@@ -10,7 +10,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { chromiumSkip } from '@platform/kit/testing';
+import { chromiumSkip, SoftAuthenticator } from '@platform/kit/testing';
 import { assertNothingKept, openConsole, startRig, type ConsoleRig } from './support.js';
 import { accountFlow, appealFlow, guestScoreFlow, moderatorFlow, staffAccount, staffSignIn } from './flows.js';
 import { shows, PASSWORD } from './support.js';
@@ -91,6 +91,40 @@ describe('web console in Chromium: moderation', { skip: chromiumSkip() }, () => 
     await tab.page.click('#staff-signin button');
     await shows(tab.page, '#status.error', 'enter its code');
     await tab.page.fill('#staff-signin [name=code]', code(1));
+    await tab.page.click('#staff-signin button');
+    await shows(tab.page, 'h1', 'Report queue');
+    await assertNothingKept(tab);
+    await tab.context.close();
+  });
+
+  it('a staff account with a passkey: the password sign-in finishes with the passkey (no code typed)', async () => {
+    const mod = await staffAccount(rig, ['moderator']);
+    const registryPort = new URL(rig.url).port;
+    const soft = new SoftAuthenticator(`http://localhost:${registryPort}`);
+    const c = rig.player();
+    await c.auth.signInWithEmail({ email: mod.email, password: PASSWORD });
+    await c.auth.addPasskey({ authenticator: { create: async (o) => soft.create(o), get: async (o) => soft.get(o) } });
+    // The same credential in the browser's virtual authenticator (the staff member's device).
+    const tab = await openConsole(rig, `http://localhost:${registryPort}/console/`);
+    const cdp = await tab.context.newCDPSession(tab.page);
+    await cdp.send('WebAuthn.enable');
+    const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    });
+    const cred = soft.credentials[0]!;
+    await cdp.send('WebAuthn.addCredential', {
+      authenticatorId,
+      credential: {
+        credentialId: cred.id.toString('base64'),
+        isResidentCredential: true,
+        rpId: 'localhost',
+        privateKey: cred.privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64'),
+        userHandle: Buffer.from(cred.userHandle, 'base64url').toString('base64'),
+        signCount: cred.counter,
+      },
+    });
+    await tab.page.fill('#staff-signin [name=email]', mod.email);
+    await tab.page.fill('#staff-signin [name=password]', PASSWORD);
     await tab.page.click('#staff-signin button');
     await shows(tab.page, 'h1', 'Report queue');
     await assertNothingKept(tab);

@@ -29,8 +29,15 @@ export interface ConsoleRig {
 export async function startRig(): Promise<ConsoleRig> {
   const registryPort = await freePort();
   const origin = `http://127.0.0.1:${registryPort}`;
+  // The console on http://localhost too: a WebAuthn relying party is a domain name, never an IP address (passkeys).
+  const named = `http://localhost:${registryPort}`;
   const relaxed = { AUTH_RATE_LOGIN_PER_IP: '10000', AUTH_RATE_LOGIN_PER_IP_EMAIL: '10000', AUTH_RATE_GENERAL_PER_IP: '100000' };
-  const platform = await startPlatform({ registryPort, authEnv: { ...relaxed, CORS_ALLOWED_ORIGINS: origin }, socialEnv: { CORS_ALLOWED_ORIGINS: origin } });
+  const webauthn = { AUTH_WEBAUTHN_RP_ID: 'localhost', AUTH_WEBAUTHN_ORIGINS: named };
+  const platform = await startPlatform({
+    registryPort,
+    authEnv: { ...relaxed, ...webauthn, CORS_ALLOWED_ORIGINS: `${origin},${named}` },
+    socialEnv: { CORS_ALLOWED_ORIGINS: `${origin},${named}` },
+  });
   const browser = await chromium.launch(chromiumLaunchOptions([platform.authTls.cert, platform.socialTls.cert]));
   const transport = platformTransport(platform);
   const fetchImpl: FetchLike = transport.fetch;
@@ -60,7 +67,7 @@ export interface ConsoleTab {
 
 const SECRET_FIELDS = ['Token', 'ApiSecret', 'access_token', 'refresh_token'];
 
-export async function openConsole(rig: ConsoleRig): Promise<ConsoleTab> {
+export async function openConsole(rig: ConsoleRig, url = rig.url): Promise<ConsoleTab> {
   const context = await rig.browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
   const tab: ConsoleTab = { context, page, logs: [], secrets: new Set() };
@@ -71,7 +78,7 @@ export async function openConsole(rig: ConsoleRig): Promise<ConsoleTab> {
     const body = (await r.json().catch(() => undefined)) as Record<string, unknown> | undefined;
     for (const f of SECRET_FIELDS) if (typeof body?.[f] === 'string') tab.secrets.add(body[f] as string);
   });
-  await page.goto(rig.url);
+  await page.goto(url);
   await page.locator('#staff-signin').waitFor();
   return tab;
 }

@@ -17,6 +17,8 @@ export const GUEST_FEATURES = {
   group_create: { service: 'social', unlocks: 'Create groups' },
   /** Auth: POST /account/email (a guest has no address to change; told so by this code rather than identity_not_found). */
   change_email: { service: 'auth', unlocks: 'Set and change an email address' },
+  /** Auth: POST /account/passkeys/registration/options (a guest's credential is its device; docs/decisions/0025-passkeys.md). */
+  passkeys: { service: 'auth', unlocks: 'Sign in with passkeys' },
 } as const satisfies Record<string, { service: 'social' | 'auth'; unlocks: string }>;
 
 export type GuestFeature = keyof typeof GUEST_FEATURES;

@@ -14,6 +14,7 @@ import type { RegisteredRoute } from './route-access.js';
 export * from './testing/stores.js';
 export * from './testing/harness.js';
 export * from './testing/ports.js';
+export * from './testing/soft-authenticator.js';
 
 /** A log destination that keeps every line, to prove what is (not) logged. */
 export function captureLogs(): { stream: Writable & { write(chunk: string): boolean }; text(): string; lines(): any[] } {

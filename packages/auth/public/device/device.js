@@ -2,6 +2,7 @@
 // script's memory: never in cookies or browser storage. Every call carries it as a Bearer header (no ambient
 // credential: a cross-site page cannot make the browser approve anything). A companion app may open the page with
 // `#access_token=…` (the fragment never reaches a server); otherwise the player signs in with email and password,
+// or with a passkey (WebAuthn: the browser offers the player's passkeys for this site; docs/auth.md, "Passkeys"),
 // and that session is signed out again once the decision is made. A module script: strict, its own scope.
 const $ = (id) => document.getElementById(id);
 let token = null;
@@ -29,6 +30,7 @@ async function call(path, body) {
   if (res.status >= 400) {
     const err = new Error((data && data.message) || 'Request failed (' + res.status + ')');
     err.code = data && data.code;
+    err.details = data;
     throw err;
   }
   return data;
@@ -64,21 +66,63 @@ async function signOutPageSession() {
   ownSession = false;
 }
 
+// WebAuthn's JSON form (base64url byte strings) to and from what navigator.credentials takes and gives.
+const bytes = (s) => Uint8Array.from(atob(s.replace(/-/g, '+').replace(/_/g, '/').padEnd(Math.ceil(s.length / 4) * 4, '=')), (c) => c.charCodeAt(0));
+const b64 = (buf) => btoa(String.fromCharCode(...new Uint8Array(buf))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+
+/** One assertion for the service's options (`navigator.credentials.get`), as WebAuthn JSON. */
+async function assertion(options) {
+  const allow = options.allowCredentials && options.allowCredentials.map((d) => ({ ...d, id: bytes(d.id) }));
+  const cred = await navigator.credentials.get({ publicKey: { ...options, challenge: bytes(options.challenge), allowCredentials: allow } });
+  const r = cred.response;
+  const response = { clientDataJSON: b64(r.clientDataJSON), authenticatorData: b64(r.authenticatorData), signature: b64(r.signature) };
+  if (r.userHandle) response.userHandle = b64(r.userHandle);
+  return { id: cred.id, rawId: b64(cred.rawId), type: 'public-key', clientExtensionResults: cred.getClientExtensionResults(), response };
+}
+
+function signedIn(r) {
+  token = r.access_token;
+  ownSession = true;
+  $('password').value = '';
+  show('code');
+  status('Signed in.');
+  if ($('user-code').value) $('code-go').focus();
+  else $('user-code').focus();
+}
+
+function passkeyFailed(err) {
+  if (err.name === 'NotAllowedError' || err.name === 'AbortError') status('The passkey was not used (cancelled or timed out).');
+  else if (err.code === 'invalid_passkey') status('That passkey is not valid here. Try again, or sign in with your email.');
+  else failed(err);
+}
+
 async function onSignIn(ev) {
   ev.preventDefault();
   status('Signing in…');
   try {
-    const r = await call('/login', { email: $('email').value, password: $('password').value });
-    token = r.access_token;
-    ownSession = true;
-    $('password').value = '';
-    show('code');
-    status('Signed in.');
-    if ($('user-code').value) $('code-go').focus();
-    else $('user-code').focus();
+    signedIn(await call('/login', { email: $('email').value, password: $('password').value }));
   } catch (err) {
     if (err.code === 'invalid_credentials') status('Wrong email or password.');
-    else failed(err);
+    else if (err.code === 'mfa_required' && err.details && (err.details.factors || []).includes('passkey') && window.PublicKeyCredential) {
+      // The account's second step, with its passkey (the page has no field for authenticator codes).
+      status('Confirm with your passkey…');
+      try {
+        const { public_key } = await call('/login/mfa/passkey/options', { mfa_token: err.details.mfa_token });
+        signedIn(await call('/login/mfa', { mfa_token: err.details.mfa_token, passkey: await assertion(public_key) }));
+      } catch (e) {
+        passkeyFailed(e);
+      }
+    } else failed(err);
+  }
+}
+
+async function onPasskey() {
+  status('Use your passkey…');
+  try {
+    const { public_key } = await call('/login/passkey/options', {});
+    signedIn(await call('/login/passkey', { credential: await assertion(public_key) }));
+  } catch (err) {
+    passkeyFailed(err);
   }
 }
 
@@ -120,6 +164,11 @@ async function decide(approve) {
 
 function start() {
   $('signin').addEventListener('submit', onSignIn);
+  // Offered where the browser has WebAuthn.
+  if (window.PublicKeyCredential) {
+    $('passkey-go').hidden = false;
+    $('passkey-go').addEventListener('click', onPasskey);
+  }
   $('code').addEventListener('submit', onCode);
   $('approve').addEventListener('click', () => decide(true));
   $('deny').addEventListener('click', () => decide(false));

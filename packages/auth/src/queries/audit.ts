@@ -21,7 +21,9 @@ export type AuditEvent =
   | 'appeal'
   | 'appeal_decision'
   | 'factor_added'
-  | 'factor_removed';
+  | 'factor_removed'
+  // passkeys (migration 0011)
+  | 'passkey_rejected';
 
 export interface AuditEntry {
   accountId: string | null;

@@ -6,7 +6,9 @@ import { Type } from 'typebox';
 import type { App } from '@platform/kit';
 import type { AuthContext } from '../context.js';
 import { claimsOf } from '../services/callers.js';
-import { completeSignIn, confirmTotpFactor, mfaStatus, removeTotp, startTotp } from '../services/second-factors.js';
+import { completeSignIn, confirmTotpFactor, mfaStatus, readMfaAccount, removeTotp, startTotp } from '../services/second-factors.js';
+import { secondStepOptions } from '../services/passkeys.js';
+import { AssertionCredential, asAssertion, PublicKeyOptions } from './passkeys.js';
 import { BEARER_ERRORS, BODY_ERRORS, COMMON_ERRORS, errorResponses, TokenResponse } from './schemas.js';
 
 const security = [{ bearer: [] }];
@@ -18,7 +20,7 @@ const Proof = Type.Object({ code: Type.Optional(Code), recovery_code: Type.Optio
 export async function secondFactorRoutes(app: App, c: AuthContext) {
   app.get(
     '/account/mfa',
-    { config: { caller: 'player' }, schema: { tags: ['account'], summary: 'The account’s second factors', security, response: { 200: Type.Object({ totp: Type.Boolean(), pending: Type.Boolean(), recovery_codes_left: Type.Integer() }), ...errorResponses(...ACCOUNT) } } },
+    { config: { caller: 'player' }, schema: { tags: ['account'], summary: 'The account’s second factors', security, response: { 200: Type.Object({ totp: Type.Boolean(), pending: Type.Boolean(), recovery_codes_left: Type.Integer(), passkeys: Type.Integer({ description: 'How many passkeys the account has' }) }), ...errorResponses(...ACCOUNT) } } },
     async (req) => mfaStatus(c, claimsOf(req).sub),
   );
   app.post(
@@ -73,17 +75,39 @@ export async function secondFactorRoutes(app: App, c: AuthContext) {
       return null;
     },
   );
+  secondStepRoutes(app, c);
+}
+
+/** The second step of an email sign-in: a code, a recovery code or a passkey. */
+function secondStepRoutes(app: App, c: AuthContext) {
+  const MfaToken = Type.String({ minLength: 16, maxLength: 1024 });
+  app.post(
+    '/login/mfa/passkey/options',
+    {
+      config: { caller: 'none', bodyLimits: (req) => [{ name: 'login:ip', key: req.ip, limit: c.config.rateLoginPerIp }] },
+      schema: {
+        tags: ['sign-in'],
+        summary: 'The second step with a passkey: options for navigator.credentials.get() naming the account’s passkeys',
+        body: Type.Object({ mfa_token: MfaToken }, { additionalProperties: false }),
+        response: { 200: PublicKeyOptions, ...errorResponses(BODY_ERRORS, COMMON_ERRORS, 'invalid_mfa_code', 'passkeys_unavailable') },
+      },
+    },
+    async (req) => secondStepOptions(c, readMfaAccount(c, req.body.mfa_token)),
+  );
   app.post(
     '/login/mfa',
     {
       config: { caller: 'none', bodyLimits: (req) => [{ name: 'login:ip', key: req.ip, limit: c.config.rateLoginPerIp }] },
       schema: {
         tags: ['sign-in'],
-        summary: 'The second step of an email sign-in: the mfa_token of the 401 mfa_required and a code (or a recovery code)',
-        body: Type.Object({ mfa_token: Type.String({ minLength: 16, maxLength: 1024 }), code: Type.Optional(Code), recovery_code: Type.Optional(RecoveryCode) }, { additionalProperties: false }),
-        response: { 200: TokenResponse, ...errorResponses(BODY_ERRORS, COMMON_ERRORS, 'invalid_mfa_code', 'account_locked', 'account_disabled', 'account_banned', 'invalid_credentials') },
+        summary: 'The second step of an email sign-in: the mfa_token of the 401 mfa_required and one of a code, a recovery code or a passkey assertion',
+        body: Type.Object(
+          { mfa_token: MfaToken, code: Type.Optional(Code), recovery_code: Type.Optional(RecoveryCode), passkey: Type.Optional(AssertionCredential) },
+          { additionalProperties: false },
+        ),
+        response: { 200: TokenResponse, ...errorResponses(BODY_ERRORS, COMMON_ERRORS, 'invalid_mfa_code', 'invalid_passkey', 'account_locked', 'account_disabled', 'account_banned', 'invalid_credentials', 'passkeys_unavailable') },
       },
     },
-    async (req) => completeSignIn(c, req.body, c.auditCtx(req)),
+    async (req) => completeSignIn(c, { ...req.body, passkey: req.body.passkey && asAssertion(req.body.passkey) }, c.auditCtx(req)),
   );
 }

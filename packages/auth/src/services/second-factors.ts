@@ -44,6 +44,9 @@ import {
 import { audit, type AuditContext } from './audit.js';
 import { assertUsable, finish, openSession, type SignInResult } from './sign-in-common.js';
 import { endOtherSessions } from './sessions.js';
+import { countPasskeys, hasPasskey } from '../queries/passkeys.js';
+import { verifyAssertion } from './passkeys.js';
+import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 
 const ISSUER = 'Game Platform';
 const SECRET_AAD = 'auth:totp-secret:v1';
@@ -57,9 +60,14 @@ function keyOf(ctx: AuthContext): Buffer {
 
 const secretOf = (ctx: AuthContext, row: TotpRow) => openTotpSecret(keyOf(ctx), row.secret_enc, SECRET_AAD);
 
-export async function mfaStatus(ctx: AuthContext, accountId: string): Promise<{ totp: boolean; pending: boolean; recovery_codes_left: number }> {
+export async function mfaStatus(ctx: AuthContext, accountId: string): Promise<{ totp: boolean; pending: boolean; recovery_codes_left: number; passkeys: number }> {
   const row = await totpOf(ctx.db, accountId);
-  return { totp: Boolean(row?.confirmed_at), pending: Boolean(row && !row.confirmed_at), recovery_codes_left: row?.confirmed_at ? await unusedRecoveryCodes(ctx.db, accountId) : 0 };
+  return {
+    totp: Boolean(row?.confirmed_at),
+    pending: Boolean(row && !row.confirmed_at),
+    recovery_codes_left: row?.confirmed_at ? await unusedRecoveryCodes(ctx.db, accountId) : 0,
+    passkeys: await countPasskeys(ctx.db, accountId),
+  };
 }
 
 /** A pending secret for the authenticator app (replacing a pending one); 409 totp_enabled when one is on. */
@@ -131,9 +139,13 @@ export async function removeTotp(ctx: AuthContext, accountId: string, currentSid
   if (currentSid) await endOtherSessions(ctx, accountId, currentSid, who);
 }
 
-/** Whether a sign-in of this account needs the second step. */
-export async function needsSecondFactor(ctx: AuthContext, accountId: string): Promise<boolean> {
-  return Boolean((await totpOf(ctx.db, accountId))?.confirmed_at);
+/**
+ * The factors a sign-in of this account may finish with (none: no second step): `totp` (and its recovery codes)
+ * when an authenticator app is on, `passkey` when the account has one (docs/auth.md, "Passkeys").
+ */
+export async function secondFactorsOf(ctx: AuthContext, accountId: string): Promise<('totp' | 'passkey')[]> {
+  const [totp, passkey] = await Promise.all([totpOf(ctx.db, accountId), hasPasskey(ctx.db, accountId)]);
+  return [...(totp?.confirmed_at ? (['totp'] as const) : []), ...(passkey ? (['passkey'] as const) : [])];
 }
 
 /** The token of a sign-in waiting for its second step: the account and the method, five minutes (kit sealed-token.ts). */
@@ -145,20 +157,36 @@ function readMfaToken(ctx: AuthContext, token: string): { accountId: string; met
   return { accountId: claims.a!, method: claims.m! };
 }
 
-/** The second step of a sign-in: the mfa_token and a code (or a recovery code) → the session. */
-export async function completeSignIn(ctx: AuthContext, input: { mfa_token: string; code?: string; recovery_code?: string }, who: AuditContext): Promise<SignInResult> {
+/** The passkey options of a second step: the account's own passkeys (the mfa_token proved the password). */
+export function readMfaAccount(ctx: AuthContext, token: string): string {
+  return readMfaToken(ctx, token).accountId;
+}
+
+type SecondStep = { mfa_token: string; code?: string; recovery_code?: string; passkey?: AuthenticationResponseJSON };
+
+/** The second step of a sign-in: the mfa_token and a code, a recovery code or a passkey assertion → the session. */
+export async function completeSignIn(ctx: AuthContext, input: SecondStep, who: AuditContext): Promise<SignInResult> {
   const { accountId, method } = readMfaToken(ctx, input.mfa_token);
-  if ((input.code === undefined) === (input.recovery_code === undefined)) throw fail('validation_failed', 'Give code or recovery_code', { field: 'code' });
-  if (!(await checkSecondFactor(ctx, accountId, input))) {
-    await audit(ctx.db, who, 'login', accountId, { method, outcome: 'failure', reason: 'second_factor' });
-    throw fail('invalid_mfa_code', 'The code is wrong or used already');
+  const given = [input.code, input.recovery_code, input.passkey].filter((x) => x !== undefined).length;
+  if (given !== 1) throw fail('validation_failed', 'Give one of code, recovery_code or passkey', { field: 'code' });
+  let factor: 'totp' | 'recovery_code' | 'passkey';
+  if (input.passkey !== undefined) {
+    // Audited by verifyAssertion when refused (invalid_passkey).
+    await verifyAssertion(ctx, 'mfa', accountId, input.passkey, who);
+    factor = 'passkey';
+  } else {
+    if (!(await checkSecondFactor(ctx, accountId, input))) {
+      await audit(ctx.db, who, 'login', accountId, { method, outcome: 'failure', reason: 'second_factor' });
+      throw fail('invalid_mfa_code', 'The code is wrong or used already');
+    }
+    factor = input.code !== undefined ? 'totp' : 'recovery_code';
   }
   const account = await accountById(ctx.db, accountId);
   if (!account) throw fail('invalid_mfa_code', 'The sign-in expired or is not valid; sign in again');
   await assertUsable(ctx.db, account, ctx.config.masterKey);
   const opened = await ctx.db.transaction(async (tx) => {
     const s = await openSession(ctx, tx, account, method, null, who);
-    await audit(tx, who, 'login', accountId, { method, outcome: 'success', second_factor: input.code !== undefined ? 'totp' : 'recovery_code' });
+    await audit(tx, who, 'login', accountId, { method, outcome: 'success', second_factor: factor });
     return s;
   });
   return finish(ctx, opened);

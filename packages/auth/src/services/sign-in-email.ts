@@ -1,5 +1,5 @@
 /** Email and password: sign-up and sign-in, with the per-source lockout (kit lockout.ts; docs/auth.md, "Lockout"). */
-import { mfaToken, needsSecondFactor } from './second-factors.js';
+import { mfaToken, secondFactorsOf } from './second-factors.js';
 import { randomUUID } from 'node:crypto';
 import { isUniqueViolation, lockoutSource, sha256Hex, verifyPassword } from '@platform/kit';
 import { newSessionRows } from './tokens.js';
@@ -105,8 +105,9 @@ export async function loginWithEmail(ctx: AuthContext, input: { email: string; p
   }
   if (row.failed_attempts !== 0) await ctx.passwordLockout.success(row.credential_id, source);
   // An authenticator on the account: the password was right, the session waits for the code (POST /login/mfa).
-  if (await needsSecondFactor(ctx, row.id)) {
-    throw fail('mfa_required', 'Enter the code of your authenticator app (or a recovery code)', { mfa_token: mfaToken(ctx, row.id, 'email') });
+  const factors = await secondFactorsOf(ctx, row.id);
+  if (factors.length) {
+    throw fail('mfa_required', factors.includes('totp') ? 'Enter the code of your authenticator app (or a recovery code)' : 'Confirm with your passkey', { mfa_token: mfaToken(ctx, row.id, 'email'), factors });
   }
   const subject = subjectOf(row);
   const sr = newSessionRows(ctx.config, subject, { method: 'email', ip: who.ip ?? undefined });

@@ -11,6 +11,7 @@ import { createBatcher, randomToken, sha256Hex, signAccessToken, type Database, 
 import type { AuthConfig } from '../config.js';
 import { fail } from '../errors.js';
 import { totpOf } from '../queries/second-factors.js';
+import { hasPasskey } from '../queries/passkeys.js';
 import {
   insertRefreshToken,
   refreshTokenByHash,
@@ -160,7 +161,8 @@ export async function tokenPair(ctx: AuthContext, s: SessionSubject, session: { 
 async function withSecondFactorRoles(ctx: AuthContext, s: SessionSubject): Promise<SessionSubject> {
   const guarded = ctx.config.secondFactorRoles;
   if (!guarded.length || !s.roles.some((r) => guarded.includes(r))) return s;
-  if ((await totpOf(ctx.db, s.accountId))?.confirmed_at) return s;
+  // A passkey counts: it is user-verifying (docs/auth.md, "Passkeys").
+  if ((await totpOf(ctx.db, s.accountId))?.confirmed_at || (await hasPasskey(ctx.db, s.accountId))) return s;
   return { ...s, roles: s.roles.filter((r) => !guarded.includes(r)) };
 }
 

@@ -109,8 +109,11 @@ export class ConsoleSessions {
       // An authenticator on the account (docs/auth.md, "Second factor (TOTP)"): the code (6 digits) or a recovery code.
       if (!(e instanceof PlatformError) || e.code !== 'mfa_required') throw e;
       const proof = secondFactor?.trim();
-      if (!proof) throw new Error('This account has an authenticator: enter its code (or a recovery code) and sign in again.');
-      await client.auth.completeSignIn(String(e.details.mfa_token), /^\d{6}$/.test(proof) ? { code: proof } : { recovery_code: proof });
+      const factors = Array.isArray(e.details.factors) ? (e.details.factors as string[]) : ['totp'];
+      // No code typed and a passkey on the account: the browser's passkey prompt finishes it (docs/auth.md, "Passkeys").
+      if (!proof && factors.includes('passkey')) await client.auth.completeSignInWithPasskey(String(e.details.mfa_token));
+      else if (!proof) throw new Error('This account has an authenticator: enter its code (or a recovery code) and sign in again.');
+      else await client.auth.completeSignIn(String(e.details.mfa_token), /^\d{6}$/.test(proof) ? { code: proof } : { recovery_code: proof });
     }
     const account = await client.auth.account();
     if (!account.roles.some((r) => STAFF_ROLES.includes(r))) {

@@ -22,6 +22,7 @@ const MESSAGES: Record<GuestFeature, string> = {
   party_create: 'Guest accounts cannot create parties; upgrade your account to create one',
   group_create: 'Guest accounts cannot create groups; upgrade your account to create one',
   change_email: 'Guest accounts cannot change an email address; upgrade your account',
+  passkeys: 'Guest accounts cannot add passkeys; upgrade your account',
 };
 
 /** The features restricted for guests in this game. */
