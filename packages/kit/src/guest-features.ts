@@ -13,6 +13,8 @@ export const GUEST_FEATURES = {
   party_chat: { service: 'social', unlocks: 'Chat with party members who are not your friends' },
   /** Social: POST /v1/parties. */
   party_create: { service: 'social', unlocks: 'Create parties' },
+  /** Social: messages in group chat, where members need not be friends. */
+  group_chat: { service: 'social', unlocks: 'Chat in groups' },
   /** Social: POST /v1/groups. */
   group_create: { service: 'social', unlocks: 'Create groups' },
   /** Auth: POST /account/email (a guest has no address to change; told so by this code rather than identity_not_found). */

@@ -427,4 +427,73 @@ describe('groups', () => {
     assert.equal((await h.req(mod, 'GET', `/v1/moderation/groups/${g.groupId}`)).body.actions.length, 3);
     assertError(await h.req(mod, 'GET', `/v1/moderation/groups/${randomUUID()}`), 404, 'group_not_found');
   });
+
+  it('the inbox keeps what a player missed: an invite, an accepted request, a removal, a role, a disband', async () => {
+    const [owner, invitee, asker, target] = await h.users('NOwner', 'NInvitee', 'NAsker', 'NTarget');
+    const g = await create(owner, { joinPolicy: 'request' });
+    const inbox = async (u: TestUser) =>
+      (await h.req(u, 'GET', '/v1/notifications')).body.notifications.map((x: { kind: string; actor?: { publicId: string }; data: Record<string, unknown> }) => ({
+        kind: x.kind,
+        actor: x.actor?.publicId,
+        data: x.data,
+      }));
+    const inv = (await h.req(owner, 'POST', `/v1/groups/${g.groupId}/invites`, { body: { toPublicId: invitee.publicId } })).body;
+    assert.deepEqual(await inbox(invitee), [{ kind: 'groupInviteReceived', actor: owner.publicId, data: { inviteId: inv.inviteId, groupId: g.groupId, expiresAt: inv.expiresAt } }]);
+    await join(asker, g.groupId);
+    await h.req(owner, 'POST', `/v1/groups/${g.groupId}/requests/${asker.publicId}/accept`);
+    assert.deepEqual(await inbox(asker), [{ kind: 'groupRequestAccepted', actor: owner.publicId, data: { groupId: g.groupId } }]);
+    await join(target, g.groupId);
+    await h.req(owner, 'POST', `/v1/groups/${g.groupId}/requests/${target.publicId}/accept`);
+    await h.req(owner, 'PUT', `/v1/groups/${g.groupId}/members/${target.publicId}/role`, { body: { role: 'admin' } });
+    await h.req(owner, 'PUT', `/v1/groups/${g.groupId}/members/${target.publicId}/role`, { body: { role: 'member' } });
+    await h.req(owner, 'POST', `/v1/groups/${g.groupId}/members/${target.publicId}/kick`);
+    assert.deepEqual((await inbox(target)).map((x: { kind: string; data: Record<string, unknown> }) => [x.kind, x.data.role ?? x.data.reason ?? null]), [
+      ['groupRemoved', 'kicked'],
+      ['groupRoleChanged', 'member'],
+      ['groupRoleChanged', 'admin'],
+      ['groupRequestAccepted', null],
+    ]);
+    // A player who muted the actor gets no entry; the disband reaches the others.
+    await h.req(asker, 'POST', `/v1/mutes/${owner.publicId}`);
+    await h.req(invitee, 'POST', `/v1/me/group-invites/${inv.inviteId}/accept`);
+    assert.equal((await h.req(owner, 'DELETE', `/v1/groups/${g.groupId}`)).status, 204);
+    assert.deepEqual((await inbox(invitee))[0], { kind: 'groupDisbanded', actor: owner.publicId, data: { groupId: g.groupId, name: g.name } });
+    assert.equal((await inbox(asker)).length, 1);
+    assert.deepEqual(await inbox(owner), []);
+  });
+
+  it('group chat: members write and read, blocks and mutes apply per reader, guests as the game says, reports keep it', async () => {
+    const game = h.registry.addGame('isolated', ['group_chat']);
+    const [owner, reader, muter, blocked, outsider] = await h.users('COwner', 'CReader', 'CMuter', 'CBlocked', 'COutsider');
+    const guest = await h.user('CGuest', { guest: true });
+    const g = await create(owner, { joinPolicy: 'open' }, game);
+    for (const u of [reader, muter, blocked, guest]) assert.equal((await join(u, g.groupId, game)).status, 200);
+    await h.req(muter, 'POST', `/v1/mutes/${owner.publicId}`);
+    await h.req(owner, 'POST', `/v1/blocks/${blocked.publicId}`);
+    const recs = await Promise.all([reader, muter, blocked, owner].map((u) => h.events(u)));
+    const url = `/v1/chat/group/${g.groupId}/messages`;
+    const sent = await h.req(owner, 'POST', url, { body: { body: 'Raid at nine' }, game });
+    assert.equal(sent.status, 201, JSON.stringify(sent.body));
+    assert.equal(sent.body.channel, 'group');
+    const [heard] = await recs[0].next('chatMessage');
+    assert.deepEqual(heard.data, sent.body);
+    assert.equal((await recs[3].next('chatMessage')).length, 1, 'the author gets their own copy');
+    await recs[1].expectTypes([]);
+    await recs[2].expectTypes([]);
+    // History: members only; the blocked member does not see the blocker's messages.
+    assert.deepEqual((await h.req(muter, 'GET', url, { game })).body.messages.map((m: { body: string }) => m.body), ['Raid at nine']);
+    assert.deepEqual((await h.req(blocked, 'GET', url, { game })).body.messages, []);
+    assertError(await h.req(outsider, 'GET', url, { game }), 404, 'channel_not_found');
+    assertError(await h.req(outsider, 'POST', url, { body: { body: 'let me in' }, game }), 404, 'channel_not_found');
+    const refused = await h.req(guest, 'POST', url, { body: { body: 'hi' }, game });
+    assertError(refused, 403, 'guest_restricted');
+    assert.equal(refused.body.feature, 'group_chat');
+    for (const body of [{ body: '' }, { body: 'x'.repeat(5000) }, { text: 'hi' }]) assert.equal((await h.req(reader, 'POST', url, { body, game })).status, 400);
+    // A report naming the group keeps the reported member's last messages there.
+    assert.equal((await h.req(reader, 'POST', '/v1/reports', { body: { targetPublicId: owner.publicId, reason: 'harassment', context: `group:${g.groupId}` }, game })).status, 202);
+    const mod = await h.user('CMod', { roles: ['moderator'] });
+    const report = (await h.req(mod, 'GET', '/v1/moderation/reports?limit=100')).body.reports.find((r: { context: string | null }) => r.context === `group:${g.groupId}`);
+    assert.deepEqual(report.snapshot.channel.messages.map((m: { body: string }) => m.body), ['Raid at nine']);
+    assert.equal(report.snapshot.group.name, g.name);
+  });
 });

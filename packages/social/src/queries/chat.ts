@@ -1,7 +1,7 @@
-/** Chat messages of dm and party channels. */
+/** Chat messages of dm, party and group channels. */
 import type { Queryable } from '@platform/kit';
 
-export type ChatKind = 'dm' | 'party';
+export type ChatKind = 'dm' | 'party' | 'group';
 
 export interface MessageRow {
   id: string;
@@ -53,6 +53,27 @@ export async function insertPartyMessages(db: Queryable, items: readonly PartyIn
     items.map((m) => m.sentAt.toISOString()),
   ]);
   return r.rows;
+}
+
+/** A group message, written only if its sender is a member of the group at that moment; its stored time, or undefined. */
+export async function insertGroupMessage(db: Queryable, m: PartyInsert): Promise<Date | undefined> {
+  const r = await db.query<{ sent_at: Date }>(
+    `INSERT INTO chat_messages (id, channel, channel_id, from_user, body, sent_at)
+     SELECT $1, 'group', $2, $3, $4, $5 WHERE EXISTS (SELECT 1 FROM group_members gm WHERE gm.group_id = $2 AND gm.user_id = $3)
+     RETURNING sent_at`,
+    [m.id, m.channelId, m.from, m.body, m.sentAt],
+  );
+  return r.rows[0]?.sent_at;
+}
+
+/** The members of a group who may read an author's message live: none blocked with the author either way. */
+export async function groupReaders(db: Queryable, groupId: string, author: string): Promise<string[]> {
+  const r = await db.query<{ user_id: string }>(
+    `SELECT gm.user_id FROM group_members gm WHERE gm.group_id = $1
+       AND NOT EXISTS (SELECT 1 FROM blocks b WHERE (b.blocker = gm.user_id AND b.blocked = $2) OR (b.blocker = $2 AND b.blocked = gm.user_id))`,
+    [groupId, author],
+  );
+  return r.rows.map((x) => x.user_id);
 }
 
 /** One page of a channel, newest first, before `before` (null: from the newest), without the messages of users blocked with `reader` either way. */

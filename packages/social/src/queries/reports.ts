@@ -169,7 +169,7 @@ export async function clearTargetSnapshots(db: Queryable, userId: string): Promi
 /** The last messages of `author` in one channel, newest first (a report's snapshot). */
 export async function lastMessagesOf(
   db: Queryable,
-  q: { kind: 'dm' | 'party'; channelId: string; author: string; limit: number },
+  q: { kind: 'dm' | 'party' | 'group'; channelId: string; author: string; limit: number },
 ): Promise<{ id: string; body: string; sent_at: Date }[]> {
   const r = await db.query<{ id: string; body: string; sent_at: Date }>(
     `SELECT id, body, sent_at FROM chat_messages WHERE channel = $1 AND channel_id = $2 AND from_user = $3

@@ -26,7 +26,7 @@ const PresenceUpdateFrame = Type.Object(
 const ChatSendFrame = Type.Object(
   {
     type: Type.Literal('chatSend'),
-    channel: Type.Union([Type.Literal('party'), Type.Literal('dm')]),
+    channel: Type.Union([Type.Literal('party'), Type.Literal('dm'), Type.Literal('group')]),
     channelId: Type.String({ minLength: 1, maxLength: 64 }),
     body: Type.String(),
   },
@@ -45,7 +45,7 @@ const AuthenticateFrame = Type.Object(
 export type ClientFrame =
   | { type: 'heartbeat' }
   | { type: 'presenceUpdate'; state?: string; richPresence?: RichPresence | null }
-  | { type: 'chatSend'; channel: 'party' | 'dm'; channelId: string; body: string }
+  | { type: 'chatSend'; channel: 'party' | 'dm' | 'group'; channelId: string; body: string }
   | { type: 'authenticate'; token: string };
 
 const ajv = new Ajv({ allErrors: false, coerceTypes: false, removeAdditional: false, strict: false });

@@ -6,7 +6,7 @@ import { history, sendChatMessage } from '../services/chat.js';
 import { ChatHistory, ChatMessageDto } from './schemas.js';
 import { BODY, CALLER, CallerHeaders, errorResponses, LIMITED, VALIDATED } from './responses.js';
 
-const Params = Type.Object({ kind: Type.Union([Type.Literal('dm'), Type.Literal('party')]), channelId: Type.String({ minLength: 1, maxLength: 64 }) });
+const Params = Type.Object({ kind: Type.Union([Type.Literal('dm'), Type.Literal('party'), Type.Literal('group')]), channelId: Type.String({ minLength: 1, maxLength: 64 }) });
 
 export function chatRoutes(app: App, ctx: Ctx): void {
   app.get(

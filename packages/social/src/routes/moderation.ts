@@ -20,7 +20,7 @@ const SnapshotSchema = Type.Union([
     target: Type.Object({ publicId: Str, fullHandle: Str, displayName: Str, avatarUrl: Type.Union([Str, Type.Null()]), status: Type.Union([Str, Type.Null()]) }),
     channel: Type.Optional(
       Type.Object({
-        kind: Type.Union([Type.Literal('dm'), Type.Literal('party')]),
+        kind: Type.Union([Type.Literal('dm'), Type.Literal('party'), Type.Literal('group')]),
         channelId: Str,
         messages: Type.Array(Type.Object({ messageId: Str, body: Str, sentAt: Str })),
       }),

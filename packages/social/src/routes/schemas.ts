@@ -117,7 +117,7 @@ export const LeaveResult = Type.Object({ state: Type.Literal('left'), partyId: S
 
 export const ChatMessageDto = Type.Object({
   messageId: Str,
-  channel: Type.Union([Type.Literal('dm'), Type.Literal('party')]),
+  channel: Type.Union([Type.Literal('dm'), Type.Literal('party'), Type.Literal('group')]),
   channelId: Str,
   fromPublicId: Str,
   body: Str,
@@ -141,6 +141,15 @@ export const NotificationDto = Type.Union([
   notification('partyInviteReceived', 'A party invite (join the party with the inviteId)', Type.Object({ inviteId: Str, partyId: Str, expiresAt: DateTime })),
   notification('gameInviteReceived', 'A game invite (accept it with the inviteId)', Type.Object({ inviteId: Str, sessionHandle: Type.Optional(Str), expiresAt: DateTime })),
   notification('partyKicked', 'The actor (the leader) removed the reader from the party', Type.Object({ partyId: Str })),
+  notification('groupInviteReceived', 'A group invite (accept it with the inviteId)', Type.Object({ inviteId: Str, groupId: Str, expiresAt: DateTime })),
+  notification('groupRequestAccepted', 'The actor accepted the reader’s request to join the group', Type.Object({ groupId: Str })),
+  notification(
+    'groupRemoved',
+    'The actor (a member of higher rank) removed the reader from the group',
+    Type.Object({ groupId: Str, reason: Type.Union([Type.Literal('kicked'), Type.Literal('banned')]) }),
+  ),
+  notification('groupRoleChanged', 'The actor gave the reader a role in the group (owner: the group was handed to them)', Type.Object({ groupId: Str, role: Str })),
+  notification('groupDisbanded', 'The actor (the owner) disbanded a group of the reader', Type.Object({ groupId: Str, name: Str })),
   Type.Object(
     {
       ...notificationFields,

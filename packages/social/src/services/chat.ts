@@ -10,7 +10,18 @@ import { limitChat } from './limits.js';
 import { socialError } from './errors.js';
 import { filterText, reportFlagged } from './text-filter.js';
 import { assertGuestAllowed, type GuestCaller } from './guest-restrictions.js';
-import { channelHistory, deleteMessagesBefore, insertDmMessage, insertPartyMessages, type ChatKind, type MessageRow, type PartyInsert } from '../queries/chat.js';
+import {
+  channelHistory,
+  deleteMessagesBefore,
+  groupReaders,
+  insertDmMessage,
+  insertGroupMessage,
+  insertPartyMessages,
+  type ChatKind,
+  type MessageRow,
+  type PartyInsert,
+} from '../queries/chat.js';
+import { memberOf as groupMemberOf } from '../queries/groups.js';
 import { areFriends, dmChannelOf } from '../queries/friends.js';
 import { isPartyMember } from '../queries/parties.js';
 import { blockedEitherWay } from '../queries/relations.js';
@@ -82,6 +93,15 @@ export async function sendChatMessage(ctx: Ctx, sender: UserRow, input: { channe
     await limitChat(ctx, sender.id);
     filtered = filterText(ctx, game, 'body', body);
     row = await insertDmMessage(ctx.db, { channelId, from: sender.id, fromPublicId: sender.public_id, body: filtered.text, sentAt: ctx.now() });
+  } else if (input.channel === 'group') {
+    // Group members need not be friends either: a guest may be refused group chat (group_chat).
+    assertGuestAllowed(ctx, caller, 'group_chat');
+    await limitChat(ctx, sender.id);
+    filtered = filterText(ctx, game, 'body', body);
+    const id = randomUUID();
+    const stored = await insertGroupMessage(ctx.db, { id, channelId, from: sender.id, body: filtered.text, sentAt: ctx.now() });
+    row = stored ? { id, channel: 'group', channel_id: channelId, body: filtered.text, sent_at: stored, public_id: sender.public_id } : undefined;
+    if (!row) throw noChannel();
   } else {
     // Party members need not be friends: a guest may be refused party chat (party_chat).
     assertGuestAllowed(ctx, caller, 'party_chat');
@@ -101,6 +121,11 @@ export async function sendChatMessage(ctx: Ctx, sender: UserRow, input: { channe
   if (peer) {
     await ctx.events.toUser(peer, 'chatMessage', dto, opts);
     await ctx.events.toUser(sender.id, 'chatMessage', dto);
+  } else if (dto.channel === 'group') {
+    // To each member's own channel (a socket subscribes to no group channels): blocks either way leave a member
+    // out here, a reader's mute of the author there (toUsers), and the author gets their own copy.
+    const readers = await groupReaders(ctx.db, channelId, sender.id);
+    await ctx.events.toUsers('chatMessage', readers.map((userId) => ({ userId, data: dto })), opts);
   } else {
     await ctx.events.toParty(channelId, 'chatMessage', dto, opts);
   }
@@ -112,14 +137,20 @@ export async function sendChatMessage(ctx: Ctx, sender: UserRow, input: { channe
 
 /**
  * History, newest first. Readable by the two dm participants (also after the
- * friendship ended) and by current party members; messages of users blocked
+ * friendship ended) and by current party and group members; messages of users blocked
  * either way are left out. `before` (an instant) pages backwards.
  */
 export async function history(ctx: Ctx, me: UserRow, kind: ChatKind, channelIdRaw: string, limit: number, before?: string) {
   assertChatEnabled(ctx);
   if (!GUID.test(channelIdRaw)) throw noChannel();
   const channelId = channelIdRaw.toLowerCase();
-  if (kind === 'dm' ? !(await dmPeer(ctx.db, me.id, channelId)) : !(await isPartyMember(ctx.db, channelId, me.id))) throw noChannel();
+  const readable =
+    kind === 'dm'
+      ? !!(await dmPeer(ctx.db, me.id, channelId))
+      : kind === 'party'
+        ? await isPartyMember(ctx.db, channelId, me.id)
+        : !!(await groupMemberOf(ctx.db, channelId, me.id));
+  if (!readable) throw noChannel();
   let beforeAt: Date | null = null;
   if (before !== undefined) {
     // An RFC 3339 instant (the route's date-time format) within years 1–9999: what JavaScript parses beyond

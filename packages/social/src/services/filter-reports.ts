@@ -10,7 +10,7 @@ import { profileSnapshot } from './users.js';
 
 /** What the text filter flagged: a chat message as stored, or a display name or status as the author set it. */
 export type FilteredText =
-  | { kind: 'message'; channel: 'dm' | 'party'; channelId: string; messageId: string; body: string; sentAt: string }
+  | { kind: 'message'; channel: 'dm' | 'party' | 'group'; channelId: string; messageId: string; body: string; sentAt: string }
   | { kind: 'displayName' | 'status'; text: string }
   /** A group's name, tag or description, as its author set it (context `group:<id>`). */
   | { kind: 'group'; groupId: string; field: 'name' | 'tag' | 'description'; text: string };

@@ -20,6 +20,7 @@ import {
 } from '../queries/groups.js';
 import { blockedEitherWay, hasBlocked } from '../queries/relations.js';
 import { socialError } from './errors.js';
+import { publishNotification, storeNotification } from './notifications.js';
 import { authority, demand, groupDto, groupEvent, groupLimit, groupMemberDto, memberJoined, memberLeft, membersWith, notMember, ownGameGroup, spaceOf, type GroupDto } from './group-access.js';
 import { limitOutreach } from './limits.js';
 import { findByPublicId, fullHandle, resolveTarget } from './users.js';
@@ -113,11 +114,13 @@ export async function decideRequest(ctx: Ctx, me: UserRow, game: GameContext, id
     // A request by a player the decider blocked is not shown to them, nor decided by them.
     if (!u || (await hasBlocked(tx, me.id, u.id))) throw requestNotFound();
     if (!(await deleteRequest(tx, g.id, u.id))) throw requestNotFound();
-    if (accept) await admit(ctx, tx, g, u);
-    return { g, u };
+    if (!accept) return { g, u, note: undefined };
+    await admit(ctx, tx, g, u);
+    return { g, u, note: await storeNotification(ctx, tx, u.id, 'groupRequestAccepted', me, { groupId: g.id }) };
   });
   if (!accept) return undefined;
   await memberJoined(ctx, out.g.id, out.u);
+  await publishNotification(ctx, out.note);
   const m = (await memberOf(ctx.db, out.g.id, out.u.id))!;
   return groupMemberDto(m);
 }
@@ -137,9 +140,15 @@ export async function inviteToGroup(ctx: Ctx, me: UserRow, game: GameContext, id
   if (await memberOf(ctx.db, g.id, to.id)) throw socialError('already_group_member', 'Already a member of the group');
   if (await isBanned(ctx.db, g.id, to.id)) throw socialError('group_banned', 'The player is banned from the group');
   await limitOutreach(ctx, me.id);
-  const inv = await upsertInvite(ctx.db, g.id, me.id, to.id, new Date(ctx.now().getTime() + ctx.config.groupInviteTtlSeconds * 1000));
+  // The invite and its inbox entry commit together; the entry outlives the socket being offline.
+  const { inv, note } = await ctx.db.transaction(async (tx) => {
+    const inv = await upsertInvite(tx, g.id, me.id, to.id, new Date(ctx.now().getTime() + ctx.config.groupInviteTtlSeconds * 1000));
+    const expiresAt = new Date(inv.expires_at).toISOString();
+    return { inv, note: await storeNotification(ctx, tx, to.id, 'groupInviteReceived', me, { inviteId: inv.id, groupId: g.id, expiresAt }) };
+  });
   const dto = { inviteId: inv.id, groupId: g.id, groupName: g.name, groupTag: g.tag, fromPublicId: me.public_id, expiresAt: new Date(inv.expires_at).toISOString() };
   await ctx.events.toUser(to.id, 'groupInviteReceived', dto, { actorId: me.id, actorPublicId: me.public_id });
+  await publishNotification(ctx, note);
   return dto;
 }
 

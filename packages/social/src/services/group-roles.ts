@@ -13,6 +13,7 @@ import {
   upsertRole,
 } from '../queries/groups.js';
 import { socialError } from './errors.js';
+import { publishNotification, storeNotification } from './notifications.js';
 import { authority, BUILT_IN, demand, groupDto, groupMemberDto, isBuiltIn, lowerMember, MAX_DEFINED_ROLES, memberLeft, ownGameGroup, roleChanged, ROLE_NAME, visibleGroup, type GroupPermission } from './group-access.js';
 import { findByPublicId } from './users.js';
 
@@ -20,20 +21,21 @@ import { findByPublicId } from './users.js';
 // ------------------------------------------------------------ kicks, bans, roles, ownership
 
 export async function kickMember(ctx: Ctx, me: UserRow, game: GameContext, id: string, publicId: string): Promise<void> {
-  const { g, target } = await ctx.db.transaction(async (tx) => {
+  const { g, target, note } = await ctx.db.transaction(async (tx) => {
     const g = await ownGameGroup(tx, game, id, true);
     const a = await authority(tx, g.id, me);
     demand(a, 'kick');
     const target = await lowerMember(tx, g.id, a, publicId);
     await deleteGroupMember(tx, g.id, target.id);
-    return { g, target };
+    return { g, target, note: await storeNotification(ctx, tx, target.id, 'groupRemoved', me, { groupId: g.id, reason: 'kicked' }) };
   });
   await memberLeft(ctx, g.id, target, 'kicked', [target.id]);
+  await publishNotification(ctx, note);
 }
 
 /** Bans a player (a member is removed): they cannot join, request or be invited until unbanned. */
 export async function banFromGroup(ctx: Ctx, me: UserRow, game: GameContext, id: string, publicId: string): Promise<void> {
-  const { g, target, wasMember } = await ctx.db.transaction(async (tx) => {
+  const { g, target, wasMember, note } = await ctx.db.transaction(async (tx) => {
     const g = await ownGameGroup(tx, game, id, true);
     const a = await authority(tx, g.id, me);
     demand(a, 'ban');
@@ -46,9 +48,12 @@ export async function banFromGroup(ctx: Ctx, me: UserRow, game: GameContext, id:
       await deleteGroupMember(tx, g.id, u.id);
     }
     await insertBan(tx, g.id, u.id);
-    return { g, target: u, wasMember: Boolean(m) };
+    // Only a member removed is told (a ban ahead of a join tells the player nothing until they try).
+    const note = m ? await storeNotification(ctx, tx, u.id, 'groupRemoved', me, { groupId: g.id, reason: 'banned' }) : undefined;
+    return { g, target: u, wasMember: Boolean(m), note };
   });
   if (wasMember) await memberLeft(ctx, g.id, target, 'banned', [target.id]);
+  await publishNotification(ctx, note);
 }
 
 export async function unbanFromGroup(ctx: Ctx, me: UserRow, game: GameContext, id: string, publicId: string): Promise<void> {
@@ -60,7 +65,7 @@ export async function unbanFromGroup(ctx: Ctx, me: UserRow, game: GameContext, i
 
 /** Gives a member a role below the caller's rank (manage_roles); `owner` only by a transfer. */
 export async function setRole(ctx: Ctx, me: UserRow, game: GameContext, id: string, publicId: string, role: string) {
-  const { g, target } = await ctx.db.transaction(async (tx) => {
+  const { g, target, note } = await ctx.db.transaction(async (tx) => {
     const g = await ownGameGroup(tx, game, id, true);
     const a = await authority(tx, g.id, me);
     demand(a, 'manage_roles');
@@ -70,15 +75,16 @@ export async function setRole(ctx: Ctx, me: UserRow, game: GameContext, id: stri
     if (def.rank >= a.rank) throw socialError('rank_too_low', 'You may only grant roles below your own');
     const target = await lowerMember(tx, g.id, a, publicId);
     await setMemberRole(tx, g.id, target.id, role);
-    return { g, target: { ...target, role } };
+    return { g, target: { ...target, role }, note: await storeNotification(ctx, tx, target.id, 'groupRoleChanged', me, { groupId: g.id, role }) };
   });
   await roleChanged(ctx, g.id, target, me);
+  await publishNotification(ctx, note);
   return groupMemberDto(target);
 }
 
 /** The owner hands the group to another member, and becomes an admin. */
 export async function transferOwnership(ctx: Ctx, me: UserRow, game: GameContext, id: string, publicId: string) {
-  const { g, target, meAfter } = await ctx.db.transaction(async (tx) => {
+  const { g, target, meAfter, note } = await ctx.db.transaction(async (tx) => {
     const g = await ownGameGroup(tx, game, id, true);
     const a = await authority(tx, g.id, me);
     if (a.member.role !== 'owner') throw socialError('group_permission_denied', 'Only the owner hands the group over', { permission: 'transfer' });
@@ -88,10 +94,12 @@ export async function transferOwnership(ctx: Ctx, me: UserRow, game: GameContext
     if (m.id === me.id) throw socialError('rank_too_low', 'You own the group already');
     await setMemberRole(tx, g.id, m.id, 'owner');
     await setMemberRole(tx, g.id, me.id, 'admin');
-    return { g, target: { ...m, role: 'owner' }, meAfter: { ...a.member, role: 'admin' } };
+    const note = await storeNotification(ctx, tx, m.id, 'groupRoleChanged', me, { groupId: g.id, role: 'owner' });
+    return { g, target: { ...m, role: 'owner' }, meAfter: { ...a.member, role: 'admin' }, note };
   });
   await roleChanged(ctx, g.id, target, me);
   await roleChanged(ctx, g.id, meAfter, me);
+  await publishNotification(ctx, note);
   return groupDto((await groupById(ctx.db, g.id))!, 'admin');
 }
 

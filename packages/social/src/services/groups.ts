@@ -31,6 +31,7 @@ import {
   type JoinPolicy,
 } from '../queries/groups.js';
 import { socialError, rateLimited } from './errors.js';
+import { publishNotification, storeNotification } from './notifications.js';
 import { authority, demand, groupDto, groupEvent, groupLimit, groupMemberDto, memberLeft, ownGameGroup, spaceOf, visibleGroup } from './group-access.js';
 import { assertGuestAllowed, type GuestCaller } from './guest-restrictions.js';
 import { filterText, reportFlagged } from './text-filter.js';
@@ -195,15 +196,18 @@ export async function editGroup(ctx: Ctx, me: UserRow, game: GameContext, id: st
 
 /** The owner disbands the group: every member hears groupDisbanded. */
 export async function disbandGroup(ctx: Ctx, me: UserRow, game: GameContext, id: string): Promise<void> {
-  const { g, members } = await ctx.db.transaction(async (tx) => {
+  const { g, members, notes } = await ctx.db.transaction(async (tx) => {
     const g = await ownGameGroup(tx, game, id, true);
     const a = await authority(tx, g.id, me);
     if (a.member.role !== 'owner') throw socialError('group_permission_denied', 'Only the owner disbands the group', { permission: 'disband' });
     const members = await memberIds(tx, g.id);
     await deleteGroup(tx, g.id);
-    return { g, members };
+    const notes = [];
+    for (const userId of members) if (userId !== me.id) notes.push(await storeNotification(ctx, tx, userId, 'groupDisbanded', me, { groupId: g.id, name: g.name }));
+    return { g, members, notes };
   });
   await groupEvent(ctx, members, 'groupDisbanded', { groupId: g.id, name: g.name }, me);
+  for (const note of notes) await publishNotification(ctx, note);
 }
 
 export async function searchGameGroups(

@@ -21,6 +21,7 @@ const MESSAGES: Record<GuestFeature, string> = {
   party_chat: 'Guest accounts cannot chat in parties; upgrade your account to chat',
   party_create: 'Guest accounts cannot create parties; upgrade your account to create one',
   group_create: 'Guest accounts cannot create groups; upgrade your account to create one',
+  group_chat: 'Guest accounts cannot chat in groups; upgrade your account to chat',
   change_email: 'Guest accounts cannot change an email address; upgrade your account',
   passkeys: 'Guest accounts cannot add passkeys; upgrade your account',
 };

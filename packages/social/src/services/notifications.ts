@@ -28,6 +28,11 @@ export const NOTIFICATION_KINDS = [
   'partyInviteReceived',
   'gameInviteReceived',
   'partyKicked',
+  'groupInviteReceived',
+  'groupRequestAccepted',
+  'groupRemoved',
+  'groupRoleChanged',
+  'groupDisbanded',
   'moderationNotice',
 ] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
@@ -39,6 +44,11 @@ export interface NotificationData {
   partyInviteReceived: { inviteId: string; partyId: string; expiresAt: string };
   gameInviteReceived: { inviteId: string; sessionHandle?: string; expiresAt: string };
   partyKicked: { partyId: string };
+  groupInviteReceived: { inviteId: string; groupId: string; expiresAt: string };
+  groupRequestAccepted: { groupId: string };
+  groupRemoved: { groupId: string; reason: 'kicked' | 'banned' };
+  groupRoleChanged: { groupId: string; role: string };
+  groupDisbanded: { groupId: string; name: string };
   moderationNotice: { message: string; title?: string; reference?: string };
 }
 

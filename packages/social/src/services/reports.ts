@@ -1,7 +1,7 @@
 /** Reports to moderation: filed by players, with a snapshot of the target taken at that moment. */
 import { UUID_PATTERN, type Queryable } from '@platform/kit';
 import type { Ctx, GameContext, UserRow } from '../context.js';
-import { groupById } from '../queries/groups.js';
+import { groupById, memberOf } from '../queries/groups.js';
 import { dmPeer } from './chat.js';
 import { limitOutreach } from './limits.js';
 import { fullHandle, profileSnapshot, resolveTarget } from './users.js';
@@ -16,7 +16,7 @@ export const REPORT_REASONS = ['spam', 'harassment', 'cheating', 'offensive_name
 export const SNAPSHOT_MESSAGES = 20;
 
 /** `context` naming a chat channel: `party:<partyId>` or `dm:<channelId>` at its start (free text may follow). */
-const CHANNEL_CONTEXT = /^(dm|party):([0-9a-fA-F-]{36})(?![0-9A-Za-z-])/;
+const CHANNEL_CONTEXT = /^(dm|party|group):([0-9a-fA-F-]{36})(?![0-9A-Za-z-])/;
 
 /**
  * The channel `context` names, when the reporter can read it (a dm they are in, their current party): the
@@ -25,9 +25,14 @@ const CHANNEL_CONTEXT = /^(dm|party):([0-9a-fA-F-]{36})(?![0-9A-Za-z-])/;
 async function reportedChannel(ctx: Ctx, reporter: UserRow, context: string | undefined) {
   const m = context ? CHANNEL_CONTEXT.exec(context.trim()) : null;
   if (!m || !UUID_PATTERN.test(m[2])) return undefined;
-  const kind = m[1] as 'dm' | 'party';
+  const kind = m[1] as 'dm' | 'party' | 'group';
   const channelId = m[2].toLowerCase();
-  const readable = kind === 'dm' ? !!(await dmPeer(ctx.db, reporter.id, channelId)) : await isPartyMember(ctx.db, channelId, reporter.id);
+  const readable =
+    kind === 'dm'
+      ? !!(await dmPeer(ctx.db, reporter.id, channelId))
+      : kind === 'party'
+        ? await isPartyMember(ctx.db, channelId, reporter.id)
+        : !!(await memberOf(ctx.db, channelId, reporter.id));
   return readable ? { kind, channelId } : undefined;
 }
 
