@@ -1,10 +1,10 @@
 /**
  * The lobby's groups panel (docs/social.md, "Groups"): create a group, find the game's groups, join an open one or
- * ask to join a `request` one, see one's groups; in the group shown, its members with their roles (Kick where the
- * player may), and its join requests (Accept / Deny where the player may). Live: the group events re-read what they
- * are about.
+ * ask to join a `request` one, see one's groups and group invites (Join / Decline); in the group shown, its members
+ * with their roles (Kick where the player may), its join requests (Accept / Deny) and an Invite box, where the
+ * player's role allows. Live: the group events re-read what they are about.
  */
-import type { Group, GroupJoinPolicy, GroupJoinRequest, GroupMemberPage, GroupPermission, GroupRole, PlatformClient, RealtimeClient } from '@platform/client';
+import type { Group, GroupInvite, GroupJoinPolicy, GroupJoinRequest, GroupMemberPage, GroupPermission, GroupRole, PlatformClient, RealtimeClient } from '@platform/client';
 
 /** What the panel borrows from the page (main.ts). */
 export interface PanelHost {
@@ -57,11 +57,12 @@ export class GroupsPanel {
     el('create-group').onclick = () => this.host.act(() => this.create());
     el('group-search-go').onclick = () => this.host.act(() => this.find());
     el('members-more').onclick = () => this.host.act(() => this.moreMembers());
+    el('group-invite').onclick = () => this.host.act(() => this.invite());
   }
 
   /** Everything the panel shows, read again over HTTP. */
   async reload(): Promise<void> {
-    await this.refreshMine();
+    await Promise.all([this.refreshMine(), this.refreshInvites()]);
     if (this.shown) await this.openGroup(this.shown.group.groupId);
   }
 
@@ -75,6 +76,10 @@ export class GroupsPanel {
     rt.on('groupJoinRequested', (e) => {
       status(`${e.fullHandle} asks to join your group`);
       if (this.isShown(e.groupId)) void act(() => this.openGroup(e.groupId));
+    });
+    rt.on('groupInviteReceived', (e) => {
+      status(`You are invited to ${e.groupName} [${e.groupTag}]`);
+      void act(() => this.refreshInvites());
     });
     rt.on('groupMemberJoined', (e) => {
       void act(async () => {
@@ -99,6 +104,29 @@ export class GroupsPanel {
     el('my-groups').replaceChildren(...groups.map((g) => this.host.item(`${title(g)} (${g.myRole})`, { Open: () => this.openGroup(g.groupId) })));
     if (this.shown && !groups.some((g) => this.isShown(g.groupId))) this.closeGroup();
     return groups;
+  }
+
+  private async refreshInvites(): Promise<void> {
+    const { invites } = await this.social.groupInvites();
+    const answer = (accept: boolean, i: GroupInvite) => async () => {
+      if (!accept) await this.social.declineGroupInvite(i.inviteId);
+      else {
+        await this.social.acceptGroupInvite(i.inviteId);
+        await Promise.all([this.refreshMine(), this.openGroup(i.groupId)]);
+      }
+      await this.refreshInvites();
+    };
+    el('group-invites').replaceChildren(
+      ...invites.map((i) => this.host.item(`Invite to ${i.groupName} [${i.groupTag}]`, { Join: answer(true, i), Decline: answer(false, i) })),
+    );
+  }
+
+  /** Invites a player by full handle to the group shown (permission `invite`). */
+  private async invite(): Promise<void> {
+    const handle = value('group-invite-handle');
+    if (!this.shown || !handle) return;
+    await this.social.inviteToGroup(this.shown.group.groupId, { toHandle: handle });
+    this.host.status(`Invited ${handle} to ${title(this.shown.group)}`);
   }
 
   private closeGroup(): void {
@@ -128,6 +156,7 @@ export class GroupsPanel {
     el('group-members').replaceChildren();
     this.showMembers(page);
     el('group-requests-box').hidden = !requests;
+    el('group-invite-box').hidden = !mayIn(next, 'invite');
     this.showRequests(requests?.requests ?? []);
   }
 

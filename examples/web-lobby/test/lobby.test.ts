@@ -132,7 +132,7 @@ describe('web lobby: two players in Chromium', { skip: chromiumSkip() }, () => {
     assert.equal(await b.page.locator('#status.error').count(), 0, await b.page.locator('#status').textContent() ?? '');
   });
 
-  it('groups: A creates a request group, B finds it and asks, A accepts live, both see the members, A kicks B', async () => {
+  it('groups: A creates a request group, B finds it and asks, A accepts live, both see the members, A kicks B and invites B back', async () => {
     const a = await signIn(browser, lobby.url, 'Gus');
     const b = await signIn(browser, lobby.url, 'Hal');
     const name = `Lobby Knights ${Math.random().toString(36).slice(2, 8)}`;
@@ -171,6 +171,16 @@ describe('web lobby: two players in Chromium', { skip: chromiumSkip() }, () => {
     await b.page.locator('#group').waitFor({ state: 'hidden' });
     assert.equal(await b.page.locator('#my-groups li').count(), 0);
     assert.deepEqual(await a.page.locator('#group-members li').allTextContents(), [`${a.handle} (owner)`]);
+
+    // A invites B back by handle; B gets the invite live and joins through it.
+    await a.page.fill('#group-invite-handle', b.handle);
+    await a.page.click('#group-invite');
+    await shows(a.page, '#status', `Invited ${b.handle} to ${titled}`);
+    await shows(b.page, '#group-invites li', `Invite to ${titled}`);
+    await clickIn(b.page, '#group-invites li', name, 'Join');
+    await shows(b.page, '#my-groups li', `${titled} (member)`);
+    await shows(a.page, '#group-members li', `${b.handle} (member)`);
+    assert.equal(await b.page.locator('#group-invites li').count(), 0);
     assert.equal(await a.page.locator('#status.error').count(), 0, (await a.page.locator('#status').textContent()) ?? '');
     assert.equal(await b.page.locator('#status.error').count(), 0, (await b.page.locator('#status').textContent()) ?? '');
   });
