@@ -189,6 +189,24 @@ describe('client: groups against the real social service', () => {
     assert.deepEqual((await ada.social.myGroups()).groups, []);
   });
 
+  it('a group event missed while away is replayed when the realtime client resumes from its last event id', async () => {
+    const ada = await founder(tp, 'Ada');
+    const bob = await player(tp, 'Bob');
+    const g = await ada.social.createGroup({ name: uniqueName('Owls'), tag: 'OWL' });
+    const first = await realtime(ada);
+    const since = first.lastEventId;
+    assert.ok(since);
+    first.close();
+    await bob.social.joinGroup(g.groupId); // Ada is away
+    const again = ada.realtime({ lastEventId: since });
+    sockets.push(again);
+    const replayed = again.next('groupJoinRequested', (e) => e.groupId === g.groupId);
+    const caught = again.next('caughtUp');
+    await again.connect();
+    assert.equal((await replayed).publicId, bob.publicId);
+    assert.deepEqual(await caught, { resumed: true });
+  });
+
   it('creations per day are bounded (429 with retryAfter); the group routes need a session', async () => {
     const dee = await founder(tp, 'Dee');
     const base = uniqueName('Daily');
