@@ -1,7 +1,7 @@
 /**
  * A web game lobby on @platform/client, in one small script: guest sign-in, friends (search, requests, live
- * acceptance), a party (create, invite, join), party chat and presence. Everything live arrives over the
- * realtime socket; the page re-reads over HTTP what an event says has changed.
+ * acceptance), a party (create, invite, join), party chat, presence, and groups (groups.ts). Everything live
+ * arrives over the realtime socket; the page re-reads over HTTP what an event says has changed.
  *
  * The page reads its settings from ./config.json (served next to it): { authUrl, socialUrl, clientKey? }.
  */
@@ -17,6 +17,7 @@ import {
   type PresenceState,
   type RealtimeClient,
 } from '@platform/client';
+import { GroupsPanel } from './groups.js';
 
 interface LobbyConfig {
   authUrl: string;
@@ -30,6 +31,8 @@ const input = (id: string) => el<HTMLInputElement>(id);
 
 let client: PlatformClient;
 let rt: RealtimeClient;
+let groups: GroupsPanel;
+let myPublicId = '';
 const friends = new Map<string, FriendSummary>();
 let party: Party | undefined;
 const shownMessages = new Set<string>();
@@ -209,6 +212,7 @@ function listen(): void {
   rt.on('presenceUpdated', (p) => {
     el('my-presence').textContent = `You are ${p.state}${p.richPresence?.activity ? ` — ${p.richPresence.activity}` : ''}`;
   });
+  groups.listen(rt);
   rt.on('error', (e) => status(`${e.code}: ${e.message}`, true));
   rt.on('reconnecting', (r) => {
     caughtUp = false;
@@ -233,7 +237,7 @@ function listen(): void {
 
 /** Everything the page shows, read again over HTTP. */
 async function reloadAll(): Promise<void> {
-  await Promise.all([refreshFriends(), refreshRequests(), refreshInvites()]);
+  await Promise.all([refreshFriends(), refreshRequests(), refreshInvites(), groups.reload()]);
   if (party) await enterParty(party.partyId);
 }
 
@@ -246,10 +250,11 @@ async function signIn(): Promise<void> {
   let me = await client.social.me();
   if (name && name !== me.profile.displayName) me = await client.social.changeName(name);
   el('handle').textContent = me.fullHandle;
+  myPublicId = me.publicId;
   rt = client.realtime();
   listen();
   await rt.connect();
-  await Promise.all([refreshFriends(), refreshRequests(), refreshInvites()]);
+  await Promise.all([refreshFriends(), refreshRequests(), refreshInvites(), groups.reload()]);
   el('sign-in').hidden = true;
   el('lobby').hidden = false;
   renderParty();
@@ -260,6 +265,8 @@ async function main(): Promise<void> {
   const config = (await (await fetch('config.json')).json()) as LobbyConfig;
   // sessionStorage: one guest per tab, so two tabs are two players (localStorage would share one guest).
   client = createClient({ ...config, storage: webStorage(sessionStorage), platform: 'web' });
+  groups = new GroupsPanel({ client, me: () => myPublicId, act, status, item });
+  groups.wire();
   el('guest').onclick = () => act(signIn);
   el('search-go').onclick = () => act(search);
   el('create-party').onclick = () =>

@@ -65,7 +65,9 @@ describe('web lobby: two players in Chromium', { skip: chromiumSkip() }, () => {
     const origin = `http://127.0.0.1:${lobbyPort}`;
     const allowed = `${origin},http://127.0.0.1:${keyedPort},http://127.0.0.1:${secondNodePort}`;
     // Two social nodes on one database and state store (the reconnect test stops the first).
-    platform = await startPlatform({ authEnv: { CORS_ALLOWED_ORIGINS: allowed }, socialEnv: { CORS_ALLOWED_ORIGINS: allowed }, socialNodes: 2 });
+    // Guests may create groups here (the default refuses them `group_create`; the lobby signs in guests only).
+    const socialEnv = { CORS_ALLOWED_ORIGINS: allowed, SOCIAL_GUEST_RESTRICTED: 'friend_requests_over_limit,reports' };
+    platform = await startPlatform({ authEnv: { CORS_ALLOWED_ORIGINS: allowed }, socialEnv, socialNodes: 2 });
     const config = { authUrl: platform.auth.url, socialUrl: platform.socialUrl };
     lobby = await startLobbyServer({ config, port: lobbyPort });
     assert.equal(lobby.url, origin);
@@ -128,6 +130,59 @@ describe('web lobby: two players in Chromium', { skip: chromiumSkip() }, () => {
     assert.match((await b.page.locator('#friends li', { hasText: a.handle }).textContent()) ?? '', /\(busy/);
     assert.equal(await a.page.locator('#status.error').count(), 0, await a.page.locator('#status').textContent() ?? '');
     assert.equal(await b.page.locator('#status.error').count(), 0, await b.page.locator('#status').textContent() ?? '');
+  });
+
+  it('groups: A creates a request group, B finds it and asks, A accepts live, both see the members, A kicks B and invites B back', async () => {
+    const a = await signIn(browser, lobby.url, 'Gus');
+    const b = await signIn(browser, lobby.url, 'Hal');
+    const name = `Lobby Knights ${Math.random().toString(36).slice(2, 8)}`;
+    const titled = `${name} [LK]`;
+    await a.page.fill('#group-name', name);
+    await a.page.fill('#group-tag', 'LK');
+    await a.page.selectOption('#group-policy', 'request');
+    await a.page.click('#create-group');
+    await shows(a.page, '#status', `Group ${titled} created`);
+    await shows(a.page, '#my-groups li', `${titled} (owner)`);
+    await shows(a.page, '#group-members li', `${a.handle} (owner)`);
+
+    // B finds the group by name and asks to join; A hears the request live and accepts it.
+    await b.page.fill('#group-search', name);
+    await b.page.click('#group-search-go');
+    await clickIn(b.page, '#group-results li', name, 'Ask to join');
+    await shows(b.page, '#status', `Asked to join ${titled}`);
+    await shows(a.page, '#status', `${b.handle} asks to join your group`);
+    await clickIn(a.page, '#group-requests li', b.handle, 'Accept');
+    await shows(a.page, '#status', `${b.handle} joined ${titled}`);
+    await shows(a.page, '#group-members li', `${b.handle} (member)`);
+    assert.equal(await a.page.locator('#group-requests li').count(), 0);
+
+    // B hears the acceptance live and sees the members; a member may neither kick nor decide requests.
+    await shows(b.page, '#status', `You joined ${titled}`);
+    await clickIn(b.page, '#my-groups li', name, 'Open');
+    await shows(b.page, '#group-members li', `${a.handle} (owner)`);
+    await shows(b.page, '#group-members li', `${b.handle} (member)`);
+    assert.equal(await b.page.locator('#group-members li button').count(), 0);
+    assert.equal(await b.page.locator('#group-requests-box').isHidden(), true);
+
+    // A kicks B: B hears it live, the group leaves B's page.
+    await clickIn(a.page, '#group-members li', b.handle, 'Kick');
+    await shows(a.page, '#status', `${b.handle} was removed from ${titled}`);
+    await shows(b.page, '#status', 'You were removed from a group');
+    await b.page.locator('#group').waitFor({ state: 'hidden' });
+    assert.equal(await b.page.locator('#my-groups li').count(), 0);
+    assert.deepEqual(await a.page.locator('#group-members li').allTextContents(), [`${a.handle} (owner)`]);
+
+    // A invites B back by handle; B gets the invite live and joins through it.
+    await a.page.fill('#group-invite-handle', b.handle);
+    await a.page.click('#group-invite');
+    await shows(a.page, '#status', `Invited ${b.handle} to ${titled}`);
+    await shows(b.page, '#group-invites li', `Invite to ${titled}`);
+    await clickIn(b.page, '#group-invites li', name, 'Join');
+    await shows(b.page, '#my-groups li', `${titled} (member)`);
+    await shows(a.page, '#group-members li', `${b.handle} (member)`);
+    assert.equal(await b.page.locator('#group-invites li').count(), 0);
+    assert.equal(await a.page.locator('#status.error').count(), 0, (await a.page.locator('#status').textContent()) ?? '');
+    assert.equal(await b.page.locator('#status.error').count(), 0, (await b.page.locator('#status').textContent()) ?? '');
   });
 
   it('a dropped connection resumes: the party chat sent while A was away arrives by replay, without re-reading', async () => {

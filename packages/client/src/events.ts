@@ -1,5 +1,5 @@
 /** The frames of social's /v1/ws (docs/social-realtime.md): server events, client frames, close codes. */
-import type { ChatKind, ChatMessage, Invite, Notification, PartyMember, Presence, PresenceInput, RequestSummary } from './types.js';
+import type { ChatKind, ChatMessage, GroupInvite, GroupMember, Invite, Notification, PartyMember, Presence, PresenceInput, RequestSummary } from './types.js';
 
 /** Payload of each server → client frame `{type, data}`, by type. */
 export interface ServerEvents {
@@ -23,6 +23,21 @@ export interface ServerEvents {
   partyMemberLeft: { partyId: string; publicId: string; reason: 'left' | 'kicked' | 'deleted'; disbanded: boolean };
   /** The leader of one of the player's parties changed. */
   partyLeaderChanged: { partyId: string; leaderPublicId: string; previousLeaderPublicId: string | null };
+  /** Someone asked to join a `request` group in which the player may accept requests (the asker's publicId, handle, name). */
+  groupJoinRequested: { groupId: string; publicId: string; fullHandle: string; displayName: string };
+  /** Someone invited the player into a group (accept with `social.acceptGroupInvite(inviteId)`). */
+  groupInviteReceived: GroupInvite;
+  /** A member joined one of the player's groups (the player included: their own join is announced to them too). */
+  groupMemberJoined: { groupId: string; member: GroupMember };
+  /**
+   * A member left one of the player's groups: `left`, `kicked`, `banned`, or `deleted` (their account's social data
+   * was erased). A kicked or banned player hears about themselves too.
+   */
+  groupMemberLeft: { groupId: string; publicId: string; reason: 'left' | 'kicked' | 'banned' | 'deleted' };
+  /** A member of one of the player's groups got a new role (an ownership transfer sends two: the new owner, the old owner now `admin`). */
+  groupRoleChanged: { groupId: string; publicId: string; role: string };
+  /** One of the player's groups was disbanded by its owner. */
+  groupDisbanded: { groupId: string; name: string };
   /** A chat message in a channel the player is in (direct, party). */
   chatMessage: ChatMessage;
   /** A notification stored in the inbox (what `social.notifications()` lists), delivered live. */

@@ -5,17 +5,34 @@ import type {
   ChatHistoryQuery,
   ChatKind,
   ChatMessage,
+  CreateGroupInput,
   CreatePartyInput,
   Erased,
   FriendSummary,
   GameInviteInput,
   GameJoinResult,
+  Group,
+  GroupInvite,
+  GroupInvites,
+  GroupJoinRequests,
+  GroupJoinResult,
+  GroupLeaveResult,
+  GroupMember,
+  GroupMemberPage,
+  GroupPageQuery,
+  GroupPatch,
+  GroupRole,
+  GroupRoleInput,
+  GroupRoles,
+  GroupSearchPage,
+  GroupSearchQuery,
   Invite,
   JoinMetadata,
   JoinResult,
   LeaveResult,
   Me,
   MemberTarget,
+  MyGroups,
   Note,
   Notification,
   NotificationPage,
@@ -40,7 +57,7 @@ import type {
 
 type Authed = <T>(call: (token: string) => Promise<T>) => Promise<T>;
 
-/** The social service's player API (`client.social`): profile, search, reports, friends, blocks, mutes, parties, presence, invites, notes, chat, the notification inbox. */
+/** The social service's player API (`client.social`): profile, search, reports, friends, blocks, mutes, parties, groups, presence, invites, notes, chat, the notification inbox. */
 export class SocialApi {
   constructor(
     private readonly http: HttpService,
@@ -174,6 +191,112 @@ export class SocialApi {
   /** Leader only: the join information (lobby id, bag) members and invitees receive. */
   setJoinMetadata(partyId: string, join: JoinMetadata): Promise<Party> {
     return this.call('POST', `/v1/parties/${seg(partyId)}/join-metadata`, { body: join });
+  }
+
+  // ---- groups (docs/social.md, "Groups"): one game's clans and guilds ----
+  /**
+   * Creates a group in the caller's game, owned by the caller (`name`, `tag`, optional `description`, `language`,
+   * `avatarUrl`, `metadata`, `joinPolicy` (default `request`), `memberLimit`). 409 `group_name_taken`; a guest may
+   * be refused with 403 `guest_restricted` (`group_create`).
+   */
+  createGroup(input: CreateGroupInput): Promise<Group> {
+    return this.call('POST', '/v1/groups', { body: input });
+  }
+  /** One group (with `myRole` when the caller is a member); 404 `group_not_found`. */
+  group(groupId: string): Promise<Group> {
+    return this.call('GET', `/v1/groups/${seg(groupId)}`);
+  }
+  /** Permission `edit`: changes the fields given; absent fields stay. */
+  updateGroup(groupId: string, patch: GroupPatch): Promise<Group> {
+    return this.call('PATCH', `/v1/groups/${seg(groupId)}`, { body: patch });
+  }
+  /** The owner only: ends the group; every member gets groupDisbanded. */
+  disbandGroup(groupId: string): Promise<void> {
+    return this.call('DELETE', `/v1/groups/${seg(groupId)}`);
+  }
+  /** The caller's game's groups in name order, by name `prefix`, `tag`, `language`, `open` only; the next page with `cursor` = `nextCursor`. */
+  findGroups(query: GroupSearchQuery = {}): Promise<GroupSearchPage> {
+    return this.call('GET', '/v1/groups', { query });
+  }
+  /** The caller's groups in their game, each with `myRole`. */
+  myGroups(): Promise<MyGroups> {
+    return this.call('GET', '/v1/me/groups');
+  }
+  /**
+   * Joins an open group (`state: 'joined'`; the members get groupMemberJoined), or files a join request in a
+   * `request` group (`state: 'requested'`; those who may accept get groupJoinRequested). 403 `group_join_denied`
+   * for an `invite` group.
+   */
+  joinGroup(groupId: string): Promise<GroupJoinResult> {
+    return this.call('POST', `/v1/groups/${seg(groupId)}/join`);
+  }
+  /** Leaves the group (`left`) or withdraws a pending join request (`withdrawn`); an owner with others in the group must hand it over first (409 `owner_must_transfer`). */
+  leaveGroup(groupId: string): Promise<GroupLeaveResult> {
+    return this.call('POST', `/v1/groups/${seg(groupId)}/leave`);
+  }
+  /** The group's members with their roles, in joining order; the next page with `cursor` = `nextCursor`. */
+  groupMembers(groupId: string, query: GroupPageQuery = {}): Promise<GroupMemberPage> {
+    return this.call('GET', `/v1/groups/${seg(groupId)}/members`, { query });
+  }
+  /** Permission `accept_requests`: the pending join requests, oldest first. */
+  groupRequests(groupId: string): Promise<GroupJoinRequests> {
+    return this.call('GET', `/v1/groups/${seg(groupId)}/requests`);
+  }
+  /** Permission `accept_requests`: admits the player (their publicId) as a member; the members get groupMemberJoined. */
+  acceptGroupRequest(groupId: string, publicId: string): Promise<GroupMember> {
+    return this.call('POST', `/v1/groups/${seg(groupId)}/requests/${seg(publicId)}/accept`);
+  }
+  /** Permission `accept_requests`: refuses the player's join request. */
+  denyGroupRequest(groupId: string, publicId: string): Promise<void> {
+    return this.call('POST', `/v1/groups/${seg(groupId)}/requests/${seg(publicId)}/deny`);
+  }
+  /** Permission `invite`: invites a player (`{toHandle}` or `{toPublicId}`); they get groupInviteReceived. */
+  inviteToGroup(groupId: string, target: Target): Promise<GroupInvite> {
+    return this.call('POST', `/v1/groups/${seg(groupId)}/invites`, { body: target });
+  }
+  /** The caller's unexpired group invites, newest first. */
+  groupInvites(): Promise<GroupInvites> {
+    return this.call('GET', '/v1/me/group-invites');
+  }
+  /** Accepts a group invite: joins, whatever the group's join policy. */
+  acceptGroupInvite(inviteId: string): Promise<GroupJoinResult> {
+    return this.call('POST', `/v1/me/group-invites/${seg(inviteId)}/accept`);
+  }
+  /** Declines a group invite sent to the caller. */
+  declineGroupInvite(inviteId: string): Promise<void> {
+    return this.call('POST', `/v1/me/group-invites/${seg(inviteId)}/decline`);
+  }
+  /** Permission `kick`, on a member of lower rank: removes them; they and the members get groupMemberLeft. */
+  kickFromGroup(groupId: string, publicId: string): Promise<void> {
+    return this.call('POST', `/v1/groups/${seg(groupId)}/members/${seg(publicId)}/kick`);
+  }
+  /** Permission `ban`: keeps the player out until unbanned (a member of lower rank is removed). */
+  banFromGroup(groupId: string, publicId: string): Promise<void> {
+    return this.call('PUT', `/v1/groups/${seg(groupId)}/bans/${seg(publicId)}`);
+  }
+  /** Permission `ban`: lifts a ban. */
+  unbanFromGroup(groupId: string, publicId: string): Promise<void> {
+    return this.call('DELETE', `/v1/groups/${seg(groupId)}/bans/${seg(publicId)}`);
+  }
+  /** Permission `manage_roles`: gives a member of lower rank a role below the caller's; the members get groupRoleChanged. */
+  setGroupRole(groupId: string, publicId: string, role: string): Promise<GroupMember> {
+    return this.call('PUT', `/v1/groups/${seg(groupId)}/members/${seg(publicId)}/role`, { body: { role } });
+  }
+  /** The owner only: hands the group to another member; the old owner becomes an admin. */
+  transferGroup(groupId: string, publicId: string): Promise<Group> {
+    return this.call('POST', `/v1/groups/${seg(groupId)}/owner`, { body: { publicId } });
+  }
+  /** The group's roles, highest rank first: the built-in owner, admin and member, and those it defines. */
+  groupRoles(groupId: string): Promise<GroupRoles> {
+    return this.call('GET', `/v1/groups/${seg(groupId)}/roles`);
+  }
+  /** Permission `manage_roles`: defines or changes a role (`rank` 1–49 below the caller's, `permissions` the caller holds). */
+  putGroupRole(groupId: string, name: string, role: GroupRoleInput): Promise<GroupRole> {
+    return this.call('PUT', `/v1/groups/${seg(groupId)}/roles/${seg(name)}`, { body: role });
+  }
+  /** Permission `manage_roles`: removes a role the group defined; its holders become members. */
+  removeGroupRole(groupId: string, name: string): Promise<void> {
+    return this.call('DELETE', `/v1/groups/${seg(groupId)}/roles/${seg(name)}`);
   }
 
   // ---- presence and invites ----

@@ -200,3 +200,37 @@ export type Notification = NotificationPage['notifications'][number];
 export type NotificationKind = Notification['kind'];
 export type UnreadCount = SocialResult<'/v1/notifications/unread-count', 'get'>;
 export type ReadAllResult = SocialResult<'/v1/notifications/read-all', 'post'>;
+
+// ---- groups (docs/social.md, "Groups") ----
+
+/** A group of the caller's game; `myRole` when the caller is a member. */
+export type Group = SocialResult<'/v1/groups/{id}', 'get'>;
+/** Who may join: `open` at once, `request` by a join request a permitted member accepts, `invite` by invite only. */
+export type GroupJoinPolicy = Group['joinPolicy'];
+export type CreateGroupInput = SocialBody<'/v1/groups', 'post'>;
+/** The fields to change; absent fields stay. */
+export type GroupPatch = SocialBody<'/v1/groups/{id}', 'patch'>;
+/** Search filters: name `prefix`, `tag`, `language`, `open` (open groups only), and `limit` / `cursor` for pages. */
+export type GroupSearchQuery = QueryOf<SocialOp<'/v1/groups', 'get'>>;
+/** One page of groups in name order; `nextCursor` while more remain. */
+export type GroupSearchPage = SocialResult<'/v1/groups', 'get'>;
+export type MyGroups = SocialResult<'/v1/me/groups', 'get'>;
+/** `joined` (an open group, or an accepted invite) or `requested` (a join request is pending). */
+export type GroupJoinResult = SocialResult<'/v1/groups/{id}/join', 'post'>;
+/** `left`, or `withdrawn` (a pending join request). */
+export type GroupLeaveResult = SocialResult<'/v1/groups/{id}/leave', 'post'>;
+/** `limit` (1–100) and `cursor` (the previous page's `nextCursor`). */
+export type GroupPageQuery = QueryOf<SocialOp<'/v1/groups/{id}/members', 'get'>>;
+/** One page of members in joining order; `nextCursor` while more remain. */
+export type GroupMemberPage = SocialResult<'/v1/groups/{id}/members', 'get'>;
+export type GroupMember = GroupMemberPage['members'][number];
+export type GroupJoinRequests = SocialResult<'/v1/groups/{id}/requests', 'get'>;
+export type GroupJoinRequest = GroupJoinRequests['requests'][number];
+export type GroupInvite = SocialResult<'/v1/groups/{id}/invites', 'post'>;
+export type GroupInvites = SocialResult<'/v1/me/group-invites', 'get'>;
+/** A role: the built-in `owner` (rank 100), `admin` (50), `member` (0), or one the group defines (rank 1–49). */
+export type GroupRole = SocialResult<'/v1/groups/{id}/roles/{name}', 'put'>;
+export type GroupRoles = SocialResult<'/v1/groups/{id}/roles', 'get'>;
+/** What a defined role may do: `invite`, `accept_requests`, `kick`, `ban`, `edit`, `moderate_chat`, `manage_roles`. */
+export type GroupPermission = GroupRole['permissions'][number];
+export type GroupRoleInput = SocialBody<'/v1/groups/{id}/roles/{name}', 'put'>;
