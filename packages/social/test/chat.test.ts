@@ -51,7 +51,7 @@ describe('chat', () => {
       assert.equal(x.status, 404, url);
       assert.equal(x.body.code, 'channel_not_found');
     }
-    assert.equal((await h.req(c, 'GET', `/v1/chat/group/${dm}/messages`)).status, 400);
+    assert.equal((await h.req(c, 'GET', `/v1/chat/guild/${dm}/messages`)).status, 400);
     assert.equal((await h.req(c, 'POST', `/v1/chat/dm/${dm}/messages`, { body: { body: 'hi' } })).body.code, 'channel_not_found');
     // Body rules.
     for (const [body, code] of [[{ body: '   ' }, 'invalid_body'], [{ body: 'x'.repeat(2001) }, 'body_too_long'], [{ body: 5 }, 'validation_failed'], [{}, 'validation_failed'], [{ body: 'x', to: 'y' }, 'validation_failed']] as const) {

@@ -898,7 +898,7 @@ export interface operations {
                         /** Format: uuid */
                         GameId: string;
                         /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
-                        GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_create")[] | null;
+                        GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_chat" | "group_create")[] | null;
                         TextFilter: {
                             AllowList: string[];
                             DenyList: string[];
@@ -1061,7 +1061,7 @@ export interface operations {
                         /** Format: uuid */
                         GameId: string;
                         /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
-                        GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_create")[] | null;
+                        GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_chat" | "group_create")[] | null;
                         TextFilter: {
                             AllowList: string[];
                             DenyList: string[];
@@ -2411,7 +2411,7 @@ export interface operations {
                         /** Format: uuid */
                         GameId: string;
                         /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
-                        GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_create")[] | null;
+                        GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_chat" | "group_create")[] | null;
                         LaunchCommand: string | null;
                         /** @description Free-form JSON object, at most 16 KiB serialised */
                         Settings: {
@@ -2554,7 +2554,7 @@ export interface operations {
                             /** Format: uuid */
                             GameId: string;
                             /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
-                            GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_create")[] | null;
+                            GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_chat" | "group_create")[] | null;
                             LaunchCommand: string | null;
                             /** @description Free-form JSON object, at most 16 KiB serialised */
                             Settings: {
@@ -2754,7 +2754,7 @@ export interface operations {
                         /** Format: uuid */
                         GameId: string;
                         /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
-                        GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_create")[] | null;
+                        GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_chat" | "group_create")[] | null;
                         LaunchCommand: string | null;
                         /** @description Free-form JSON object, at most 16 KiB serialised */
                         Settings: {
@@ -3018,7 +3018,7 @@ export interface operations {
                     CrossGameVisibility?: "isolated" | "summary" | "full";
                     DisplayName?: string;
                     /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
-                    GuestRestricted?: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_create")[] | null;
+                    GuestRestricted?: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_chat" | "group_create")[] | null;
                     LaunchCommand?: string | null;
                     /** @description Free-form JSON object, at most 16 KiB serialised */
                     Settings?: {
@@ -3052,7 +3052,7 @@ export interface operations {
                         /** Format: uuid */
                         GameId: string;
                         /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
-                        GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_create")[] | null;
+                        GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_chat" | "group_create")[] | null;
                         LaunchCommand: string | null;
                         /** @description Free-form JSON object, at most 16 KiB serialised */
                         Settings: {
@@ -3614,7 +3614,7 @@ export interface operations {
                         /** Format: uuid */
                         GameId: string;
                         /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
-                        GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_create")[] | null;
+                        GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_chat" | "group_create")[] | null;
                         LaunchCommand: string | null;
                         /** @description Free-form JSON object, at most 16 KiB serialised */
                         Settings: {
@@ -3774,7 +3774,7 @@ export interface operations {
                             /** Format: uuid */
                             GameId: string;
                             /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
-                            GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_create")[] | null;
+                            GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_chat" | "group_create")[] | null;
                             LaunchCommand: string | null;
                             /** @description Free-form JSON object, at most 16 KiB serialised */
                             Settings: {

@@ -1990,7 +1990,7 @@ export interface operations {
             };
             path: {
                 channelId: string;
-                kind: "dm" | "party";
+                kind: "dm" | "party" | "group";
             };
             cookie?: never;
         };
@@ -2005,7 +2005,7 @@ export interface operations {
                     "application/json": {
                         messages: {
                             body: string;
-                            channel: "dm" | "party";
+                            channel: "dm" | "party" | "group";
                             channelId: string;
                             fromPublicId: string;
                             messageId: string;
@@ -2158,7 +2158,7 @@ export interface operations {
             };
             path: {
                 channelId: string;
-                kind: "dm" | "party";
+                kind: "dm" | "party" | "group";
             };
             cookie?: never;
         };
@@ -2178,7 +2178,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         body: string;
-                        channel: "dm" | "party";
+                        channel: "dm" | "party" | "group";
                         channelId: string;
                         fromPublicId: string;
                         messageId: string;
@@ -8415,6 +8415,92 @@ export interface operations {
                         notificationId: string;
                         readAt: string | null;
                     } | {
+                        /** @description Who caused it (their handle as it is now) */
+                        actor: {
+                            fullHandle: string;
+                            publicId: string;
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                        data: {
+                            /** Format: date-time */
+                            expiresAt: string;
+                            groupId: string;
+                            inviteId: string;
+                        };
+                        /** @enum {string} */
+                        kind: "groupInviteReceived";
+                        /** Format: uuid */
+                        notificationId: string;
+                        readAt: string | null;
+                    } | {
+                        /** @description Who caused it (their handle as it is now) */
+                        actor: {
+                            fullHandle: string;
+                            publicId: string;
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                        data: {
+                            groupId: string;
+                        };
+                        /** @enum {string} */
+                        kind: "groupRequestAccepted";
+                        /** Format: uuid */
+                        notificationId: string;
+                        readAt: string | null;
+                    } | {
+                        /** @description Who caused it (their handle as it is now) */
+                        actor: {
+                            fullHandle: string;
+                            publicId: string;
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                        data: {
+                            groupId: string;
+                            reason: "kicked" | "banned";
+                        };
+                        /** @enum {string} */
+                        kind: "groupRemoved";
+                        /** Format: uuid */
+                        notificationId: string;
+                        readAt: string | null;
+                    } | {
+                        /** @description Who caused it (their handle as it is now) */
+                        actor: {
+                            fullHandle: string;
+                            publicId: string;
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                        data: {
+                            groupId: string;
+                            role: string;
+                        };
+                        /** @enum {string} */
+                        kind: "groupRoleChanged";
+                        /** Format: uuid */
+                        notificationId: string;
+                        readAt: string | null;
+                    } | {
+                        /** @description Who caused it (their handle as it is now) */
+                        actor: {
+                            fullHandle: string;
+                            publicId: string;
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                        data: {
+                            groupId: string;
+                            name: string;
+                        };
+                        /** @enum {string} */
+                        kind: "groupDisbanded";
+                        /** Format: uuid */
+                        notificationId: string;
+                        readAt: string | null;
+                    } | {
                         /** Format: date-time */
                         createdAt: string;
                         data: {
@@ -8519,6 +8605,92 @@ export interface operations {
                         };
                         /** @enum {string} */
                         kind: "partyKicked";
+                        /** Format: uuid */
+                        notificationId: string;
+                        readAt: string | null;
+                    } | {
+                        /** @description Who caused it (their handle as it is now) */
+                        actor: {
+                            fullHandle: string;
+                            publicId: string;
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                        data: {
+                            /** Format: date-time */
+                            expiresAt: string;
+                            groupId: string;
+                            inviteId: string;
+                        };
+                        /** @enum {string} */
+                        kind: "groupInviteReceived";
+                        /** Format: uuid */
+                        notificationId: string;
+                        readAt: string | null;
+                    } | {
+                        /** @description Who caused it (their handle as it is now) */
+                        actor: {
+                            fullHandle: string;
+                            publicId: string;
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                        data: {
+                            groupId: string;
+                        };
+                        /** @enum {string} */
+                        kind: "groupRequestAccepted";
+                        /** Format: uuid */
+                        notificationId: string;
+                        readAt: string | null;
+                    } | {
+                        /** @description Who caused it (their handle as it is now) */
+                        actor: {
+                            fullHandle: string;
+                            publicId: string;
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                        data: {
+                            groupId: string;
+                            reason: "kicked" | "banned";
+                        };
+                        /** @enum {string} */
+                        kind: "groupRemoved";
+                        /** Format: uuid */
+                        notificationId: string;
+                        readAt: string | null;
+                    } | {
+                        /** @description Who caused it (their handle as it is now) */
+                        actor: {
+                            fullHandle: string;
+                            publicId: string;
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                        data: {
+                            groupId: string;
+                            role: string;
+                        };
+                        /** @enum {string} */
+                        kind: "groupRoleChanged";
+                        /** Format: uuid */
+                        notificationId: string;
+                        readAt: string | null;
+                    } | {
+                        /** @description Who caused it (their handle as it is now) */
+                        actor: {
+                            fullHandle: string;
+                            publicId: string;
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                        data: {
+                            groupId: string;
+                            name: string;
+                        };
+                        /** @enum {string} */
+                        kind: "groupDisbanded";
                         /** Format: uuid */
                         notificationId: string;
                         readAt: string | null;
@@ -10265,6 +10437,92 @@ export interface operations {
                             };
                             /** @enum {string} */
                             kind: "partyKicked";
+                            /** Format: uuid */
+                            notificationId: string;
+                            readAt: string | null;
+                        } | {
+                            /** @description Who caused it (their handle as it is now) */
+                            actor: {
+                                fullHandle: string;
+                                publicId: string;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            data: {
+                                /** Format: date-time */
+                                expiresAt: string;
+                                groupId: string;
+                                inviteId: string;
+                            };
+                            /** @enum {string} */
+                            kind: "groupInviteReceived";
+                            /** Format: uuid */
+                            notificationId: string;
+                            readAt: string | null;
+                        } | {
+                            /** @description Who caused it (their handle as it is now) */
+                            actor: {
+                                fullHandle: string;
+                                publicId: string;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            data: {
+                                groupId: string;
+                            };
+                            /** @enum {string} */
+                            kind: "groupRequestAccepted";
+                            /** Format: uuid */
+                            notificationId: string;
+                            readAt: string | null;
+                        } | {
+                            /** @description Who caused it (their handle as it is now) */
+                            actor: {
+                                fullHandle: string;
+                                publicId: string;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            data: {
+                                groupId: string;
+                                reason: "kicked" | "banned";
+                            };
+                            /** @enum {string} */
+                            kind: "groupRemoved";
+                            /** Format: uuid */
+                            notificationId: string;
+                            readAt: string | null;
+                        } | {
+                            /** @description Who caused it (their handle as it is now) */
+                            actor: {
+                                fullHandle: string;
+                                publicId: string;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            data: {
+                                groupId: string;
+                                role: string;
+                            };
+                            /** @enum {string} */
+                            kind: "groupRoleChanged";
+                            /** Format: uuid */
+                            notificationId: string;
+                            readAt: string | null;
+                        } | {
+                            /** @description Who caused it (their handle as it is now) */
+                            actor: {
+                                fullHandle: string;
+                                publicId: string;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            data: {
+                                groupId: string;
+                                name: string;
+                            };
+                            /** @enum {string} */
+                            kind: "groupDisbanded";
                             /** Format: uuid */
                             notificationId: string;
                             readAt: string | null;
@@ -12078,7 +12336,7 @@ export interface operations {
                             snapshot: {
                                 channel?: {
                                     channelId: string;
-                                    kind: "dm" | "party";
+                                    kind: "dm" | "party" | "group";
                                     messages: {
                                         body: string;
                                         messageId: string;
@@ -12303,7 +12561,7 @@ export interface operations {
                         snapshot: {
                             channel?: {
                                 channelId: string;
-                                kind: "dm" | "party";
+                                kind: "dm" | "party" | "group";
                                 messages: {
                                     body: string;
                                     messageId: string;
@@ -12563,7 +12821,7 @@ export interface operations {
                             snapshot: {
                                 channel?: {
                                     channelId: string;
-                                    kind: "dm" | "party";
+                                    kind: "dm" | "party" | "group";
                                     messages: {
                                         body: string;
                                         messageId: string;
@@ -12887,7 +13145,7 @@ export interface operations {
                         snapshot: {
                             channel?: {
                                 channelId: string;
-                                kind: "dm" | "party";
+                                kind: "dm" | "party" | "group";
                                 messages: {
                                     body: string;
                                     messageId: string;
@@ -14207,6 +14465,92 @@ export interface operations {
                             notificationId: string;
                             readAt: string | null;
                         } | {
+                            /** @description Who caused it (their handle as it is now) */
+                            actor: {
+                                fullHandle: string;
+                                publicId: string;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            data: {
+                                /** Format: date-time */
+                                expiresAt: string;
+                                groupId: string;
+                                inviteId: string;
+                            };
+                            /** @enum {string} */
+                            kind: "groupInviteReceived";
+                            /** Format: uuid */
+                            notificationId: string;
+                            readAt: string | null;
+                        } | {
+                            /** @description Who caused it (their handle as it is now) */
+                            actor: {
+                                fullHandle: string;
+                                publicId: string;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            data: {
+                                groupId: string;
+                            };
+                            /** @enum {string} */
+                            kind: "groupRequestAccepted";
+                            /** Format: uuid */
+                            notificationId: string;
+                            readAt: string | null;
+                        } | {
+                            /** @description Who caused it (their handle as it is now) */
+                            actor: {
+                                fullHandle: string;
+                                publicId: string;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            data: {
+                                groupId: string;
+                                reason: "kicked" | "banned";
+                            };
+                            /** @enum {string} */
+                            kind: "groupRemoved";
+                            /** Format: uuid */
+                            notificationId: string;
+                            readAt: string | null;
+                        } | {
+                            /** @description Who caused it (their handle as it is now) */
+                            actor: {
+                                fullHandle: string;
+                                publicId: string;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            data: {
+                                groupId: string;
+                                role: string;
+                            };
+                            /** @enum {string} */
+                            kind: "groupRoleChanged";
+                            /** Format: uuid */
+                            notificationId: string;
+                            readAt: string | null;
+                        } | {
+                            /** @description Who caused it (their handle as it is now) */
+                            actor: {
+                                fullHandle: string;
+                                publicId: string;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            data: {
+                                groupId: string;
+                                name: string;
+                            };
+                            /** @enum {string} */
+                            kind: "groupDisbanded";
+                            /** Format: uuid */
+                            notificationId: string;
+                            readAt: string | null;
+                        } | {
                             /** Format: date-time */
                             createdAt: string;
                             data: {
@@ -14642,6 +14986,92 @@ export interface operations {
                         };
                         /** @enum {string} */
                         kind: "partyKicked";
+                        /** Format: uuid */
+                        notificationId: string;
+                        readAt: string | null;
+                    } | {
+                        /** @description Who caused it (their handle as it is now) */
+                        actor: {
+                            fullHandle: string;
+                            publicId: string;
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                        data: {
+                            /** Format: date-time */
+                            expiresAt: string;
+                            groupId: string;
+                            inviteId: string;
+                        };
+                        /** @enum {string} */
+                        kind: "groupInviteReceived";
+                        /** Format: uuid */
+                        notificationId: string;
+                        readAt: string | null;
+                    } | {
+                        /** @description Who caused it (their handle as it is now) */
+                        actor: {
+                            fullHandle: string;
+                            publicId: string;
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                        data: {
+                            groupId: string;
+                        };
+                        /** @enum {string} */
+                        kind: "groupRequestAccepted";
+                        /** Format: uuid */
+                        notificationId: string;
+                        readAt: string | null;
+                    } | {
+                        /** @description Who caused it (their handle as it is now) */
+                        actor: {
+                            fullHandle: string;
+                            publicId: string;
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                        data: {
+                            groupId: string;
+                            reason: "kicked" | "banned";
+                        };
+                        /** @enum {string} */
+                        kind: "groupRemoved";
+                        /** Format: uuid */
+                        notificationId: string;
+                        readAt: string | null;
+                    } | {
+                        /** @description Who caused it (their handle as it is now) */
+                        actor: {
+                            fullHandle: string;
+                            publicId: string;
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                        data: {
+                            groupId: string;
+                            role: string;
+                        };
+                        /** @enum {string} */
+                        kind: "groupRoleChanged";
+                        /** Format: uuid */
+                        notificationId: string;
+                        readAt: string | null;
+                    } | {
+                        /** @description Who caused it (their handle as it is now) */
+                        actor: {
+                            fullHandle: string;
+                            publicId: string;
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                        data: {
+                            groupId: string;
+                            name: string;
+                        };
+                        /** @enum {string} */
+                        kind: "groupDisbanded";
                         /** Format: uuid */
                         notificationId: string;
                         readAt: string | null;
