@@ -61,7 +61,7 @@ export const socialVars = {
   guestRestricted: specSetting('Social:Guests:Restricted', vars.guestFeatures('SOCIAL_GUEST_RESTRICTED', 'social', {
     default: ['friend_requests_over_limit', 'reports', 'group_create'],
     description:
-      'Social:Guests:Restricted — features refused to guest accounts until they upgrade (comma list of friend_requests_over_limit, reports, party_chat, party_create, group_create; none for none); a game\'s GuestRestricted replaces it',
+      'Social:Guests:Restricted — features refused to guest accounts until they upgrade (comma list of friend_requests_over_limit, reports, party_chat, party_create, group_create, group_chat; none for none); a game\'s GuestRestricted replaces it',
   })),
   guestFriendRequestsPerDay: specSetting('Social:Guests:FriendRequestsPerDay', vars.int('SOCIAL_GUEST_FRIEND_REQUESTS_PER_DAY', {
     default: 10,
