@@ -75,7 +75,7 @@ export function errorFromBody(source: ErrorSource, status: number, body: unknown
 export type GuestFeature = GameGuestFeature | 'change_email' | 'passkeys' | (string & {});
 
 /** The guest features a game may restrict (registry `GuestRestricted`): social's. */
-export type GameGuestFeature = 'friend_requests_over_limit' | 'reports' | 'party_chat' | 'party_create' | 'group_create' | 'group_chat';
+export type GameGuestFeature = 'friend_requests_over_limit' | 'reports' | 'party_chat' | 'party_create' | 'group_chat' | 'group_create';
 
 /**
  * The features a game may refuse to guests (registry `GuestRestricted`; social enforces them), each with what upgrading
@@ -86,8 +86,8 @@ export const GAME_GUEST_FEATURES: readonly { feature: GameGuestFeature; unlocks:
   { feature: 'reports', unlocks: 'Report players to the moderators' },
   { feature: 'party_chat', unlocks: 'Chat with party members who are not your friends' },
   { feature: 'party_create', unlocks: 'Create parties' },
-  { feature: 'group_create', unlocks: 'Create groups' },
   { feature: 'group_chat', unlocks: 'Chat in groups' },
+  { feature: 'group_create', unlocks: 'Create groups' },
 ];
 
 /** What a 403 `guest_restricted` says: the feature refused, and what upgrading the account unlocks (a line to show). */
