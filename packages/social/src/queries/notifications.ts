@@ -49,6 +49,27 @@ export async function insertNotification(db: Queryable, n: NotificationInsert): 
   return row ? { ...row, actor_public_id: null, actor_display_name: null, actor_discriminator: null } : undefined;
 }
 
+/**
+ * One notification of the same kind, actor and data for each of many users, in one statement (a group's disband): as
+ * insertNotification for each, skipping a user who muted the actor or with a block between them.
+ */
+export async function insertNotifications(
+  db: Queryable,
+  n: { userIds: readonly string[]; kind: string; actorId: string; data: object; createdAt: Date },
+): Promise<(NotificationRow & { user_id: string })[]> {
+  if (!n.userIds.length) return [];
+  const r = await db.query<NotificationRow & { user_id: string }>(
+    `INSERT INTO notifications (user_id, kind, actor_id, data, created_at)
+     SELECT u.id, $2::text, $3::uuid, $4::jsonb, $5::timestamptz FROM unnest($1::uuid[]) AS u(id)
+      WHERE NOT EXISTS (
+              SELECT 1 FROM mutes WHERE muter = u.id AND muted = $3
+              UNION ALL SELECT 1 FROM blocks WHERE (blocker = u.id AND blocked = $3) OR (blocker = $3 AND blocked = u.id))
+     RETURNING user_id, id, kind, data, created_at, read_at, seq::text AS seq`,
+    [[...n.userIds], n.kind, n.actorId, JSON.stringify(n.data), n.createdAt],
+  );
+  return r.rows.map((row) => ({ ...row, actor_public_id: null, actor_display_name: null, actor_discriminator: null }));
+}
+
 /** Deletes, for every user holding more than `cap` notifications, all but their `cap` newest; returns how many. */
 export async function trimInboxes(db: Queryable, cap: number): Promise<number> {
   const r = await db.query(

@@ -31,7 +31,7 @@ import {
   type JoinPolicy,
 } from '../queries/groups.js';
 import { socialError, rateLimited } from './errors.js';
-import { publishNotification, storeNotification } from './notifications.js';
+import { publishNotification, storeNotifications } from './notifications.js';
 import { authority, demand, groupDto, groupEvent, groupLimit, groupMemberDto, memberLeft, ownGameGroup, spaceOf, visibleGroup } from './group-access.js';
 import { assertGuestAllowed, type GuestCaller } from './guest-restrictions.js';
 import { filterText, reportFlagged } from './text-filter.js';
@@ -202,8 +202,8 @@ export async function disbandGroup(ctx: Ctx, me: UserRow, game: GameContext, id:
     if (a.member.role !== 'owner') throw socialError('group_permission_denied', 'Only the owner disbands the group', { permission: 'disband' });
     const members = await memberIds(tx, g.id);
     await deleteGroup(tx, g.id);
-    const notes = [];
-    for (const userId of members) if (userId !== me.id) notes.push(await storeNotification(ctx, tx, userId, 'groupDisbanded', me, { groupId: g.id, name: g.name }));
+    // One statement for every member's inbox entry, whatever the group's size.
+    const notes = await storeNotifications(ctx, tx, members.filter((userId) => userId !== me.id), 'groupDisbanded', me, { groupId: g.id, name: g.name });
     return { g, members, notes };
   });
   await groupEvent(ctx, members, 'groupDisbanded', { groupId: g.id, name: g.name }, me);

@@ -14,6 +14,7 @@ import {
   deleteNotificationsBefore,
   inboxPage,
   insertNotification,
+  insertNotifications,
   markAllRead,
   markRead,
   notificationBySource,
@@ -105,6 +106,19 @@ export async function storeNotification<K extends Exclude<NotificationKind, 'mod
     createdAt: ctx.now(),
   });
   return row ? { recipientId, actorPublicId: actor.public_id, dto: toDto(row, actor) } : undefined;
+}
+
+/** storeNotification for many recipients of one change, in one statement (a group's disband to its members). */
+export async function storeNotifications<K extends Exclude<NotificationKind, 'moderationNotice'>>(
+  ctx: Ctx,
+  tx: Queryable,
+  recipientIds: readonly string[],
+  kind: K,
+  actor: UserRow,
+  data: NotificationData[K],
+): Promise<StoredNotification[]> {
+  const rows = await insertNotifications(tx, { userIds: recipientIds, kind, actorId: actor.id, data: { ...data }, createdAt: ctx.now() });
+  return rows.map((row) => ({ recipientId: row.user_id, actorPublicId: actor.public_id, dto: toDto(row, actor) }));
 }
 
 export interface StoredNotification {

@@ -1,0 +1,128 @@
+// Groups (docs/social.md, "Groups") beyond membership: moderation (reports naming a group, staff actions), the
+// notification inbox, group chat. Membership, roles and finding are in groups.test.ts.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { assertError } from '@platform/kit/testing';
+import { useHarness, type Game, type TestUser } from './support.js';
+
+describe('groups: moderation, inbox, chat', () => {
+  const h = useHarness({}, { checkAccountIds: true });
+  let n = 0;
+  /** A unique group name (names are unique per game across the suite's groups). */
+  const uniqueName = (base = 'Guild') => `${base} ${++n} ${randomUUID().slice(0, 6)}`;
+  const create = async (u: TestUser, body: Record<string, unknown> = {}, game?: Game) => {
+    const r = await h.req(u, 'POST', '/v1/groups', { body: { name: uniqueName(), tag: 'GLD', ...body }, ...(game ? { game } : {}) });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    return r.body;
+  };
+  const join = (u: TestUser, id: string, game?: Game) => h.req(u, 'POST', `/v1/groups/${id}/join`, game ? { game } : {});
+
+  it('moderation: a report naming a group keeps its text; staff rename, clear or disband it, each action kept', async () => {
+    const game = h.registry.addGame('isolated');
+    const [owner, member, reporter] = await h.users('MOwner', 'MMember', 'MReporter');
+    const mod = await h.user('Moddy', { roles: ['moderator'] });
+    const g = await create(owner, { joinPolicy: 'open', description: 'rude words here' }, game);
+    await join(member, g.groupId, game);
+    const filed = await h.req(reporter, 'POST', '/v1/reports', { body: { targetPublicId: owner.publicId, reason: 'offensive_name', context: `group:${g.groupId} bad group` }, game });
+    assert.equal(filed.status, 202);
+    const queue = (await h.req(mod, 'GET', '/v1/moderation/reports?limit=100')).body;
+    const report = queue.reports.find((r: { context: string | null }) => r.context?.startsWith(`group:${g.groupId}`));
+    assert.deepEqual(report.snapshot.group, { groupId: g.groupId, name: g.name, tag: g.tag, description: 'rude words here' });
+    // Staff only; any game; a reason; each action kept with before and after.
+    const act = (u: TestUser, body: unknown) => h.req(u, 'POST', `/v1/moderation/groups/${g.groupId}/actions`, { body });
+    assertError(await act(owner, { action: 'clear_description', reason: 'x' }), 403, 'moderator_required');
+    assertError(await h.req(owner, 'GET', `/v1/moderation/groups/${g.groupId}`), 403, 'moderator_required');
+    const cleared = await act(mod, { action: 'clear_description', reason: 'Reported description' });
+    assert.equal(cleared.status, 200, JSON.stringify(cleared.body));
+    assert.equal(cleared.body.group.description, '');
+    const renamed = await act(mod, { action: 'rename', name: `Renamed ${randomUUID().slice(0, 8)}`, reason: 'Offensive name' });
+    assert.equal(renamed.status, 200);
+    assert.deepEqual(renamed.body.actions.map((a: { action: string; moderatorPublicId: string }) => [a.action, a.moderatorPublicId]), [['clear_description', mod.publicId], ['rename', mod.publicId]]);
+    assert.equal(renamed.body.actions[1].before.name, g.name);
+    for (const body of [{ action: 'rename', name: 'ab', reason: 'r' }, { action: 'rename', reason: 'r' }, { action: 'explode', reason: 'r' }, { action: 'disband' }, { action: 'disband', reason: 'r', extra: 1 }]) {
+      const r = await act(mod, body);
+      assert.equal(r.status, 400, JSON.stringify(body));
+    }
+    for (const id of ['not-a-uuid', randomUUID()]) assertError(await h.req(mod, 'POST', `/v1/moderation/groups/${id}/actions`, { body: { action: 'disband', reason: 'r' } }), 404, 'group_not_found');
+    // The members see the group renamed; a disband reaches them without naming anyone.
+    assert.equal((await h.req(member, 'GET', `/v1/groups/${g.groupId}`, { game })).body.name, renamed.body.group.name);
+    const rec = await h.events(member);
+    const gone = await act(mod, { action: 'disband', reason: 'Hate group' });
+    assert.deepEqual([gone.status, gone.body.group, gone.body.actions.length], [200, null, 3]);
+    const [ev] = await rec.next('groupDisbanded');
+    assert.deepEqual(Object.keys(ev.data as object).sort(), ['groupId', 'name']);
+    assert.ok(!JSON.stringify(ev).includes(mod.publicId));
+    assert.equal((await h.req(mod, 'GET', `/v1/moderation/groups/${g.groupId}`)).body.actions.length, 3);
+    assertError(await h.req(mod, 'GET', `/v1/moderation/groups/${randomUUID()}`), 404, 'group_not_found');
+  });
+
+  it('the inbox keeps what a player missed: an invite, an accepted request, a removal, a role, a disband', async () => {
+    const [owner, invitee, asker, target] = await h.users('NOwner', 'NInvitee', 'NAsker', 'NTarget');
+    const g = await create(owner, { joinPolicy: 'request' });
+    const inbox = async (u: TestUser) =>
+      (await h.req(u, 'GET', '/v1/notifications')).body.notifications.map((x: { kind: string; actor?: { publicId: string }; data: Record<string, unknown> }) => ({
+        kind: x.kind,
+        actor: x.actor?.publicId,
+        data: x.data,
+      }));
+    const inv = (await h.req(owner, 'POST', `/v1/groups/${g.groupId}/invites`, { body: { toPublicId: invitee.publicId } })).body;
+    assert.deepEqual(await inbox(invitee), [{ kind: 'groupInviteReceived', actor: owner.publicId, data: { inviteId: inv.inviteId, groupId: g.groupId, expiresAt: inv.expiresAt } }]);
+    await join(asker, g.groupId);
+    await h.req(owner, 'POST', `/v1/groups/${g.groupId}/requests/${asker.publicId}/accept`);
+    assert.deepEqual(await inbox(asker), [{ kind: 'groupRequestAccepted', actor: owner.publicId, data: { groupId: g.groupId } }]);
+    await join(target, g.groupId);
+    await h.req(owner, 'POST', `/v1/groups/${g.groupId}/requests/${target.publicId}/accept`);
+    await h.req(owner, 'PUT', `/v1/groups/${g.groupId}/members/${target.publicId}/role`, { body: { role: 'admin' } });
+    await h.req(owner, 'PUT', `/v1/groups/${g.groupId}/members/${target.publicId}/role`, { body: { role: 'member' } });
+    await h.req(owner, 'POST', `/v1/groups/${g.groupId}/members/${target.publicId}/kick`);
+    assert.deepEqual((await inbox(target)).map((x: { kind: string; data: Record<string, unknown> }) => [x.kind, x.data.role ?? x.data.reason ?? null]), [
+      ['groupRemoved', 'kicked'],
+      ['groupRoleChanged', 'member'],
+      ['groupRoleChanged', 'admin'],
+      ['groupRequestAccepted', null],
+    ]);
+    // A player who muted the actor gets no entry; the disband reaches the others.
+    await h.req(asker, 'POST', `/v1/mutes/${owner.publicId}`);
+    await h.req(invitee, 'POST', `/v1/me/group-invites/${inv.inviteId}/accept`);
+    assert.equal((await h.req(owner, 'DELETE', `/v1/groups/${g.groupId}`)).status, 204);
+    assert.deepEqual((await inbox(invitee))[0], { kind: 'groupDisbanded', actor: owner.publicId, data: { groupId: g.groupId, name: g.name } });
+    assert.equal((await inbox(asker)).length, 1);
+    assert.deepEqual(await inbox(owner), []);
+  });
+
+  it('group chat: members write and read, blocks and mutes apply per reader, guests as the game says, reports keep it', async () => {
+    const game = h.registry.addGame('isolated', ['group_chat']);
+    const [owner, reader, muter, blocked, outsider] = await h.users('COwner', 'CReader', 'CMuter', 'CBlocked', 'COutsider');
+    const guest = await h.user('CGuest', { guest: true });
+    const g = await create(owner, { joinPolicy: 'open' }, game);
+    for (const u of [reader, muter, blocked, guest]) assert.equal((await join(u, g.groupId, game)).status, 200);
+    await h.req(muter, 'POST', `/v1/mutes/${owner.publicId}`);
+    await h.req(owner, 'POST', `/v1/blocks/${blocked.publicId}`);
+    const recs = await Promise.all([reader, muter, blocked, owner].map((u) => h.events(u)));
+    const url = `/v1/chat/group/${g.groupId}/messages`;
+    const sent = await h.req(owner, 'POST', url, { body: { body: 'Raid at nine' }, game });
+    assert.equal(sent.status, 201, JSON.stringify(sent.body));
+    assert.equal(sent.body.channel, 'group');
+    const [heard] = await recs[0].next('chatMessage');
+    assert.deepEqual(heard.data, sent.body);
+    assert.equal((await recs[3].next('chatMessage')).length, 1, 'the author gets their own copy');
+    await recs[1].expectTypes([]);
+    await recs[2].expectTypes([]);
+    // History: members only; the blocked member does not see the blocker's messages.
+    assert.deepEqual((await h.req(muter, 'GET', url, { game })).body.messages.map((m: { body: string }) => m.body), ['Raid at nine']);
+    assert.deepEqual((await h.req(blocked, 'GET', url, { game })).body.messages, []);
+    assertError(await h.req(outsider, 'GET', url, { game }), 404, 'channel_not_found');
+    assertError(await h.req(outsider, 'POST', url, { body: { body: 'let me in' }, game }), 404, 'channel_not_found');
+    const refused = await h.req(guest, 'POST', url, { body: { body: 'hi' }, game });
+    assertError(refused, 403, 'guest_restricted');
+    assert.equal(refused.body.feature, 'group_chat');
+    for (const body of [{ body: '' }, { body: 'x'.repeat(5000) }, { text: 'hi' }]) assert.equal((await h.req(reader, 'POST', url, { body, game })).status, 400);
+    // A report naming the group keeps the reported member's last messages there.
+    assert.equal((await h.req(reader, 'POST', '/v1/reports', { body: { targetPublicId: owner.publicId, reason: 'harassment', context: `group:${g.groupId}` }, game })).status, 202);
+    const mod = await h.user('CMod', { roles: ['moderator'] });
+    const report = (await h.req(mod, 'GET', '/v1/moderation/reports?limit=100')).body.reports.find((r: { context: string | null }) => r.context === `group:${g.groupId}`);
+    assert.deepEqual(report.snapshot.channel.messages.map((m: { body: string }) => m.body), ['Raid at nine']);
+    assert.equal(report.snapshot.group.name, g.name);
+  });
+});
