@@ -154,6 +154,7 @@ describe('web lobby: two players in Chromium', { skip: chromiumSkip() }, () => {
     await clickIn(a.page, '#group-requests li', b.handle, 'Accept');
     await shows(a.page, '#status', `${b.handle} joined ${titled}`);
     await shows(a.page, '#group-members li', `${b.handle} (member)`);
+    await a.page.locator('#group-requests li').first().waitFor({ state: 'detached' });
     assert.equal(await a.page.locator('#group-requests li').count(), 0);
 
     // B hears the acceptance live and sees the members; a member may neither kick nor decide requests.
@@ -169,6 +170,9 @@ describe('web lobby: two players in Chromium', { skip: chromiumSkip() }, () => {
     await shows(a.page, '#status', `${b.handle} was removed from ${titled}`);
     await shows(b.page, '#status', 'You were removed from a group');
     await b.page.locator('#group').waitFor({ state: 'hidden' });
+    // The lists are redrawn after the status line: wait for the removed rows to go (a loaded machine is slow to).
+    await b.page.locator('#my-groups li').first().waitFor({ state: 'detached' });
+    await a.page.locator('#group-members li', { hasText: b.handle }).waitFor({ state: 'detached' });
     assert.equal(await b.page.locator('#my-groups li').count(), 0);
     assert.deepEqual(await a.page.locator('#group-members li').allTextContents(), [`${a.handle} (owner)`]);
 
@@ -180,6 +184,7 @@ describe('web lobby: two players in Chromium', { skip: chromiumSkip() }, () => {
     await clickIn(b.page, '#group-invites li', name, 'Join');
     await shows(b.page, '#my-groups li', `${titled} (member)`);
     await shows(a.page, '#group-members li', `${b.handle} (member)`);
+    await b.page.locator('#group-invites li').first().waitFor({ state: 'detached' });
     assert.equal(await b.page.locator('#group-invites li').count(), 0);
     assert.equal(await a.page.locator('#status.error').count(), 0, (await a.page.locator('#status').textContent()) ?? '');
     assert.equal(await b.page.locator('#status.error').count(), 0, (await b.page.locator('#status').textContent()) ?? '');
