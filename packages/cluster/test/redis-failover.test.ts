@@ -176,8 +176,23 @@ for (const [title, deploy] of deployments) {
       const victim = redis.victim();
       const killedAt = Date.now();
       await redis.kill(victim);
+      // The promotion: when the deployment names another primary. A loaded machine makes the election slower than the
+      // usual 1-2 s; the recovery goal counts from it (without it seen, from 2 s after the kill).
+      let promotedAt = killedAt + 2000;
+      for (const deadline = killedAt + 15_000; Date.now() < deadline; await sleep(100)) {
+        let now: number | undefined;
+        try {
+          now = redis.victim();
+        } catch {
+          now = undefined;
+        }
+        if (now !== undefined && now !== victim) {
+          promotedAt = Date.now();
+          break;
+        }
+      }
       // Load through the failover and well past it.
-      await sleep(7500);
+      await sleep(Math.max(0, promotedAt + 6500 - Date.now()));
       running = false;
       await Promise.all([authLoop, socialLoop]);
       // What was acknowledged last may still be on its way to the socket.
@@ -189,9 +204,11 @@ for (const [title, deploy] of deployments) {
       assert.deepEqual(seenSocial.bad, [], 'social: only 2xx, 4xx and 503 with Retry-After');
       const authRecovery = recoveredAfter(seenAuth, killedAt);
       const socialRecovery = recoveredAfter(seenSocial, killedAt);
-      // 5 s after the promotion, which the deployment makes about 1-2 s after the kill (node timeout, election).
-      assert.ok(authRecovery < 8000, `auth answered again ${authRecovery} ms after the kill (${statuses(seenAuth)})`);
-      assert.ok(socialRecovery < 8000, `social answered again ${socialRecovery} ms after the kill (${statuses(seenSocial)})`);
+      const promotion = promotedAt - killedAt;
+      // Within 5 s of the promotion (the deployment's node timeout and election come first), with 1 s for the load's
+      // own pace on a loaded machine.
+      assert.ok(authRecovery - promotion < 6000, `auth answered again ${authRecovery} ms after the kill, promotion at ${promotion} ms (${statuses(seenAuth)})`);
+      assert.ok(socialRecovery - promotion < 6000, `social answered again ${socialRecovery} ms after the kill, promotion at ${promotion} ms (${statuses(seenSocial)})`);
       assert.equal(closed, undefined, 'the platform closed no socket');
       const missing = acknowledged.filter((a) => !delivered().has(a));
       assert.ok(missing.length === 0 || resynced(), `acknowledged and never delivered, with no resync: ${missing.join(', ')}`);
