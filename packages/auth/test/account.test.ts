@@ -1,5 +1,5 @@
 // The account: profile, platform sign-in and linking, unlink guard, export, deletion and purge, logs.
-import { describe, it, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';

@@ -1,6 +1,6 @@
 // AUTH_EMAIL_VERIFICATION=required: sign-up without a session, sign-in refused until the email is verified (or a
 // password reset proved the mailbox); mails through a real SMTP server started here.
-import { describe, it, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { email, GOOD_PASSWORD, useMailHarness } from './support/harness.js';
 import { tokenOf, type ReceivedMail } from './support/smtp.js';

@@ -1,6 +1,6 @@
 // Email verification (sign-up, link, resend) and email change (POST /account/email); mails through a real SMTP
 // server started here. AUTH_EMAIL_VERIFICATION=required: email-verification-required.test.ts.
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { auditCount, bearer, email, guest, GOOD_PASSWORD, register, useMailHarness, type Harness, assertError } from './support/harness.js';
 import { tokenOf, type ReceivedMail, type TestSmtpServer } from './support/smtp.js';

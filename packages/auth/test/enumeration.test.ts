@@ -1,9 +1,9 @@
 // Issue 25, item 8: an email change, and a sign-up when AUTH_EMAIL_VERIFICATION=required, answer an address that
 // has an account exactly like a free one; the owner of the taken address is mailed instead. Mails through a real
 // SMTP server started here.
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { bearer, email, GOOD_PASSWORD, harness, register, useMailHarness, type Harness } from './support/harness.js';
+import { bearer, email, GOOD_PASSWORD, register, useMailHarness, type Harness } from './support/harness.js';
 import { tokenOf } from './support/smtp.js';
 
 type Answer = Awaited<ReturnType<Harness['app']['inject']>>;

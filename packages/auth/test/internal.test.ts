@@ -1,5 +1,5 @@
 // Service callers: X-Internal-Key, GET /internal/accounts/{id}, POST /internal/server-token, the forwarded player address.
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createAccessTokenVerifier, staticKeyResolver } from '@platform/kit';
 import { captureLogs } from '@platform/kit/testing';

@@ -1,6 +1,6 @@
 // The player's own sessions (list, end one, end all others: each through the revoker), Cache-Control: no-store on
 // every response carrying a token, and the key set's ETag.
-import { describe, it, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { useHarness, guest, register, bearer, fingerprint, GOOD_PASSWORD, type Harness, assertError } from './support/harness.js';

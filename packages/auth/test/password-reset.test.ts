@@ -1,6 +1,6 @@
 // Password reset by mail (real SMTP server in the test): request (202 alike for every address), token, reset,
 // every session revoked, audit; used, expired and unknown tokens; rate limits; enumeration.
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { auditCount, bearer, email, harness, register, useMailHarness, assertError } from './support/harness.js';
 import { tokenOf } from './support/smtp.js';

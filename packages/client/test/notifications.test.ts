@@ -1,7 +1,7 @@
 /** The notification inbox through the SDK against the real service: pages, unread, read, delete, the live event. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Notification, RealtimeClient } from '../src/index.js';
+import type { Notification } from '../src/index.js';
 import { player, rejects, usePlatform } from './support.js';
 
 describe('client: the notification inbox against the real service', () => {

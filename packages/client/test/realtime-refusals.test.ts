@@ -7,7 +7,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import WebSocket from 'ws';
-import { PlatformError, type LifecycleEvents, type RealtimeClient, type WebSocketConstructor } from '../src/index.js';
+import { PlatformError, type LifecycleEvents, type WebSocketConstructor } from '../src/index.js';
 import { player, usePlatform } from './support.js';
 
 describe('client: refused handshakes, over HTTP (no Origin, ws in Node) and in band (a browser)', () => {

@@ -5,7 +5,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { closeReason, type LifecycleEvents, type RealtimeClient, type SessionEvent } from '../src/index.js';
+import { closeReason, type LifecycleEvents, type SessionEvent } from '../src/index.js';
 import { player, rejects, usePlatform } from './support.js';
 
 describe('client: the session ended by the server', () => {

@@ -1,7 +1,7 @@
 /** Sign-in (guest with restore, email, platform), the session's single-flight refresh, storage, sign-out, errors. */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { memoryStorage, PlatformError, webStorage, type TokenStorage, type WebStorageLike } from '../src/index.js';
+import { memoryStorage, webStorage, type TokenStorage, type WebStorageLike } from '../src/index.js';
 import { PASSWORD, rejects, startTestPlatform, uniqueEmail, type TestPlatform } from './support.js';
 
 /** A Web Storage area (the localStorage interface) kept in a Map: Node has no localStorage. */

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { connectSocket } from './support.js';
 import type { StateStore } from '@platform/kit';
-import { eventually, onSuiteStores, REPO_ROOT, ServiceNode, skipWithoutSharedStores, startSocialCluster, freePort, baseEnv, type SocialCluster } from '../src/index.js';
+import { onSuiteStores, REPO_ROOT, ServiceNode, skipWithoutSharedStores, startSocialCluster, freePort, baseEnv, type SocialCluster } from '../src/index.js';
 
 /** The release before this one (update at each release, with packages/e2e/test/fixtures/wire/previous.json). */
 const PREVIOUS_RELEASE = '955e5901a04d4d655b89294e7f6979f65d0cec53';

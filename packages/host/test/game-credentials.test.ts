@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import WebSocket from 'ws';
-import { requestJson, type Env } from '@platform/kit';
+import { requestJson } from '@platform/kit';
 import { startHost, type RunningHost } from '../src/index.js';
 import { embeddedHostEnv } from './support.js';
 

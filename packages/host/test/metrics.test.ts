@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ConfigError, type Env } from '@platform/kit';
+import { ConfigError } from '@platform/kit';
 import { scrapeMetrics } from '@platform/kit/testing';
 import { metricsPortClashes, startHost } from '../src/index.js';
 import { embeddedHostEnv } from './support.js';

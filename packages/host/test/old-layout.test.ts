@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { requestJson, type Env } from '@platform/kit';
+import { requestJson } from '@platform/kit';
 import { startAuth } from '@platform/auth';
 import { startRegistry } from '@platform/registry';
 import { startSocial } from '@platform/social';

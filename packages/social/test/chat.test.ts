@@ -104,7 +104,7 @@ describe('chat', () => {
   });
 
   it('retention: messages older than RetentionDays are purged', async () => {
-    const [a, b] = await h.friends('Old', 'Timer');
+    const [a] = await h.friends('Old', 'Timer');
     const dm = (await h.req(a, 'GET', '/v1/friends')).body[0].dmChannelId;
     await h.req(a, 'POST', `/v1/chat/dm/${dm}/messages`, { body: { body: 'ancient' } });
     clock += 20 * 86_400_000;
@@ -119,7 +119,7 @@ describe('chat disabled', () => {
   const h = useHarness({ SOCIAL__CHAT__ENABLED: 'false' });
 
   it('history and sending answer 404 feature_disabled', async () => {
-    const [a, b] = await h.friends('NoChat', 'NoChat2');
+    const [a] = await h.friends('NoChat', 'NoChat2');
     const dm = (await h.req(a, 'GET', '/v1/friends')).body[0].dmChannelId;
     for (const [method, body] of [['GET', undefined], ['POST', { body: 'hi' }]] as const) {
       const r = await h.req(a, method, `/v1/chat/dm/${dm}/messages`, { body });

@@ -31,8 +31,15 @@ describe('groups: moderation, inbox, chat', () => {
     assert.deepEqual(report.snapshot.group, { groupId: g.groupId, name: g.name, tag: g.tag, description: 'rude words here' });
     // Staff only; any game; a reason; each action kept with before and after.
     const act = (u: TestUser, body: unknown) => h.req(u, 'POST', `/v1/moderation/groups/${g.groupId}/actions`, { body });
-    assertError(await act(owner, { action: 'clear_description', reason: 'x' }), 403, 'moderator_required');
-    assertError(await h.req(owner, 'GET', `/v1/moderation/groups/${g.groupId}`), 403, 'moderator_required');
+    // Refused to a player (the owner too), a server-role token, an API-key caller and an anonymous one.
+    const server = await h.user('NoRoleServer', { roles: ['server'] });
+    for (const [method, url, body] of [['POST', `/v1/moderation/groups/${g.groupId}/actions`, { action: 'clear_description', reason: 'x' }], ['GET', `/v1/moderation/groups/${g.groupId}`]] as const) {
+      for (const u of [owner, member, server]) assertError(await h.req(u, method, url, body ? { body } : {}), 403, 'moderator_required');
+      const apiKey = await h.req(null, method, url, { ...(body ? { body } : {}), headers: { 'x-api-key': 'server-key-0123456789abcdef', 'x-user-id': h.subs[0] } });
+      assert.ok([401, 403].includes(apiKey.status), String(apiKey.status));
+      assertError(await h.req(null, method, url, body ? { body } : {}), 401, 'unauthorized');
+    }
+    assert.equal((await h.req(member, 'GET', `/v1/groups/${g.groupId}`, { game })).body.description, 'rude words here', 'nothing changed');
     const cleared = await act(mod, { action: 'clear_description', reason: 'Reported description' });
     assert.equal(cleared.status, 200, JSON.stringify(cleared.body));
     assert.equal(cleared.body.group.description, '');

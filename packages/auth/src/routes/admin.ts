@@ -4,9 +4,8 @@
  */
 import { Type } from 'typebox';
 import { UUID_PATTERN, type App } from '@platform/kit';
-import type { FastifyRequest } from 'fastify';
 import type { AuthContext } from '../context.js';
-import { accountNotFound, adminRequired, sanctionNotFound } from '../errors.js';
+import { accountNotFound, sanctionNotFound } from '../errors.js';
 import { accountExists } from '../services/accounts.js';
 import {
   AccountLookup,
@@ -24,7 +23,7 @@ import {
   SanctionSchema,
 } from './schemas.js';
 import { changeAccountStatus, findAccounts, GRANTABLE_ROLES, lookupAccount, setRoles } from '../services/admin.js';
-import { assertStaff, createSanction, liftSanction, listSanctions, sanctionView, type Actor } from '../services/sanctions.js';
+import { createSanction, liftSanction, listSanctions, sanctionView } from '../services/sanctions.js';
 import { KEY_ROTATION_CHANNEL, keyTimings, rotateSigningKey } from '../services/keys.js';
 import { actorOf, claimsOf } from '../services/callers.js';
 import { BUS_NOTICE_WIRE } from '../services/notice-wire.js';
@@ -43,7 +42,6 @@ export async function adminRoutes(app: App, c: AuthContext) {
       },
     },
     async (req) => {
-      const claims = claimsOf(req);
       const body = optionalBody<{ emergency: boolean; retire_previous: boolean }>(req.body, { emergency: 'boolean', retire_previous: 'boolean' });
       const r = await rotateSigningKey(c.db, c.config.masterKey!, keyTimings(c.config), c.auditCtx(req), {
         emergency: body.emergency,

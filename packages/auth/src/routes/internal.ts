@@ -5,7 +5,7 @@
 import { Type } from 'typebox';
 import { serviceSubject, type App } from '@platform/kit';
 import type { AuthContext } from '../context.js';
-import { accountNotFound, fail } from '../errors.js';
+import { accountNotFound } from '../errors.js';
 import { accountSummaryFor } from '../services/accounts.js';
 import { grantRoles } from '../services/admin.js';
 import { audit } from '../services/audit.js';

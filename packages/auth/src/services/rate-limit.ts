@@ -1,5 +1,4 @@
 /** Auth's route conventions for the kit's sliding-window limits (kit rate-limit.ts, shared with the registry). */
-import type { FastifyRequest } from 'fastify';
 import type { Limit } from '@platform/kit';
 
 export { createRateLimiter, type Limit, type RateLimiter } from '@platform/kit';

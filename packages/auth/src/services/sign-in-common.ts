@@ -1,7 +1,6 @@
 /** What every sign-in flow (guest, email and password, platform ticket) shares: devices, the usable check, the session. */
 import { appealToken } from './appeal-token.js';
-import { sha256Hex, type Database, type Queryable } from '@platform/kit';
-import type { AuthConfig } from '../config.js';
+import { sha256Hex, type Queryable } from '@platform/kit';
 import { fail } from '../errors.js';
 import type { AccountRow } from '../queries/accounts.js';
 import { upsertDevice } from '../queries/devices.js';

@@ -4,7 +4,7 @@
 import { randomToken } from '@platform/kit';
 import type { Context } from '../context.js';
 import { newClientKey, withSecret } from './game-keys.js';
-import { gameQueries, type CrossGameVisibility, type GamePatch, type GameRow } from '../queries/games.js';
+import { gameQueries, type GamePatch, type GameRow } from '../queries/games.js';
 import { moduleQueries } from '../queries/modules.js';
 import { registrationQueries } from '../queries/registrations.js';
 import { checkGameId, gameNotFound, gameView, ownerOf, registrationView, type GameView, type UserRegistrationView } from './game-views.js';

@@ -1,5 +1,5 @@
 /** Groups, their roles, members, join requests, bans and invites (migration 0008). */
-import type { Queryable } from '@platform/kit';
+import { UUID_PATTERN, type Queryable } from '@platform/kit';
 import type { UserRow } from './users.js';
 
 export type JoinPolicy = 'open' | 'request' | 'invite';
@@ -43,12 +43,15 @@ export interface GroupColumns {
   memberLimit: number;
 }
 
+/** The group; undefined for an unknown id, also one that is not a UUID (never an error from the database). */
 export async function groupById(db: Queryable, id: string): Promise<GroupRow | undefined> {
+  if (!UUID_PATTERN.test(id)) return undefined;
   return (await db.query<GroupRow>('SELECT * FROM groups WHERE id = $1', [id])).rows[0];
 }
 
 /** The row, locked until the transaction ends (joins against the member limit, role and ownership changes). */
 export async function lockGroup(db: Queryable, id: string): Promise<GroupRow | undefined> {
+  if (!UUID_PATTERN.test(id)) return undefined;
   return (await db.query<GroupRow>('SELECT * FROM groups WHERE id = $1 FOR UPDATE', [id])).rows[0];
 }
 
@@ -280,6 +283,7 @@ export async function upsertInvite(db: Queryable, groupId: string, from: string,
 }
 
 export async function inviteById(db: Queryable, id: string): Promise<GroupInviteRow | undefined> {
+  if (!UUID_PATTERN.test(id)) return undefined;
   return (await db.query<GroupInviteRow>('SELECT * FROM group_invites WHERE id = $1', [id])).rows[0];
 }
 

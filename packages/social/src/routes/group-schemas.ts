@@ -16,7 +16,8 @@ export const PermissionSchema = Type.Union([
   Type.Literal('manage_roles'),
 ]);
 // The schema names every permission the service knows, and only those.
-const _permissionsMatch: (typeof GROUP_PERMISSIONS)[number] extends Static<typeof PermissionSchema> ? true : never = true;
+const permissionsMatch: (typeof GROUP_PERMISSIONS)[number] extends Static<typeof PermissionSchema> ? true : never = true;
+void permissionsMatch;
 export const Metadata = Type.Record(Type.String(), Type.Unknown(), { description: 'Bounded game data (at most 2 KiB as JSON)' });
 
 export const GroupDto = Type.Object({

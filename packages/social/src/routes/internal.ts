@@ -5,8 +5,7 @@
  * every notice is idempotent here.
  */
 import { Type } from 'typebox';
-import { AUTH_SERVICE_NAME, defineWire, serviceSubject, type AccessClaims, type App } from '@platform/kit';
-import type { FastifyRequest } from 'fastify';
+import { AUTH_SERVICE_NAME, defineWire, serviceSubject, type App } from '@platform/kit';
 import type { Ctx } from '../context.js';
 import { eraseAccount } from '../services/account.js';
 import { appealDecided } from '../services/appeal-notices.js';

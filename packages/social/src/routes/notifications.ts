@@ -17,7 +17,6 @@ import {
   removeNotification,
 } from '../services/notifications.js';
 import { requireUser, userForAccountNotice } from '../services/users.js';
-import type { InternalRouteOptions } from './internal.js';
 import { NotificationDto } from './schemas.js';
 import { ANY_ROUTE, BODY, CALLER, CallerHeaders, errorResponses, NoContent, VALIDATED } from './responses.js';
 

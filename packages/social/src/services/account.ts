@@ -41,21 +41,24 @@ async function notifyProfile(ctx: Ctx, u: UserRow): Promise<void> {
   );
 }
 
+/** An avatar (a player's, a group's) is an https URL: 400 invalid_avatar_url otherwise. */
+export function assertAvatarUrl(url: string): void {
+  let ok = false;
+  try {
+    ok = new URL(url).protocol === 'https:';
+  } catch {
+    ok = false;
+  }
+  if (!ok) throw socialError('invalid_avatar_url', 'avatarUrl must be an https URL', { field: 'avatarUrl' });
+}
+
 /**
  * Edits the profile. The display name and status go through the game's text filter (`game`: the request's
  * context): a status is masked, a display name refused in mode mask (its characters cannot include `*`); both are
  * refused in mode reject and reported after the change in mode flag.
  */
 export async function updateProfile(ctx: Ctx, me: UserRow, patch: ProfilePatch, game: GameContext): Promise<UserRow> {
-  if (patch.avatarUrl) {
-    let ok = false;
-    try {
-      ok = new URL(patch.avatarUrl).protocol === 'https:';
-    } catch {
-      ok = false;
-    }
-    if (!ok) throw socialError('invalid_avatar_url', 'avatarUrl must be an https URL', { field: 'avatarUrl' });
-  }
+  if (patch.avatarUrl) assertAvatarUrl(patch.avatarUrl);
   // Both checked before anything changes: a refused status leaves the name as it was too.
   const name = patch.displayName !== undefined ? filterText(ctx, game, 'displayName', patch.displayName) : undefined;
   const trimmedStatus = patch.status?.trim() || null;

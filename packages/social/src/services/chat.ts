@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createBatcher, onePer, UUID_PATTERN as GUID, type Queryable } from '@platform/kit';
-import { NO_GAME, type Ctx, type GameContext, type UserRow } from '../context.js';
+import { NO_GAME, type Ctx, type UserRow } from '../context.js';
 import { limitChat } from './limits.js';
 import { socialError } from './errors.js';
 import { filterText, reportFlagged } from './text-filter.js';

@@ -1,5 +1,5 @@
 /** Groups: who may see a group, who acts in it with which rank and permissions, and the events they cause (services/groups.ts). */
-import { UUID_PATTERN as UUID, type Queryable } from '@platform/kit';
+import type { Queryable } from '@platform/kit';
 import type { Ctx, GameContext, UserRow } from '../context.js';
 import {
   groupById,
@@ -61,14 +61,13 @@ export const groupMemberDto = (m: GroupMemberRow) => ({
 
 /** The group as the caller may see it: its own game's, or another's when the caller's game sees every game in full. */
 export async function visibleGroup(ctx: Ctx, game: GameContext, id: string): Promise<GroupRow> {
-  const g = UUID.test(id) ? await groupById(ctx.db, id) : undefined;
+  const g = await groupById(ctx.db, id);
   if (!g || (g.game_id !== spaceOf(game) && game.visibility !== 'full')) throw groupNotFound();
   return g;
 }
 
 /** A group of the caller's own game (every change is made from the group's game). */
 export async function ownGameGroup(db: Queryable, game: GameContext, id: string, lock = false): Promise<GroupRow> {
-  if (!UUID.test(id)) throw groupNotFound();
   const g = lock ? await lockGroup(db, id) : await groupById(db, id);
   if (!g || g.game_id !== spaceOf(game)) throw groupNotFound();
   return g;

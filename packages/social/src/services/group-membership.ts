@@ -1,5 +1,5 @@
 /** Joining groups: open joins, join requests and invites, leaving (services/groups.ts). */
-import { UUID_PATTERN as UUID, type Queryable } from '@platform/kit';
+import type { Queryable } from '@platform/kit';
 import type { Ctx, GameContext, UserRow } from '../context.js';
 import {
   deleteGroup,
@@ -169,7 +169,7 @@ export async function myGroupInvites(ctx: Ctx, me: UserRow) {
 /** Accepts an invite to the caller (from the group's game): joins, whatever the group's join policy. */
 export async function acceptGroupInvite(ctx: Ctx, me: UserRow, game: GameContext, inviteId: string) {
   const g = await ctx.db.transaction(async (tx) => {
-    const inv = UUID.test(inviteId) ? await inviteById(tx, inviteId) : undefined;
+    const inv = await inviteById(tx, inviteId);
     if (!inv || inv.to_user !== me.id || inv.expires_at.getTime() <= ctx.now().getTime()) throw inviteNotFound();
     const g = await lockGroup(tx, inv.group_id);
     if (!g || g.game_id !== spaceOf(game)) throw inviteNotFound();
@@ -182,7 +182,7 @@ export async function acceptGroupInvite(ctx: Ctx, me: UserRow, game: GameContext
 }
 
 export async function declineGroupInvite(ctx: Ctx, me: UserRow, inviteId: string): Promise<void> {
-  const inv = UUID.test(inviteId) ? await inviteById(ctx.db, inviteId) : undefined;
+  const inv = await inviteById(ctx.db, inviteId);
   if (!inv || inv.to_user !== me.id) throw inviteNotFound();
   await deleteInvite(ctx.db, inv.id);
 }

@@ -44,7 +44,6 @@ export async function staffGroupView(ctx: Ctx, id: string) {
 }
 
 export async function moderateGroup(ctx: Ctx, moderator: UserRow, id: string, input: GroupStaffAction) {
-  if (!UUID.test(id)) throw notFound();
   let name: string | undefined;
   if (input.action === 'rename') {
     name = input.name.trim();

@@ -35,6 +35,7 @@ import { publishNotification, storeNotifications } from './notifications.js';
 import { authority, demand, groupDto, groupEvent, groupLimit, groupMemberDto, memberLeft, ownGameGroup, spaceOf, visibleGroup } from './group-access.js';
 import { assertGuestAllowed, type GuestCaller } from './guest-restrictions.js';
 import { filterText, reportFlagged } from './text-filter.js';
+import { assertAvatarUrl } from './account.js';
 
 
 const METADATA_MAX_BYTES = 2048;
@@ -94,15 +95,7 @@ function groupColumns(ctx: Ctx, game: GameContext, input: GroupInput, base: Grou
   }
   let avatarUrl = base?.avatarUrl ?? null;
   if (input.avatarUrl !== undefined) {
-    if (input.avatarUrl !== null && input.avatarUrl !== '') {
-      let ok = false;
-      try {
-        ok = new URL(input.avatarUrl).protocol === 'https:';
-      } catch {
-        ok = false;
-      }
-      if (!ok) throw socialError('invalid_avatar_url', 'avatarUrl must be an https URL', { field: 'avatarUrl' });
-    }
+    if (input.avatarUrl) assertAvatarUrl(input.avatarUrl);
     avatarUrl = input.avatarUrl || null;
   }
   let metadata = base?.metadata ?? null;

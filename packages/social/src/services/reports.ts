@@ -4,7 +4,7 @@ import type { Ctx, GameContext, UserRow } from '../context.js';
 import { groupById, memberOf } from '../queries/groups.js';
 import { dmPeer } from './chat.js';
 import { limitOutreach } from './limits.js';
-import { fullHandle, profileSnapshot, resolveTarget } from './users.js';
+import { profileSnapshot, resolveTarget } from './users.js';
 import { assertGuestAllowed, type GuestCaller } from './guest-restrictions.js';
 import { socialError } from './errors.js';
 import { insertReport, lastMessagesOf, lockReportPair, mergeRepeat } from '../queries/reports.js';

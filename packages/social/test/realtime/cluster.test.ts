@@ -11,7 +11,7 @@ import { connect, type Client, realtimeSuite } from './support.js';
 const carriesNoNodeId = (c: Client) => c.frames.every((f) => !('origin' in (f as object)) && !JSON.stringify(f).includes('"origin"'));
 
 describe(`realtime: two nodes (${process.env.REDIS_URL ? 'Redis pub/sub' : 'shared memory store'})`, () => {
-  const { h, nodeA, nodeB, clients, ready } = realtimeSuite({ SOCIAL__PRESENCE__SWEEPMILLISECONDS: '200', SOCIAL__PRESENCE__GRACEMILLISECONDS: '0' }, { second: { SOCIAL__PRESENCE__SWEEPMILLISECONDS: '200', SOCIAL__PRESENCE__GRACEMILLISECONDS: '0' } });
+  const { h, nodeA, nodeB, ready } = realtimeSuite({ SOCIAL__PRESENCE__SWEEPMILLISECONDS: '200', SOCIAL__PRESENCE__GRACEMILLISECONDS: '0' }, { second: { SOCIAL__PRESENCE__SWEEPMILLISECONDS: '200', SOCIAL__PRESENCE__GRACEMILLISECONDS: '0' } });
 
   it('a friend request, a presence change, a party join and a chat message made on node A reach node B', async () => {
     const [a, b] = await h.users('Anya', 'Boris');

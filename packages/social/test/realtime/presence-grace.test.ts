@@ -14,7 +14,7 @@ const OFFLINE_BOUND_MS = GRACE_MS + 6000;
 const env = { SOCIAL__PRESENCE__GRACEMILLISECONDS: String(GRACE_MS), SOCIAL__PRESENCE__SWEEPMILLISECONDS: String(SWEEP_MS) };
 
 describe(`realtime: presence grace on two nodes (${process.env.REDIS_URL ? 'Redis' : 'shared memory store'})`, () => {
-  const { h, nodeA, nodeB, clients, ready } = realtimeSuite(env, { second: env });
+  const { h, nodeA, nodeB, ready } = realtimeSuite(env, { second: env });
   const open = async (url: string, u: TestUser) => {
     return ready(await connect(url, u.token));
   };

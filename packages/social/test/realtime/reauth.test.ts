@@ -14,7 +14,7 @@ const API_KEY = 'server-to-server-key-0123456789';
 
 describe('realtime: token expiry and re-authentication', () => {
   const logs = captureLogs();
-  const { h, nodeA: url, clients, ready } = realtimeSuite({ SOCIAL__REALTIME__TOKENGRACESECONDS: String(GRACE_S), SOCIAL__AUTH__APIKEY: API_KEY, LOG_LEVEL: 'info' }, { opts: { logStream: logs.stream } });
+  const { h, nodeA: url, ready } = realtimeSuite({ SOCIAL__REALTIME__TOKENGRACESECONDS: String(GRACE_S), SOCIAL__AUTH__APIKEY: API_KEY, LOG_LEVEL: 'info' }, { opts: { logStream: logs.stream } });
   const tokens: string[] = [];
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   /** A token of `u` expiring `seconds` from now, and the earliest instant (ms) its socket may be closed. */

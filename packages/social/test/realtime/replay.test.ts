@@ -24,7 +24,7 @@ function assertIdsGrow(c: Client): void {
 const backend = process.env.REDIS_URL ? 'Redis and PostgreSQL' : 'the embedded memory store';
 
 describe(`realtime: resume with replay, two nodes (${backend})`, () => {
-  const { h, nodeA, nodeB, clients, ready } = realtimeSuite({}, { second: {} });
+  const { h, nodeA, nodeB, ready } = realtimeSuite({}, { second: {} });
   /** A socket of `u` set up (its caughtUp or resync frame and a heartbeat answer arrived). */
   const open = async (url: string, u: TestUser, opts: { lastEventId?: string; headers?: Record<string, string> } = {}) => {
     const q = opts.lastEventId === undefined ? '' : `?lastEventId=${encodeURIComponent(opts.lastEventId)}`;

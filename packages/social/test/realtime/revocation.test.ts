@@ -6,7 +6,7 @@ import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { useHarness } from '../support.js';
-import { connect, refused, startSecondNode, type Client, realtimeSuite } from './support.js';
+import { connect, refused, startSecondNode, realtimeSuite } from './support.js';
 
 const notice = (over: Record<string, unknown>) => ({
   id: randomUUID(),
@@ -20,7 +20,7 @@ const notice = (over: Record<string, unknown>) => ({
 });
 
 describe('realtime: revocation notices (high-security node A, default node B)', () => {
-  const { h, nodeA, nodeB, clients, ready } = realtimeSuite({ SOCIAL__AUTH__HIGHSECURITY: 'true' }, { second: {} });
+  const { h, nodeA, nodeB, ready } = realtimeSuite({ SOCIAL__AUTH__HIGHSECURITY: 'true' }, { second: {} });
   /** Runs `check` against a node started now: it knows only what the state store holds. */
   const onLateNode = async (check: (url: string) => Promise<void>) => {
     const late = await startSecondNode(h);
