@@ -11,6 +11,7 @@ export {
   type AppealDecision,
   type AppealQuery,
   type AppealStatus,
+  type GroupStaffAction,
   type ReportActionInput,
   type ReportActionResult,
   type ReportMove,
@@ -22,6 +23,7 @@ export {
   type Sanction,
   type SanctionInput,
   type StaffAppeal,
+  type StaffGroupView,
 } from './moderation.js';
 export { Session, type SessionEvent, type SignOutReason, type StoredSession } from './session.js';
 export { RealtimeClient, type RealtimeOptions, type ReconnectOptions, type SessionEndReason, type WebSocketConstructor, type WebSocketLike } from './realtime.js';

@@ -79,6 +79,11 @@ export interface AppealQuery {
   cursor?: string;
 }
 
+/** A group as staff see it (any game), with every staff action on it; `group` is null once disbanded. */
+export type StaffGroupView = SocialResult<'/v1/moderation/groups/{id}', 'get'>;
+/** `rename` (with a `name`), `clear_description` or `disband`, always with a `reason`. */
+export type GroupStaffAction = SocialBody<'/v1/moderation/groups/{id}/actions', 'post'>;
+
 export type ReportActionInput = SocialBody<'/v1/moderation/reports/{reportId}/actions', 'post'>;
 export type ReportActionResult = SocialResult<'/v1/moderation/reports/{reportId}/actions', 'post'>;
 
@@ -106,6 +111,15 @@ export class ModerationApi {
   /** Sanctions the reported player (through auth) and moves the report to `actioned`. */
   actOnReport(reportId: string, input: ReportActionInput): Promise<ReportActionResult> {
     return this.authed((token) => this.social.request({ method: 'POST', path: `/v1/moderation/reports/${seg(reportId)}/actions`, body: input, token }));
+  }
+
+  /** A group of any game, with the staff actions taken on it (also after a disband). */
+  group(groupId: string): Promise<StaffGroupView> {
+    return this.authed((token) => this.social.request({ method: 'GET', path: `/v1/moderation/groups/${seg(groupId)}`, token }));
+  }
+  /** Renames the group, clears its description or disbands it; the action is kept with the text before and after. */
+  actOnGroup(groupId: string, action: GroupStaffAction): Promise<StaffGroupView> {
+    return this.authed((token) => this.social.request({ method: 'POST', path: `/v1/moderation/groups/${seg(groupId)}/actions`, body: action, token }));
   }
 
   // ---- auth: accounts and sanctions ----

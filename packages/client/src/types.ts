@@ -223,7 +223,10 @@ export type GroupLeaveResult = SocialResult<'/v1/groups/{id}/leave', 'post'>;
 export type GroupPageQuery = QueryOf<SocialOp<'/v1/groups/{id}/members', 'get'>>;
 /** One page of members in joining order; `nextCursor` while more remain. */
 export type GroupMemberPage = SocialResult<'/v1/groups/{id}/members', 'get'>;
-export type GroupMember = GroupMemberPage['members'][number];
+/** A member as a page lists it: with `online` (true for any state but offline and invisible; nothing else of presence). */
+export type ListedGroupMember = GroupMemberPage['members'][number];
+/** A member as a change answers and `groupMemberJoined` carries it. */
+export type GroupMember = SocialResult<'/v1/groups/{id}/members/{publicId}/role', 'put'>;
 export type GroupJoinRequests = SocialResult<'/v1/groups/{id}/requests', 'get'>;
 export type GroupJoinRequest = GroupJoinRequests['requests'][number];
 export type GroupInvite = SocialResult<'/v1/groups/{id}/invites', 'post'>;

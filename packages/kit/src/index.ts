@@ -20,6 +20,7 @@ export * from './input.js';
 export * from './uuid.js';
 export * from './game-credentials.js';
 export * from './guest-features.js';
+export * from './group-limits.js';
 export * from './wire.js';
 export * from './metrics.js';
 export * from './metrics-listener.js';

@@ -26,10 +26,11 @@ describe('games', () => {
     assert.deepEqual(Game.Settings, {});
     assert.equal(Game.CrossGameVisibility, 'isolated');
     assert.equal(Game.GuestRestricted, null);
+    assert.equal(Game.GroupLimits, null);
     assert.match(Game.ApiKey, /^gk_[A-Za-z0-9_-]{32}$/);
     assert.match(ApiSecret, /^gs_[A-Za-z0-9_-]{43}$/);
     assert.equal(new Date(Game.CreatedAt).toISOString(), Game.CreatedAt);
-    assert.deepEqual(Object.keys(Game).sort(), ['ApiKey', 'ClientKey', 'CreatedAt', 'CrossGameVisibility', 'DeveloperId', 'DisplayName', 'GameId', 'GuestRestricted', 'LaunchCommand', 'Settings', 'UpdatedAt']);
+    assert.deepEqual(Object.keys(Game).sort(), ['ApiKey', 'ClientKey', 'CreatedAt', 'CrossGameVisibility', 'DeveloperId', 'DisplayName', 'GameId', 'GroupLimits', 'GuestRestricted', 'LaunchCommand', 'Settings', 'UpdatedAt']);
     // The secret is stored only as its SHA-256 and never shown again.
     const row = (await h.db.query('SELECT api_secret_hash FROM games WHERE id = $1', [Game.GameId])).rows[0];
     assert.match(row.api_secret_hash, /^[0-9a-f]{64}$/);
@@ -141,6 +142,45 @@ describe('games', () => {
     // The super-admin may set it on any game.
     r = await patch({ GuestRestricted: ['reports'] }, admin.token);
     assert.deepEqual(r.json().GuestRestricted, ['reports']);
+  });
+
+  it('GroupLimits: the game’s limits of social’s groups, each optional, null for the deployment’s; validate-key carries them', async () => {
+    const g = await createGame(h.app, a.token);
+    const patch = (payload: unknown, token = a.token, id = g.gameId) => h.app.inject({ method: 'PATCH', url: `/games/${id}`, headers: bearer(token), payload: payload as object });
+    const validate = async () => (await h.app.inject({ method: 'POST', url: '/auth/validate-key', payload: { ApiKey: g.apiKey, ApiSecret: g.apiSecret } })).json();
+    assert.equal((await validate()).GroupLimits, null);
+    let r = await patch({ GroupLimits: { PerPlayer: 1, CreatedPerDay: 0, MaxMemberLimit: 500 } });
+    assert.equal(r.statusCode, 200, r.body);
+    assert.deepEqual(r.json().GroupLimits, { PerPlayer: 1, CreatedPerDay: 0, MaxMemberLimit: 500 });
+    assert.deepEqual((await validate()).GroupLimits, { PerPlayer: 1, CreatedPerDay: 0, MaxMemberLimit: 500 }, 'the cached context was dropped');
+    r = await patch({ DisplayName: 'Clans' });
+    assert.deepEqual(r.json().GroupLimits, { PerPlayer: 1, CreatedPerDay: 0, MaxMemberLimit: 500 }, 'other fields leave it');
+    r = await patch({ GroupLimits: { DefaultMemberLimit: 5000, MaxMemberLimit: 5000 } });
+    assert.deepEqual(r.json().GroupLimits, { DefaultMemberLimit: 5000, MaxMemberLimit: 5000 }, 'replaced whole');
+    r = await patch({ GroupLimits: {} });
+    assert.deepEqual(r.json().GroupLimits, {});
+    r = await patch({ GroupLimits: null });
+    assert.equal(r.json().GroupLimits, null);
+    assert.equal((await validate()).GroupLimits, null);
+    for (const bad of [
+      { GroupLimits: { PerPlayer: 0 } },
+      { GroupLimits: { PerPlayer: 101 } },
+      { GroupLimits: { CreatedPerDay: -1 } },
+      { GroupLimits: { MaxMemberLimit: 5001 } },
+      { GroupLimits: { DefaultMemberLimit: 1 } },
+      { GroupLimits: { PerPlayer: 1.5 } },
+      { GroupLimits: { PerPlayer: '2' } },
+      { GroupLimits: { Members: 3 } },
+      { GroupLimits: [1] },
+      { GroupLimits: 'none' },
+      { GroupLimits: { DefaultMemberLimit: 600, MaxMemberLimit: 500 } },
+    ]) {
+      assertError(await patch(bad), 400, 'validation_failed');
+    }
+    assert.equal((await h.app.inject({ method: 'GET', url: `/games/${g.gameId}`, headers: bearer(a.token) })).json().GroupLimits, null, 'nothing kept from a refused patch');
+    assertError(await patch({ GroupLimits: { PerPlayer: 1 } }, b.token), 404, 'game_not_found');
+    r = await patch({ GroupLimits: { PerPlayer: 3 } }, admin.token);
+    assert.deepEqual(r.json().GroupLimits, { PerPlayer: 3 }, 'the super-admin sets it on any game');
   });
 
   it('rejects bad patches', async () => {

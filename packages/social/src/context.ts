@@ -1,5 +1,5 @@
 /** What every service function needs: stores, settings, events and a clock. */
-import type { CursorSealer, Database, GameCredentialRef, GuestFeature, StateStore, TextFilters, TextFilterSettings } from '@platform/kit';
+import type { CursorSealer, Database, GameCredentialRef, GroupLimits, GuestFeature, StateStore, TextFilters, TextFilterSettings } from '@platform/kit';
 import type { SocialConfig } from './config.js';
 import type { EventPublisher } from './services/events.js';
 import type { SocialMetrics } from './adapters/metrics.js';
@@ -36,6 +36,8 @@ export interface GameContext {
    * notices when it was checked, so a socket whose check raced a revocation is caught (adapters/registry-client.ts).
    */
   credential?: GameCredentialRef & { checkedAt: number };
+  /** The game's group limits (registry GroupLimits); a limit absent here, or null, is the deployment's. */
+  groupLimits?: GroupLimits | null;
   /** The game's text filter as the registry answered it (absent: off; services/text-filter.ts takes newer ones). */
   textFilter?: TextFilterSettings;
 }

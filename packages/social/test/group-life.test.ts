@@ -64,6 +64,40 @@ describe('groups: moderation, inbox, chat', () => {
     assertError(await h.req(mod, 'GET', `/v1/moderation/groups/${randomUUID()}`), 404, 'group_not_found');
   });
 
+  it("members' presence: online or offline only, invisible reads offline, nothing else of it", async () => {
+    const [owner, away, ghost, absent] = await h.users('POwner', 'PAway', 'PGhost', 'PAbsent');
+    const g = await create(owner, { joinPolicy: 'open' });
+    for (const u of [away, ghost, absent]) assert.equal((await join(u, g.groupId)).status, 200);
+    const set = await h.req(away, 'POST', '/v1/presence', { body: { state: 'away', richPresence: { activity: 'Raiding', extra: { zone: 'secret dungeon' } } } });
+    assert.equal(set.status, 200, JSON.stringify(set.body));
+    await h.req(ghost, 'POST', '/v1/presence', { body: { state: 'invisible' } });
+    const page = (await h.req(owner, 'GET', `/v1/groups/${g.groupId}/members`)).body;
+    const seen = Object.fromEntries(page.members.map((m: { publicId: string; online: boolean }) => [m.publicId, m.online]));
+    assert.deepEqual(seen, { [owner.publicId]: false, [away.publicId]: true, [ghost.publicId]: false, [absent.publicId]: false });
+    assert.ok(!JSON.stringify(page).includes('Raiding') && !JSON.stringify(page).includes('away'), 'no state or rich presence');
+    await h.req(ghost, 'POST', '/v1/presence', { body: { state: 'online' } });
+    const again = (await h.req(absent, 'GET', `/v1/groups/${g.groupId}/members`)).body.members;
+    assert.deepEqual(again.filter((m: { online: boolean }) => m.online).map((m: { publicId: string }) => m.publicId).sort(), [away.publicId, ghost.publicId].sort());
+  });
+
+  it("a game's group limits replace the deployment's: one clan per player, no creations, member limits", async () => {
+    const oneClan = h.registry.addGame('isolated', null, undefined, { PerPlayer: 1, DefaultMemberLimit: 3, MaxMemberLimit: 4 });
+    const noCreation = h.registry.addGame('isolated', null, undefined, { CreatedPerDay: 0, MaxMemberLimit: 999_999 });
+    const [owner, other, joiner] = await h.users('LOwner', 'LOther', 'LJoiner');
+    const g = await create(owner, { joinPolicy: 'open' }, oneClan);
+    assert.equal(g.memberLimit, 3, "the game's default member limit");
+    assertError(await h.req(owner, 'POST', '/v1/groups', { body: { name: uniqueName(), tag: 'TWO' }, game: oneClan }), 409, 'group_limit_reached');
+    const g2 = await create(other, { joinPolicy: 'open', memberLimit: 4 }, oneClan);
+    assertError(await h.req(owner, 'POST', '/v1/groups', { body: { name: uniqueName(), tag: 'BIG', memberLimit: 5 }, game: noCreation }), 429, 'rate_limited');
+    assertError(await h.req(other, 'PATCH', `/v1/groups/${g2.groupId}`, { body: { memberLimit: 5 }, game: oneClan }), 400, 'invalid_member_limit');
+    assert.equal((await join(joiner, g.groupId, oneClan)).status, 200);
+    assertError(await join(joiner, g2.groupId, oneClan), 409, 'group_limit_reached');
+    // The same player in another game (the deployment's limits there) is not held by this game's.
+    assert.equal((await create(joiner, {})).memberLimit, 100);
+    // A value out of bounds from the registry is left out: the deployment's ceiling stands.
+    assertError(await h.req(other, 'POST', '/v1/groups', { body: { name: uniqueName(), tag: 'HUGE', memberLimit: 5001 }, game: noCreation }), 400, 'invalid_member_limit');
+  });
+
   it('the inbox keeps what a player missed: an invite, an accepted request, a removal, a role, a disband', async () => {
     const [owner, invitee, asker, target] = await h.users('NOwner', 'NInvitee', 'NAsker', 'NTarget');
     const g = await create(owner, { joinPolicy: 'request' });

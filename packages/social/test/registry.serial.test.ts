@@ -3,6 +3,7 @@
 // is taken (another run in progress) the file is skipped with a message rather than failing on a clash.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
@@ -126,4 +127,28 @@ describe('tenancy with the real registry', async () => {
     const back = await call('PATCH', `/games/${g.gameId}`, { GuestRestricted: null }, devToken);
     assert.equal(back.body.GuestRestricted, null);
   });
+
+  it('a game’s GroupLimits, set by its developer, replace the deployment’s group limits (one clan per player)', { skip: free ? false : 'port 3004 is in use' }, async () => {
+    const g = games.summary;
+    const [player, leader] = await Promise.all([h.user('RegClanner'), h.user('RegLeader')]);
+    const create = async (u: typeof player) => (await h.req(u, 'POST', '/v1/groups', { body: { name: `Clan ${randomUUID().slice(0, 8)}`, tag: 'CLN', joinPolicy: 'open' }, game: g })).body;
+    await create(player);
+    const other = await create(leader);
+    const set = await call('PATCH', `/games/${g.gameId}`, { GroupLimits: { PerPlayer: 1 } }, devToken);
+    assert.deepEqual(set.body.GroupLimits, { PerPlayer: 1 });
+    // Social's cached game context is dropped by the registry's notice, or lapses: until then the join succeeds.
+    for (let i = 0; ; i++) {
+      const r = await h.req(player, 'POST', `/v1/groups/${other.groupId}/join`, { game: g });
+      if (r.status === 409) {
+        assert.equal(r.body.code, 'group_limit_reached');
+        break;
+      }
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      assert.equal((await h.req(player, 'POST', `/v1/groups/${other.groupId}/leave`, { game: g })).status, 200);
+      if (i > 300) throw new Error('the game context never changed');
+      await new Promise((res) => setTimeout(res, 100));
+    }
+    assert.equal((await call('PATCH', `/games/${g.gameId}`, { GroupLimits: null }, devToken)).body.GroupLimits, null);
+  });
+
 });

@@ -103,13 +103,14 @@ type GuestRestrictedList = string[] | null;
 
 /** A registry stand-in implementing the validate-key (hashed secrets) and validate-client-key contracts. */
 export async function startRegistry() {
-  const games: { key: string; secretHash: string; clientKey: string; gameId: string; visibility: string; guestRestricted: GuestRestrictedList; textFilter?: TextFilterSettings }[] = [];
+  const games: { key: string; secretHash: string; clientKey: string; gameId: string; visibility: string; guestRestricted: GuestRestrictedList; textFilter?: TextFilterSettings; groupLimits?: Record<string, number> }[] = [];
   /** The registry's game context answer (TextFilter only for a game given one: an older registry sends none). */
   const context = (g: (typeof games)[number]) => ({
     Valid: true,
     GameId: g.gameId,
     CrossGameVisibility: g.visibility,
     GuestRestricted: g.guestRestricted,
+    ...(g.groupLimits ? { GroupLimits: g.groupLimits } : {}),
     ...(g.textFilter ? { TextFilter: { Mode: g.textFilter.mode, AllowList: g.textFilter.allowList, DenyList: g.textFilter.denyList, Version: g.textFilter.version } } : {}),
   });
   let calls = 0;
@@ -163,11 +164,12 @@ export async function startRegistry() {
     },
     /**
      * A game; `guestRestricted`: its GuestRestricted (default null: the deployment's SOCIAL_GUEST_RESTRICTED);
-     * `textFilter`: its text filter settings (none: the answer carries none, as an older registry's).
+     * `textFilter`: its text filter settings (none: the answer carries none, as an older registry's); `groupLimits`:
+     * its GroupLimits as the registry sends them (PascalCase; none: an older registry's answer).
      */
-    addGame(visibility: Game['visibility'], guestRestricted: GuestRestrictedList = null, textFilter?: TextFilterSettings): Game {
+    addGame(visibility: Game['visibility'], guestRestricted: GuestRestrictedList = null, textFilter?: TextFilterSettings, groupLimits?: Record<string, number>): Game {
       const g = { key: `gk_${randomToken(8)}`, secret: randomToken(24), clientKey: `ck_${randomToken(24)}`, gameId: randomUUID(), visibility };
-      games.push({ key: g.key, secretHash: sha256Hex(g.secret), clientKey: g.clientKey, gameId: g.gameId, visibility, guestRestricted, ...(textFilter ? { textFilter } : {}) });
+      games.push({ key: g.key, secretHash: sha256Hex(g.secret), clientKey: g.clientKey, gameId: g.gameId, visibility, guestRestricted, ...(textFilter ? { textFilter } : {}), ...(groupLimits ? { groupLimits } : {}) });
       return g;
     },
     /** regenerate-client-key: the old key stops resolving at once; returns the game with the new key. */

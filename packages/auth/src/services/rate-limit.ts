@@ -9,11 +9,11 @@ declare module 'fastify' {
      * Limits of a route that depend only on the request line and headers (the caller's address):
      * the onRequest hook checks them together with the general per-IP limit, in one round trip.
      */
-    requestLimits?: (req: FastifyRequest) => Limit[];
+    requestLimits?: (req: import('fastify').FastifyRequest) => Limit[];
     /**
      * Limits keyed by the (validated) body, e.g. per IP + email: on such a route the general limit waits for
      * them and all are checked together before the handler (one round trip), after body validation.
      */
-    bodyLimits?: (req: FastifyRequest) => Limit[];
+    bodyLimits?: (req: import('fastify').FastifyRequest) => Limit[];
   }
 }

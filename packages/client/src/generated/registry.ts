@@ -897,6 +897,17 @@ export interface operations {
                         CrossGameVisibility: "isolated" | "summary" | "full";
                         /** Format: uuid */
                         GameId: string;
+                        /** @description Limits of social's groups in this game (docs/registry.md, "Group limits"): a limit left out, or null, is the deployment's SOCIAL_GROUPS_* setting */
+                        GroupLimits: {
+                            /** @description Groups a player may create in this game per 24 hours (0: players create none) */
+                            CreatedPerDay?: number;
+                            /** @description The member limit of a group made without one (at most MaxMemberLimit) */
+                            DefaultMemberLimit?: number;
+                            /** @description The highest member limit of a group; the deployment's SOCIAL_GROUPS_MAX_MEMBER_LIMIT caps it */
+                            MaxMemberLimit?: number;
+                            /** @description Groups a player may belong to in this game (1: one clan per player) */
+                            PerPlayer?: number;
+                        } | null;
                         /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
                         GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_chat" | "group_create")[] | null;
                         TextFilter: {
@@ -1060,6 +1071,17 @@ export interface operations {
                         CrossGameVisibility: "isolated" | "summary" | "full";
                         /** Format: uuid */
                         GameId: string;
+                        /** @description Limits of social's groups in this game (docs/registry.md, "Group limits"): a limit left out, or null, is the deployment's SOCIAL_GROUPS_* setting */
+                        GroupLimits: {
+                            /** @description Groups a player may create in this game per 24 hours (0: players create none) */
+                            CreatedPerDay?: number;
+                            /** @description The member limit of a group made without one (at most MaxMemberLimit) */
+                            DefaultMemberLimit?: number;
+                            /** @description The highest member limit of a group; the deployment's SOCIAL_GROUPS_MAX_MEMBER_LIMIT caps it */
+                            MaxMemberLimit?: number;
+                            /** @description Groups a player may belong to in this game (1: one clan per player) */
+                            PerPlayer?: number;
+                        } | null;
                         /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
                         GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_chat" | "group_create")[] | null;
                         TextFilter: {
@@ -2410,6 +2432,17 @@ export interface operations {
                         DisplayName: string;
                         /** Format: uuid */
                         GameId: string;
+                        /** @description Limits of social's groups in this game (docs/registry.md, "Group limits"): a limit left out, or null, is the deployment's SOCIAL_GROUPS_* setting */
+                        GroupLimits: {
+                            /** @description Groups a player may create in this game per 24 hours (0: players create none) */
+                            CreatedPerDay?: number;
+                            /** @description The member limit of a group made without one (at most MaxMemberLimit) */
+                            DefaultMemberLimit?: number;
+                            /** @description The highest member limit of a group; the deployment's SOCIAL_GROUPS_MAX_MEMBER_LIMIT caps it */
+                            MaxMemberLimit?: number;
+                            /** @description Groups a player may belong to in this game (1: one clan per player) */
+                            PerPlayer?: number;
+                        } | null;
                         /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
                         GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_chat" | "group_create")[] | null;
                         LaunchCommand: string | null;
@@ -2553,6 +2586,17 @@ export interface operations {
                             DisplayName: string;
                             /** Format: uuid */
                             GameId: string;
+                            /** @description Limits of social's groups in this game (docs/registry.md, "Group limits"): a limit left out, or null, is the deployment's SOCIAL_GROUPS_* setting */
+                            GroupLimits: {
+                                /** @description Groups a player may create in this game per 24 hours (0: players create none) */
+                                CreatedPerDay?: number;
+                                /** @description The member limit of a group made without one (at most MaxMemberLimit) */
+                                DefaultMemberLimit?: number;
+                                /** @description The highest member limit of a group; the deployment's SOCIAL_GROUPS_MAX_MEMBER_LIMIT caps it */
+                                MaxMemberLimit?: number;
+                                /** @description Groups a player may belong to in this game (1: one clan per player) */
+                                PerPlayer?: number;
+                            } | null;
                             /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
                             GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_chat" | "group_create")[] | null;
                             LaunchCommand: string | null;
@@ -2753,6 +2797,17 @@ export interface operations {
                         DisplayName: string;
                         /** Format: uuid */
                         GameId: string;
+                        /** @description Limits of social's groups in this game (docs/registry.md, "Group limits"): a limit left out, or null, is the deployment's SOCIAL_GROUPS_* setting */
+                        GroupLimits: {
+                            /** @description Groups a player may create in this game per 24 hours (0: players create none) */
+                            CreatedPerDay?: number;
+                            /** @description The member limit of a group made without one (at most MaxMemberLimit) */
+                            DefaultMemberLimit?: number;
+                            /** @description The highest member limit of a group; the deployment's SOCIAL_GROUPS_MAX_MEMBER_LIMIT caps it */
+                            MaxMemberLimit?: number;
+                            /** @description Groups a player may belong to in this game (1: one clan per player) */
+                            PerPlayer?: number;
+                        } | null;
                         /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
                         GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_chat" | "group_create")[] | null;
                         LaunchCommand: string | null;
@@ -3017,6 +3072,17 @@ export interface operations {
                     /** @description How rich presence crosses game boundaries; the stricter of two games applies (isolated < summary < full) */
                     CrossGameVisibility?: "isolated" | "summary" | "full";
                     DisplayName?: string;
+                    /** @description Limits of social's groups in this game (docs/registry.md, "Group limits"): a limit left out, or null, is the deployment's SOCIAL_GROUPS_* setting */
+                    GroupLimits?: {
+                        /** @description Groups a player may create in this game per 24 hours (0: players create none) */
+                        CreatedPerDay?: number;
+                        /** @description The member limit of a group made without one (at most MaxMemberLimit) */
+                        DefaultMemberLimit?: number;
+                        /** @description The highest member limit of a group; the deployment's SOCIAL_GROUPS_MAX_MEMBER_LIMIT caps it */
+                        MaxMemberLimit?: number;
+                        /** @description Groups a player may belong to in this game (1: one clan per player) */
+                        PerPlayer?: number;
+                    } | null;
                     /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
                     GuestRestricted?: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_chat" | "group_create")[] | null;
                     LaunchCommand?: string | null;
@@ -3051,6 +3117,17 @@ export interface operations {
                         DisplayName: string;
                         /** Format: uuid */
                         GameId: string;
+                        /** @description Limits of social's groups in this game (docs/registry.md, "Group limits"): a limit left out, or null, is the deployment's SOCIAL_GROUPS_* setting */
+                        GroupLimits: {
+                            /** @description Groups a player may create in this game per 24 hours (0: players create none) */
+                            CreatedPerDay?: number;
+                            /** @description The member limit of a group made without one (at most MaxMemberLimit) */
+                            DefaultMemberLimit?: number;
+                            /** @description The highest member limit of a group; the deployment's SOCIAL_GROUPS_MAX_MEMBER_LIMIT caps it */
+                            MaxMemberLimit?: number;
+                            /** @description Groups a player may belong to in this game (1: one clan per player) */
+                            PerPlayer?: number;
+                        } | null;
                         /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
                         GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_chat" | "group_create")[] | null;
                         LaunchCommand: string | null;
@@ -3613,6 +3690,17 @@ export interface operations {
                         DisplayName: string;
                         /** Format: uuid */
                         GameId: string;
+                        /** @description Limits of social's groups in this game (docs/registry.md, "Group limits"): a limit left out, or null, is the deployment's SOCIAL_GROUPS_* setting */
+                        GroupLimits: {
+                            /** @description Groups a player may create in this game per 24 hours (0: players create none) */
+                            CreatedPerDay?: number;
+                            /** @description The member limit of a group made without one (at most MaxMemberLimit) */
+                            DefaultMemberLimit?: number;
+                            /** @description The highest member limit of a group; the deployment's SOCIAL_GROUPS_MAX_MEMBER_LIMIT caps it */
+                            MaxMemberLimit?: number;
+                            /** @description Groups a player may belong to in this game (1: one clan per player) */
+                            PerPlayer?: number;
+                        } | null;
                         /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
                         GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_chat" | "group_create")[] | null;
                         LaunchCommand: string | null;
@@ -3773,6 +3861,17 @@ export interface operations {
                             DisplayName: string;
                             /** Format: uuid */
                             GameId: string;
+                            /** @description Limits of social's groups in this game (docs/registry.md, "Group limits"): a limit left out, or null, is the deployment's SOCIAL_GROUPS_* setting */
+                            GroupLimits: {
+                                /** @description Groups a player may create in this game per 24 hours (0: players create none) */
+                                CreatedPerDay?: number;
+                                /** @description The member limit of a group made without one (at most MaxMemberLimit) */
+                                DefaultMemberLimit?: number;
+                                /** @description The highest member limit of a group; the deployment's SOCIAL_GROUPS_MAX_MEMBER_LIMIT caps it */
+                                MaxMemberLimit?: number;
+                                /** @description Groups a player may belong to in this game (1: one clan per player) */
+                                PerPlayer?: number;
+                            } | null;
                             /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
                             GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_chat" | "group_create")[] | null;
                             LaunchCommand: string | null;

@@ -5989,6 +5989,8 @@ export interface operations {
                             displayName: string;
                             fullHandle: string;
                             joinedAt: string;
+                            /** @description Online now (any state but offline and invisible); nothing else of the presence */
+                            online: boolean;
                             publicId: string;
                             role: string;
                         }[];

@@ -13,6 +13,7 @@ import { securityPage } from './pages/security.js';
 import { reportsPage, reportPage } from './pages/reports.js';
 import { accountsPage, accountPage } from './pages/accounts.js';
 import { appealsPage } from './pages/appeals.js';
+import { groupPage, groupsLookupPage } from './pages/groups.js';
 
 type Page = (ui: Ui, main: HTMLElement, arg: string) => Promise<void> | void;
 
@@ -25,6 +26,7 @@ const ROUTES: Record<string, { page: Page; needs?: 'developer' | 'super-admin' |
   reports: { page: (ui, main, id) => (id ? reportPage(ui, main, id) : reportsPage(ui, main)), needs: 'staff' },
   accounts: { page: (ui, main, id) => (id ? accountPage(ui, main, id) : accountsPage(ui, main)), needs: 'staff' },
   appeals: { page: appealsPage, needs: 'staff' },
+  groups: { page: (ui, main, id) => (id ? groupPage(ui, main, id) : groupsLookupPage(ui, main)), needs: 'staff' },
 };
 
 function allowed(s: ConsoleSessions, needs: string | undefined): boolean {
@@ -42,7 +44,7 @@ function renderNav(ui: Ui, current: string): void {
     s.developer ? link('games', 'Games') : null,
     s.developer?.role === 'super-admin' ? link('developers', 'Developers') : null,
     s.developer ? link('security', 'Security') : null,
-    s.staff ? [link('reports', 'Reports'), link('appeals', 'Appeals'), link('accounts', 'Accounts')] : null,
+    s.staff ? [link('reports', 'Reports'), link('appeals', 'Appeals'), link('accounts', 'Accounts'), link('groups', 'Groups')] : null,
     link('signin', s.any ? 'Sessions' : 'Sign in'),
   );
   const who = [s.developer ? `${s.developer.email} (${s.developer.role})` : null, s.staff ? `${s.staff.name} (${s.staff.roles.join(', ')})` : null].filter(Boolean);

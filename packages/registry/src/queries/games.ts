@@ -1,5 +1,13 @@
 import type { Queryable, TextFilterMode } from '@platform/kit';
 
+/** A game's GroupLimits as the API shows them and the column keeps them (a limit left out: the deployment's). */
+export interface GroupLimitsView {
+  PerPlayer?: number;
+  CreatedPerDay?: number;
+  DefaultMemberLimit?: number;
+  MaxMemberLimit?: number;
+}
+
 export type CrossGameVisibility = 'isolated' | 'summary' | 'full';
 
 /** A game's text filter columns (migration 0003). */
@@ -22,13 +30,15 @@ export interface GameRow {
   cross_game_visibility: CrossGameVisibility;
   /** The social features refused to guests in this game; null: the deployment's SOCIAL_GUEST_RESTRICTED. */
   guest_restricted: string[] | null;
+  /** The group limits its developers set, as the API shows them (PascalCase); null: the deployment's. */
+  group_limits: GroupLimitsView | null;
   created_at: Date;
   updated_at: Date;
 }
 
 /** What validate-key and validate-client-key answer with: the game context social works in. */
-export type GameContextRow = Pick<GameRow, 'id' | 'cross_game_visibility' | 'guest_restricted'> & TextFilterColumns;
-const CONTEXT_COLUMNS = 'id, cross_game_visibility, guest_restricted, text_filter_mode, text_filter_allow, text_filter_deny, text_filter_version';
+export type GameContextRow = Pick<GameRow, 'id' | 'cross_game_visibility' | 'guest_restricted' | 'group_limits'> & TextFilterColumns;
+const CONTEXT_COLUMNS = 'id, cross_game_visibility, guest_restricted, group_limits, text_filter_mode, text_filter_allow, text_filter_deny, text_filter_version';
 
 export interface GamePatch {
   displayName?: string;
@@ -37,9 +47,11 @@ export interface GamePatch {
   crossGameVisibility?: CrossGameVisibility;
   /** null: back to the deployment's list. */
   guestRestricted?: string[] | null;
+  /** null: back to the deployment's limits. */
+  groupLimits?: GroupLimitsView | null;
 }
 
-const COLUMNS = 'id, developer_id, display_name, launch_command, api_key, client_key, api_secret_hash, settings, cross_game_visibility, guest_restricted, created_at, updated_at';
+const COLUMNS = 'id, developer_id, display_name, launch_command, api_key, client_key, api_secret_hash, settings, cross_game_visibility, guest_restricted, group_limits, created_at, updated_at';
 /** The same columns of `games g`, where another relation of the statement has some of the same names. */
 const QUALIFIED = COLUMNS.split(', ').map((c) => `g.${c}`).join(', ');
 
@@ -94,6 +106,7 @@ export function gameQueries(db: Queryable) {
            settings = COALESCE($6::jsonb, settings),
            cross_game_visibility = COALESCE($7, cross_game_visibility),
            guest_restricted = CASE WHEN $8::boolean THEN $9::text[] ELSE guest_restricted END,
+           group_limits = CASE WHEN $10::boolean THEN $11::jsonb ELSE group_limits END,
            updated_at = now()
          WHERE id = $1 AND ($2::uuid IS NULL OR developer_id = $2::uuid)
          RETURNING ${COLUMNS}`,
@@ -107,6 +120,8 @@ export function gameQueries(db: Queryable) {
           p.crossGameVisibility ?? null,
           p.guestRestricted !== undefined,
           p.guestRestricted ?? null,
+          p.groupLimits !== undefined,
+          p.groupLimits ? JSON.stringify(p.groupLimits) : null,
         ],
       );
       return r.rows[0];

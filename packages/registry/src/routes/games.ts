@@ -9,6 +9,7 @@ import {
   bearer,
   CrossGameVisibility,
   GuestRestricted,
+  GroupLimits,
   ErrorBody,
   GameParams,
   GameView,
@@ -132,6 +133,7 @@ function gameWriteRoutes(app: App, ctx: Context): void {
             Settings: Type.Optional(Settings),
             CrossGameVisibility: Type.Optional(CrossGameVisibility),
             GuestRestricted: Type.Optional(GuestRestricted),
+            GroupLimits: Type.Optional(GroupLimits),
           },
           { additionalProperties: false },
         ),
@@ -146,6 +148,7 @@ function gameWriteRoutes(app: App, ctx: Context): void {
         settings: req.body.Settings as Record<string, unknown> | undefined,
         crossGameVisibility: req.body.CrossGameVisibility,
         guestRestricted: req.body.GuestRestricted === null ? null : req.body.GuestRestricted && [...new Set(req.body.GuestRestricted)],
+        groupLimits: req.body.GroupLimits,
       });
     },
   );

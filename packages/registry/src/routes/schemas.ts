@@ -1,6 +1,6 @@
 /** TypeBox schemas shared by the registry's routes (PascalCase fields). */
 import { Type } from 'typebox';
-import { errorSchema, GUEST_FEATURES, guestFeaturesOf } from '@platform/kit';
+import { errorSchema, GROUP_LIMIT_BOUNDS, GROUP_LIMIT_FIELDS, GUEST_FEATURES, guestFeaturesOf } from '@platform/kit';
 
 export const ErrorBody = errorSchema('pascal');
 
@@ -41,6 +41,26 @@ export const GuestRestricted = Type.Union([Type.Array(SocialGuestFeature, { maxI
     'The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment\'s SOCIAL_GUEST_RESTRICTED; [] restricts nothing',
 });
 
+const limit = (key: keyof typeof GROUP_LIMIT_BOUNDS, description: string) =>
+  Type.Optional(Type.Integer({ minimum: GROUP_LIMIT_BOUNDS[key][0], maximum: GROUP_LIMIT_BOUNDS[key][1], description }));
+
+/** The game's group limits (kit group-limits.ts holds the bounds social reads them with). */
+export const GroupLimits = Type.Union(
+  [
+    Type.Object(
+      {
+        [GROUP_LIMIT_FIELDS.perPlayer]: limit('perPlayer', 'Groups a player may belong to in this game (1: one clan per player)'),
+        [GROUP_LIMIT_FIELDS.createdPerDay]: limit('createdPerDay', 'Groups a player may create in this game per 24 hours (0: players create none)'),
+        [GROUP_LIMIT_FIELDS.defaultMemberLimit]: limit('defaultMemberLimit', 'The member limit of a group made without one (at most MaxMemberLimit)'),
+        [GROUP_LIMIT_FIELDS.maxMemberLimit]: limit('maxMemberLimit', "The highest member limit of a group; the deployment's SOCIAL_GROUPS_MAX_MEMBER_LIMIT caps it"),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Null(),
+  ],
+  { description: "Limits of social's groups in this game (docs/registry.md, \"Group limits\"): a limit left out, or null, is the deployment's SOCIAL_GROUPS_* setting" },
+);
+
 export const Settings = Type.Object({}, { additionalProperties: true, description: 'Free-form JSON object, at most 16 KiB serialised' });
 
 export const AuthResponse = Type.Object({ Token: Type.String(), DeveloperId: Uuid, Email: Type.String(), Role });
@@ -57,6 +77,7 @@ export const GameView = Type.Object({
   Settings,
   CrossGameVisibility,
   GuestRestricted,
+  GroupLimits,
   CreatedAt: Timestamp,
   UpdatedAt: Timestamp,
 });

@@ -5,7 +5,7 @@
  * `registry:game-invalidated` channel.
  */
 import { defineWire, type StateStore, type TextFilterSettings, type Unsubscribe } from '@platform/kit';
-import type { CrossGameVisibility } from '../queries/games.js';
+import type { CrossGameVisibility, GroupLimitsView } from '../queries/games.js';
 
 export const INVALIDATION_CHANNEL = 'registry:game-invalidated';
 
@@ -35,6 +35,7 @@ export interface CachedKey {
   /** The game's text filter, handed to social with the game context (a change drops the entry, like visibility's). */
   textFilter: TextFilterSettings;
   guestRestricted: string[] | null;
+  groupLimits: GroupLimitsView | null;
 }
 
 export class ApiKeyCache {

@@ -9,7 +9,7 @@ import { developerQueries } from '../queries/developers.js';
 import type { Role } from './tokens.js';
 import type { Context } from '../context.js';
 import { fail } from '../errors.js';
-import type { CrossGameVisibility } from '../queries/games.js';
+import type { CrossGameVisibility, GroupLimitsView } from '../queries/games.js';
 
 export interface Caller {
   id: string;
@@ -38,6 +38,8 @@ export interface ValidatedGame {
   visibility: CrossGameVisibility;
   /** The game's guest restrictions (null: the deployment's); carried to social by validate-key. */
   guestRestricted: string[] | null;
+  /** The game's group limits (null: the deployment's); carried to social by validate-key. */
+  groupLimits: GroupLimitsView | null;
 }
 
 /**

@@ -3,7 +3,7 @@
  * game-keys.ts both use them; their own module so neither imports the other both ways).
  */
 import { UUID_PATTERN as UUID } from '@platform/kit';
-import type { CrossGameVisibility, GameRow } from '../queries/games.js';
+import type { CrossGameVisibility, GameRow, GroupLimitsView } from '../queries/games.js';
 import type { RegistrationRow } from '../queries/registrations.js';
 import type { Caller } from './auth.js';
 import { fail } from '../errors.js';
@@ -19,6 +19,8 @@ export interface GameView {
   CrossGameVisibility: CrossGameVisibility;
   /** The social features refused to guests in this game; null: the deployment's list (SOCIAL_GUEST_RESTRICTED). */
   GuestRestricted: string[] | null;
+  /** Limits of social's groups in this game; null: the deployment's. */
+  GroupLimits: GroupLimitsView | null;
   CreatedAt: string;
   UpdatedAt: string;
 }
@@ -41,6 +43,7 @@ export const gameView = (g: GameRow): GameView => ({
   Settings: g.settings,
   CrossGameVisibility: g.cross_game_visibility,
   GuestRestricted: g.guest_restricted,
+  GroupLimits: g.group_limits,
   CreatedAt: new Date(g.created_at).toISOString(),
   UpdatedAt: new Date(g.updated_at).toISOString(),
 });

@@ -53,10 +53,14 @@ export async function updateGame(ctx: Context, caller: Caller, gameId: string, p
   checkGameId(gameId);
   const displayName = nonBlank('DisplayName', patch.displayName);
   if (patch.settings !== undefined) checkSettings(patch.settings);
+  const limits = patch.groupLimits;
+  if (limits?.DefaultMemberLimit !== undefined && limits.MaxMemberLimit !== undefined && limits.DefaultMemberLimit > limits.MaxMemberLimit) {
+    throw fail('validation_failed', 'GroupLimits.DefaultMemberLimit is above GroupLimits.MaxMemberLimit', { field: 'GroupLimits' });
+  }
   const g = await gameQueries(ctx.db).update(gameId, ownerOf(caller), { ...patch, displayName });
   if (!g) throw gameNotFound();
-  // A game context social caches (its visibility, its guest restrictions) changed: the notice drops it everywhere.
-  if (patch.crossGameVisibility !== undefined || patch.guestRestricted !== undefined) {
+  // A game context social caches (its visibility, guest restrictions, group limits) changed: the notice drops it everywhere.
+  if (patch.crossGameVisibility !== undefined || patch.guestRestricted !== undefined || patch.groupLimits !== undefined) {
     await ctx.notices.announce({ change: 'visibility_changed', gameId: g.id, apiKey: g.api_key, clientKey: g.client_key });
   }
   return gameView(g);

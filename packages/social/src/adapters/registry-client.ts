@@ -11,7 +11,7 @@
 import http from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
-import { gameSecretDigest, guestFeaturesOf, readTextFilterSettings, revokesCredential, sha256Hex, type GameCredentialRef, type GameCredentialsNotice, type GuestFeature } from '@platform/kit';
+import { gameSecretDigest, guestFeaturesOf, readGroupLimits, readTextFilterSettings, revokesCredential, sha256Hex, type GameCredentialRef, type GameCredentialsNotice, type GuestFeature } from '@platform/kit';
 import { CROSS_GAME_VISIBILITY } from '../config.js';
 import { NO_GAME, type CrossGameVisibility, type GameContext } from '../context.js';
 import { socialError } from '../services/errors.js';
@@ -142,7 +142,13 @@ export function registryTenancy(opts: { registryUrl: string; cacheMs: number; ti
       // The game's text filter (a registry before it answers none: off until it does).
       const f = res.body.TextFilter;
       const textFilter = f && readTextFilterSettings({ mode: f.Mode, allowList: f.AllowList, denyList: f.DenyList, version: f.Version });
-      game = { gameId: res.body.GameId, visibility, guestRestricted: guestRestrictedOf(res.body.GuestRestricted), ...(textFilter ? { textFilter } : {}) };
+      game = {
+        gameId: res.body.GameId,
+        visibility,
+        guestRestricted: guestRestrictedOf(res.body.GuestRestricted),
+        groupLimits: readGroupLimits(res.body.GroupLimits),
+        ...(textFilter ? { textFilter } : {}),
+      };
     } else if (res.status === 401 || res.status === 403 || (res.status === 200 && res.body?.Valid === false)) {
       game = null;
     } else {

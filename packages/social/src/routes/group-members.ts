@@ -6,7 +6,7 @@ import { acceptGroupInvite, decideRequest, declineGroupInvite, inviteToGroup, jo
 import { groupMembers } from '../services/groups.js';
 import { IdParams, TargetBody } from './schemas.js';
 import { BODY, CALLER, CallerHeaders, errorResponses, LIMITED, NoContent, VALIDATED } from './responses.js';
-import { AS_MEMBER, GroupInviteDto, GroupMemberDto, GroupMemberParams, InviteParams, JoinResult, Nullable, Page, Str } from './group-schemas.js';
+import { AS_MEMBER, GroupInviteDto, GroupMemberDto, GroupMemberListed, GroupMemberParams, InviteParams, JoinResult, Nullable, Page, Str } from './group-schemas.js';
 
 export function groupMemberRoutes(app: App, ctx: Ctx): void {
   joinRoutes(app, ctx);
@@ -61,7 +61,7 @@ function joinRoutes(app: App, ctx: Ctx): void {
         headers: CallerHeaders,
         querystring: Type.Object(Page, { additionalProperties: false }),
         response: {
-          200: Type.Object({ members: Type.Array(GroupMemberDto), nextCursor: Nullable(Str) }),
+          200: Type.Object({ members: Type.Array(GroupMemberListed), nextCursor: Nullable(Str) }),
           ...errorResponses(CALLER, VALIDATED, 'group_not_found', 'invalid_cursor'),
         },
       },

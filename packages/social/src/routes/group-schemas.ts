@@ -35,6 +35,8 @@ export const GroupDto = Type.Object({
   myRole: Type.Optional(Type.String({ description: 'The caller’s role, when a member' })),
 });
 export const GroupMemberDto = Type.Object({ publicId: Str, fullHandle: Str, displayName: Str, role: Str, joinedAt: Str });
+/** A member as the member pages list them: with whether the member is online (never more of their presence). */
+export const GroupMemberListed = Type.Object({ ...GroupMemberDto.properties, online: Type.Boolean({ description: 'Online now (any state but offline and invisible); nothing else of the presence' }) });
 export const GroupRoleDto = Type.Object({ name: Str, rank: Type.Integer(), permissions: Type.Array(PermissionSchema), builtIn: Type.Boolean() });
 export const GroupInviteDto = Type.Object({ inviteId: Str, groupId: Str, groupName: Str, groupTag: Str, fromPublicId: Str, expiresAt: Str });
 export const JoinResult = Type.Object({ state: Type.Union([Type.Literal('joined'), Type.Literal('requested')]), group: GroupDto });

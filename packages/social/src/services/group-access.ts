@@ -1,5 +1,5 @@
 /** Groups: who may see a group, who acts in it with which rank and permissions, and the events they cause (services/groups.ts). */
-import type { Queryable } from '@platform/kit';
+import type { GroupLimits, Queryable } from '@platform/kit';
 import type { Ctx, GameContext, UserRow } from '../context.js';
 import {
   groupById,
@@ -13,6 +13,22 @@ import {
 import { socialError } from './errors.js';
 import { findByPublicId, fullHandle } from './users.js';
 
+
+/**
+ * The group limits in `game`: the game's (registry GroupLimits) where it set them, the deployment's otherwise; the
+ * deployment's maximum member limit caps the game's member limits.
+ */
+export function groupLimits(ctx: Ctx, game: GameContext): Required<GroupLimits> {
+  const own = game.groupLimits ?? {};
+  const ceiling = ctx.config.groupsMaxMemberLimit;
+  const maxMemberLimit = Math.min(own.maxMemberLimit ?? ceiling, ceiling);
+  return {
+    perPlayer: own.perPlayer ?? ctx.config.groupsPerPlayer,
+    createdPerDay: own.createdPerDay ?? ctx.config.groupsCreatedPerDay,
+    maxMemberLimit,
+    defaultMemberLimit: Math.min(own.defaultMemberLimit ?? ctx.config.groupsDefaultMemberLimit, maxMemberLimit),
+  };
+}
 
 export const GROUP_PERMISSIONS = ['invite', 'accept_requests', 'kick', 'ban', 'edit', 'moderate_chat', 'manage_roles'] as const;
 export type GroupPermission = (typeof GROUP_PERMISSIONS)[number];

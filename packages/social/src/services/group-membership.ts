@@ -21,7 +21,7 @@ import {
 import { blockedEitherWay, hasBlocked } from '../queries/relations.js';
 import { socialError } from './errors.js';
 import { publishNotification, storeNotification } from './notifications.js';
-import { authority, demand, groupDto, groupEvent, groupLimit, groupMemberDto, memberJoined, memberLeft, membersWith, notMember, ownGameGroup, spaceOf, type GroupDto } from './group-access.js';
+import { authority, demand, groupDto, groupEvent, groupLimit, groupLimits, groupMemberDto, memberJoined, memberLeft, membersWith, notMember, ownGameGroup, spaceOf, type GroupDto } from './group-access.js';
 import { limitOutreach } from './limits.js';
 import { findByPublicId, fullHandle, resolveTarget } from './users.js';
 
@@ -35,11 +35,11 @@ async function blockedByOwner(db: Queryable, groupId: string, userId: string): P
 }
 
 /** Adds a member under the group's lock: the member limit, the per-player limit, bans. */
-async function admit(ctx: Ctx, tx: Queryable, g: GroupRow, user: UserRow): Promise<void> {
+async function admit(ctx: Ctx, tx: Queryable, game: GameContext, g: GroupRow, user: UserRow): Promise<void> {
   if (await memberOf(tx, g.id, user.id)) throw socialError('already_group_member', 'Already a member of the group');
   if (await isBanned(tx, g.id, user.id)) throw socialError('group_banned', 'Banned from the group');
   if (g.member_count >= g.member_limit) throw socialError('group_full', 'The group is full');
-  if ((await membershipCount(tx, user.id, g.game_id)) >= ctx.config.groupsPerPlayer) throw groupLimit();
+  if ((await membershipCount(tx, user.id, g.game_id)) >= groupLimits(ctx, game).perPlayer) throw groupLimit();
   await insertGroupMember(tx, g.id, user.id, 'member');
 }
 
@@ -54,10 +54,10 @@ export async function joinGroup(ctx: Ctx, me: UserRow, game: GameContext, id: st
     if (await isBanned(tx, g.id, me.id)) throw socialError('group_banned', 'Banned from the group');
     if (g.join_policy === 'invite' || (await blockedByOwner(tx, g.id, me.id))) throw socialError('group_join_denied', 'You cannot join this group without an invite');
     if (g.join_policy === 'open') {
-      await admit(ctx, tx, g, me);
+      await admit(ctx, tx, game, g, me);
       return { state: 'joined' as const, g: { ...g, member_count: g.member_count + 1 } };
     }
-    if ((await membershipCount(tx, me.id, g.game_id)) >= ctx.config.groupsPerPlayer) throw groupLimit();
+    if ((await membershipCount(tx, me.id, g.game_id)) >= groupLimits(ctx, game).perPlayer) throw groupLimit();
     if (!(await insertRequest(tx, g.id, me.id))) throw socialError('group_request_exists', 'Your join request is pending already');
     return { state: 'requested' as const, g };
   });
@@ -115,7 +115,7 @@ export async function decideRequest(ctx: Ctx, me: UserRow, game: GameContext, id
     if (!u || (await hasBlocked(tx, me.id, u.id))) throw requestNotFound();
     if (!(await deleteRequest(tx, g.id, u.id))) throw requestNotFound();
     if (!accept) return { g, u, note: undefined };
-    await admit(ctx, tx, g, u);
+    await admit(ctx, tx, game, g, u);
     return { g, u, note: await storeNotification(ctx, tx, u.id, 'groupRequestAccepted', me, { groupId: g.id }) };
   });
   if (!accept) return undefined;
@@ -174,7 +174,7 @@ export async function acceptGroupInvite(ctx: Ctx, me: UserRow, game: GameContext
     const g = await lockGroup(tx, inv.group_id);
     if (!g || g.game_id !== spaceOf(game)) throw inviteNotFound();
     await deleteInvite(tx, inv.id);
-    await admit(ctx, tx, g, me);
+    await admit(ctx, tx, game, g, me);
     return { ...g, member_count: g.member_count + 1 };
   });
   await memberJoined(ctx, g.id, me);

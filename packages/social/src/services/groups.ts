@@ -32,10 +32,11 @@ import {
 } from '../queries/groups.js';
 import { socialError, rateLimited } from './errors.js';
 import { publishNotification, storeNotifications } from './notifications.js';
-import { authority, demand, groupDto, groupEvent, groupLimit, groupMemberDto, memberLeft, ownGameGroup, spaceOf, visibleGroup } from './group-access.js';
+import { authority, demand, groupDto, groupEvent, groupLimit, groupLimits, groupMemberDto, memberLeft, ownGameGroup, spaceOf, visibleGroup } from './group-access.js';
 import { assertGuestAllowed, type GuestCaller } from './guest-restrictions.js';
 import { filterText, reportFlagged } from './text-filter.js';
 import { assertAvatarUrl } from './account.js';
+import { readPresences, viewPresence } from './presence.js';
 
 
 const METADATA_MAX_BYTES = 2048;
@@ -104,9 +105,13 @@ function groupColumns(ctx: Ctx, game: GameContext, input: GroupInput, base: Grou
     if (metadata !== null && Buffer.byteLength(metadata) > METADATA_MAX_BYTES) throw socialError('metadata_too_large', 'metadata is over 2 KiB as JSON', { field: 'metadata' });
   }
   // The default never exceeds the deployment's highest limit.
-  const memberLimit = input.memberLimit ?? base?.memberLimit ?? Math.min(ctx.config.groupsDefaultMemberLimit, ctx.config.groupsMaxMemberLimit);
-  if (memberLimit < 2 || memberLimit > ctx.config.groupsMaxMemberLimit || memberLimit < members) {
-    throw socialError('invalid_member_limit', `memberLimit must be between ${Math.max(2, members)} and ${ctx.config.groupsMaxMemberLimit}`, { field: 'memberLimit' });
+  const limits = groupLimits(ctx, game);
+  const memberLimit = input.memberLimit ?? base?.memberLimit ?? limits.defaultMemberLimit;
+  // An edit keeps a limit the game has since lowered below (the group is not shrunk under its members), unless it
+  // changes the limit.
+  const allowedMax = input.memberLimit === undefined && base ? Math.max(limits.maxMemberLimit, base.memberLimit) : limits.maxMemberLimit;
+  if (memberLimit < 2 || memberLimit > allowedMax || memberLimit < members) {
+    throw socialError('invalid_member_limit', `memberLimit must be between ${Math.max(2, members)} and ${limits.maxMemberLimit}`, { field: 'memberLimit' });
   }
   return {
     columns: { name, nameKey: name.toLowerCase(), tag, description, language, avatarUrl, metadata, joinPolicy: input.joinPolicy ?? base?.joinPolicy ?? 'request', memberLimit },
@@ -142,11 +147,12 @@ export async function createGroup(ctx: Ctx, me: UserRow, input: GroupInput & { n
   assertGuestAllowed(ctx, caller, 'group_create');
   const { columns, flagged } = groupColumns(ctx, caller.game, input, undefined, 1);
   const space = spaceOf(caller.game);
-  if ((await membershipCount(ctx.db, me.id, space)) >= ctx.config.groupsPerPlayer) throw groupLimit();
-  const d = await ctx.state.hit(`limit:group-create:${me.id}`, ctx.config.groupsCreatedPerDay, 86_400_000);
+  const limits = groupLimits(ctx, caller.game);
+  if ((await membershipCount(ctx.db, me.id, space)) >= limits.perPlayer) throw groupLimit();
+  const d = limits.createdPerDay > 0 ? await ctx.state.hit(`limit:group-create:${space}:${me.id}`, limits.createdPerDay, 86_400_000) : { allowed: false, retryAfterMs: 86_400_000 };
   if (!d.allowed) {
     ctx.metrics.rateLimited('group_create');
-    throw rateLimited(`At most ${ctx.config.groupsCreatedPerDay} groups a day`, d.retryAfterMs);
+    throw rateLimited(`At most ${limits.createdPerDay} groups a day`, d.retryAfterMs);
   }
   let g: GroupRow;
   try {
@@ -246,8 +252,10 @@ export async function groupMembers(ctx: Ctx, me: UserRow, game: GameContext, id:
   const rows = await memberPage(ctx.db, g.id, me.id, after, limit + 1);
   const page = rows.slice(0, limit);
   const last = page.at(-1);
+  // Online or offline only (docs/social.md, "Groups"): what a member's friends see is theirs to share, not the group's.
+  const presences = await readPresences(ctx, page.map((m) => m.id));
   return {
-    members: page.map(groupMemberDto),
+    members: page.map((m, i) => ({ ...groupMemberDto(m), online: viewPresence(presences[i], m, me.id, game).state !== 'offline' })),
     nextCursor: rows.length > limit && last ? ctx.cursors.seal(MEMBERS_CURSOR, `${last.joined_key}|${last.id}`, g.id) : null,
   };
 }

@@ -148,7 +148,7 @@ export async function notifyPresence(ctx: Ctx, owner: UserRow, current?: StoredP
 }
 
 /** Presences of several users in one round trip (MGET), failing open as described above. */
-async function readPresences(ctx: Ctx, userIds: string[]): Promise<(StoredPresence | null)[]> {
+export async function readPresences(ctx: Ctx, userIds: string[]): Promise<(StoredPresence | null)[]> {
   let raw: (string | null)[];
   try {
     raw = await ctx.state.getMany(userIds.map(key));

@@ -1,4 +1,4 @@
-/** One game: settings and cross-game visibility, guest restrictions, credentials (rotation), text filter, module builds, players, deletion. */
+/** One game: settings and cross-game visibility, guest restrictions, group limits, credentials (rotation), text filter, module builds, players, deletion. */
 import { GAME_GUEST_FEATURES } from '@platform/client';
 import { h, onSubmit, replace, table, when } from '../dom.js';
 import type { GameView, TextFilter, Visibility } from '../registry-api.js';
@@ -110,6 +110,36 @@ function guestSection(ui: Ui, game: GameView, reload: () => void): HTMLElement {
   return h('section', { class: 'card' }, h('h2', null, 'Guest restrictions'), form);
 }
 
+const GROUP_LIMITS = [
+  ['PerPlayer', 'Groups a player may belong to (1: one clan per player)'],
+  ['CreatedPerDay', 'Groups a player may create per day (0: none)'],
+  ['DefaultMemberLimit', 'Member limit of a new group'],
+  ['MaxMemberLimit', 'Highest member limit of a group'],
+] as const;
+
+/** Limits of the game's groups (GroupLimits): each one the game's own, or the platform's when left empty. */
+function groupLimitsSection(ui: Ui, game: GameView, reload: () => void): HTMLElement {
+  const own = game.GroupLimits ?? {};
+  const form = h(
+    'form',
+    { class: 'stack', id: 'group-limits' },
+    h('p', { class: 'muted' }, 'Empty: the platform’s setting (SOCIAL_GROUPS_*).'),
+    GROUP_LIMITS.map(([name, label]) => h('label', null, label, h('input', { name, type: 'number', min: 0, max: 5000, step: 1, value: own[name] === undefined ? '' : String(own[name]) }))),
+    h('button', { type: 'submit' }, 'Save group limits'),
+  );
+  onSubmit(form, (f) => {
+    const limits: Partial<Record<(typeof GROUP_LIMITS)[number][0], number>> = {};
+    for (const [name] of GROUP_LIMITS) if (f[name].trim() !== '') limits[name] = Number(f[name]);
+    const set = Object.keys(limits).length ? limits : null;
+    void ui.attempt('Saving', async () => {
+      await ui.s.registry.updateGame(game.GameId, { GroupLimits: set });
+      ui.say(set ? `Group limits saved: ${Object.entries(set).map(([k, v]) => `${k} ${v}`).join(', ')}.` : 'Group limits: the platform’s.');
+      reload();
+    });
+  });
+  return h('section', { class: 'card' }, h('h2', null, 'Group limits'), form);
+}
+
 function credentialsSection(ui: Ui, game: GameView, reload: () => void): HTMLElement {
   const r = ui.s.registry;
   const rotateSecret = async () => {
@@ -185,6 +215,7 @@ export async function gamePage(ui: Ui, main: HTMLElement, gameId: string): Promi
     h('div', { class: 'columns' }, settingsSection(ui, game, reload), credentialsSection(ui, game, reload)),
     await textFilterSection(ui, game),
     guestSection(ui, game, reload),
+    groupLimitsSection(ui, game, reload),
     await modulesSection(ui, game),
     await playersSection(ui, game),
     dangerSection(ui, game),

@@ -3,6 +3,7 @@ import type { ReportState, ReportView } from '@platform/client';
 import { h, onSubmit, table, type Child, when } from '../dom.js';
 import { confirmDialog, type Ui } from '../ui.js';
 import { sanctionForm } from './sanction-form.js';
+import { groupOfContext } from './groups.js';
 
 const STATES: ReportState[] = ['received', 'in_review', 'actioned', 'dismissed'];
 const named = (n: { fullHandle: string } | null) => n?.fullHandle ?? '(erased)';
@@ -44,6 +45,7 @@ function snapshot(r: ReportView): Child {
   if (!s) return h('p', { class: 'muted' }, 'No snapshot (the target was erased, or the report predates snapshots).');
   return [
     h('p', null, `Taken ${when(s.takenAt)}: `, h('strong', null, s.target.fullHandle), ` (display name “${s.target.displayName}”${s.target.status ? `, status “${s.target.status}”` : ''})`),
+    s.group ? h('p', { id: 'snapshot-group' }, 'The group named: ', h('strong', null, s.group.name), ` [${s.group.tag}]`, s.group.description ? ` — “${s.group.description}”` : '') : null,
     s.channel
       ? [h('p', null, `Their last messages in the ${s.channel.kind} channel, newest first:`), h('div', { id: 'snapshot-messages' }, s.channel.messages.map((m) => h('blockquote', null, h('span', { class: 'muted' }, when(m.sentAt)), ' ', m.body)))]
       : h('p', { class: 'muted' }, 'No channel copied.'),
@@ -88,6 +90,7 @@ export async function reportPage(ui: Ui, main: HTMLElement, reportId: string): P
   main.append(
     h('h1', null, `Report: ${r.reason}`, ' ', h('span', { class: 'tag', id: 'report-state-now' }, r.state)),
     h('p', null, `Filed ${when(r.createdAt)} by ${reporterOf(r)} about `, h('strong', null, named(r.target)), r.context ? ` — “${r.context}”` : ''),
+    ...(groupOfContext(r.context) ? [h('p', null, h('a', { id: 'report-group', href: `#/groups/${groupOfContext(r.context)}` }, 'Open the group this report names'))] : []),
     ...(r.repeatCount
       ? [h('p', { id: 'report-repeats' }, `Reported again ${r.repeatCount} time(s) by the same reporter, last ${when(r.lastReportedAt!)} (merged): `, r.repeats.map((x) => `${x.reason}${x.context ? ` “${x.context}”` : ''}`).join('; '))]
       : []),
