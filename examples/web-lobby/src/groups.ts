@@ -4,7 +4,7 @@
  * with their roles (Kick where the player may), its join requests (Accept / Deny) and an Invite box, where the
  * player's role allows. Live: the group events re-read what they are about.
  */
-import type { Group, GroupInvite, GroupJoinPolicy, GroupJoinRequest, GroupMemberPage, GroupPermission, GroupRole, PlatformClient, RealtimeClient } from '@platform/client';
+import type { ChatMessage, Group, GroupInvite, GroupJoinPolicy, GroupJoinRequest, GroupMemberPage, GroupPermission, GroupRole, PlatformClient, RealtimeClient } from '@platform/client';
 
 /** What the panel borrows from the page (main.ts). */
 export interface PanelHost {
@@ -36,6 +36,10 @@ export class GroupsPanel {
   /** Counts openGroup calls: a read that a later call overtook is dropped. */
   private opened = 0;
   private membersCursor: string | null = null;
+  /** The handles of the shown group's members read so far (chat lines name their writer). */
+  private handles = new Map<string, string>();
+  private shownMessages = new Set<string>();
+  private rt: RealtimeClient | undefined;
 
   constructor(private readonly host: PanelHost) {}
 
@@ -58,6 +62,21 @@ export class GroupsPanel {
     el('group-search-go').onclick = () => this.host.act(() => this.find());
     el('members-more').onclick = () => this.host.act(() => this.moreMembers());
     el('group-invite').onclick = () => this.host.act(() => this.invite());
+    el('group-chat-send').onclick = () => this.host.act(async () => this.sendChat());
+  }
+
+  /** Sends a line to the shown group over the socket; it comes back as a chatMessage event, to this socket too. */
+  private sendChat(): void {
+    const text = value('group-chat-text');
+    if (!this.shown || !text || !this.rt) return;
+    this.rt.sendChat('group', this.shown.group.groupId, text);
+    (el('group-chat-text') as HTMLInputElement).value = '';
+  }
+
+  private showMessage(m: ChatMessage): void {
+    if (this.shownMessages.has(m.messageId)) return;
+    this.shownMessages.add(m.messageId);
+    el('group-messages').append(this.host.item(`${this.handles.get(m.fromPublicId) ?? m.fromPublicId}: ${m.body}`));
   }
 
   /** Everything the panel shows, read again over HTTP. */
@@ -68,6 +87,10 @@ export class GroupsPanel {
 
   /** Subscribes to the group events of a realtime client: each re-reads what it is about. */
   listen(rt: RealtimeClient): void {
+    this.rt = rt;
+    rt.on('chatMessage', (m) => {
+      if (m.channel === 'group' && this.isShown(m.channelId)) this.showMessage(m);
+    });
     const { act, status, me } = this.host;
     const reread = (groupId: string) => async () => {
       await this.refreshMine();
@@ -145,11 +168,17 @@ export class GroupsPanel {
     if (mine !== this.opened) return;
     if (!group.myRole) return this.closeGroup();
     const next: Shown = { group, roles: new Map(roles.map((r) => [r.name, r])) };
-    const [page, requests] = await Promise.all([
+    const [page, requests, history] = await Promise.all([
       this.social.groupMembers(groupId, { limit: MEMBERS_PAGE }),
       mayIn(next, 'accept_requests') ? this.social.groupRequests(groupId) : undefined,
+      this.social.chatHistory('group', groupId),
     ]);
     if (mine !== this.opened) return;
+    if (!this.isShown(groupId)) {
+      el('group-messages').replaceChildren();
+      this.shownMessages.clear();
+      this.handles.clear();
+    }
     this.shown = next;
     el('group-title').textContent = `${title(group)}: ${group.joinPolicy}, ${group.memberCount}/${group.memberLimit} members, you are ${group.myRole}`;
     el('group').hidden = false;
@@ -158,12 +187,14 @@ export class GroupsPanel {
     el('group-requests-box').hidden = !requests;
     el('group-invite-box').hidden = !mayIn(next, 'invite');
     this.showRequests(requests?.requests ?? []);
+    for (const m of history.messages.reverse()) this.showMessage(m);
   }
 
   /** Appends a page of members (joining order), each with Kick where the player may kick them. */
   private showMembers(page: GroupMemberPage): void {
     const myRank = this.rank(this.shown?.group.myRole ?? 'member');
     for (const m of page.members) {
+      this.handles.set(m.publicId, m.fullHandle);
       const kickable = m.publicId !== this.host.me() && this.may('kick') && this.rank(m.role) < myRank;
       const buttons: Record<string, () => Promise<void>> = kickable ? { Kick: () => this.kick(m.publicId, m.fullHandle) } : {};
       el('group-members').append(this.host.item(`${m.fullHandle} (${m.role})`, buttons));

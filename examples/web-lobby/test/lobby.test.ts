@@ -132,7 +132,7 @@ describe('web lobby: two players in Chromium', { skip: chromiumSkip() }, () => {
     assert.equal(await b.page.locator('#status.error').count(), 0, await b.page.locator('#status').textContent() ?? '');
   });
 
-  it('groups: A creates a request group, B finds it and asks, A accepts live, both see the members, A kicks B and invites B back', async () => {
+  it('groups: A creates a request group, B finds it and asks, A accepts live, both see the members and chat, A kicks B and invites B back', async () => {
     const a = await signIn(browser, lobby.url, 'Gus');
     const b = await signIn(browser, lobby.url, 'Hal');
     const name = `Lobby Knights ${Math.random().toString(36).slice(2, 8)}`;
@@ -164,6 +164,14 @@ describe('web lobby: two players in Chromium', { skip: chromiumSkip() }, () => {
     await shows(b.page, '#group-members li', `${b.handle} (member)`);
     assert.equal(await b.page.locator('#group-members li button').count(), 0);
     assert.equal(await b.page.locator('#group-requests-box').isHidden(), true);
+
+    // Group chat: each line reaches the other page live, named by its writer.
+    await a.page.fill('#group-chat-text', 'Welcome, squire');
+    await a.page.click('#group-chat-send');
+    await shows(b.page, '#group-messages li', `${a.handle}: Welcome, squire`);
+    await b.page.fill('#group-chat-text', 'Glad to serve');
+    await b.page.click('#group-chat-send');
+    await shows(a.page, '#group-messages li', `${b.handle}: Glad to serve`);
 
     // A kicks B: B hears it live, the group leaves B's page.
     await clickIn(a.page, '#group-members li', b.handle, 'Kick');

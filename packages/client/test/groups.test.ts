@@ -207,6 +207,27 @@ describe('client: groups against the real social service', () => {
     assert.deepEqual(await caught, { resumed: true });
   });
 
+  it('group chat: sent over HTTP and over the socket, read back in history, delivered live; members online', async () => {
+    const ada = await founder(tp, 'Ada');
+    const bob = await player(tp, 'Bob');
+    const g = await ada.social.createGroup({ name: uniqueName('Chatters'), tag: 'CHT', joinPolicy: 'open' });
+    await bob.social.joinGroup(g.groupId);
+    const [adaRt, bobRt] = [await realtime(ada), await realtime(bob)];
+    const heard = bobRt.next('chatMessage', (m) => m.channel === 'group' && m.channelId === g.groupId);
+    const sent = await ada.social.sendChat('group', g.groupId, 'Raid at eight');
+    assert.equal(sent.channel, 'group');
+    assert.equal((await heard).messageId, sent.messageId);
+    const echoed = adaRt.next('chatMessage', (m) => m.channel === 'group' && m.body === 'On my way');
+    bobRt.sendChat('group', g.groupId, 'On my way');
+    assert.equal((await echoed).fromPublicId, bob.publicId);
+    const history = await ada.social.chatHistory('group', g.groupId);
+    assert.deepEqual(history.messages.map((m) => m.body), ['On my way', 'Raid at eight']);
+    const outsider = await player(tp, 'Cy');
+    await rejects(outsider.social.chatHistory('group', g.groupId), 404, 'channel_not_found');
+    const members = (await ada.social.groupMembers(g.groupId)).members;
+    assert.deepEqual(members.map((m) => [m.publicId, m.online]), [[ada.publicId, true], [bob.publicId, true]], 'both have a socket open');
+  });
+
   it('creations per day are bounded (429 with retryAfter); the group routes need a session', async () => {
     const dee = await founder(tp, 'Dee');
     const base = uniqueName('Daily');
