@@ -24,7 +24,7 @@ export type { Figure } from './lib.js';
 // Runs with a harness of their own (private Redis deployments, node processes of @platform/cluster), one at a time:
 // `npm run bench -- chaos` (10-minute chaos run), `sharded` (4 social nodes on a plain Redis and a Redis Cluster),
 // `storm` (a reconnect storm), `soak` (10 minutes of churn), `large` (the largest party and friend list),
-// `slow` (stalled readers among chatting sockets).
+// `slow` (stalled readers among chatting sockets), `groups` (group chat to 500 members, finding groups at 100,000).
 const HARNESSED: Record<string, string> = {
   chaos: './chaos.js',
   sharded: './sharded-fanout.js',
@@ -32,6 +32,7 @@ const HARNESSED: Record<string, string> = {
   soak: './soak.js',
   large: './large.js',
   slow: './slow-consumers.js',
+  groups: './groups.js',
 };
 const harnessed = HARNESSED[process.argv[2] ?? ''];
 if (harnessed) {
