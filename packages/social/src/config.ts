@@ -52,6 +52,10 @@ export const socialVars = {
     vars.int('SOCIAL_RATE_SEARCHES_PER_MINUTE', { default: 30, min: 1, max: 100_000, description: 'User searches per user and minute' }),
     'SOCIAL_LIMITS_SEARCHES_PER_MINUTE',
   ),
+  groupSearchesPerMinute: specSetting(
+    'Social:Limits:GroupSearchesPerMinute',
+    vars.int('SOCIAL_RATE_GROUP_SEARCHES_PER_MINUTE', { default: 60, min: 1, max: 100_000, description: 'Group searches (GET /v1/groups) per user and minute' }),
+  ),
   reportMergeHours: specSetting('Social:Reports:MergeHours', vars.int('SOCIAL_REPORTS_MERGE_HOURS', {
     default: 24,
     min: 1,

@@ -7,7 +7,7 @@ import { assertError } from '@platform/kit/testing';
 import { useHarness, type Game, type TestUser } from './support.js';
 
 describe('groups: moderation, inbox, chat', () => {
-  const h = useHarness({}, { checkAccountIds: true });
+  const h = useHarness({ SOCIAL_RATE_GROUP_SEARCHES_PER_MINUTE: '4' }, { checkAccountIds: true });
   let n = 0;
   /** A unique group name (names are unique per game across the suite's groups). */
   const uniqueName = (base = 'Guild') => `${base} ${++n} ${randomUUID().slice(0, 6)}`;
@@ -96,6 +96,16 @@ describe('groups: moderation, inbox, chat', () => {
     assert.equal((await create(joiner, {})).memberLimit, 100);
     // A value out of bounds from the registry is left out: the deployment's ceiling stands.
     assertError(await h.req(other, 'POST', '/v1/groups', { body: { name: uniqueName(), tag: 'HUGE', memberLimit: 5001 }, game: noCreation }), 400, 'invalid_member_limit');
+  });
+
+  it('group searches are limited per player (Social:Limits:GroupSearchesPerMinute): 429 with Retry-After, others unaffected', async () => {
+    const [seeker, other] = await h.users('SSeeker', 'SOther');
+    for (let i = 0; i < 4; i++) assert.equal((await h.req(seeker, 'GET', '/v1/groups?prefix=zz')).status, 200);
+    const limited = await h.req(seeker, 'GET', '/v1/groups?prefix=zz');
+    assertError(limited, 429, 'rate_limited');
+    assert.ok(Number(limited.headers['retry-after']) > 0);
+    assert.equal((await h.req(other, 'GET', '/v1/groups?prefix=zz')).status, 200);
+    assert.equal((await h.req(seeker, 'GET', '/v1/me/groups')).status, 200, 'the own list is not a search');
   });
 
   it('the inbox keeps what a player missed: an invite, an accepted request, a removal, a role, a disband', async () => {

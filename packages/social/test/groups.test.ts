@@ -359,7 +359,7 @@ describe('groups', () => {
     for (const u of joiners) await join(u, g.groupId);
     const p1 = (await h.req(owner, 'GET', `/v1/groups/${g.groupId}/members?limit=2`)).body;
     assert.deepEqual(p1.members.map((m: { publicId: string }) => m.publicId), [owner.publicId, joiners[0].publicId]);
-    assert.deepEqual(Object.keys(p1.members[0]).sort(), ['displayName', 'fullHandle', 'joinedAt', 'publicId', 'role']);
+    assert.deepEqual(Object.keys(p1.members[0]).sort(), ['displayName', 'fullHandle', 'joinedAt', 'online', 'publicId', 'role']);
     const p2 = (await h.req(owner, 'GET', `/v1/groups/${g.groupId}/members?limit=2&cursor=${encodeURIComponent(p1.nextCursor)}`)).body;
     assert.deepEqual(p2.members.map((m: { publicId: string }) => m.publicId), [joiners[1].publicId, joiners[2].publicId]);
     assert.equal(p2.nextCursor, null);

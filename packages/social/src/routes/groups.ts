@@ -55,10 +55,10 @@ function createAndFindRoutes(app: App, ctx: Ctx): void {
           },
           { additionalProperties: false },
         ),
-        response: { 200: Type.Object({ groups: Type.Array(GroupDto), nextCursor: Nullable(Str) }), ...errorResponses(CALLER, VALIDATED, 'invalid_cursor') },
+        response: { 200: Type.Object({ groups: Type.Array(GroupDto), nextCursor: Nullable(Str) }), ...errorResponses(CALLER, VALIDATED, LIMITED, 'invalid_cursor') },
       },
     },
-    async (req) => searchGameGroups(ctx, req.game, req.query),
+    async (req) => searchGameGroups(ctx, req.user, req.game, req.query),
   );
   app.get(
     '/v1/me/groups',

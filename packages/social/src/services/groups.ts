@@ -37,6 +37,7 @@ import { assertGuestAllowed, type GuestCaller } from './guest-restrictions.js';
 import { filterText, reportFlagged } from './text-filter.js';
 import { assertAvatarUrl } from './account.js';
 import { readPresences, viewPresence } from './presence.js';
+import { limitGroupSearch } from './limits.js';
 
 
 const METADATA_MAX_BYTES = 2048;
@@ -211,9 +212,11 @@ export async function disbandGroup(ctx: Ctx, me: UserRow, game: GameContext, id:
 
 export async function searchGameGroups(
   ctx: Ctx,
+  me: UserRow,
   game: GameContext,
   q: { prefix?: string; tag?: string; language?: string; open?: boolean; limit?: number; cursor?: string },
 ) {
+  await limitGroupSearch(ctx, me.id);
   const limit = q.limit ?? 20;
   const afterKey = q.cursor === undefined ? undefined : ctx.cursors.open(CURSOR_KIND, q.cursor, spaceOf(game));
   if (q.cursor !== undefined && afterKey === undefined) throw badCursor();

@@ -26,3 +26,10 @@ export async function limitSearch(ctx: Ctx, userId: string): Promise<void> {
   if (!d.allowed) ctx.metrics.rateLimited('search');
   if (!d.allowed) throw rateLimited('Too many searches; slow down', d.retryAfterMs);
 }
+
+/** Group searches per user: the game's group directory is public, but not to be copied at speed. */
+export async function limitGroupSearch(ctx: Ctx, userId: string): Promise<void> {
+  const d = await ctx.state.hit(`limit:group-search:${userId}`, ctx.config.groupSearchesPerMinute, 60_000);
+  if (!d.allowed) ctx.metrics.rateLimited('group_search');
+  if (!d.allowed) throw rateLimited('Too many group searches; slow down', d.retryAfterMs);
+}
