@@ -20,7 +20,14 @@ describe('internal callers', () => {
       assert.equal(r.json().id, g.account_id);
       assert.equal(r.json().status, 'active');
       assert.equal(r.json().is_guest, true);
+      assert.equal(r.json().guest_standing, 'normal', 'a guest’s standing: the level only');
+      assert.ok(!('score' in r.json()) && !JSON.stringify(r.json()).includes('reasons'));
     }
+    // An account that is not a guest has no standing.
+    const player = await h.app.inject({ method: 'POST', url: '/register', payload: { email: `std-${Date.now()}@example.test`, password: 'correct horse battery staple', display_name: 'Std' } });
+    assert.equal(player.statusCode, 201, player.body);
+    const r = await h.app.inject({ url: `/internal/accounts/${player.json().account_id}`, headers: { 'x-internal-key': REGISTRY_KEY } });
+    assert.deepEqual([r.json().is_guest, r.json().guest_standing], [false, undefined]);
   });
 
   it('unknown, malformed and deleted accounts are 404 account_not_found', async () => {

@@ -56,6 +56,14 @@ export const socialVars = {
     'Social:Limits:GroupSearchesPerMinute',
     vars.int('SOCIAL_RATE_GROUP_SEARCHES_PER_MINUTE', { default: 60, min: 1, max: 100_000, description: 'Group searches (GET /v1/groups) per user and minute' }),
   ),
+  guestStandingCacheSeconds: specSetting(
+    'Social:Guests:StandingCacheSeconds',
+    vars.int('SOCIAL_GUEST_STANDING_CACHE_SECONDS', { default: 60, min: 0, max: 3600, description: "How long a guest's standing (auth's guest abuse score level) is kept before auth is asked again" }),
+  ),
+  guestSlowActionsPerHour: specSetting(
+    'Social:Guests:SlowActionsPerHour',
+    vars.int('SOCIAL_GUEST_SLOW_ACTIONS_PER_HOUR', { default: 10, min: 1, max: 100_000, description: 'Sensitive actions per feature and hour of a guest whose abuse score is at the slow level; past it 429 rate_limited' }),
+  ),
   reportMergeHours: specSetting('Social:Reports:MergeHours', vars.int('SOCIAL_REPORTS_MERGE_HOURS', {
     default: 24,
     min: 1,

@@ -55,7 +55,7 @@ export async function internalRoutes(app: App, c: AuthContext) {
       config: { caller: 'service:*' },
       schema: {
         tags: ['internal'],
-        summary: 'Whether an account exists (service callers only)',
+        summary: 'Whether an account exists, and a guest’s standing (service callers only)',
         description: 'Requires X-Internal-Key. Deleted (and purged) accounts and unknown ids answer 404 account_not_found.',
         security,
         params: Type.Object({ id: Type.String({ maxLength: 200 }) }),
@@ -66,6 +66,11 @@ export async function internalRoutes(app: App, c: AuthContext) {
             is_guest: Type.Boolean(),
             display_name: Type.Union([Type.String(), Type.Null()]),
             created_at: Type.String({ format: 'date-time' }),
+            guest_standing: Type.Optional(
+              Type.Union([Type.Literal('normal'), Type.Literal('slow'), Type.Literal('refuse')], {
+                description: 'Guests only: the level of the guest abuse score (never the number or its reasons); social slows or refuses a guest’s sensitive actions by it',
+              }),
+            ),
           }),
           ...errorResponses(COMMON_ERRORS, 'validation_failed', 'invalid_character', 'internal_key_required', 'invalid_internal_key', 'account_not_found'),
         },

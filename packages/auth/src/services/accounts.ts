@@ -24,6 +24,7 @@ import { insertAccountDeletedNotice } from '../queries/outbox.js';
 import { sanctionsOf } from '../queries/sanctions.js';
 import { sessionsOf } from '../queries/sessions.js';
 import { audit, ownAuditEntry, type AuditContext } from './audit.js';
+import { accountScore } from './guest-score.js';
 import { OUTBOX_NOTICE_WIRE } from './notice-wire.js';
 import { hashNewPassword } from './passwords.js';
 import { linkPlatformIdentity, verifyTicket } from './platform.js';
@@ -190,7 +191,10 @@ export async function accountSummaryFor(ctx: AuthContext, accountId: string) {
   if (!UUID_PATTERN.test(accountId)) throw accountNotFound();
   const a = await accountSummary(ctx.db, accountId);
   if (!a || a.status === 'deleted') throw accountNotFound();
-  return { id: a.id, status: a.status, is_guest: a.is_guest, display_name: a.display_name, created_at: iso(a.created_at) };
+  // A guest's standing by its abuse score, for the services that gate guests' sensitive actions by it (social): the
+  // level only, never the number or the reasons (docs/auth.md, "Guest abuse score").
+  const standing = a.is_guest ? (await accountScore(ctx, a.id)).level : undefined;
+  return { id: a.id, status: a.status, is_guest: a.is_guest, display_name: a.display_name, created_at: iso(a.created_at), ...(standing ? { guest_standing: standing } : {}) };
 }
 
 export async function accountExists(ctx: AuthContext, accountId: string): Promise<boolean> {

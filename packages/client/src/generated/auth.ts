@@ -761,7 +761,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Whether an account exists (service callers only)
+         * Whether an account exists, and a guest’s standing (service callers only)
          * @description Requires X-Internal-Key. Deleted (and purged) accounts and unknown ids answer 404 account_not_found.
          */
         get: operations["getInternalAccountsById"];
@@ -9150,6 +9150,8 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                         display_name: string | null;
+                        /** @description Guests only: the level of the guest abuse score (never the number or its reasons); social slows or refuses a guest’s sensitive actions by it */
+                        guest_standing?: "normal" | "slow" | "refuse";
                         /** Format: uuid */
                         id: string;
                         is_guest: boolean;

@@ -15790,6 +15790,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description rate_limited: Chat, outreach or search limit (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "rate_limited";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        requestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
             500: {
                 headers: {

@@ -27,7 +27,18 @@ export interface AuthAdmin {
    * key is configured (nothing can be confirmed). 503 `auth_unavailable` when auth cannot answer.
    */
   activeAccount(accountId: string): Promise<string | undefined>;
+  /**
+   * A guest account's standing by auth's guest abuse score (GET /internal/accounts/{id}: `guest_standing`, the level
+   * only): `normal`, `slow` or `refuse`; undefined when auth gives none (not a guest, an older auth, no internal key)
+   * or cannot be reached (fails open: the guest restrictions still apply). Kept `Social:Guests:StandingCacheSeconds`.
+   */
+  guestStanding(accountId: string): Promise<GuestStanding | undefined>;
 }
+
+export type GuestStanding = 'normal' | 'slow' | 'refuse';
+const STANDINGS: readonly string[] = ['normal', 'slow', 'refuse'];
+/** Standings kept at most (a bounded map: the oldest entry goes first). */
+const STANDING_CACHE_MAX = 10_000;
 
 const TIMEOUT_MS = 5000;
 
@@ -49,9 +60,32 @@ function mapRefusal(res: JsonResponse): Error {
   return socialError('auth_unavailable', `The auth service answered ${res.status}`);
 }
 
-export function createAuthAdmin(config: Pick<SocialConfig, 'authUrl' | 'jwksUrl' | 'ca' | 'authInternalKey'>): AuthAdmin {
+export function createAuthAdmin(config: Pick<SocialConfig, 'authUrl' | 'jwksUrl' | 'ca' | 'authInternalKey' | 'guestStandingCacheSeconds'>): AuthAdmin {
   const base = authBaseUrl(config);
+  const standings = new Map<string, { standing: GuestStanding | undefined; at: number }>();
   return {
+    async guestStanding(accountId) {
+      if (!base || !config.authInternalKey) return undefined;
+      const hit = standings.get(accountId);
+      if (hit && Date.now() - hit.at < config.guestStandingCacheSeconds * 1000) return hit.standing;
+      let standing: GuestStanding | undefined;
+      try {
+        const res = await requestJson('GET', `${base}/internal/accounts/${encodeURIComponent(accountId)}`, {
+          headers: { 'x-internal-key': config.authInternalKey },
+          ca: config.ca,
+          timeoutMs: TIMEOUT_MS,
+        });
+        const v = res.status === 200 ? res.body?.guest_standing : undefined;
+        standing = typeof v === 'string' && STANDINGS.includes(v) ? (v as GuestStanding) : undefined;
+        if (res.status >= 500) return undefined; // not kept: asked again next time
+      } catch {
+        return undefined;
+      }
+      standings.delete(accountId);
+      standings.set(accountId, { standing, at: Date.now() });
+      if (standings.size > STANDING_CACHE_MAX) standings.delete(standings.keys().next().value!);
+      return standing;
+    },
     async activeAccount(accountId) {
       if (!base || !config.authInternalKey) return undefined;
       let res: JsonResponse;

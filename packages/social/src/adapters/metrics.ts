@@ -23,7 +23,7 @@ export interface SocialMetrics {
   delivered(): void;
   dropped(reason: DropReason): void;
   /** A per-user limit refused (chat, outreach, search, frames). */
-  rateLimited(limit: 'chat' | 'outreach' | 'search' | 'frames' | 'group_create' | 'group_search'): void;
+  rateLimited(limit: 'chat' | 'outreach' | 'search' | 'frames' | 'group_create' | 'group_search' | 'guest_slow'): void;
   /** Player text the game's text filter found something in, by the game's mode (services/text-filter.ts). */
   textFiltered(mode: 'mask' | 'reject' | 'flag'): void;
   /** Events sent again to a resumed socket (the replay work calls it with the count replayed). */

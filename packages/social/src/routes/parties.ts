@@ -49,7 +49,7 @@ function membershipRoutes(app: App, ctx: Ctx): void {
           { maxSize: Type.Optional(Type.Integer()), visibility: Type.Optional(PartyVisibilitySchema), join: Type.Optional(JoinMetadata) },
           { additionalProperties: false },
         ),
-        response: { 201: PartyDto, ...errorResponses(CALLER, BODY, 'invalid_max_size', 'join_bag_too_large', 'already_in_party', 'guest_restricted') },
+        response: { 201: PartyDto, ...errorResponses(CALLER, BODY, LIMITED, 'invalid_max_size', 'join_bag_too_large', 'already_in_party', 'guest_restricted') },
       },
     },
     async (req, reply) => {

@@ -95,7 +95,7 @@ export async function sendChatMessage(ctx: Ctx, sender: UserRow, input: { channe
     row = await insertDmMessage(ctx.db, { channelId, from: sender.id, fromPublicId: sender.public_id, body: filtered.text, sentAt: ctx.now() });
   } else if (input.channel === 'group') {
     // Group members need not be friends either: a guest may be refused group chat (group_chat).
-    assertGuestAllowed(ctx, caller, 'group_chat');
+    await assertGuestAllowed(ctx, caller, 'group_chat');
     await limitChat(ctx, sender.id);
     filtered = filterText(ctx, game, 'body', body);
     const id = randomUUID();
@@ -104,7 +104,7 @@ export async function sendChatMessage(ctx: Ctx, sender: UserRow, input: { channe
     if (!row) throw noChannel();
   } else {
     // Party members need not be friends: a guest may be refused party chat (party_chat).
-    assertGuestAllowed(ctx, caller, 'party_chat');
+    await assertGuestAllowed(ctx, caller, 'party_chat');
     // The hot path of party chat: the membership check rides in the insert itself, and the inserts of
     // messages arriving together share one statement (group commit, see partyInserter). Attempts count against the
     // sender's chat limit.

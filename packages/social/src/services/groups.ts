@@ -145,7 +145,7 @@ async function reportFlaggedGroupText(ctx: Ctx, game: GameContext, author: UserR
 // ------------------------------------------------------------ create, read, edit, disband
 
 export async function createGroup(ctx: Ctx, me: UserRow, input: GroupInput & { name: string; tag: string }, caller: GuestCaller) {
-  assertGuestAllowed(ctx, caller, 'group_create');
+  await assertGuestAllowed(ctx, caller, 'group_create');
   const { columns, flagged } = groupColumns(ctx, caller.game, input, undefined, 1);
   const space = spaceOf(caller.game);
   const limits = groupLimits(ctx, caller.game);

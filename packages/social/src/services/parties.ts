@@ -66,7 +66,7 @@ const memberDto = (m: MemberRow, leader: string) => ({
 });
 
 export async function createParty(ctx: Ctx, me: UserRow, body: { maxSize?: number; visibility?: PartyVisibility; join?: JoinMetadata }, caller?: GuestCaller) {
-  assertGuestAllowed(ctx, caller, 'party_create');
+  await assertGuestAllowed(ctx, caller, 'party_create');
   const maxSize = body.maxSize ?? ctx.config.partyDefaultMaxSize;
   if (maxSize < 2 || maxSize > ctx.config.partyMaxSizeLimit) {
     throw socialError('invalid_max_size', `maxSize must be between 2 and ${ctx.config.partyMaxSizeLimit}`, { field: 'maxSize' });

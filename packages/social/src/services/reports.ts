@@ -72,7 +72,7 @@ export async function fileReport(
   body: { targetHandle?: string; targetPublicId?: string; reason: string; context?: string },
   caller?: GuestCaller,
 ) {
-  assertGuestAllowed(ctx, caller, 'reports');
+  await assertGuestAllowed(ctx, caller, 'reports');
   // A report about someone who blocked the caller is taken (a harassed player must be able to report the
   // harasser), so a report about nobody is answered the same way, storing nothing: a report never tells
   // whether its target exists or has blocked the caller.
