@@ -114,8 +114,59 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The second step of a sign-in: the MfaToken of the 401 mfa_required and a code (or a recovery code) */
+        /** The second step of a sign-in: the MfaToken of the 401 mfa_required and one of a code, a recovery code or a passkey assertion */
         post: operations["postDevelopersLoginMfa"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/developers/login/mfa/passkey/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A second step with a passkey: the options for navigator.credentials.get() naming the developer’s passkeys (the MfaToken of the 401 mfa_required) */
+        post: operations["postDevelopersLoginMfaPasskeyOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/developers/login/passkey": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign in with a passkey: the assertion of the options’ challenge → a developer token (no second step: the passkey verified its user) */
+        post: operations["postDevelopersLoginPasskey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/developers/login/passkey/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start a passkey sign-in: options for navigator.credentials.get() naming no developer (discoverable passkeys) */
+        post: operations["postDevelopersLoginPasskeyOptions"];
         delete?: never;
         options?: never;
         head?: never;
@@ -184,6 +235,74 @@ export interface paths {
         put?: never;
         /** Remove the authenticator (with a current code or a recovery code); answers a new token (the others stop working) */
         post: operations["postDevelopersMeMfaTotpRemove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/developers/me/passkeys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The developer’s passkeys */
+        get: operations["getDevelopersMePasskeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/developers/me/passkeys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove one of the developer’s passkeys; answers a new token (the others stop working) */
+        delete: operations["deleteDevelopersMePasskeysById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/developers/me/passkeys/registration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Add the passkey the browser made from the options; answers a new token (the others stop working) */
+        post: operations["postDevelopersMePasskeysRegistration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/developers/me/passkeys/registration/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start adding a passkey: the options for navigator.credentials.create() */
+        post: operations["postDevelopersMePasskeysRegistrationOptions"];
         delete?: never;
         options?: never;
         head?: never;
@@ -447,7 +566,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -458,7 +577,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -510,7 +629,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -521,7 +640,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -585,7 +704,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -596,7 +715,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -627,7 +746,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -638,7 +757,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled";
+                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -711,7 +830,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -722,7 +841,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -785,7 +904,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -796,7 +915,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -848,7 +967,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -859,7 +978,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1010,7 +1129,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1021,7 +1140,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1173,7 +1292,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1184,7 +1303,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1248,7 +1367,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1259,7 +1378,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1353,7 +1472,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1364,7 +1483,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1389,6 +1508,24 @@ export interface operations {
                     /** @description The authenticator app’s current 6-digit code */
                     Code?: string;
                     MfaToken: string;
+                    /** @description A passkey’s assertion of the challenge of POST /developers/login/mfa/passkey/options */
+                    Passkey?: {
+                        authenticatorAttachment?: "platform" | "cross-platform";
+                        /** @description clientExtensionResults, as the browser gives them */
+                        clientExtensionResults: {
+                            [key: string]: unknown;
+                        };
+                        id: string;
+                        rawId: string;
+                        response: {
+                            authenticatorData: string;
+                            clientDataJSON: string;
+                            signature: string;
+                            userHandle?: string;
+                        };
+                        /** @enum {string} */
+                        type: "public-key";
+                    };
                     /** @description One of the recovery codes (each works once) */
                     RecoveryCode?: string;
                 };
@@ -1431,7 +1568,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1442,7 +1579,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1557,7 +1694,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1568,7 +1705,490 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postDevelopersLoginMfaPasskeyOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    MfaToken: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description WebAuthn options JSON (field names are the standard’s); the challenge is good for one answer within five minutes */
+                        PublicKey: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: Password length out of bounds; settings_too_large: Settings above 16 KiB serialised; invalid_version: Version is not SemVer 2.0.0 or is too long; wasm_required: A wasm build without WasmBase64; native_has_no_wasm: A native build with WasmBase64; invalid_base64: WasmBase64 is not canonical padded base64; invalid_wasm: Not a well-formed or valid wasm module; module_limits: The module exceeds the admission limits; imports_not_allowed: The module imports outside the allowlist; invalid_combination: register-user with a field combination that is not accepted; invalid_player_identity: The auth service refused the player identity; provider_not_configured: The platform provider is not configured on the auth service */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "settings_too_large" | "invalid_version" | "wasm_required" | "native_has_no_wasm" | "invalid_base64" | "invalid_wasm" | "module_limits" | "imports_not_allowed" | "invalid_combination" | "invalid_player_identity" | "provider_not_configured";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description payload_too_large: The body exceeds the size limit; module_too_large: The decoded module is above the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "payload_too_large" | "module_too_large";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "unsupported_media_type";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: Too many requests from this caller; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "rate_limited";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "internal_error";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postDevelopersLoginPasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The assertion: `PublicKeyCredential.toJSON()` of `navigator.credentials.get()` (WebAuthn field names) */
+                    Credential: {
+                        authenticatorAttachment?: "platform" | "cross-platform";
+                        /** @description clientExtensionResults, as the browser gives them */
+                        clientExtensionResults: {
+                            [key: string]: unknown;
+                        };
+                        id: string;
+                        rawId: string;
+                        response: {
+                            authenticatorData: string;
+                            clientDataJSON: string;
+                            signature: string;
+                            userHandle?: string;
+                        };
+                        /** @enum {string} */
+                        type: "public-key";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        DeveloperId: string;
+                        Email: string;
+                        Role: "super-admin" | "developer";
+                        Token: string;
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: Password length out of bounds; settings_too_large: Settings above 16 KiB serialised; invalid_version: Version is not SemVer 2.0.0 or is too long; wasm_required: A wasm build without WasmBase64; native_has_no_wasm: A native build with WasmBase64; invalid_base64: WasmBase64 is not canonical padded base64; invalid_wasm: Not a well-formed or valid wasm module; module_limits: The module exceeds the admission limits; imports_not_allowed: The module imports outside the allowlist; invalid_combination: register-user with a field combination that is not accepted; invalid_player_identity: The auth service refused the player identity; provider_not_configured: The platform provider is not configured on the auth service */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "settings_too_large" | "invalid_version" | "wasm_required" | "native_has_no_wasm" | "invalid_base64" | "invalid_wasm" | "module_limits" | "imports_not_allowed" | "invalid_combination" | "invalid_player_identity" | "provider_not_configured";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description payload_too_large: The body exceeds the size limit; module_too_large: The decoded module is above the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "payload_too_large" | "module_too_large";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "unsupported_media_type";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: Too many requests from this caller; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "rate_limited";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "internal_error";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postDevelopersLoginPasskeyOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description WebAuthn options JSON (field names are the standard’s); the challenge is good for one answer within five minutes */
+                        PublicKey: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: Password length out of bounds; settings_too_large: Settings above 16 KiB serialised; invalid_version: Version is not SemVer 2.0.0 or is too long; wasm_required: A wasm build without WasmBase64; native_has_no_wasm: A native build with WasmBase64; invalid_base64: WasmBase64 is not canonical padded base64; invalid_wasm: Not a well-formed or valid wasm module; module_limits: The module exceeds the admission limits; imports_not_allowed: The module imports outside the allowlist; invalid_combination: register-user with a field combination that is not accepted; invalid_player_identity: The auth service refused the player identity; provider_not_configured: The platform provider is not configured on the auth service */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "settings_too_large" | "invalid_version" | "wasm_required" | "native_has_no_wasm" | "invalid_base64" | "invalid_wasm" | "module_limits" | "imports_not_allowed" | "invalid_combination" | "invalid_player_identity" | "provider_not_configured";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: Too many requests from this caller; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "rate_limited";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "internal_error";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1623,7 +2243,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1634,7 +2254,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1665,7 +2285,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1676,7 +2296,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1731,7 +2351,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1742,7 +2362,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1752,7 +2372,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description email_taken: An account with this email exists; totp_enabled: The developer has a confirmed authenticator already (remove it first); totp_not_pending: No authenticator is waiting for confirmation (start with POST /developers/me/mfa/totp); version_exists: This module Version exists for the game; conflict: The auth service reported a conflict */
+            /** @description email_taken: An account with this email exists; totp_enabled: The developer has a confirmed authenticator already (remove it first); totp_not_pending: No authenticator is waiting for confirmation (start with POST /developers/me/mfa/totp); passkey_exists: This authenticator’s passkey is registered already; passkey_limit: The developer has the most passkeys allowed (10); remove one first; version_exists: This module Version exists for the game; conflict: The auth service reported a conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1763,7 +2383,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "email_taken" | "totp_enabled" | "totp_not_pending" | "version_exists" | "conflict";
+                        Code: "email_taken" | "totp_enabled" | "totp_not_pending" | "passkey_exists" | "passkey_limit" | "version_exists" | "conflict";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1794,7 +2414,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1805,7 +2425,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1867,7 +2487,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1878,7 +2498,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1888,7 +2508,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description email_taken: An account with this email exists; totp_enabled: The developer has a confirmed authenticator already (remove it first); totp_not_pending: No authenticator is waiting for confirmation (start with POST /developers/me/mfa/totp); version_exists: This module Version exists for the game; conflict: The auth service reported a conflict */
+            /** @description email_taken: An account with this email exists; totp_enabled: The developer has a confirmed authenticator already (remove it first); totp_not_pending: No authenticator is waiting for confirmation (start with POST /developers/me/mfa/totp); passkey_exists: This authenticator’s passkey is registered already; passkey_limit: The developer has the most passkeys allowed (10); remove one first; version_exists: This module Version exists for the game; conflict: The auth service reported a conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1899,7 +2519,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "email_taken" | "totp_enabled" | "totp_not_pending" | "version_exists" | "conflict";
+                        Code: "email_taken" | "totp_enabled" | "totp_not_pending" | "passkey_exists" | "passkey_limit" | "version_exists" | "conflict";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1972,7 +2592,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1983,7 +2603,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2046,7 +2666,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2057,7 +2677,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2067,7 +2687,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2078,7 +2698,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled";
+                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2172,7 +2792,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2183,7 +2803,587 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    getDevelopersMePasskeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        Passkeys: {
+                            /** Format: date-time */
+                            CreatedAt: string;
+                            /** Format: uuid */
+                            Id: string;
+                            LastUsedAt: string | null;
+                            Name: string;
+                            Transports: string[];
+                        }[];
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: Password length out of bounds; settings_too_large: Settings above 16 KiB serialised; invalid_version: Version is not SemVer 2.0.0 or is too long; wasm_required: A wasm build without WasmBase64; native_has_no_wasm: A native build with WasmBase64; invalid_base64: WasmBase64 is not canonical padded base64; invalid_wasm: Not a well-formed or valid wasm module; module_limits: The module exceeds the admission limits; imports_not_allowed: The module imports outside the allowlist; invalid_combination: register-user with a field combination that is not accepted; invalid_player_identity: The auth service refused the player identity; provider_not_configured: The platform provider is not configured on the auth service */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "settings_too_large" | "invalid_version" | "wasm_required" | "native_has_no_wasm" | "invalid_base64" | "invalid_wasm" | "module_limits" | "imports_not_allowed" | "invalid_combination" | "invalid_player_identity" | "provider_not_configured";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "internal_error";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    deleteDevelopersMePasskeysById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A new developer token: every token issued before this change stops working */
+                        Token: string;
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: Password length out of bounds; settings_too_large: Settings above 16 KiB serialised; invalid_version: Version is not SemVer 2.0.0 or is too long; wasm_required: A wasm build without WasmBase64; native_has_no_wasm: A native build with WasmBase64; invalid_base64: WasmBase64 is not canonical padded base64; invalid_wasm: Not a well-formed or valid wasm module; module_limits: The module exceeds the admission limits; imports_not_allowed: The module imports outside the allowlist; invalid_combination: register-user with a field combination that is not accepted; invalid_player_identity: The auth service refused the player identity; provider_not_configured: The platform provider is not configured on the auth service */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "settings_too_large" | "invalid_version" | "wasm_required" | "native_has_no_wasm" | "invalid_base64" | "invalid_wasm" | "module_limits" | "imports_not_allowed" | "invalid_combination" | "invalid_player_identity" | "provider_not_configured";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "internal_error";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postDevelopersMePasskeysRegistration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The new credential: `PublicKeyCredential.toJSON()` of `navigator.credentials.create()` (WebAuthn field names) */
+                    Credential: {
+                        authenticatorAttachment?: "platform" | "cross-platform";
+                        /** @description clientExtensionResults, as the browser gives them */
+                        clientExtensionResults: {
+                            [key: string]: unknown;
+                        };
+                        id: string;
+                        rawId: string;
+                        response: {
+                            attestationObject: string;
+                            authenticatorData?: string;
+                            clientDataJSON: string;
+                            publicKey?: string;
+                            publicKeyAlgorithm?: number;
+                            transports?: string[];
+                        };
+                        /** @enum {string} */
+                        type: "public-key";
+                    };
+                    /** @description What the developer calls it (default "Passkey") */
+                    Name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        Passkey: {
+                            /** Format: date-time */
+                            CreatedAt: string;
+                            /** Format: uuid */
+                            Id: string;
+                            LastUsedAt: string | null;
+                            Name: string;
+                            Transports: string[];
+                        };
+                        /** @description A new developer token: every token issued before this change stops working */
+                        Token: string;
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: Password length out of bounds; settings_too_large: Settings above 16 KiB serialised; invalid_version: Version is not SemVer 2.0.0 or is too long; wasm_required: A wasm build without WasmBase64; native_has_no_wasm: A native build with WasmBase64; invalid_base64: WasmBase64 is not canonical padded base64; invalid_wasm: Not a well-formed or valid wasm module; module_limits: The module exceeds the admission limits; imports_not_allowed: The module imports outside the allowlist; invalid_combination: register-user with a field combination that is not accepted; invalid_player_identity: The auth service refused the player identity; provider_not_configured: The platform provider is not configured on the auth service */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "settings_too_large" | "invalid_version" | "wasm_required" | "native_has_no_wasm" | "invalid_base64" | "invalid_wasm" | "module_limits" | "imports_not_allowed" | "invalid_combination" | "invalid_player_identity" | "provider_not_configured";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description email_taken: An account with this email exists; totp_enabled: The developer has a confirmed authenticator already (remove it first); totp_not_pending: No authenticator is waiting for confirmation (start with POST /developers/me/mfa/totp); passkey_exists: This authenticator’s passkey is registered already; passkey_limit: The developer has the most passkeys allowed (10); remove one first; version_exists: This module Version exists for the game; conflict: The auth service reported a conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "email_taken" | "totp_enabled" | "totp_not_pending" | "passkey_exists" | "passkey_limit" | "version_exists" | "conflict";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description payload_too_large: The body exceeds the size limit; module_too_large: The decoded module is above the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "payload_too_large" | "module_too_large";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "unsupported_media_type";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "internal_error";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postDevelopersMePasskeysRegistrationOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description WebAuthn options JSON (field names are the standard’s); the challenge is good for one answer within five minutes */
+                        PublicKey: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: Password length out of bounds; settings_too_large: Settings above 16 KiB serialised; invalid_version: Version is not SemVer 2.0.0 or is too long; wasm_required: A wasm build without WasmBase64; native_has_no_wasm: A native build with WasmBase64; invalid_base64: WasmBase64 is not canonical padded base64; invalid_wasm: Not a well-formed or valid wasm module; module_limits: The module exceeds the admission limits; imports_not_allowed: The module imports outside the allowlist; invalid_combination: register-user with a field combination that is not accepted; invalid_player_identity: The auth service refused the player identity; provider_not_configured: The platform provider is not configured on the auth service */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "settings_too_large" | "invalid_version" | "wasm_required" | "native_has_no_wasm" | "invalid_base64" | "invalid_wasm" | "module_limits" | "imports_not_allowed" | "invalid_combination" | "invalid_player_identity" | "provider_not_configured";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description email_taken: An account with this email exists; totp_enabled: The developer has a confirmed authenticator already (remove it first); totp_not_pending: No authenticator is waiting for confirmation (start with POST /developers/me/mfa/totp); passkey_exists: This authenticator’s passkey is registered already; passkey_limit: The developer has the most passkeys allowed (10); remove one first; version_exists: This module Version exists for the game; conflict: The auth service reported a conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "email_taken" | "totp_enabled" | "totp_not_pending" | "passkey_exists" | "passkey_limit" | "version_exists" | "conflict";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "internal_error";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2250,7 +3450,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description email_taken: An account with this email exists; totp_enabled: The developer has a confirmed authenticator already (remove it first); totp_not_pending: No authenticator is waiting for confirmation (start with POST /developers/me/mfa/totp); version_exists: This module Version exists for the game; conflict: The auth service reported a conflict */
+            /** @description email_taken: An account with this email exists; totp_enabled: The developer has a confirmed authenticator already (remove it first); totp_not_pending: No authenticator is waiting for confirmation (start with POST /developers/me/mfa/totp); passkey_exists: This authenticator’s passkey is registered already; passkey_limit: The developer has the most passkeys allowed (10); remove one first; version_exists: This module Version exists for the game; conflict: The auth service reported a conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2261,7 +3461,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "email_taken" | "totp_enabled" | "totp_not_pending" | "version_exists" | "conflict";
+                        Code: "email_taken" | "totp_enabled" | "totp_not_pending" | "passkey_exists" | "passkey_limit" | "version_exists" | "conflict";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2355,7 +3555,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2366,7 +3566,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2446,7 +3646,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2457,7 +3657,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2488,7 +3688,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2499,7 +3699,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2590,7 +3790,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2601,7 +3801,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2611,7 +3811,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2622,7 +3822,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled";
+                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2695,7 +3895,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2706,7 +3906,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2789,7 +3989,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2800,7 +4000,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2810,7 +4010,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2821,7 +4021,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled";
+                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2852,7 +4052,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2863,7 +4063,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2915,7 +4115,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2926,7 +4126,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2936,7 +4136,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2947,7 +4147,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled";
+                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2978,7 +4178,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2989,7 +4189,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3087,7 +4287,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3098,7 +4298,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3108,7 +4308,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3119,7 +4319,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled";
+                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3192,7 +4392,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3203,7 +4403,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3274,7 +4474,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3285,7 +4485,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3295,7 +4495,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3306,7 +4506,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled";
+                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3337,7 +4537,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3348,7 +4548,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3429,7 +4629,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3440,7 +4640,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3450,7 +4650,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3461,7 +4661,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled";
+                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3471,7 +4671,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description email_taken: An account with this email exists; totp_enabled: The developer has a confirmed authenticator already (remove it first); totp_not_pending: No authenticator is waiting for confirmation (start with POST /developers/me/mfa/totp); version_exists: This module Version exists for the game; conflict: The auth service reported a conflict */
+            /** @description email_taken: An account with this email exists; totp_enabled: The developer has a confirmed authenticator already (remove it first); totp_not_pending: No authenticator is waiting for confirmation (start with POST /developers/me/mfa/totp); passkey_exists: This authenticator’s passkey is registered already; passkey_limit: The developer has the most passkeys allowed (10); remove one first; version_exists: This module Version exists for the game; conflict: The auth service reported a conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3482,7 +4682,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "email_taken" | "totp_enabled" | "totp_not_pending" | "version_exists" | "conflict";
+                        Code: "email_taken" | "totp_enabled" | "totp_not_pending" | "passkey_exists" | "passkey_limit" | "version_exists" | "conflict";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3555,7 +4755,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3566,7 +4766,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3649,7 +4849,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3660,7 +4860,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3670,7 +4870,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3681,7 +4881,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled";
+                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3712,7 +4912,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3723,7 +4923,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3810,7 +5010,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3821,7 +5021,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3831,7 +5031,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3842,7 +5042,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled";
+                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3873,7 +5073,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3884,7 +5084,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3947,7 +5147,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3958,7 +5158,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3968,7 +5168,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3979,7 +5179,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled";
+                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -4010,7 +5210,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4021,7 +5221,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -4095,7 +5295,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4106,7 +5306,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -4116,7 +5316,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4127,7 +5327,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled";
+                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -4200,7 +5400,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4211,7 +5411,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -4277,7 +5477,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4288,7 +5488,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -4298,7 +5498,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4309,7 +5509,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled";
+                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -4340,7 +5540,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4351,7 +5551,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -4440,7 +5640,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4451,7 +5651,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -4482,7 +5682,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4493,7 +5693,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled";
+                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -4608,7 +5808,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4619,7 +5819,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -4696,7 +5896,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4707,7 +5907,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
