@@ -96,12 +96,14 @@ describe('developer passkeys', () => {
     noUv.userVerified = false;
     assertError(await reg(token, noUv.create(await regOptions(token))), 401, 'invalid_passkey');
     assertError(await reg(token, new SoftAuthenticator(origin).create(await regOptions(token), { type: 'webauthn.get' })), 401, 'invalid_passkey');
-    // The same authenticator credential registered twice (by replaying its attestation under a new challenge is
-    // impossible; another developer registering the same credential id is what the unique constraint stops).
+    // An answer whose id is not the one its attestation signed: refused.
     const again = auth.create(await regOptions(token));
     auth.credentials.pop();
-    const dup = { ...again, id: cred.id, rawId: cred.id };
-    assertError(await reg(token, dup), 401, 'invalid_passkey');
+    assertError(await reg(token, { ...again, id: cred.id, rawId: cred.id }), 401, 'invalid_passkey');
+    // An authenticator's credential id registered already (here or by another developer): 409 passkey_exists.
+    const sameId = Buffer.from(cred.id, 'base64url');
+    assertError(await reg(token, new SoftAuthenticator(origin).create(await regOptions(token), { id: sameId })), 409, 'passkey_exists');
+    assertError(await reg(other.token, new SoftAuthenticator(origin).create(await regOptions(other.token), { id: sameId })), 409, 'passkey_exists');
     // The limit: ten in all.
     for (let i = 1; i < 10; i++) {
       const r = await reg(token, new SoftAuthenticator(origin).create(await regOptions(token)));
