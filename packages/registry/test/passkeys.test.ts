@@ -5,7 +5,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Secret, TOTP } from 'otpauth';
-import { SoftAuthenticator } from '@platform/kit/testing';
+import { captureLogs, SoftAuthenticator } from '@platform/kit/testing';
 import { readRegistryConfig } from '../src/config.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, assertError, bearer, harness, registerDeveloper, useHarness, type Harness } from './helpers.js';
 
@@ -286,6 +286,31 @@ describe('developer passkeys: rate limits and settings', () => {
       assertError(await call('POST', '/developers/login/passkey', undefined, {}, ip), 429, 'rate_limited');
       for (let i = 0; i < 2; i++) assertError(await call('POST', '/developers/login/mfa/passkey/options', undefined, { MfaToken: 'x'.repeat(20) }, '203.0.113.10'), 401, 'invalid_mfa_code');
       assertError(await call('POST', '/developers/login/mfa/passkey/options', undefined, { MfaToken: 'x'.repeat(20) }, '203.0.113.10'), 429, 'rate_limited');
+    } finally {
+      await h.drop();
+    }
+  });
+
+  it('logged: factor_added and factor_removed with factor passkey, a counter gone backwards as a warning; no token or credential in the log', async () => {
+    const logs = captureLogs();
+    const h = await harness({ logLevel: 'trace' }, { logStream: logs.stream });
+    try {
+      const { call, withPasskey, loginOptions } = client(h);
+      const a = await withPasskey();
+      assert.equal((await call('POST', '/developers/login/passkey', undefined, { Credential: a.auth.get(await loginOptions()) })).statusCode, 200);
+      const cloned = a.auth.get(await loginOptions(), { counter: 1 });
+      assertError(await call('POST', '/developers/login/passkey', undefined, { Credential: cloned }), 401, 'invalid_passkey');
+      assert.equal((await call('DELETE', `/developers/me/passkeys/${a.passkey.Id}`, a.token)).statusCode, 200);
+      const lines = logs.text().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+      const of = (event: string) => lines.filter((l) => l.event === event && l.factor === 'passkey' && l.developerId === a.id);
+      assert.equal(of('factor_added').length, 1);
+      assert.equal(of('factor_removed').length, 1);
+      const refused = of('login_failed');
+      assert.equal(refused.length, 1);
+      assert.equal(refused[0].reason, 'counter');
+      assert.equal(refused[0].level, 40);
+      const text = logs.text();
+      assert.ok(!text.includes(a.token) && !text.includes(cloned.response.signature));
     } finally {
       await h.drop();
     }
