@@ -49,7 +49,7 @@ function passkeyCard(ui: Ui, passkeys: Passkey[]): HTMLElement {
     'section',
     { class: 'card', id: 'passkeys' },
     h('h2', null, 'Passkeys'),
-    h('p', { class: 'muted' }, 'A passkey signs you in on its own, and confirms a password sign-in as a second factor.'),
+    h('p', { class: 'muted' }, 'A passkey signs you in on its own, and confirms a password sign-in as a second factor. A passkey has no recovery codes: add a second one, or an authenticator app, in case a device is lost.'),
     passkeys.length ? h('ul', { id: 'passkey-list' }, ...rows) : h('p', { id: 'passkey-list' }, 'None.'),
     add,
   );
