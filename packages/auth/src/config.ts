@@ -7,7 +7,7 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { readFileSync } from 'node:fs';
 import { platformProviderVars } from './providers/index.js';
-import { readConfig, aliased, commonVars, metricsVars, vars, ConfigError, AUTH_SERVICE_NAME as RESERVED_CALLER, type Env, type Argon2Params } from '@platform/kit';
+import { readConfig, relyingPartyOf, aliased, commonVars, metricsVars, vars, ConfigError, AUTH_SERVICE_NAME as RESERVED_CALLER, type Env, type Argon2Params, type RelyingParty } from '@platform/kit';
 
 export const authVars = {
   ...commonVars,
@@ -212,7 +212,7 @@ export interface AuthConfig extends Omit<Raw, 'trustProxy' | 'internalKeys' | 'i
   /** AUTH_PUBLIC_URL or AUTH_ISSUER, without a trailing slash: the base of links in mails. */
   linkBase: string;
   /** Passkeys: the relying party (AUTH_WEBAUTHN_RP_ID or the link base's host; '' when neither names a domain: passkeys off) and the accepted page origins. */
-  webauthn: { rpId: string; rpName: string; origins: string[] };
+  webauthn: RelyingParty;
 }
 
 function parseTrustProxy(s: string): boolean | number | string[] {
@@ -302,32 +302,11 @@ export function readAuthConfig(env: Env = process.env): AuthConfig {
   };
 }
 
-/** The relying party of passkeys: named, or the public URL's host and origin (what the embedded run serves). */
+/** The relying party of passkeys (kit webauthn.ts): named, or the public URL's host and origin (what the embedded run serves). */
 function webauthnOf(raw: Raw, linkBase: string, problems: string[]): AuthConfig['webauthn'] {
-  let base: URL | undefined;
-  try {
-    base = new URL(linkBase);
-  } catch {
-    /* AUTH_ISSUER need not be a URL; then the settings must be given */
-  }
-  const isDomain = (h: string) => /^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/.test(h) && !/^[0-9.]+$/.test(h);
-  const named = raw.webauthnRpId?.toLowerCase();
-  if (named !== undefined && !isDomain(named)) problems.push(`AUTH_WEBAUTHN_RP_ID: ${JSON.stringify(named)} is not a domain name (an IP address cannot be one)`);
-  // A public URL on an IP address (tests, a bare-address deployment) has no relying party: passkeys are off.
-  const derived = base && isDomain(base.hostname.toLowerCase()) ? base.hostname.toLowerCase() : '';
-  const rpId = named ?? derived;
-  if (!rpId) return { rpId: '', rpName: raw.webauthnRpName, origins: [] };
-  const origins: string[] = [];
-  for (const o of raw.webauthnOrigins.length ? raw.webauthnOrigins : base ? [base.origin] : []) {
-    let u: URL | undefined;
-    try {
-      u = new URL(o);
-    } catch {
-      /* reported below */
-    }
-    if (!u || !['http:', 'https:'].includes(u.protocol) || u.origin !== o.replace(/\/+$/, '')) problems.push(`AUTH_WEBAUTHN_ORIGINS: ${JSON.stringify(o)} is not an origin (scheme://host[:port])`);
-    else if (u.hostname !== rpId && !u.hostname.endsWith(`.${rpId}`)) problems.push(`AUTH_WEBAUTHN_ORIGINS: ${o} is not on the relying party ${rpId} (AUTH_WEBAUTHN_RP_ID)`);
-    else origins.push(u.origin);
-  }
-  return { rpId, rpName: raw.webauthnRpName, origins };
+  return relyingPartyOf(
+    { rpId: raw.webauthnRpId, rpName: raw.webauthnRpName, origins: raw.webauthnOrigins, baseUrl: linkBase },
+    { rpId: 'AUTH_WEBAUTHN_RP_ID', origins: 'AUTH_WEBAUTHN_ORIGINS' },
+    problems,
+  );
 }

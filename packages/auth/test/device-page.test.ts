@@ -4,7 +4,8 @@
  * the user code comes prefilled from verification_uri_complete, the page shows which device asks, the player
  * approves and the device's next poll gets tokens; the page keeps nothing in browser storage and signs its own
  * session out. A companion app hands its token over in the fragment (gone from the address bar at once). A page
- * of another origin can neither call the decision endpoint (CORS) nor frame the page (frame-ancestors).
+ * of another origin can neither call the decision endpoint (CORS) nor frame the page (frame-ancestors). An account
+ * with an authenticator app is asked for its code (or a recovery code, once) after the password.
  *
  * Without /usr/bin/chromium the suite skips, unless REQUIRE_CHROMIUM=1 (.ci/run), where it fails.
  */
@@ -17,6 +18,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
+import { Secret, TOTP } from 'otpauth';
 import { loadOrCreateTls } from '@platform/kit';
 import { chromiumLaunchOptions, chromiumSkip } from '@platform/kit/testing';
 import { harness, register, guest, bearer, type Harness } from './support/harness.js';
@@ -106,6 +108,66 @@ describe('the device approval page in Chromium', { skip: chromiumSkip() }, () =>
     const sessions = (await h.app.inject({ method: 'GET', url: '/account/sessions', headers: bearer(player.access_token) })).json().sessions;
     assert.deepEqual(sessions.map((s: { auth_method: string }) => s.auth_method).sort(), ['device_code', 'email']);
     await context.close();
+  });
+
+  it('an account with an authenticator app: the page asks for its code after the password, and takes a recovery code once', async () => {
+    const player = await register(h.app);
+    const start = await h.app.inject({ method: 'POST', url: '/account/mfa/totp', headers: bearer(player.access_token) });
+    assert.equal(start.statusCode, 201, start.body);
+    const secret = start.json().secret as string;
+    const codeOf = (offset: number) => new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: Date.now() + offset * 30_000 });
+    // The previous step's code confirms, so the current one is left for the page.
+    const confirmed = await h.app.inject({ method: 'POST', url: '/account/mfa/totp/confirm', headers: bearer(player.access_token), payload: { code: codeOf(-1) } });
+    assert.equal(confirmed.statusCode, 200, confirmed.body);
+    const recovery = confirmed.json().recovery_codes[0] as string;
+    /** The page for a new device request, signed in with the password up to the second step. */
+    const toSecondStep = async () => {
+      const a = await authorize({ client_id: 'tv-app', device_name: 'Den TV' });
+      const { context, page } = await newPage();
+      await page.goto(`${url}/device?user_code=${a.user_code}`);
+      await page.fill('#email', player.email);
+      await page.fill('#password', player.password);
+      await page.click('#signin-go');
+      await page.locator('#mfa-code').waitFor();
+      assert.equal(await page.isVisible('#mfa-passkey'), false);
+      return { a, context, page };
+    };
+    const approve = async (page: Awaited<ReturnType<typeof newPage>>['page'], deviceCode: string) => {
+      await page.locator('#code').waitFor();
+      await page.click('#code-go');
+      await page.locator('#confirm').waitFor();
+      await page.click('#approve');
+      await page.locator('#result', { hasText: 'Approved' }).waitFor();
+      const tokens = await poll(deviceCode);
+      assert.equal(tokens.statusCode, 200, tokens.body);
+      assert.equal(tokens.json().account_id, player.account_id);
+    };
+
+    // A wrong code is explained and the page asks again; the right one signs in; the device is approved.
+    const first = await toSecondStep();
+    await first.page.fill('#mfa-code', String((Number(codeOf(0)) + 500_000) % 1_000_000).padStart(6, '0'));
+    await first.page.click('#mfa-go');
+    await first.page.locator('#status', { hasText: 'wrong or used already' }).waitFor();
+    assert.equal(await first.page.isVisible('#mfa'), true);
+    await first.page.fill('#mfa-code', codeOf(0));
+    await first.page.click('#mfa-go');
+    await approve(first.page, first.a.device_code);
+    await first.context.close();
+
+    // A recovery code works once.
+    const second = await toSecondStep();
+    await second.page.fill('#mfa-code', recovery);
+    await second.page.click('#mfa-go');
+    await approve(second.page, second.a.device_code);
+    await second.context.close();
+    const third = await toSecondStep();
+    await third.page.fill('#mfa-code', recovery);
+    await third.page.click('#mfa-go');
+    await third.page.locator('#status', { hasText: 'wrong or used already' }).waitFor();
+    // Start over: back to the password form.
+    await third.page.click('#mfa-back');
+    await third.page.locator('#signin').waitFor();
+    await third.context.close();
   });
 
   it('a companion app passes its token in the fragment: it leaves the address bar, and the player can deny', async () => {

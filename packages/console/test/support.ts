@@ -37,6 +37,8 @@ export async function startRig(): Promise<ConsoleRig> {
     registryPort,
     authEnv: { ...relaxed, ...webauthn, CORS_ALLOWED_ORIGINS: `${origin},${named}` },
     socialEnv: { CORS_ALLOWED_ORIGINS: `${origin},${named}` },
+    // Developer passkeys (docs/registry.md, "Passkeys"): the console on http://localhost is the page that uses them.
+    registryEnv: { REGISTRY_WEBAUTHN_RP_ID: 'localhost', REGISTRY_WEBAUTHN_ORIGINS: named },
   });
   const browser = await chromium.launch(chromiumLaunchOptions([platform.authTls.cert, platform.socialTls.cert]));
   const transport = platformTransport(platform);

@@ -131,6 +131,8 @@ export interface PlatformOptions {
   sharedBus?: boolean;
   /** The registry's port (default: any free one); a browser test needs its origin before auth and social start (CORS). */
   registryPort?: number;
+  /** More registry settings (e.g. REGISTRY_WEBAUTHN_ORIGINS for a browser test's passkeys). */
+  registryEnv?: Env;
 }
 
 /** Auth's other internal callers: social (its account checks) and a moderation tool. */
@@ -165,7 +167,7 @@ async function startAuth(o: { dir: string; stores: Stores; tls: Tls; internalKey
 }
 
 /** The registry on a free port, registering players with auth. */
-async function startRegistry(o: { dir: string; stores: Stores; bus: StateStore; authUrl: string; socialUrl: string; authTls: Tls; internalKey: string; port?: number }) {
+async function startRegistry(o: { dir: string; stores: Stores; bus: StateStore; authUrl: string; socialUrl: string; authTls: Tls; internalKey: string; port?: number; env?: Env }) {
   const { dir, stores, bus, authUrl, authTls, internalKey } = o;
   await migrate(stores.db, REGISTRY_MIGRATIONS);
   const regConfig = readRegistryConfig({
@@ -178,6 +180,7 @@ async function startRegistry(o: { dir: string; stores: Stores; bus: StateStore; 
     // The web console (docs/console.md) reaches auth and social where this platform listens.
     REGISTRY_CONSOLE_AUTH_URL: authUrl,
     REGISTRY_CONSOLE_SOCIAL_URL: o.socialUrl,
+    ...o.env,
   });
   const registryApp = await buildRegistry(
     { ...regConfig, masterKey: randomBytes(32) },
@@ -256,7 +259,7 @@ export async function startPlatform(opts: PlatformOptions = {}): Promise<Platfor
     if (s !== socialState.state) await s.close();
   };
   const bus = await sameState();
-  const { registryApp, registryUrl } = await startRegistry({ dir, stores: regStores, bus, authUrl, socialUrl, authTls, internalKey, port: opts.registryPort });
+  const { registryApp, registryUrl } = await startRegistry({ dir, stores: regStores, bus, authUrl, socialUrl, authTls, internalKey, port: opts.registryPort, env: opts.registryEnv });
 
   // social
   await migrate(socialStores.db, SOCIAL_MIGRATIONS);

@@ -31,3 +31,5 @@ export { onStop } from './app-stop.js';
 export * from './text-filter.js';
 export * from './totp.js';
 export * from './sealed-token.js';
+export * from './webauthn.js';
+export * from './webauthn-schemas.js';

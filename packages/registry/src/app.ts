@@ -10,6 +10,7 @@ import { consoleRoutes } from './routes/console.js';
 import { developerRoutes } from './routes/developers.js';
 import { gameRoutes } from './routes/games.js';
 import { secondFactorRoutes } from './routes/second-factors.js';
+import { passkeyRoutes } from './routes/passkeys.js';
 import { moduleRoutes } from './routes/modules.js';
 import { validateKeyRoutes } from './routes/game-keys.js';
 import { registerUserRoutes } from './routes/registrations.js';
@@ -97,6 +98,7 @@ export async function createApp(config: AppConfig, deps: AppDeps): Promise<App> 
   installCallers(app, registryCallers(ctx, validateKey));
   developerRoutes(app, ctx);
   secondFactorRoutes(app, ctx);
+  passkeyRoutes(app, ctx);
   gameRoutes(app, ctx);
   moduleRoutes(app, ctx);
   adminRoutes(app, ctx);

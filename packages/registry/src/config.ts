@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ConfigError, aliased, commonVars, metricsVars, readConfig, vars, type Env, type Variable } from '@platform/kit';
+import { ConfigError, aliased, commonVars, metricsVars, readConfig, relyingPartyOf, vars, type Env, type RelyingParty, type Variable } from '@platform/kit';
 
 export const REGISTRY_PORT = 3004;
 
@@ -106,6 +106,15 @@ export const registryVars = {
     }),
     (list) => (list.every((r) => r === 'super-admin') ? undefined : `only super-admin may be named (got ${list.join(', ')})`),
   ),
+  webauthnRpId: vars.optionalString(
+    'REGISTRY_WEBAUTHN_RP_ID',
+    "The WebAuthn relying-party id developers' passkeys are bound to: the registry's registrable domain (e.g. example.com), never an IP address; default the host of REGISTRY_PUBLIC_URL",
+  ),
+  webauthnOrigins: vars.list('REGISTRY_WEBAUTHN_ORIGINS', {
+    default: [],
+    description: 'Exact origins (scheme://host[:port]) whose pages (the console) may register and use developer passkeys; default the origin of REGISTRY_PUBLIC_URL',
+  }),
+  webauthnRpName: vars.string('REGISTRY_WEBAUTHN_RP_NAME', { default: 'Game Platform (developers)', description: 'The name the browser shows when a developer passkey is made' }),
   rateLoginMfaPerIp: vars.int('REGISTRY_RATE_LOGIN_MFA_PER_IP', { default: 100, min: 1, description: 'Second steps of developer sign-ins (POST /developers/login/mfa) per address and window' }),
   rateWindowSeconds: vars.int('REGISTRY_RATE_WINDOW_SECONDS', { default: 60, min: 1, description: 'Sliding window of the sign-in limits' }),
   rateLoginPerIp: vars.int('REGISTRY_RATE_LOGIN_PER_IP', { default: 100, min: 1, description: 'Developer sign-ins per address and window' }),
@@ -155,7 +164,16 @@ export type RegistryConfig = ReturnType<typeof readRegistryConfig>;
 
 /** Reads and validates the registry's variables; throws ConfigError naming each bad one. */
 export function readRegistryConfig(env: Env = process.env) {
-  const config: ReturnType<typeof readConfig<typeof registryVars>> & { authCa?: string } = readConfig(registryVars, env);
+  const raw = readConfig(registryVars, env);
+  const problems: string[] = [];
+  // Developer passkeys (decision 0028): named, or the public URL's host and origin (where the console is served).
+  const webauthn = relyingPartyOf(
+    { rpId: raw.webauthnRpId, rpName: raw.webauthnRpName, origins: raw.webauthnOrigins, baseUrl: raw.publicUrl },
+    { rpId: 'REGISTRY_WEBAUTHN_RP_ID', origins: 'REGISTRY_WEBAUTHN_ORIGINS' },
+    problems,
+  );
+  if (problems.length) throw new ConfigError(problems);
+  const config: typeof raw & { authCa?: string; webauthn: RelyingParty } = { ...raw, webauthn };
   if (config.authCaFile) {
     try {
       config.authCa = readFileSync(config.authCaFile, 'utf8');

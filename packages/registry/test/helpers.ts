@@ -14,7 +14,7 @@ export const ADMIN_PASSWORD = 'admin-password-123';
 /** What every test registry runs with: the super-admin, a master key, limits out of the way. */
 const TEST_ENV = { REGISTRY_ADMIN_EMAIL: ADMIN_EMAIL, REGISTRY_ADMIN_PASSWORD: ADMIN_PASSWORD };
 // Tests sign many developers up and in from one address; the limits have their own test.
-const NO_LIMITS: Partial<AppConfig> = { rateRegisterPerIp: 100_000, rateLoginPerIp: 100_000, rateLoginPerIpEmail: 100_000 };
+const NO_LIMITS: Partial<AppConfig> = { rateRegisterPerIp: 100_000, rateLoginPerIp: 100_000, rateLoginPerIpEmail: 100_000, rateLoginMfaPerIp: 100_000 };
 
 export interface Harness {
   app: App;

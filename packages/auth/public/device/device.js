@@ -3,17 +3,20 @@
 // credential: a cross-site page cannot make the browser approve anything). A companion app may open the page with
 // `#access_token=…` (the fragment never reaches a server); otherwise the player signs in with email and password,
 // or with a passkey (WebAuthn: the browser offers the player's passkeys for this site; docs/auth.md, "Passkeys"),
-// and that session is signed out again once the decision is made. A module script: strict, its own scope.
+// and that session is signed out again once the decision is made. An account with a second factor is asked for it
+// after the password: the authenticator app's code or a recovery code, or its passkey. A module script: strict, its own scope.
 const $ = (id) => document.getElementById(id);
 let token = null;
 let ownSession = false;
 let code = '';
+/** The second step of a password sign-in waiting here (the 401 mfa_required's token, five minutes). */
+let mfaToken = null;
 
 const status = (text) => {
   $('status').textContent = text;
 };
 const show = (id) => {
-  for (const s of ['signin', 'code', 'confirm', 'done']) $(s).hidden = s !== id;
+  for (const s of ['signin', 'mfa', 'code', 'confirm', 'done']) $(s).hidden = s !== id;
 };
 
 async function call(path, body) {
@@ -83,7 +86,9 @@ async function assertion(options) {
 function signedIn(r) {
   token = r.access_token;
   ownSession = true;
+  mfaToken = null;
   $('password').value = '';
+  $('mfa-code').value = '';
   show('code');
   status('Signed in.');
   if ($('user-code').value) $('code-go').focus();
@@ -103,17 +108,60 @@ async function onSignIn(ev) {
     signedIn(await call('/login', { email: $('email').value, password: $('password').value }));
   } catch (err) {
     if (err.code === 'invalid_credentials') status('Wrong email or password.');
-    else if (err.code === 'mfa_required' && err.details && (err.details.factors || []).includes('passkey') && window.PublicKeyCredential) {
-      // The account's second step, with its passkey (the page has no field for authenticator codes).
-      status('Confirm with your passkey…');
-      try {
-        const { public_key } = await call('/login/mfa/passkey/options', { mfa_token: err.details.mfa_token });
-        signedIn(await call('/login/mfa', { mfa_token: err.details.mfa_token, passkey: await assertion(public_key) }));
-      } catch (e) {
-        passkeyFailed(e);
-      }
-    } else failed(err);
+    else if (err.code === 'mfa_required' && err.details) secondStep(err.details.mfa_token, err.details.factors || ['totp']);
+    else failed(err);
   }
+}
+
+/** The account's second step: its authenticator's code (or a recovery code), or its passkey. */
+function secondStep(token, factors) {
+  mfaToken = token;
+  const passkey = factors.includes('passkey') && Boolean(window.PublicKeyCredential);
+  if (!factors.includes('totp') && passkey) {
+    // A passkey only: the browser's prompt at once.
+    void mfaPasskey();
+    return;
+  }
+  if (!factors.includes('totp')) {
+    status('This account confirms its sign-ins with a passkey, which this browser cannot use.');
+    return;
+  }
+  $('mfa-passkey').hidden = !passkey;
+  show('mfa');
+  $('mfa-code').focus();
+  status('Enter the code your authenticator app shows (or one of your recovery codes).');
+}
+
+async function mfaPasskey() {
+  status('Confirm with your passkey…');
+  try {
+    const { public_key } = await call('/login/mfa/passkey/options', { mfa_token: mfaToken });
+    signedIn(await call('/login/mfa', { mfa_token: mfaToken, passkey: await assertion(public_key) }));
+  } catch (e) {
+    passkeyFailed(e);
+  }
+}
+
+async function onMfaCode(ev) {
+  ev.preventDefault();
+  const proof = $('mfa-code').value.trim();
+  status('Checking the code…');
+  try {
+    // Six digits: the app's code; anything else: a recovery code (each works once).
+    signedIn(await call('/login/mfa', /^\d{6}$/.test(proof) ? { mfa_token: mfaToken, code: proof } : { mfa_token: mfaToken, recovery_code: proof }));
+  } catch (err) {
+    if (err.code === 'invalid_mfa_code') status('That code is wrong or used already (or the sign-in expired: start over).');
+    else if (err.code === 'account_locked') status('Too many wrong codes: the second step is locked for a while. Try again later.');
+    else if (err.code === 'validation_failed') status('Enter the six-digit code or a recovery code.');
+    else failed(err);
+  }
+}
+
+function startOver() {
+  mfaToken = null;
+  $('mfa-code').value = '';
+  show('signin');
+  status('Sign in to approve a device.');
 }
 
 async function onPasskey() {
@@ -164,6 +212,9 @@ async function decide(approve) {
 
 function start() {
   $('signin').addEventListener('submit', onSignIn);
+  $('mfa').addEventListener('submit', onMfaCode);
+  $('mfa-passkey').addEventListener('click', mfaPasskey);
+  $('mfa-back').addEventListener('click', startOver);
   // Offered where the browser has WebAuthn.
   if (window.PublicKeyCredential) {
     $('passkey-go').hidden = false;

@@ -3,12 +3,12 @@
  * remove) and the second step of an email sign-in (`POST /login/mfa`).
  */
 import { Type } from 'typebox';
-import type { App } from '@platform/kit';
+import { AssertionCredential, asAssertion, type App } from '@platform/kit';
 import type { AuthContext } from '../context.js';
 import { claimsOf } from '../services/callers.js';
 import { completeSignIn, confirmTotpFactor, mfaStatus, readMfaAccount, removeTotp, startTotp } from '../services/second-factors.js';
 import { secondStepOptions } from '../services/passkeys.js';
-import { AssertionCredential, asAssertion, PublicKeyOptions } from './passkeys.js';
+import { PublicKeyOptions } from './passkeys.js';
 import { BEARER_ERRORS, BODY_ERRORS, COMMON_ERRORS, errorResponses, TokenResponse } from './schemas.js';
 
 const security = [{ bearer: [] }];

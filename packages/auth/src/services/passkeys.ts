@@ -2,9 +2,9 @@
  * Passkeys (docs/auth.md, "Passkeys"; decision 0025; issue 30 item 3): WebAuthn credentials through the maintained
  * `@simplewebauthn/server`, as a sign-in method of their own and as the second step of an email sign-in.
  *
- * - Every ceremony starts with options whose challenge is kept in the shared state store (any node may finish it)
- *   for five minutes, bound to its purpose (and account), and is spent by the first answer that names it, right or
- *   wrong: `setIfAbsent` on a spent marker decides the one winner across nodes.
+ * - The ceremonies, their single-use challenges and the relying party are the kit's (webauthn.ts; the registry's
+ *   developer passkeys use the same): challenges live five minutes in the shared state store, bound to their purpose
+ *   and account, spent by the first answer that names them, right or wrong.
  * - User verification is required (a PIN or biometric on the authenticator): a passkey is possession and a second
  *   factor in one, so a passkey sign-in needs no other step and counts as an authenticator for
  *   AUTH_SECOND_FACTOR_ROLES.
@@ -13,15 +13,19 @@
  */
 import { randomUUID } from 'node:crypto';
 import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
+  guestRestrictionDetails,
+  isUniqueViolation,
+  passkeyAssertionOptions,
+  passkeyRegistrationOptions,
+  passkeyUserHandle,
+  userHandleMatches,
+  verifyPasskeyAssertion,
+  verifyPasskeyRegistration,
+  webauthnChallenges,
   type AuthenticationResponseJSON,
-  type AuthenticatorTransportFuture,
   type RegistrationResponseJSON,
-} from '@simplewebauthn/server';
-import { guestRestrictionDetails, isUniqueViolation } from '@platform/kit';
+  type StoredPasskey,
+} from '@platform/kit';
 import type { AuthContext } from '../context.js';
 import { fail } from '../errors.js';
 import { accountById } from '../queries/accounts.js';
@@ -31,9 +35,6 @@ import { endOtherSessions } from './sessions.js';
 import { assertUsable, finish, openSession, recordDevice, type DeviceInput, type SignInResult } from './sign-in-common.js';
 
 export const MAX_PASSKEYS = 10;
-const CHALLENGE_TTL_MS = 5 * 60_000;
-const CHALLENGE_KEY = 'auth:webauthn:challenge:';
-const SPENT_KEY = 'auth:webauthn:spent:';
 
 type Purpose = 'register' | 'login' | 'mfa';
 
@@ -53,6 +54,8 @@ const viewOf = (r: PasskeyRow): PasskeyView => ({
   last_used_at: r.last_used_at ? new Date(r.last_used_at).toISOString() : null,
 });
 
+const stored = (r: PasskeyRow): StoredPasskey => ({ credentialId: r.credential_id, publicKey: new Uint8Array(r.public_key), counter: Number(r.counter), transports: r.transports });
+
 const invalid = (message = 'The passkey could not be verified; start again') => fail('invalid_passkey', message);
 
 function relyingParty(ctx: AuthContext) {
@@ -61,32 +64,8 @@ function relyingParty(ctx: AuthContext) {
   return rp;
 }
 
-/** The WebAuthn user handle: the account id's 16 bytes (no personal data, and a discoverable assertion names it). */
-const userHandleOf = (accountId: string) => Buffer.from(accountId.replace(/-/g, ''), 'hex');
-
-async function keepChallenge(ctx: AuthContext, challenge: string, purpose: Purpose, accountId: string | null): Promise<void> {
-  await ctx.state.set(CHALLENGE_KEY + challenge, JSON.stringify({ p: purpose, a: accountId }), CHALLENGE_TTL_MS);
-}
-
-/**
- * Spends the challenge the client data names: its purpose and account as kept, or undefined when unknown, expired,
- * spent already or malformed. The first answer to name a challenge spends it, whether it verifies or not.
- */
-async function spendChallenge(ctx: AuthContext, clientDataJSON: string): Promise<{ challenge: string; purpose: Purpose; accountId: string | null } | undefined> {
-  let challenge: unknown;
-  try {
-    challenge = (JSON.parse(Buffer.from(clientDataJSON, 'base64url').toString('utf8')) as { challenge?: unknown }).challenge;
-  } catch {
-    return undefined;
-  }
-  if (typeof challenge !== 'string' || !/^[A-Za-z0-9_-]{16,128}$/.test(challenge)) return undefined;
-  if (!(await ctx.state.setIfAbsent(SPENT_KEY + challenge, '1', CHALLENGE_TTL_MS))) return undefined;
-  const kept = await ctx.state.get(CHALLENGE_KEY + challenge);
-  if (!kept) return undefined;
-  await ctx.state.del(CHALLENGE_KEY + challenge);
-  const { p, a } = JSON.parse(kept) as { p: Purpose; a: string | null };
-  return { challenge, purpose: p, accountId: a };
-}
+/** The ceremonies' challenges (kit webauthn.ts): the shared state store, any node finishes what another started. */
+const challenges = (ctx: AuthContext) => webauthnChallenges(ctx.state, 'auth:webauthn:');
 
 export async function listPasskeys(ctx: AuthContext, accountId: string): Promise<{ passkeys: PasskeyView[] }> {
   return { passkeys: (await passkeysOf(ctx.db, accountId)).map(viewOf) };
@@ -101,18 +80,8 @@ export async function registrationOptions(ctx: AuthContext, accountId: string): 
   if (account.is_guest) throw fail('guest_restricted', 'Guest accounts cannot add passkeys; link an email address or a platform first', guestRestrictionDetails('passkeys'));
   const existing = await passkeysOf(ctx.db, accountId);
   if (existing.length >= MAX_PASSKEYS) throw fail('passkey_limit', `An account may have ${MAX_PASSKEYS} passkeys; remove one first`);
-  const options = await generateRegistrationOptions({
-    rpName: rp.rpName,
-    rpID: rp.rpId,
-    userID: userHandleOf(accountId),
-    userName: account.display_name || accountId,
-    userDisplayName: account.display_name || '',
-    timeout: CHALLENGE_TTL_MS,
-    attestationType: 'none',
-    excludeCredentials: existing.map((p) => ({ id: p.credential_id, transports: p.transports as AuthenticatorTransportFuture[] })),
-    authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
-  });
-  await keepChallenge(ctx, options.challenge, 'register', accountId);
+  const options = await passkeyRegistrationOptions(rp, { handle: passkeyUserHandle(accountId), name: account.display_name || accountId, displayName: account.display_name || '' }, existing.map(stored));
+  await challenges(ctx).keep(options.challenge, 'register', accountId);
   return { public_key: { ...options } };
 }
 
@@ -125,18 +94,11 @@ export async function registerPasskey(
   who: AuditContext,
 ): Promise<PasskeyView> {
   const rp = relyingParty(ctx);
-  const spent = await spendChallenge(ctx, input.credential.response.clientDataJSON);
-  if (!spent || spent.purpose !== 'register' || spent.accountId !== accountId) throw invalid('The registration expired, was used already or is not this account’s; start again');
-  let info;
-  try {
-    const v = await verifyRegistrationResponse({ response: input.credential, expectedChallenge: spent.challenge, expectedOrigin: rp.origins, expectedRPID: rp.rpId, requireUserVerification: true });
-    // The id the client names is the one the authenticator signed into its data, or the answer is not one piece.
-    if (!v.verified || v.registrationInfo.credential.id !== input.credential.id || input.credential.rawId !== input.credential.id) throw invalid();
-    info = v.registrationInfo;
-  } catch (err) {
-    if ((err as { code?: string }).code === 'invalid_passkey') throw err;
-    throw invalid(`The authenticator’s answer was refused: ${(err as Error).message}`.slice(0, 300));
-  }
+  const spent = await challenges(ctx).spend(input.credential.response.clientDataJSON);
+  if (!spent || spent.purpose !== 'register' || spent.subject !== accountId) throw invalid('The registration expired, was used already or is not this account’s; start again');
+  const verified = await verifyPasskeyRegistration(rp, input.credential, spent.challenge);
+  if (!verified.ok) throw invalid(`The authenticator’s answer was refused: ${verified.reason}`);
+  const info = verified.passkey;
   const id = randomUUID();
   const name = input.name?.trim() || 'Passkey';
   try {
@@ -147,10 +109,10 @@ export async function registerPasskey(
       await insertPasskey(tx, {
         id,
         accountId,
-        credentialId: info.credential.id,
-        publicKey: info.credential.publicKey,
-        counter: info.credential.counter,
-        transports: info.credential.transports ?? input.credential.response.transports ?? [],
+        credentialId: info.credentialId,
+        publicKey: info.publicKey,
+        counter: info.counter,
+        transports: info.transports,
         name,
       });
       await audit(tx, who, 'factor_added', accountId, { factor: 'passkey', passkey_id: id });
@@ -178,9 +140,9 @@ export async function removePasskey(ctx: AuthContext, accountId: string, current
 /** Options for `navigator.credentials.get()`: discoverable (no account named, none revealed), or the account's own for a second step. */
 async function assertionOptions(ctx: AuthContext, purpose: 'login' | 'mfa', accountId: string | null): Promise<{ public_key: Record<string, unknown> }> {
   const rp = relyingParty(ctx);
-  const allow = accountId ? (await passkeysOf(ctx.db, accountId)).map((p) => ({ id: p.credential_id, transports: p.transports as AuthenticatorTransportFuture[] })) : undefined;
-  const options = await generateAuthenticationOptions({ rpID: rp.rpId, userVerification: 'required', timeout: CHALLENGE_TTL_MS, ...(allow ? { allowCredentials: allow } : {}) });
-  await keepChallenge(ctx, options.challenge, purpose, accountId);
+  const allow = accountId ? (await passkeysOf(ctx.db, accountId)).map(stored) : undefined;
+  const options = await passkeyAssertionOptions(rp, allow);
+  await challenges(ctx).keep(options.challenge, purpose, accountId);
   return { public_key: { ...options } };
 }
 
@@ -194,35 +156,21 @@ export const secondStepOptions = (ctx: AuthContext, accountId: string) => assert
  */
 export async function verifyAssertion(ctx: AuthContext, purpose: 'login' | 'mfa', expectedAccount: string | null, credential: AuthenticationResponseJSON, who: AuditContext): Promise<string> {
   const rp = relyingParty(ctx);
-  const spent = await spendChallenge(ctx, credential.response.clientDataJSON);
-  if (!spent || spent.purpose !== purpose || spent.accountId !== expectedAccount) throw invalid('The sign-in expired or was used already; start again');
+  const spent = await challenges(ctx).spend(credential.response.clientDataJSON);
+  if (!spent || spent.purpose !== purpose || spent.subject !== expectedAccount) throw invalid('The sign-in expired or was used already; start again');
   const row = await passkeyByCredential(ctx.db, credential.id);
-  const handle = credential.response.userHandle;
-  if (!row || (expectedAccount && row.account_id !== expectedAccount) || (handle && handle !== userHandleOf(row.account_id).toString('base64url'))) {
+  if (!row || (expectedAccount && row.account_id !== expectedAccount) || !userHandleMatches(credential, row.account_id)) {
     await audit(ctx.db, who, 'login', expectedAccount, { method: 'passkey', outcome: 'failure', reason: 'unknown_passkey' });
     throw invalid('This passkey is not registered here');
   }
-  let verified;
-  try {
-    verified = await verifyAuthenticationResponse({
-      response: credential,
-      expectedChallenge: spent.challenge,
-      expectedOrigin: rp.origins,
-      expectedRPID: rp.rpId,
-      requireUserVerification: true,
-      credential: { id: row.credential_id, publicKey: new Uint8Array(row.public_key), counter: Number(row.counter), transports: row.transports as AuthenticatorTransportFuture[] },
-    });
-  } catch (err) {
+  const verified = await verifyPasskeyAssertion(rp, credential, spent.challenge, stored(row));
+  if (!verified.ok) {
     // A counter that went backwards: a cloned authenticator, its own audit event (docs/auth.md, "Passkeys").
-    const cloned = /counter/i.test((err as Error).message);
-    await audit(ctx.db, who, cloned ? 'passkey_rejected' : 'login', row.account_id, { method: 'passkey', outcome: 'failure', reason: cloned ? 'counter' : 'bad_assertion', passkey_id: row.id });
+    const cloned = verified.reason === 'counter';
+    await audit(ctx.db, who, cloned ? 'passkey_rejected' : 'login', row.account_id, { method: 'passkey', outcome: 'failure', reason: verified.reason, passkey_id: row.id });
     throw invalid('The passkey’s answer was refused');
   }
-  if (!verified.verified) {
-    await audit(ctx.db, who, 'login', row.account_id, { method: 'passkey', outcome: 'failure', reason: 'bad_assertion', passkey_id: row.id });
-    throw invalid('The passkey’s answer was refused');
-  }
-  await usePasskey(ctx.db, row.id, verified.authenticationInfo.newCounter);
+  await usePasskey(ctx.db, row.id, verified.newCounter);
   return row.account_id;
 }
 

@@ -46,7 +46,7 @@ import { assertUsable, finish, openSession, type SignInResult } from './sign-in-
 import { endOtherSessions } from './sessions.js';
 import { countPasskeys, hasPasskey } from '../queries/passkeys.js';
 import { verifyAssertion } from './passkeys.js';
-import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
+import type { AuthenticationResponseJSON } from '@platform/kit';
 
 const ISSUER = 'Game Platform';
 const SECRET_AAD = 'auth:totp-secret:v1';

@@ -114,8 +114,59 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The second step of a sign-in: the MfaToken of the 401 mfa_required and a code (or a recovery code) */
+        /** The second step of a sign-in: the MfaToken of the 401 mfa_required and one of a code, a recovery code or a passkey assertion */
         post: operations["postDevelopersLoginMfa"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/developers/login/mfa/passkey/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A second step with a passkey: the options for navigator.credentials.get() naming the developer’s passkeys (the MfaToken of the 401 mfa_required) */
+        post: operations["postDevelopersLoginMfaPasskeyOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/developers/login/passkey": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign in with a passkey: the assertion of the options’ challenge → a developer token (no second step: the passkey verified its user) */
+        post: operations["postDevelopersLoginPasskey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/developers/login/passkey/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start a passkey sign-in: options for navigator.credentials.get() naming no developer (discoverable passkeys) */
+        post: operations["postDevelopersLoginPasskeyOptions"];
         delete?: never;
         options?: never;
         head?: never;
@@ -184,6 +235,74 @@ export interface paths {
         put?: never;
         /** Remove the authenticator (with a current code or a recovery code); answers a new token (the others stop working) */
         post: operations["postDevelopersMeMfaTotpRemove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/developers/me/passkeys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The developer’s passkeys */
+        get: operations["getDevelopersMePasskeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/developers/me/passkeys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove one of the developer’s passkeys; answers a new token (the others stop working) */
+        delete: operations["deleteDevelopersMePasskeysById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/developers/me/passkeys/registration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Add the passkey the browser made from the options; answers a new token (the others stop working) */
+        post: operations["postDevelopersMePasskeysRegistration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/developers/me/passkeys/registration/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start adding a passkey: the options for navigator.credentials.create() */
+        post: operations["postDevelopersMePasskeysRegistrationOptions"];
         delete?: never;
         options?: never;
         head?: never;
@@ -447,7 +566,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -458,7 +577,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -510,7 +629,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -521,7 +640,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -585,7 +704,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -596,7 +715,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -627,7 +746,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -638,7 +757,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled";
+                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -711,7 +830,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -722,7 +841,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -785,7 +904,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -796,7 +915,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -848,7 +967,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -859,7 +978,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1021,7 +1140,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1032,7 +1151,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1195,7 +1314,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1206,7 +1325,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1270,7 +1389,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1281,7 +1400,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1375,7 +1494,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1386,7 +1505,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1411,6 +1530,24 @@ export interface operations {
                     /** @description The authenticator app’s current 6-digit code */
                     Code?: string;
                     MfaToken: string;
+                    /** @description A passkey’s assertion of the challenge of POST /developers/login/mfa/passkey/options */
+                    Passkey?: {
+                        authenticatorAttachment?: "platform" | "cross-platform";
+                        /** @description clientExtensionResults, as the browser gives them */
+                        clientExtensionResults: {
+                            [key: string]: unknown;
+                        };
+                        id: string;
+                        rawId: string;
+                        response: {
+                            authenticatorData: string;
+                            clientDataJSON: string;
+                            signature: string;
+                            userHandle?: string;
+                        };
+                        /** @enum {string} */
+                        type: "public-key";
+                    };
                     /** @description One of the recovery codes (each works once) */
                     RecoveryCode?: string;
                 };
@@ -1453,7 +1590,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1464,7 +1601,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1579,7 +1716,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1590,7 +1727,490 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postDevelopersLoginMfaPasskeyOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    MfaToken: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description WebAuthn options JSON (field names are the standard’s); the challenge is good for one answer within five minutes */
+                        PublicKey: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: Password length out of bounds; settings_too_large: Settings above 16 KiB serialised; invalid_version: Version is not SemVer 2.0.0 or is too long; wasm_required: A wasm build without WasmBase64; native_has_no_wasm: A native build with WasmBase64; invalid_base64: WasmBase64 is not canonical padded base64; invalid_wasm: Not a well-formed or valid wasm module; module_limits: The module exceeds the admission limits; imports_not_allowed: The module imports outside the allowlist; invalid_combination: register-user with a field combination that is not accepted; invalid_player_identity: The auth service refused the player identity; provider_not_configured: The platform provider is not configured on the auth service */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "settings_too_large" | "invalid_version" | "wasm_required" | "native_has_no_wasm" | "invalid_base64" | "invalid_wasm" | "module_limits" | "imports_not_allowed" | "invalid_combination" | "invalid_player_identity" | "provider_not_configured";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description payload_too_large: The body exceeds the size limit; module_too_large: The decoded module is above the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "payload_too_large" | "module_too_large";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "unsupported_media_type";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: Too many requests from this caller; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "rate_limited";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "internal_error";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postDevelopersLoginPasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The assertion: `PublicKeyCredential.toJSON()` of `navigator.credentials.get()` (WebAuthn field names) */
+                    Credential: {
+                        authenticatorAttachment?: "platform" | "cross-platform";
+                        /** @description clientExtensionResults, as the browser gives them */
+                        clientExtensionResults: {
+                            [key: string]: unknown;
+                        };
+                        id: string;
+                        rawId: string;
+                        response: {
+                            authenticatorData: string;
+                            clientDataJSON: string;
+                            signature: string;
+                            userHandle?: string;
+                        };
+                        /** @enum {string} */
+                        type: "public-key";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        DeveloperId: string;
+                        Email: string;
+                        Role: "super-admin" | "developer";
+                        Token: string;
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: Password length out of bounds; settings_too_large: Settings above 16 KiB serialised; invalid_version: Version is not SemVer 2.0.0 or is too long; wasm_required: A wasm build without WasmBase64; native_has_no_wasm: A native build with WasmBase64; invalid_base64: WasmBase64 is not canonical padded base64; invalid_wasm: Not a well-formed or valid wasm module; module_limits: The module exceeds the admission limits; imports_not_allowed: The module imports outside the allowlist; invalid_combination: register-user with a field combination that is not accepted; invalid_player_identity: The auth service refused the player identity; provider_not_configured: The platform provider is not configured on the auth service */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "settings_too_large" | "invalid_version" | "wasm_required" | "native_has_no_wasm" | "invalid_base64" | "invalid_wasm" | "module_limits" | "imports_not_allowed" | "invalid_combination" | "invalid_player_identity" | "provider_not_configured";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description payload_too_large: The body exceeds the size limit; module_too_large: The decoded module is above the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "payload_too_large" | "module_too_large";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "unsupported_media_type";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: Too many requests from this caller; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "rate_limited";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "internal_error";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postDevelopersLoginPasskeyOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description WebAuthn options JSON (field names are the standard’s); the challenge is good for one answer within five minutes */
+                        PublicKey: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: Password length out of bounds; settings_too_large: Settings above 16 KiB serialised; invalid_version: Version is not SemVer 2.0.0 or is too long; wasm_required: A wasm build without WasmBase64; native_has_no_wasm: A native build with WasmBase64; invalid_base64: WasmBase64 is not canonical padded base64; invalid_wasm: Not a well-formed or valid wasm module; module_limits: The module exceeds the admission limits; imports_not_allowed: The module imports outside the allowlist; invalid_combination: register-user with a field combination that is not accepted; invalid_player_identity: The auth service refused the player identity; provider_not_configured: The platform provider is not configured on the auth service */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "settings_too_large" | "invalid_version" | "wasm_required" | "native_has_no_wasm" | "invalid_base64" | "invalid_wasm" | "module_limits" | "imports_not_allowed" | "invalid_combination" | "invalid_player_identity" | "provider_not_configured";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: Too many requests from this caller; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "rate_limited";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "internal_error";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1645,7 +2265,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1656,7 +2276,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1687,7 +2307,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1698,7 +2318,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1753,7 +2373,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1764,7 +2384,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1774,7 +2394,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description email_taken: An account with this email exists; totp_enabled: The developer has a confirmed authenticator already (remove it first); totp_not_pending: No authenticator is waiting for confirmation (start with POST /developers/me/mfa/totp); version_exists: This module Version exists for the game; conflict: The auth service reported a conflict */
+            /** @description email_taken: An account with this email exists; totp_enabled: The developer has a confirmed authenticator already (remove it first); totp_not_pending: No authenticator is waiting for confirmation (start with POST /developers/me/mfa/totp); passkey_exists: This authenticator’s passkey is registered already; passkey_limit: The developer has the most passkeys allowed (10); remove one first; version_exists: This module Version exists for the game; conflict: The auth service reported a conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1785,7 +2405,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "email_taken" | "totp_enabled" | "totp_not_pending" | "version_exists" | "conflict";
+                        Code: "email_taken" | "totp_enabled" | "totp_not_pending" | "passkey_exists" | "passkey_limit" | "version_exists" | "conflict";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1816,7 +2436,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1827,7 +2447,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1889,7 +2509,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1900,7 +2520,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1910,7 +2530,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description email_taken: An account with this email exists; totp_enabled: The developer has a confirmed authenticator already (remove it first); totp_not_pending: No authenticator is waiting for confirmation (start with POST /developers/me/mfa/totp); version_exists: This module Version exists for the game; conflict: The auth service reported a conflict */
+            /** @description email_taken: An account with this email exists; totp_enabled: The developer has a confirmed authenticator already (remove it first); totp_not_pending: No authenticator is waiting for confirmation (start with POST /developers/me/mfa/totp); passkey_exists: This authenticator’s passkey is registered already; passkey_limit: The developer has the most passkeys allowed (10); remove one first; version_exists: This module Version exists for the game; conflict: The auth service reported a conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1921,7 +2541,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "email_taken" | "totp_enabled" | "totp_not_pending" | "version_exists" | "conflict";
+                        Code: "email_taken" | "totp_enabled" | "totp_not_pending" | "passkey_exists" | "passkey_limit" | "version_exists" | "conflict";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -1994,7 +2614,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2005,7 +2625,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2068,7 +2688,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2079,7 +2699,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2089,7 +2709,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2100,7 +2720,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled";
+                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2194,7 +2814,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2205,7 +2825,587 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    getDevelopersMePasskeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        Passkeys: {
+                            /** Format: date-time */
+                            CreatedAt: string;
+                            /** Format: uuid */
+                            Id: string;
+                            LastUsedAt: string | null;
+                            Name: string;
+                            Transports: string[];
+                        }[];
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: Password length out of bounds; settings_too_large: Settings above 16 KiB serialised; invalid_version: Version is not SemVer 2.0.0 or is too long; wasm_required: A wasm build without WasmBase64; native_has_no_wasm: A native build with WasmBase64; invalid_base64: WasmBase64 is not canonical padded base64; invalid_wasm: Not a well-formed or valid wasm module; module_limits: The module exceeds the admission limits; imports_not_allowed: The module imports outside the allowlist; invalid_combination: register-user with a field combination that is not accepted; invalid_player_identity: The auth service refused the player identity; provider_not_configured: The platform provider is not configured on the auth service */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "settings_too_large" | "invalid_version" | "wasm_required" | "native_has_no_wasm" | "invalid_base64" | "invalid_wasm" | "module_limits" | "imports_not_allowed" | "invalid_combination" | "invalid_player_identity" | "provider_not_configured";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "internal_error";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    deleteDevelopersMePasskeysById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A new developer token: every token issued before this change stops working */
+                        Token: string;
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: Password length out of bounds; settings_too_large: Settings above 16 KiB serialised; invalid_version: Version is not SemVer 2.0.0 or is too long; wasm_required: A wasm build without WasmBase64; native_has_no_wasm: A native build with WasmBase64; invalid_base64: WasmBase64 is not canonical padded base64; invalid_wasm: Not a well-formed or valid wasm module; module_limits: The module exceeds the admission limits; imports_not_allowed: The module imports outside the allowlist; invalid_combination: register-user with a field combination that is not accepted; invalid_player_identity: The auth service refused the player identity; provider_not_configured: The platform provider is not configured on the auth service */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "settings_too_large" | "invalid_version" | "wasm_required" | "native_has_no_wasm" | "invalid_base64" | "invalid_wasm" | "module_limits" | "imports_not_allowed" | "invalid_combination" | "invalid_player_identity" | "provider_not_configured";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "internal_error";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postDevelopersMePasskeysRegistration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The new credential: `PublicKeyCredential.toJSON()` of `navigator.credentials.create()` (WebAuthn field names) */
+                    Credential: {
+                        authenticatorAttachment?: "platform" | "cross-platform";
+                        /** @description clientExtensionResults, as the browser gives them */
+                        clientExtensionResults: {
+                            [key: string]: unknown;
+                        };
+                        id: string;
+                        rawId: string;
+                        response: {
+                            attestationObject: string;
+                            authenticatorData?: string;
+                            clientDataJSON: string;
+                            publicKey?: string;
+                            publicKeyAlgorithm?: number;
+                            transports?: string[];
+                        };
+                        /** @enum {string} */
+                        type: "public-key";
+                    };
+                    /** @description What the developer calls it (default "Passkey") */
+                    Name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        Passkey: {
+                            /** Format: date-time */
+                            CreatedAt: string;
+                            /** Format: uuid */
+                            Id: string;
+                            LastUsedAt: string | null;
+                            Name: string;
+                            Transports: string[];
+                        };
+                        /** @description A new developer token: every token issued before this change stops working */
+                        Token: string;
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: Password length out of bounds; settings_too_large: Settings above 16 KiB serialised; invalid_version: Version is not SemVer 2.0.0 or is too long; wasm_required: A wasm build without WasmBase64; native_has_no_wasm: A native build with WasmBase64; invalid_base64: WasmBase64 is not canonical padded base64; invalid_wasm: Not a well-formed or valid wasm module; module_limits: The module exceeds the admission limits; imports_not_allowed: The module imports outside the allowlist; invalid_combination: register-user with a field combination that is not accepted; invalid_player_identity: The auth service refused the player identity; provider_not_configured: The platform provider is not configured on the auth service */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "settings_too_large" | "invalid_version" | "wasm_required" | "native_has_no_wasm" | "invalid_base64" | "invalid_wasm" | "module_limits" | "imports_not_allowed" | "invalid_combination" | "invalid_player_identity" | "provider_not_configured";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description email_taken: An account with this email exists; totp_enabled: The developer has a confirmed authenticator already (remove it first); totp_not_pending: No authenticator is waiting for confirmation (start with POST /developers/me/mfa/totp); passkey_exists: This authenticator’s passkey is registered already; passkey_limit: The developer has the most passkeys allowed (10); remove one first; version_exists: This module Version exists for the game; conflict: The auth service reported a conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "email_taken" | "totp_enabled" | "totp_not_pending" | "passkey_exists" | "passkey_limit" | "version_exists" | "conflict";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description payload_too_large: The body exceeds the size limit; module_too_large: The decoded module is above the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "payload_too_large" | "module_too_large";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "unsupported_media_type";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "internal_error";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postDevelopersMePasskeysRegistrationOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description WebAuthn options JSON (field names are the standard’s); the challenge is good for one answer within five minutes */
+                        PublicKey: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: Password length out of bounds; settings_too_large: Settings above 16 KiB serialised; invalid_version: Version is not SemVer 2.0.0 or is too long; wasm_required: A wasm build without WasmBase64; native_has_no_wasm: A native build with WasmBase64; invalid_base64: WasmBase64 is not canonical padded base64; invalid_wasm: Not a well-formed or valid wasm module; module_limits: The module exceeds the admission limits; imports_not_allowed: The module imports outside the allowlist; invalid_combination: register-user with a field combination that is not accepted; invalid_player_identity: The auth service refused the player identity; provider_not_configured: The platform provider is not configured on the auth service */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "settings_too_large" | "invalid_version" | "wasm_required" | "native_has_no_wasm" | "invalid_base64" | "invalid_wasm" | "module_limits" | "imports_not_allowed" | "invalid_combination" | "invalid_player_identity" | "provider_not_configured";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description email_taken: An account with this email exists; totp_enabled: The developer has a confirmed authenticator already (remove it first); totp_not_pending: No authenticator is waiting for confirmation (start with POST /developers/me/mfa/totp); passkey_exists: This authenticator’s passkey is registered already; passkey_limit: The developer has the most passkeys allowed (10); remove one first; version_exists: This module Version exists for the game; conflict: The auth service reported a conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "email_taken" | "totp_enabled" | "totp_not_pending" | "passkey_exists" | "passkey_limit" | "version_exists" | "conflict";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "internal_error";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2272,7 +3472,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description email_taken: An account with this email exists; totp_enabled: The developer has a confirmed authenticator already (remove it first); totp_not_pending: No authenticator is waiting for confirmation (start with POST /developers/me/mfa/totp); version_exists: This module Version exists for the game; conflict: The auth service reported a conflict */
+            /** @description email_taken: An account with this email exists; totp_enabled: The developer has a confirmed authenticator already (remove it first); totp_not_pending: No authenticator is waiting for confirmation (start with POST /developers/me/mfa/totp); passkey_exists: This authenticator’s passkey is registered already; passkey_limit: The developer has the most passkeys allowed (10); remove one first; version_exists: This module Version exists for the game; conflict: The auth service reported a conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2283,7 +3483,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "email_taken" | "totp_enabled" | "totp_not_pending" | "version_exists" | "conflict";
+                        Code: "email_taken" | "totp_enabled" | "totp_not_pending" | "passkey_exists" | "passkey_limit" | "version_exists" | "conflict";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2377,7 +3577,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2388,7 +3588,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2479,7 +3679,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2490,7 +3690,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2521,7 +3721,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2532,7 +3732,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2634,7 +3834,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2645,7 +3845,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2655,7 +3855,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2666,7 +3866,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled";
+                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2739,7 +3939,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2750,7 +3950,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2844,7 +4044,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2855,7 +4055,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2865,7 +4065,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2876,7 +4076,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled";
+                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2907,7 +4107,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2918,7 +4118,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2970,7 +4170,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2981,7 +4181,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2991,7 +4191,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3002,7 +4202,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled";
+                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3033,7 +4233,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3044,7 +4244,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3164,7 +4364,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3175,7 +4375,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3185,7 +4385,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3196,7 +4396,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled";
+                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3269,7 +4469,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3280,7 +4480,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3351,7 +4551,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3362,7 +4562,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3372,7 +4572,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3383,7 +4583,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled";
+                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3414,7 +4614,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3425,7 +4625,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3506,7 +4706,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3517,7 +4717,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3527,7 +4727,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3538,7 +4738,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled";
+                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3548,7 +4748,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description email_taken: An account with this email exists; totp_enabled: The developer has a confirmed authenticator already (remove it first); totp_not_pending: No authenticator is waiting for confirmation (start with POST /developers/me/mfa/totp); version_exists: This module Version exists for the game; conflict: The auth service reported a conflict */
+            /** @description email_taken: An account with this email exists; totp_enabled: The developer has a confirmed authenticator already (remove it first); totp_not_pending: No authenticator is waiting for confirmation (start with POST /developers/me/mfa/totp); passkey_exists: This authenticator’s passkey is registered already; passkey_limit: The developer has the most passkeys allowed (10); remove one first; version_exists: This module Version exists for the game; conflict: The auth service reported a conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3559,7 +4759,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "email_taken" | "totp_enabled" | "totp_not_pending" | "version_exists" | "conflict";
+                        Code: "email_taken" | "totp_enabled" | "totp_not_pending" | "passkey_exists" | "passkey_limit" | "version_exists" | "conflict";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3632,7 +4832,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3643,7 +4843,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3737,7 +4937,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3748,7 +4948,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3758,7 +4958,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3769,7 +4969,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled";
+                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3800,7 +5000,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3811,7 +5011,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3909,7 +5109,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3920,7 +5120,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3930,7 +5130,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3941,7 +5141,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled";
+                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3972,7 +5172,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3983,7 +5183,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -4046,7 +5246,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4057,7 +5257,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -4067,7 +5267,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4078,7 +5278,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled";
+                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -4109,7 +5309,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4120,7 +5320,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -4194,7 +5394,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4205,7 +5405,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -4215,7 +5415,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4226,7 +5426,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled";
+                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -4299,7 +5499,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4310,7 +5510,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -4376,7 +5576,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4387,7 +5587,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -4397,7 +5597,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4408,7 +5608,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled";
+                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -4439,7 +5639,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4450,7 +5650,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -4539,7 +5739,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code; invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4550,7 +5750,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -4581,7 +5781,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4592,7 +5792,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled";
+                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -4707,7 +5907,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4718,7 +5918,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -4795,7 +5995,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4806,7 +6006,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "console_unavailable";
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */

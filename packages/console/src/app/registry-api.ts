@@ -2,7 +2,7 @@
  * The registry's developer API, typed from its OpenAPI document (@platform/client's generated types). The
  * developer token lives in this object only (memory): never in storage, never in a cookie, never logged.
  */
-import type { RegistryBody, RegistryResult } from '@platform/client';
+import { browserPasskeys, type PasskeyCredentialJSON, type PasskeyOptionsJSON, type RegistryBody, type RegistryResult } from '@platform/client';
 
 export type AuthResponse = RegistryResult<'/developers/login', 'post'>;
 export type GameView = RegistryResult<'/games/{gameId}', 'get'>;
@@ -17,6 +17,20 @@ export type TextFilter = RegistryResult<'/games/{gameId}/text-filter', 'get'>;
 export type TextFilterUpdate = RegistryBody<'/games/{gameId}/text-filter', 'put'>;
 export type MfaStatus = RegistryResult<'/developers/me/mfa', 'get'>;
 export type TotpStart = RegistryResult<'/developers/me/mfa/totp', 'post'>;
+export type Passkey = RegistryResult<'/developers/me/passkeys', 'get'>['Passkeys'][number];
+type Options = { PublicKey: Record<string, unknown> };
+
+/** The browser's passkey prompt (navigator.credentials, through the SDK's helper): `create` or `get` for the options. */
+async function ceremony(kind: 'create' | 'get', options: Options): Promise<PasskeyCredentialJSON> {
+  const authenticator = browserPasskeys();
+  if (!authenticator) throw new Error('This browser cannot use passkeys.');
+  try {
+    return await authenticator[kind](options.PublicKey as PasskeyOptionsJSON);
+  } catch (e) {
+    const name = (e as { name?: string }).name;
+    throw new Error(name === 'NotAllowedError' || name === 'AbortError' ? 'The passkey prompt was cancelled or timed out.' : `The passkey failed: ${(e as Error).message}`);
+  }
+}
 /** A code of the authenticator app (6 digits) or a recovery code: told apart by their form. */
 export const mfaProof = (proof: string): { Code: string } | { RecoveryCode: string } => {
   const p = proof.trim();
@@ -75,6 +89,16 @@ export class RegistryApi {
   async signInMfa(mfaToken: string, proof: string): Promise<Signed> {
     return this.adopt(await this.call<AuthResponse>('POST', '/developers/login/mfa', { MfaToken: mfaToken, ...mfaProof(proof) }));
   }
+  /** Signs in with a passkey alone (discoverable: the browser asks which); the token is kept here. */
+  async signInWithPasskey(): Promise<Signed> {
+    const credential = await ceremony('get', await this.call<Options>('POST', '/developers/login/passkey/options'));
+    return this.adopt(await this.call<AuthResponse>('POST', '/developers/login/passkey', { Credential: credential }));
+  }
+  /** The second step of a sign-in with one of the developer's passkeys (the options name them). */
+  async signInMfaPasskey(mfaToken: string): Promise<Signed> {
+    const credential = await ceremony('get', await this.call<Options>('POST', '/developers/login/mfa/passkey/options', { MfaToken: mfaToken }));
+    return this.adopt(await this.call<AuthResponse>('POST', '/developers/login/mfa', { MfaToken: mfaToken, Passkey: credential }));
+  }
   async register(email: string, password: string, displayName: string): Promise<Signed> {
     return this.adopt(await this.call<AuthResponse>('POST', '/developers/register', { Email: email, Password: password, DisplayName: displayName }));
   }
@@ -100,6 +124,20 @@ export class RegistryApi {
   /** Removes the authenticator (a code or a recovery code); the new token is kept here. Answers its expiry (epoch ms). */
   async removeTotp(proof: string): Promise<number> {
     const r = await this.call<RegistryResult<'/developers/me/mfa/totp/remove', 'post'>>('POST', '/developers/me/mfa/totp/remove', mfaProof(proof));
+    this.token = r.Token;
+    return tokenExpiry(r.Token);
+  }
+  passkeys = async () => (await this.call<RegistryResult<'/developers/me/passkeys', 'get'>>('GET', '/developers/me/passkeys')).Passkeys;
+  /** Makes a passkey in the browser and registers it; the registry ends every other token and answers a new one, kept here. */
+  async addPasskey(name: string): Promise<number> {
+    const credential = await ceremony('create', await this.call<Options>('POST', '/developers/me/passkeys/registration/options'));
+    const r = await this.call<RegistryResult<'/developers/me/passkeys/registration', 'post'>>('POST', '/developers/me/passkeys/registration', { Credential: credential, ...(name.trim() ? { Name: name.trim() } : {}) });
+    this.token = r.Token;
+    return tokenExpiry(r.Token);
+  }
+  /** Removes one of the developer's passkeys; the new token is kept here. Answers its expiry (epoch ms). */
+  async removePasskey(id: string): Promise<number> {
+    const r = await this.call<RegistryResult<'/developers/me/passkeys/{id}', 'delete'>>('DELETE', `/developers/me/passkeys/${seg(id)}`);
     this.token = r.Token;
     return tokenExpiry(r.Token);
   }

@@ -27,7 +27,7 @@ export class ConsoleSessions {
   readonly registry = new RegistryApi();
   developer: Signed | undefined;
   /** A developer sign-in waiting for its second step: the registry's MfaToken (five minutes), in memory only. */
-  pendingMfa: { email: string; token: string } | undefined;
+  pendingMfa: { email: string; token: string; factors: string[] } | undefined;
   staff: StaffSession | undefined;
   private expiry: ReturnType<typeof setTimeout> | undefined;
   private lastActivity = Date.now();
@@ -62,7 +62,8 @@ export class ConsoleSessions {
 
   /**
    * Signs a developer in. With an authenticator on, the registry answers 401 mfa_required: the MfaToken is kept
-   * (pendingMfa) and 'mfa' answered, so the page asks for the code (developerSignInMfa).
+   * (pendingMfa, with the Factors the developer has) and 'mfa' answered, so the page asks for the code or the passkey
+   * (developerSignInMfa).
    */
   async developerSignIn(email: string, password: string): Promise<'signed-in' | 'mfa'> {
     try {
@@ -70,17 +71,24 @@ export class ConsoleSessions {
       return 'signed-in';
     } catch (e) {
       if (!(e instanceof RegistryError) || e.code !== 'mfa_required' || typeof e.details.MfaToken !== 'string') throw e;
-      this.pendingMfa = { email, token: e.details.MfaToken };
+      const factors = Array.isArray(e.details.Factors) ? (e.details.Factors as string[]) : ['totp'];
+      this.pendingMfa = { email, token: e.details.MfaToken, factors };
       return 'mfa';
     }
   }
 
-  /** The second step: the authenticator's code or a recovery code. */
-  async developerSignInMfa(proof: string): Promise<void> {
+  /** The second step: the authenticator's code or a recovery code, or (proof 'passkey') one of the developer's passkeys. */
+  async developerSignInMfa(proof: string | 'passkey'): Promise<void> {
     if (!this.pendingMfa) throw new Error('Sign in with your email and password first.');
-    const who = await this.registry.signInMfa(this.pendingMfa.token, proof);
+    const token = this.pendingMfa.token;
+    const who = proof === 'passkey' ? await this.registry.signInMfaPasskey(token) : await this.registry.signInMfa(token, proof);
     this.pendingMfa = undefined;
     this.adoptDeveloper(who);
+  }
+
+  /** Signs a developer in with a passkey alone (the browser's prompt; no password, no second step). */
+  async developerSignInWithPasskey(): Promise<void> {
+    this.adoptDeveloper(await this.registry.signInWithPasskey());
   }
 
   /** After the registry replaced the developer's token (a second factor added or removed): its new expiry. */

@@ -27,13 +27,13 @@ export class SoftAuthenticator {
   constructor(readonly origin: string) {}
 
   /** navigator.credentials.create(): a new credential for the options, as `PublicKeyCredential.toJSON()`. */
-  create(options: Options, over: { origin?: string; rpId?: string; type?: string; challenge?: string } = {}) {
+  create(options: Options, over: { origin?: string; rpId?: string; type?: string; challenge?: string; id?: Buffer } = {}) {
     const rp = options.rp as { id: string };
     const user = options.user as { id: string };
     const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
     const jwk = publicKey.export({ format: 'jwk' }) as { x: string; y: string };
     const cose = isoCBOR.encode(new Map<number, number | Uint8Array>([[1, 2], [3, -7], [-1, 1], [-2, Buffer.from(jwk.x, 'base64url')], [-3, Buffer.from(jwk.y, 'base64url')]]));
-    const cred: SoftCredential = { id: randomBytes(32), rpId: over.rpId ?? rp.id, userHandle: user.id, privateKey, counter: 0 };
+    const cred: SoftCredential = { id: over.id ?? randomBytes(32), rpId: over.rpId ?? rp.id, userHandle: user.id, privateKey, counter: 0 };
     const len = Buffer.alloc(2);
     len.writeUInt16BE(cred.id.length);
     const authData = Buffer.concat([sha256(cred.rpId), Buffer.from([0x41 | (this.userVerified ? 0x04 : 0)]), Buffer.alloc(4), Buffer.alloc(16), len, cred.id, Buffer.from(cose)]);

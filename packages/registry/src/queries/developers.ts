@@ -13,17 +13,20 @@ export interface DeveloperRow {
   token_generation: number;
   /** A confirmed second factor (developer_totp). */
   totp_on: boolean;
+  /** At least one passkey (developer_passkeys, migration 0006): a second factor too. */
+  passkeys_on: boolean;
 }
 
 const BASE = 'id, email, display_name, password_hash, role, created_at, token_generation';
-const COLUMNS = `${BASE}, EXISTS (SELECT 1 FROM developer_totp t WHERE t.developer_id = developers.id AND t.confirmed_at IS NOT NULL) AS totp_on`;
+const COLUMNS = `${BASE}, EXISTS (SELECT 1 FROM developer_totp t WHERE t.developer_id = developers.id AND t.confirmed_at IS NOT NULL) AS totp_on,
+  EXISTS (SELECT 1 FROM developer_passkeys p WHERE p.developer_id = developers.id) AS passkeys_on`;
 
 export function developerQueries(db: Queryable) {
   return {
     /** Throws a unique violation (developers_email_key) when the email is taken. */
     async insert(d: { email: string; displayName: string; passwordHash: string; role: Role }): Promise<DeveloperRow> {
       const r = await db.query<DeveloperRow>(
-        `INSERT INTO developers (email, display_name, password_hash, role) VALUES ($1, $2, $3, $4) RETURNING ${BASE}, false AS totp_on`,
+        `INSERT INTO developers (email, display_name, password_hash, role) VALUES ($1, $2, $3, $4) RETURNING ${BASE}, false AS totp_on, false AS passkeys_on`,
         [d.email, d.displayName, d.passwordHash, d.role],
       );
       return r.rows[0];

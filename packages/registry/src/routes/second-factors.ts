@@ -3,11 +3,12 @@
  * second step of a sign-in (`POST /developers/login/mfa`).
  */
 import { Type } from 'typebox';
-import { createRateLimiter, type App } from '@platform/kit';
+import { AssertionCredential, asAssertion, createRateLimiter, type App } from '@platform/kit';
 import type { Context } from '../context.js';
 import { developerOf } from '../services/auth.js';
 import { loginDeveloperMfa } from '../services/developers.js';
 import { confirmTotp, mfaStatus, removeTotp, startTotp } from '../services/second-factors.js';
+import { MfaToken } from './passkeys.js';
 import { AuthResponse, bearer, ErrorBody } from './schemas.js';
 
 const Code = Type.String({ minLength: 6, maxLength: 6, pattern: '^[0-9]{6}$', description: 'The authenticator app’s current 6-digit code' });
@@ -87,7 +88,7 @@ export function secondFactorRoutes(app: App, ctx: Context): void {
   );
 }
 
-/** The second step of a sign-in: the MfaToken of the 401 mfa_required and a code or a recovery code. */
+/** The second step of a sign-in: the MfaToken of the 401 mfa_required and a code, a recovery code or a passkey assertion. */
 function mfaLoginRoute(app: App, ctx: Context): void {
   const limiter = createRateLimiter(ctx.state, ctx.config.rateWindowSeconds, { onLimited: ctx.metrics.rateLimited });
   app.post(
@@ -96,13 +97,25 @@ function mfaLoginRoute(app: App, ctx: Context): void {
       config: { caller: 'none' },
       schema: {
         tags: ['developers'],
-        summary: 'The second step of a sign-in: the MfaToken of the 401 mfa_required and a code (or a recovery code)',
-        body: Type.Object({ MfaToken: Type.String({ minLength: 16, maxLength: 1024 }), ...Proof }, { additionalProperties: false }),
+        summary: 'The second step of a sign-in: the MfaToken of the 401 mfa_required and one of a code, a recovery code or a passkey assertion',
+        body: Type.Object(
+          {
+            MfaToken,
+            ...Proof,
+            Passkey: Type.Optional({ ...AssertionCredential, description: 'A passkey’s assertion of the challenge of POST /developers/login/mfa/passkey/options' }),
+          },
+          { additionalProperties: false },
+        ),
         response: { 200: AuthResponse, 400: ErrorBody, 401: ErrorBody, 423: ErrorBody, 429: ErrorBody },
       },
       // Like the first step: per address, counted before validation (the factor's own lockout stops guessing a code).
       onRequest: async (req) => limiter.check({ name: 'login-mfa:ip', key: req.ip, limit: ctx.config.rateLoginMfaPerIp }),
     },
-    async (req) => loginDeveloperMfa(ctx, { mfaToken: req.body.MfaToken, code: req.body.Code, recoveryCode: req.body.RecoveryCode }),
+    async (req) =>
+      loginDeveloperMfa(
+        ctx,
+        { mfaToken: req.body.MfaToken, code: req.body.Code, recoveryCode: req.body.RecoveryCode, passkey: req.body.Passkey && asAssertion(req.body.Passkey) },
+        req.log,
+      ),
   );
 }

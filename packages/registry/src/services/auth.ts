@@ -79,13 +79,14 @@ export async function authenticateDeveloper(ctx: Context, req: FastifyRequest): 
   const d = await developerQueries(ctx.db).byId(claims.developerId);
   // An older generation: the developer added or removed the second factor since this token was issued.
   if (!d || claims.generation !== d.token_generation) throw unauthorized();
-  const secondFactorMissing = !d.totp_on && ctx.config.secondFactorRoles.includes(d.role);
+  // A passkey counts: it is user-verified possession, a second factor in itself (decision 0028).
+  const secondFactorMissing = !d.totp_on && !d.passkeys_on && ctx.config.secondFactorRoles.includes(d.role);
   return { id: d.id, email: d.email, role: secondFactorMissing ? 'developer' : d.role, secondFactorMissing };
 }
 
 export async function authenticateSuperAdmin(ctx: Context, req: FastifyRequest): Promise<Caller> {
   const caller = await authenticateDeveloper(ctx, req);
-  if (caller.secondFactorMissing) throw fail('second_factor_required', 'Add an authenticator app (POST /developers/me/mfa/totp) to use the super-admin rights');
+  if (caller.secondFactorMissing) throw fail('second_factor_required', 'Add an authenticator app (POST /developers/me/mfa/totp) or a passkey (POST /developers/me/passkeys/registration/options) to use the super-admin rights');
   if (caller.role !== 'super-admin') throw fail('forbidden', 'Only the super-admin may do this');
   return caller;
 }

@@ -7,14 +7,19 @@ import {
   isUniqueViolation,
   randomToken,
   verifyPassword,
+  type AuthenticationResponseJSON,
   type Database,
 } from '@platform/kit';
+import type { FastifyBaseLogger } from 'fastify';
 import { PASSWORD_MAX, PASSWORD_MIN } from '../config.js';
 import { developerQueries, type DeveloperRow } from '../queries/developers.js';
 import type { Role } from './tokens.js';
 import type { Context } from '../context.js';
 import { fail } from '../errors.js';
-import { completeMfaSignIn, mfaToken, type MfaProof } from './second-factors.js';
+import { completeMfaSignIn, factorsOf, mfaToken, type SecondStepProof } from './second-factors.js';
+import { passkeySignIn } from './passkeys.js';
+
+type Log = Pick<FastifyBaseLogger, 'info' | 'warn'>;
 
 export interface AuthResponse {
   Token: string;
@@ -75,13 +80,22 @@ export async function loginDeveloper(ctx: Context, input: { email: string; passw
   // Unknown accounts cost one Argon2 verification too, so timing tells nothing.
   const ok = await verifyPassword(d?.password_hash ?? (await dummyPasswordHash()), input.password);
   if (!d || !ok) throw invalidCredentials();
-  if (d.totp_on) throw fail('mfa_required', 'Enter the code of your authenticator app (or a recovery code)', { MfaToken: mfaToken(ctx, d.id) });
+  const factors = factorsOf(d);
+  if (factors.length) {
+    const message = d.totp_on ? 'Enter the code of your authenticator app (or a recovery code)' : 'Confirm with your passkey';
+    throw fail('mfa_required', message, { MfaToken: mfaToken(ctx, d.id), Factors: factors });
+  }
   return respond(ctx, d);
 }
 
 /** The second step of a sign-in with a second factor (services/second-factors.ts). */
-export async function loginDeveloperMfa(ctx: Context, input: MfaProof & { mfaToken: string }): Promise<AuthResponse> {
-  return respond(ctx, await completeMfaSignIn(ctx, input));
+export async function loginDeveloperMfa(ctx: Context, input: SecondStepProof & { mfaToken: string }, log: Log): Promise<AuthResponse> {
+  return respond(ctx, await completeMfaSignIn(ctx, input, log));
+}
+
+/** A sign-in with a passkey alone (services/passkeys.ts): user-verified, no second step. */
+export async function loginDeveloperPasskey(ctx: Context, credential: AuthenticationResponseJSON, log: Log): Promise<AuthResponse> {
+  return respond(ctx, await passkeySignIn(ctx, credential, log));
 }
 
 export async function listDevelopers(ctx: Context): Promise<DeveloperView[]> {

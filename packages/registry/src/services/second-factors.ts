@@ -23,11 +23,14 @@ import {
   TOTP_MAX_FAILURES,
   totpLockSeconds,
   totpStep,
+  type AuthenticationResponseJSON,
 } from '@platform/kit';
+import type { FastifyBaseLogger } from 'fastify';
 import type { Context } from '../context.js';
 import { fail } from '../errors.js';
 import { developerQueries, type DeveloperRow } from '../queries/developers.js';
 import { secondFactorQueries, type DeveloperTotpRow } from '../queries/second-factors.js';
+import { verifyAssertion } from './passkeys.js';
 
 const ISSUER = 'Game Platform (developers)';
 const SECRET_AAD = 'registry:totp-secret:v1';
@@ -37,6 +40,11 @@ const MFA_TOKEN_TTL_MS = 5 * 60_000;
 export interface MfaProof {
   code?: string;
   recoveryCode?: string;
+}
+
+/** The second step of a sign-in: a code, a recovery code or a passkey assertion (services/passkeys.ts). */
+export interface SecondStepProof extends MfaProof {
+  passkey?: AuthenticationResponseJSON;
 }
 
 const secretOf = (ctx: Context, row: DeveloperTotpRow) => openTotpSecret(ctx.config.masterKey, row.secret_enc, SECRET_AAD);
@@ -133,13 +141,30 @@ export async function removeTotp(ctx: Context, developerId: string, input: MfaPr
 /** The token of a sign-in waiting for its second step: the developer, five minutes (kit sealed-token.ts). */
 export const mfaToken = (ctx: Context, developerId: string): string => sealToken(ctx.config.masterKey, MFA_TOKEN_KIND, { d: developerId }, MFA_TOKEN_TTL_MS);
 
-/** The second step of a sign-in: the MfaToken and a code (or a recovery code) → the developer, signed in. */
-export async function completeMfaSignIn(ctx: Context, input: MfaProof & { mfaToken: string }): Promise<DeveloperRow> {
-  const claims = openToken(ctx.config.masterKey, MFA_TOKEN_KIND, input.mfaToken, ['d']);
+/** The developer an MfaToken names (the password was right within five minutes); invalid_mfa_code otherwise. */
+export function mfaDeveloper(ctx: Context, token: string): string {
+  const claims = openToken(ctx.config.masterKey, MFA_TOKEN_KIND, token, ['d']);
   if (!claims) throw fail('invalid_mfa_code', 'The sign-in expired or is not valid; sign in again');
-  oneProof(input);
-  if (!(await checkSecondFactor(ctx, claims.d!, input))) throw wrongCode();
-  const d = await developerQueries(ctx.db).byId(claims.d!);
+  return claims.d!;
+}
+
+/** The second factors a developer has, as the 401 mfa_required lists them (`Factors`). */
+export const factorsOf = (d: Pick<DeveloperRow, 'totp_on' | 'passkeys_on'>): ('totp' | 'passkey')[] => [
+  ...(d.totp_on ? (['totp'] as const) : []),
+  ...(d.passkeys_on ? (['passkey'] as const) : []),
+];
+
+/**
+ * The second step of a sign-in: the MfaToken and a code, a recovery code or a passkey assertion (of the developer's
+ * own passkeys, a challenge from POST /developers/login/mfa/passkey/options) → the developer, signed in.
+ */
+export async function completeMfaSignIn(ctx: Context, input: SecondStepProof & { mfaToken: string }, log: Pick<FastifyBaseLogger, 'info' | 'warn'>): Promise<DeveloperRow> {
+  const developerId = mfaDeveloper(ctx, input.mfaToken);
+  const given = [input.code, input.recoveryCode, input.passkey].filter((x) => x !== undefined).length;
+  if (given !== 1) throw fail('validation_failed', 'Give one of Code, RecoveryCode or Passkey', { Field: 'Code' });
+  if (input.passkey !== undefined) await verifyAssertion(ctx, 'mfa', developerId, input.passkey, log);
+  else if (!(await checkSecondFactor(ctx, developerId, input))) throw wrongCode();
+  const d = await developerQueries(ctx.db).byId(developerId);
   if (!d) throw fail('invalid_mfa_code', 'The sign-in expired or is not valid; sign in again');
   return d;
 }

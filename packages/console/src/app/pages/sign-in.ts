@@ -21,7 +21,7 @@ function developerForms(ui: Ui): HTMLElement {
   onSubmit(signIn, (f) => {
     void ui.attempt('Developer sign-in', async () => {
       if ((await s.developerSignIn(f.email, f.password)) === 'mfa') {
-        ui.say('Enter the code of your authenticator app (or a recovery code).');
+        ui.say(s.pendingMfa?.factors.includes('totp') ? 'Enter the code of your authenticator app (or a recovery code), or use a passkey.' : 'Confirm with your passkey.');
         ui.go('signin');
         return;
       }
@@ -44,27 +44,45 @@ function developerForms(ui: Ui): HTMLElement {
       ui.go('games');
     });
   });
-  return h('section', { class: 'card' }, h('h2', null, 'Developer (registry)'), signIn, h('h2', null, 'New developer'), register);
-}
-
-/** The second step of a developer sign-in: the registry answered mfa_required. */
-function mfaForm(ui: Ui): HTMLElement {
-  const s = ui.s;
-  const form = h(
-    'form',
-    { class: 'stack', id: 'dev-mfa' },
-    h('label', null, 'Authenticator code (or a recovery code)', h('input', { name: 'code', required: true, autocomplete: 'one-time-code', maxLength: 64 })),
-    h('button', { type: 'submit' }, 'Verify'),
-  );
-  onSubmit(form, (f) => {
-    void ui.attempt('Verifying the code', async () => {
-      await s.developerSignInMfa(f.code);
+  // A passkey alone signs in (user-verified: no password, no second step; docs/registry.md, "Passkeys").
+  const withPasskey = h('button', { type: 'button', id: 'dev-passkey-signin' }, 'Sign in with a passkey');
+  withPasskey.addEventListener('click', () => {
+    void ui.attempt('Passkey sign-in', async () => {
+      await s.developerSignInWithPasskey();
       ui.say(`Signed in as ${s.developer?.email}.`);
       ui.go('games');
     });
   });
+  return h('section', { class: 'card' }, h('h2', null, 'Developer (registry)'), signIn, withPasskey, h('h2', null, 'New developer'), register);
+}
+
+/** The second step of a developer sign-in: the registry answered mfa_required; its Factors say what to offer. */
+function mfaForm(ui: Ui): HTMLElement {
+  const s = ui.s;
+  const factors = s.pendingMfa?.factors ?? [];
+  const done = () => {
+    ui.say(`Signed in as ${s.developer?.email}.`);
+    ui.go('games');
+  };
+  const card = h('section', { class: 'card' }, h('h2', null, 'Developer: second step'));
+  if (factors.includes('passkey')) {
+    const usePasskey = h('button', { type: 'button', id: 'dev-mfa-passkey' }, 'Use a passkey');
+    usePasskey.addEventListener('click', () => void ui.attempt('Verifying the passkey', async () => (await s.developerSignInMfa('passkey'), done())));
+    card.append(h('p', null, `${s.pendingMfa?.email} has a passkey.`), usePasskey);
+  }
+  if (factors.includes('totp')) {
+    const form = h(
+      'form',
+      { class: 'stack', id: 'dev-mfa' },
+      h('label', null, 'Authenticator code (or a recovery code)', h('input', { name: 'code', required: true, autocomplete: 'one-time-code', maxLength: 64 })),
+      h('button', { type: 'submit' }, 'Verify'),
+    );
+    onSubmit(form, (f) => void ui.attempt('Verifying the code', async () => (await s.developerSignInMfa(f.code), done())));
+    card.append(h('p', null, `${s.pendingMfa?.email} has an authenticator app.`), form);
+  }
   const cancel = h('button', { id: 'dev-mfa-cancel', onclick: () => ((s.pendingMfa = undefined), ui.go('signin')) }, 'Start over');
-  return h('section', { class: 'card' }, h('h2', null, 'Developer: second step'), h('p', null, `${s.pendingMfa?.email} has an authenticator app.`), form, cancel);
+  card.append(cancel);
+  return card;
 }
 
 function staffForm(ui: Ui): HTMLElement {
