@@ -36,7 +36,6 @@ import { assertUsable, finish, openSession, recordDevice, type DeviceInput, type
 
 export const MAX_PASSKEYS = 10;
 
-type Purpose = 'register' | 'login' | 'mfa';
 
 export interface PasskeyView {
   id: string;

@@ -34,7 +34,6 @@ import { secondFactorQueries } from '../queries/second-factors.js';
 
 export const MAX_PASSKEYS = 10;
 
-type Purpose = 'register' | 'login' | 'mfa';
 type Log = Pick<FastifyBaseLogger, 'info' | 'warn'>;
 
 export interface PasskeyView {
