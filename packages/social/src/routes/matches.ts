@@ -34,8 +34,9 @@ export const RecentPlayer = Type.Object({
 });
 
 const GameServerHeaders = Type.Object({
-  'X-Platform-Game-Key': Type.String({ description: 'The game’s API key' }),
-  'X-Platform-Game-Secret': Type.String({ description: 'The game’s API secret' }),
+  // Required, checked by the route's caller (app.ts, `game`): absent ones answer 401, as any missing credentials.
+  'X-Platform-Game-Key': Type.Optional(Type.String({ description: 'The game’s API key (required)' })),
+  'X-Platform-Game-Secret': Type.Optional(Type.String({ description: 'The game’s API secret (required)' })),
 });
 
 export function matchRoutes(app: App, ctx: Ctx): void {
