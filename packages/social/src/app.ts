@@ -106,7 +106,8 @@ function createShell(config: SocialConfig, deps: SocialDeps, metrics: SocialMetr
         },
         userId: { type: 'apiKey', in: 'header', name: 'X-User-Id', description: 'API-key mode: the account the call acts for' },
         accessToken: { type: 'apiKey', in: 'query', name: 'access_token', description: 'GET /v1/ws only (browsers): the access token as a query parameter' },
-        gameCredentials: { type: 'apiKey', in: 'header', name: 'X-Platform-Game-Secret', description: 'A game server: the game\'s X-Platform-Game-Key with its X-Platform-Game-Secret (POST /v1/matches)' },
+        gameKey: { type: 'apiKey', in: 'header', name: 'X-Platform-Game-Key', description: 'A game server (POST /v1/matches): the game\'s API key, with its secret' },
+        gameSecret: { type: 'apiKey', in: 'header', name: 'X-Platform-Game-Secret', description: 'A game server (POST /v1/matches): the game\'s API secret' },
         serverToken: { type: 'http', scheme: 'bearer', bearerFormat: 'PASETO v4.public or EdDSA JWT', description: 'An access token with the server role of the route\'s one caller: service:auth (auth notices), service:moderation (moderation notices)' },
       },
       tags: [

@@ -37,6 +37,7 @@ const GameServerHeaders = Type.Object({
   // Required, checked by the route's caller (app.ts, `game`): absent ones answer 401, as any missing credentials.
   'X-Platform-Game-Key': Type.Optional(Type.String({ description: 'The game’s API key (required)' })),
   'X-Platform-Game-Secret': Type.Optional(Type.String({ description: 'The game’s API secret (required)' })),
+  'X-Platform-Client-Key': Type.Optional(Type.String({ description: 'Refused here (403 game_secret_required): a client key is public' })),
 });
 
 export function matchRoutes(app: App, ctx: Ctx): void {
@@ -47,7 +48,7 @@ export function matchRoutes(app: App, ctx: Ctx): void {
       schema: {
         tags: ['matches'],
         summary: 'A game server posts a match roster: its players become each other’s recent players (201 new, 200 known match)',
-        security: [{ gameCredentials: [] }],
+        security: [{ gameKey: [], gameSecret: [] }],
         headers: GameServerHeaders,
         body: MatchBody,
         response: {
