@@ -7,12 +7,14 @@ import type { OpenPartiesPage, OpenPartiesQuery, PageQuery, PartyListing, PartyL
 
 type Authed = <T>(call: (token: string) => Promise<T>) => Promise<T>;
 
+/** Finding people to play with: the part of `client.social` (SocialApi) for recent players, suggestions and open parties. */
 export class SocialFindingApi {
   constructor(
     private readonly http: HttpService,
     private readonly authed: Authed,
   ) {}
 
+  /** @internal One authenticated request to the social service. */
   protected call<T>(method: string, path: string, more: Omit<RequestOptions, 'method' | 'path' | 'token'> = {}): Promise<T> {
     return this.authed((token) => this.http.request<T>({ method, path, token, ...more }));
   }
