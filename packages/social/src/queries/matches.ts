@@ -34,6 +34,7 @@ export async function recordRecentPlayers(db: Queryable, m: { match: string; gam
   await db.query(
     `INSERT INTO recent_players (user_id, other_id, game_id, match, played_at)
        SELECT a, b, $2, $1, $3 FROM unnest($4::uuid[]) a CROSS JOIN unnest($4::uuid[]) b WHERE a <> b
+        ORDER BY a, b -- one lock order for every post: two rosters sharing players do not deadlock
        ON CONFLICT (user_id, game_id, other_id) DO UPDATE SET match = EXCLUDED.match, played_at = EXCLUDED.played_at
          WHERE recent_players.played_at <= EXCLUDED.played_at`,
     [m.match, m.gameId, m.playedAt, m.userIds],
