@@ -79,6 +79,20 @@ describe('recent players', () => {
     assert.equal((await recent(a, game)).players[0].friend, true);
   });
 
+  it('rosters sharing players posted at once all land (one lock order), and a repeated post at once too', async () => {
+    const game = h.registry.addGame('isolated');
+    const squad = await h.users('Con A', 'Con B', 'Con C', 'Con D', 'Con E', 'Con F');
+    const posts = await Promise.all([
+      post(game, roster(squad)),
+      post(game, roster([...squad].reverse())),
+      post(game, roster(squad.slice(2))),
+      post(game, roster(squad, { matchId: 'same' })),
+      post(game, roster(squad, { matchId: 'same' })),
+    ]);
+    assert.deepEqual(posts.map((r) => r.status).sort(), [200, 201, 201, 201, 201], JSON.stringify(posts.map((r) => r.body)));
+    assert.equal((await recent(squad[0], game)).players.length, 3, 'Social:RecentPlayers:Max');
+  });
+
   it('rosters past the retention are not shown; endedAt must lie within it', async () => {
     const game = h.registry.addGame('isolated');
     const [a, b] = await h.users('Old', 'Timer');
