@@ -63,3 +63,7 @@ CREATE TABLE party_listings (
   listed_at timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX party_listings_page ON party_listings (game_id, listed_at DESC, party_id);
+
+-- Suggestions read a player's most recent friendships (200 of the caller's, 200 of each of those): an index scan
+-- each, so the read is bounded by 200 × 200 rows whatever Social:Friends:Max is.
+CREATE INDEX friendships_recent ON friendships (user_id, created_at DESC);
