@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { assertError } from '@platform/kit/testing';
+import { purgeOldMatches } from '../src/services/matches.js';
 import { useHarness, type Game, type TestUser } from './support.js';
 
 const HOUR = 3_600_000;
@@ -103,6 +104,11 @@ describe('recent players', () => {
     clock += 2 * HOUR;
     try {
       assert.deepEqual((await recent(a, game)).players, []);
+      // The hourly purge (workers/purge.ts) deletes the roster and the recent players it gave.
+      assert.ok((await purgeOldMatches(h.app.ctx)) >= 1);
+      const left = await h.db.db.query('SELECT 1 FROM matches WHERE game_id = $1', [game.gameId]);
+      assert.equal(left.rows.length, 0);
+      assert.equal((await h.db.db.query('SELECT 1 FROM recent_players WHERE game_id = $1', [game.gameId])).rows.length, 0);
     } finally {
       clock = Date.now();
     }
