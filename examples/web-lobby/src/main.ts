@@ -1,6 +1,7 @@
 /**
  * A web game lobby on @platform/client, in one small script: guest sign-in, friends (search, requests, live
- * acceptance), a party (create, invite, join), party chat, presence, and groups (groups.ts). Everything live
+ * acceptance), a party (create, invite, join), party chat, presence, groups (groups.ts), and suggestions and open
+ * parties (finding.ts). Everything live
  * arrives over the realtime socket; the page re-reads over HTTP what an event says has changed.
  *
  * The page reads its settings from ./config.json (served next to it): { authUrl, socialUrl, clientKey? }.
@@ -18,6 +19,7 @@ import {
   type RealtimeClient,
 } from '@platform/client';
 import { GroupsPanel } from './groups.js';
+import { FindingPanel } from './finding.js';
 
 interface LobbyConfig {
   authUrl: string;
@@ -267,6 +269,7 @@ async function main(): Promise<void> {
   client = createClient({ ...config, storage: webStorage(sessionStorage), platform: 'web' });
   groups = new GroupsPanel({ client, me: () => myPublicId, act, status, item });
   groups.wire();
+  new FindingPanel({ client, act, status, item, partyId: () => party?.partyId, enterParty }).wire();
   el('guest').onclick = () => act(signIn);
   el('search-go').onclick = () => act(search);
   el('create-party').onclick = () =>

@@ -198,6 +198,40 @@ describe('web lobby: two players in Chromium', { skip: chromiumSkip() }, () => {
     assert.equal(await b.page.locator('#status.error').count(), 0, (await b.page.locator('#status').textContent()) ?? '');
   });
 
+  it('finding players: C is suggested A (a mutual friend) and adds them; A lists a party, C finds it by mode and joins', async () => {
+    const [a, b, c] = [await signIn(browser, lobby.url, 'Finn'), await signIn(browser, lobby.url, 'Bea'), await signIn(browser, lobby.url, 'Cal')];
+    const befriend = async (from: typeof a, to: typeof a) => {
+      await from.page.fill('#search', to.handle);
+      await from.page.click('#search-go');
+      await clickIn(from.page, '#results li', to.handle, 'Add friend');
+      await clickIn(to.page, '#requests li', from.handle, 'Accept');
+      await shows(from.page, '#friends li', to.handle);
+    };
+    await befriend(a, b);
+    await befriend(b, c);
+    await c.page.click('#suggestions-go');
+    await shows(c.page, '#suggestions li', `${a.handle} (1 mutual friend)`);
+    await clickIn(c.page, '#suggestions li', a.handle, 'Add friend');
+    await shows(c.page, '#status', `Friend request sent to ${a.handle}`);
+    await shows(a.page, '#requests li', c.handle);
+
+    await a.page.click('#create-party');
+    await shows(a.page, '#members li', `${a.handle} (leader)`);
+    await a.page.fill('#list-mode', 'duo');
+    await a.page.click('#list-party');
+    await shows(a.page, '#status', 'Party listed for duo');
+    await c.page.fill('#parties-mode', 'duo');
+    await c.page.click('#parties-go');
+    await shows(c.page, '#open-parties li', `${a.handle}'s party — duo — 3 free`);
+    await clickIn(c.page, '#open-parties li', a.handle, 'Join');
+    await shows(c.page, '#members li', `${a.handle} (leader)`);
+    await shows(a.page, '#members li', c.handle); // partyMemberJoined, live
+    await c.page.fill('#parties-mode', 'squad');
+    await c.page.click('#parties-go');
+    await shows(c.page, '#open-parties li', 'No open parties');
+    for (const p of [a, b, c]) assert.equal(await p.page.locator('#status.error').count(), 0, (await p.page.locator('#status').textContent()) ?? '');
+  });
+
   it('a dropped connection resumes: the party chat sent while A was away arrives by replay, without re-reading', async () => {
     // A's page talks to social node 1, B's page (another lobby server) to node 2; node 1 then goes down and up.
     const other = await startLobbyServer({ config: { authUrl: platform.auth.url, socialUrl: platform.socialNodes[1].url }, port: secondNodePort });

@@ -4,6 +4,7 @@ export { GAME_GUEST_FEATURES, guestRestriction, PlatformError, type ErrorSource,
 export { AuthApi, DEVICE_CODE_GRANT, type DevicePollOptions, type GuestCredentials, type GuestSignIn } from './auth.js';
 export { browserPasskeys, type PasskeyAuthenticator, type PasskeyCredentialJSON, type PasskeyOptionsJSON } from './passkeys.js';
 export { SocialApi } from './social.js';
+export { SocialFindingApi } from './social-finding.js';
 export {
   ModerationApi,
   type AccountLookup,

@@ -1,5 +1,6 @@
 /** Every player operation of the social service (/v1/…), typed from its OpenAPI document. */
-import { seg, type HttpService, type RequestOptions } from './http.js';
+import { seg } from './http.js';
+import { SocialFindingApi } from './social-finding.js';
 import type {
   ChatHistory,
   ChatHistoryQuery,
@@ -55,19 +56,12 @@ import type {
   UserSummary,
 } from './types.js';
 
-type Authed = <T>(call: (token: string) => Promise<T>) => Promise<T>;
-
-/** The social service's player API (`client.social`): profile, search, reports, friends, blocks, mutes, parties, groups, presence, invites, notes, chat, the notification inbox. */
-export class SocialApi {
-  constructor(
-    private readonly http: HttpService,
-    private readonly authed: Authed,
-  ) {}
-
-  private call<T>(method: string, path: string, more: Omit<RequestOptions, 'method' | 'path' | 'token'> = {}): Promise<T> {
-    return this.authed((token) => this.http.request<T>({ method, path, token, ...more }));
-  }
-
+/**
+ * The social service's player API (`client.social`): profile, search, reports, friends, blocks, mutes, parties, groups,
+ * presence, invites, notes, chat, the notification inbox, and (from SocialFindingApi) recent players, suggestions and
+ * open parties.
+ */
+export class SocialApi extends SocialFindingApi {
   // ---- self and users ----
   /** The signed-in player's social profile (`GET /v1/me`): publicId, fullHandle, display name. */
   me(): Promise<Me> {
@@ -96,7 +90,7 @@ export class SocialApi {
   eraseSocialData(): Promise<Erased> {
     return this.call('DELETE', '/v1/me');
   }
-  /** Exact `Name#1234`, or a name prefix (at least 2 characters). */
+  /** Players of this game by exact `Name#1234`, or by a name prefix (at least 2 characters; only players who are `searchable`). */
   searchUsers(handle: string, query: SearchQuery = {}): Promise<UserSummary[]> {
     return this.call('GET', '/v1/users/search', { query: { handle, ...query } });
   }

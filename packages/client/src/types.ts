@@ -237,3 +237,26 @@ export type GroupRoles = SocialResult<'/v1/groups/{id}/roles', 'get'>;
 /** What a defined role may do: `invite`, `accept_requests`, `kick`, `ban`, `edit`, `moderate_chat`, `manage_roles`. */
 export type GroupPermission = GroupRole['permissions'][number];
 export type GroupRoleInput = SocialBody<'/v1/groups/{id}/roles/{name}', 'put'>;
+
+// ---- finding players (docs/social.md, "Finding players") ----
+
+/** One page of recent players of the caller's game, newest first; `nextCursor` while more remain. */
+export type RecentPlayersPage = SocialResult<'/v1/me/recent-players', 'get'>;
+/** A player the caller played with: their summary, the latest `matchId` together (report context `match:<matchId>`), `playedAt`, `friend`. */
+export type RecentPlayer = RecentPlayersPage['players'][number];
+/** `limit` (1–50) and `cursor` (the previous page's `nextCursor`). */
+export type PageQuery = QueryOf<SocialOp<'/v1/me/recent-players', 'get'>>;
+/** One page of suggestions; `nextCursor` while more remain. */
+export type SuggestionsPage = SocialResult<'/v1/me/suggestions', 'get'>;
+/** A suggested player: `source` (`friendsOfFriends`, `recentPlayer`, later `platform`), `mutualFriends`, `playedAt?`. */
+export type Suggestion = SuggestionsPage['suggestions'][number];
+export type SuggestionSource = Suggestion['source'];
+/** A party listing's attributes: `mode`, `region`, `language`, `metadata` (at most 1 KiB as JSON). */
+export type PartyListingInput = SocialBody<'/v1/parties/{id}/listing', 'put'>;
+export type PartyListing = SocialResult<'/v1/parties/{id}/listing', 'put'>;
+/** Filters `mode`, `region`, `language` (case-insensitive), and `limit` / `cursor` for pages. */
+export type OpenPartiesQuery = QueryOf<SocialOp<'/v1/parties', 'get'>>;
+/** One page of listed parties that would admit the caller, newest listing first. */
+export type OpenPartiesPage = SocialResult<'/v1/parties', 'get'>;
+/** A listed party: leader, size, `memberCount`, `freeSlots` and its listing's attributes. */
+export type OpenParty = OpenPartiesPage['parties'][number];

@@ -64,6 +64,30 @@ describe('web console in Chromium: moderation', { skip: chromiumSkip() }, () => 
     await tab.context.close();
   });
 
+  it('a report naming a match shows the match’s roster in its snapshot', async () => {
+    // A report as social files one with context match:<id> (docs/social.md, "Recent players"); its reporter and
+    // target erased since, so no player is needed: the snapshot is what the console shows.
+    const snapshot = {
+      takenAt: new Date().toISOString(),
+      target: { publicId: 'p_gone', fullHandle: 'Aimbot#4242', displayName: 'Aimbot', avatarUrl: null, status: null },
+      match: { matchId: 'ranked-981', endedAt: new Date().toISOString(), roster: [{ publicId: 'p_a', fullHandle: 'Aimbot#4242' }, { publicId: 'p_b', fullHandle: 'Witness#0007' }] },
+    };
+    const r = await rig.platform.socialDb.query<{ id: string }>(
+      `INSERT INTO reports (reason, context, state, snapshot) VALUES ('cheating', 'match:ranked-981 wallhack', 'received', $1) RETURNING id`,
+      [JSON.stringify(snapshot)],
+    );
+    const tab = await openConsole(rig);
+    const mod = await staffAccount(rig, ['moderator']);
+    await staffSignIn(tab, mod.email);
+    await shows(tab.page, '#reports', 'match:ranked-981 wallhack');
+    await tab.page.locator('#reports tr', { hasText: 'match:ranked-981' }).first().locator('a').click();
+    await shows(tab.page, '#snapshot', 'Match ranked-981');
+    assert.deepEqual(await tab.page.locator('#snapshot-roster li').allTextContents(), ['Aimbot#4242', 'Witness#0007']);
+    assert.ok(r.rows[0].id);
+    await assertNothingKept(tab);
+    await tab.context.close();
+  });
+
   it('an admin looks an account up, applies a chat sanction, lifts it and grants the moderator role; a player is refused as staff', async () => {
     const tab = await openConsole(rig);
     await accountFlow(rig, tab);

@@ -22,7 +22,8 @@ import {
 import type { SocialConfig } from './config.js';
 import { createAuthenticator, createServerVerifier, type Authenticator, type Principal, type ServerVerifier } from './services/auth.js';
 import type { Ctx, GameContext, UserRow } from './context.js';
-import { socialErrors } from './services/errors.js';
+import { socialError, socialErrors } from './services/errors.js';
+import { noteGamePlayed } from './services/user-games.js';
 import { createEventPublisher, replayRetention } from './services/events.js';
 import { createRevocations } from './services/revocations.js';
 import { createSanctions } from './services/sanctions.js';
@@ -39,6 +40,8 @@ import { presenceRoutes } from './routes/presence.js';
 import { inviteRoutes } from './routes/invites.js';
 import { partyRoutes } from './routes/parties.js';
 import { groupRoutes } from './routes/groups.js';
+import { matchRoutes } from './routes/matches.js';
+import { partyListingRoutes } from './routes/party-listings.js';
 import { chatRoutes } from './routes/chat.js';
 import { internalRoutes, type InternalRouteOptions } from './routes/internal.js';
 import { notificationRoutes } from './routes/notifications.js';
@@ -103,6 +106,8 @@ function createShell(config: SocialConfig, deps: SocialDeps, metrics: SocialMetr
         },
         userId: { type: 'apiKey', in: 'header', name: 'X-User-Id', description: 'API-key mode: the account the call acts for' },
         accessToken: { type: 'apiKey', in: 'query', name: 'access_token', description: 'GET /v1/ws only (browsers): the access token as a query parameter' },
+        gameKey: { type: 'apiKey', in: 'header', name: 'X-Platform-Game-Key', description: 'A game server (POST /v1/matches): the game\'s API key, with its secret' },
+        gameSecret: { type: 'apiKey', in: 'header', name: 'X-Platform-Game-Secret', description: 'A game server (POST /v1/matches): the game\'s API secret' },
         serverToken: { type: 'http', scheme: 'bearer', bearerFormat: 'PASETO v4.public or EdDSA JWT', description: 'An access token with the server role of the route\'s one caller: service:auth (auth notices), service:moderation (moderation notices)' },
       },
       tags: [
@@ -116,6 +121,7 @@ function createShell(config: SocialConfig, deps: SocialDeps, metrics: SocialMetr
         { name: 'invites', description: 'Game invites and the invite inbox' },
         { name: 'parties', description: 'Parties, their members and party invites' },
         { name: 'groups', description: 'Groups (clans, guilds): roles, joining, requests, invites, bans' },
+        { name: 'matches', description: 'Match rosters from game servers, and each player\'s recent players' },
         { name: 'chat', description: 'Direct and party chat' },
         { name: 'notifications', description: 'The notification inbox: what was addressed to the caller, online or not' },
         { name: 'realtime', description: 'The WebSocket channel (docs/social-realtime.md)' },
@@ -160,6 +166,16 @@ function authenticateRequests(app: App, ctx: Ctx, auth: { authenticator: Authent
         req.game = await auth.tenancy.resolve(gameCredentials(req.headers));
         return req.principal;
       },
+      // A game server (POST /v1/matches): the game's key and secret, never a client key (public in every client).
+      async game(req) {
+        const creds = gameCredentials(req.headers);
+        if (creds.key === undefined && creds.secret === undefined) {
+          if (creds.clientKey !== undefined) throw socialError('game_secret_required', 'This route needs the game’s key and secret, not a client key');
+          throw socialError('unauthorized', 'This route needs the game’s key and secret');
+        }
+        req.game = await auth.tenancy.resolve(creds);
+        return req.game;
+      },
       async service(req, name) {
         const claims = await auth.verifyServer(req.headers, serviceSubject(name ?? ''));
         req.principal = { accountId: claims.sub };
@@ -172,6 +188,7 @@ function authenticateRequests(app: App, ctx: Ctx, auth: { authenticator: Authent
   app.addHook('preHandler', async (req) => {
     if (!req.principal || req.routeOptions.config?.noProfile) return;
     req.user = await ensureUser(ctx, req.principal.accountId, req.principal.handleHint);
+    await noteGamePlayed(ctx, req.user, req.game);
   });
 }
 
@@ -186,6 +203,8 @@ function registerRoutes(app: App, ctx: Ctx, internal: InternalRouteOptions): voi
   inviteRoutes(app, ctx);
   partyRoutes(app, ctx);
   groupRoutes(app, ctx);
+  matchRoutes(app, ctx);
+  partyListingRoutes(app, ctx);
   chatRoutes(app, ctx);
   internalRoutes(app, ctx, internal);
   notificationRoutes(app, ctx);

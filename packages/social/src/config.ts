@@ -172,6 +172,24 @@ export const socialVars = {
     max: 86_400,
     description: 'Social:Realtime:TokenGraceSeconds — how long past its access token\'s exp a socket stays open without re-authenticating (then close 4004)',
   })),
+  recentPlayersMax: specSetting('Social:RecentPlayers:Max', vars.int('SOCIAL_RECENT_PLAYERS_MAX', {
+    default: 50,
+    min: 1,
+    max: 1000,
+    description: 'Social:RecentPlayers:Max — the newest players a player keeps per game in their recent players',
+  })),
+  recentPlayersRetentionDays: specSetting('Social:RecentPlayers:RetentionDays', vars.int('SOCIAL_RECENT_PLAYERS_RETENTION_DAYS', {
+    default: 30,
+    min: 1,
+    max: 3650,
+    description: 'Social:RecentPlayers:RetentionDays — how long a match roster and its recent players are kept',
+  })),
+  declineDays: specSetting('Social:Suggestions:DeclineDays', vars.int('SOCIAL_SUGGESTIONS_DECLINE_DAYS', {
+    default: 30,
+    min: 0,
+    max: 3650,
+    description: 'Social:Suggestions:DeclineDays — how long a declined friend request keeps the pair out of each other\'s suggestions',
+  })),
 };
 
 export type SocialConfig = ReturnType<typeof readConfig<typeof socialVars>> & { ca?: string };

@@ -15,7 +15,7 @@ describe('self and users', () => {
     assert.equal(r.body.handle, 'Alice');
     assert.match(r.body.discriminator, /^\d{4}$/);
     assert.equal(r.body.fullHandle, `Alice#${r.body.discriminator}`);
-    assert.deepEqual(r.body.profile, { displayName: 'Alice', avatarUrl: null, status: null, visibility: 'public', invisible: false });
+    assert.deepEqual(r.body.profile, { displayName: 'Alice', avatarUrl: null, status: null, visibility: 'public', invisible: false, searchable: true });
   });
 
   it('accepts both token formats and rejects bad tokens with 401 unauthorized', async () => {
@@ -58,7 +58,7 @@ describe('self and users', () => {
       body: { avatarUrl: 'https://cdn.example/a.png', status: 'raiding', visibility: 'friends', invisible: true },
     });
     assert.equal(ok.status, 200);
-    assert.deepEqual(ok.body, { displayName: 'Bob', avatarUrl: 'https://cdn.example/a.png', status: 'raiding', visibility: 'friends', invisible: true });
+    assert.deepEqual(ok.body, { displayName: 'Bob', avatarUrl: 'https://cdn.example/a.png', status: 'raiding', visibility: 'friends', invisible: true, searchable: true });
     const cases: [unknown, string][] = [
       [{ avatarUrl: 'http://insecure/a.png' }, 'invalid_avatar_url'],
       [{ avatarUrl: 'https://x/' + 'a'.repeat(600) }, 'validation_failed'],

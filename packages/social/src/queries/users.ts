@@ -15,6 +15,8 @@ export interface UserRow {
   status: string | null;
   visibility: ProfileVisibility;
   invisible: boolean;
+  /** Found by name-prefix search and suggested to friends' friends (migration 0010). */
+  searchable: boolean;
   created_at: Date;
 }
 
@@ -24,6 +26,7 @@ export interface ProfileColumns {
   status?: string | null;
   visibility?: ProfileVisibility;
   invisible?: boolean;
+  searchable?: boolean;
 }
 
 export async function userByAccount(db: Queryable, accountId: string): Promise<UserRow | undefined> {
@@ -77,7 +80,7 @@ export async function setName(db: Queryable, id: string, name: { displayName: st
   return r.rows[0];
 }
 
-const PROFILE_COLUMNS = ['avatar_url', 'status', 'visibility', 'invisible'] as const;
+const PROFILE_COLUMNS = ['avatar_url', 'status', 'visibility', 'invisible', 'searchable'] as const;
 
 /** Sets the given profile columns (at least one) in one statement. */
 export async function setProfileColumns(db: Queryable, id: string, columns: ProfileColumns): Promise<UserRow> {
@@ -100,25 +103,28 @@ export type SearchRow = UserRow & { friend: boolean };
 
 const NOT_BLOCKED = `NOT EXISTS (SELECT 1 FROM blocks b WHERE (b.blocker = $1 AND b.blocked = u.id) OR (b.blocker = u.id AND b.blocked = $1))`;
 
-/** The user with this exact handle, unless private, the searcher, or blocked either way. */
-export async function searchByHandle(db: Queryable, searcher: string, nameKey: string, discriminator: string): Promise<SearchRow[]> {
+/** In a game context, only players seen in that game (user_games); without one, everyone. */
+const IN_GAME = `($2::text IS NULL OR EXISTS (SELECT 1 FROM user_games g WHERE g.game_id = $2 AND g.user_id = u.id))`;
+
+/** The user with this exact handle, unless private, the searcher, blocked either way, or not of the game. */
+export async function searchByHandle(db: Queryable, searcher: string, gameId: string | null, nameKey: string, discriminator: string): Promise<SearchRow[]> {
   const r = await db.query<SearchRow>(
     `SELECT u.*, EXISTS (SELECT 1 FROM friendships f WHERE f.user_id = $1 AND f.friend_id = u.id) AS friend
-             FROM users u WHERE u.name_key = $2 AND u.discriminator = $3 AND u.id <> $1 AND u.visibility <> 'private' AND ${NOT_BLOCKED}`,
-    [searcher, nameKey, discriminator],
+             FROM users u WHERE u.name_key = $3 AND u.discriminator = $4 AND u.id <> $1 AND u.visibility <> 'private' AND ${NOT_BLOCKED} AND ${IN_GAME}`,
+    [searcher, gameId, nameKey, discriminator],
   );
   return r.rows;
 }
 
-/** Users whose name starts with `prefix` (lower case) that the searcher may see, one page. */
-export async function searchByPrefix(db: Queryable, searcher: string, prefix: string, limit: number, offset: number): Promise<SearchRow[]> {
+/** Searchable users of the game whose name starts with `prefix` (lower case) that the searcher may see, one page. */
+export async function searchByPrefix(db: Queryable, searcher: string, gameId: string | null, prefix: string, limit: number, offset: number): Promise<SearchRow[]> {
   const r = await db.query<SearchRow>(
     `SELECT u.*, EXISTS (SELECT 1 FROM friendships f WHERE f.user_id = $1 AND f.friend_id = u.id) AS friend
              FROM users u
-            WHERE u.name_key LIKE $2 ESCAPE '\\' AND u.id <> $1 AND ${NOT_BLOCKED}
+            WHERE u.name_key LIKE $3 ESCAPE '\\' AND u.id <> $1 AND u.searchable AND ${NOT_BLOCKED} AND ${IN_GAME}
               AND (u.visibility = 'public' OR (u.visibility = 'friends' AND EXISTS (SELECT 1 FROM friendships f WHERE f.user_id = $1 AND f.friend_id = u.id)))
-            ORDER BY u.name_key, u.discriminator LIMIT $3 OFFSET $4`,
-    [searcher, prefix.replace(/[\\%_]/g, (c) => '\\' + c) + '%', limit, offset],
+            ORDER BY u.name_key, u.discriminator LIMIT $4 OFFSET $5`,
+    [searcher, gameId, prefix.replace(/[\\%_]/g, (c) => '\\' + c) + '%', limit, offset],
   );
   return r.rows;
 }

@@ -26,6 +26,7 @@ export function meRoutes(app: App, ctx: Ctx): void {
             status: Type.Optional(Type.Union([Type.String({ maxLength: 140 }), Type.Null()])),
             visibility: Type.Optional(Type.Union([Type.Literal('public'), Type.Literal('friends'), Type.Literal('private')])),
             invisible: Type.Optional(Type.Boolean()),
+            searchable: Type.Optional(Type.Boolean({ description: 'Found by name-prefix search and suggested to friends of friends (default true)' })),
           },
           { additionalProperties: false },
         ),

@@ -41,6 +41,12 @@ const SnapshotSchema = Type.Union([
         },
       ),
     ),
+    match: Type.Optional(
+      Type.Object(
+        { matchId: Str, endedAt: Str, roster: Type.Array(Type.Object({ publicId: Str, fullHandle: Str })) },
+        { description: 'The match the report names (context match:<matchId>, one the reporter played in): its roster when the report was filed' },
+      ),
+    ),
   }),
   Type.Null({ description: 'No snapshot: the target was erased, or the report predates snapshots' }),
 ]);

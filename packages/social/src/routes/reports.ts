@@ -15,7 +15,7 @@ export function reportRoutes(app: App, ctx: Ctx): void {
         tags: ['users'],
         summary: 'Report a user to moderation (taken the same way whether or not the target exists)',
         headers: CallerHeaders,
-        response: { 202: ReportReceived, ...errorResponses(CALLER, BODY, LIMITED, 'target_required', 'cannot_report_self', 'guest_restricted') },
+        response: { 202: ReportReceived, ...errorResponses(CALLER, BODY, LIMITED, 'target_required', 'cannot_report_self', 'guest_restricted', 'match_not_found') },
         body: Type.Object(
           {
             targetHandle: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),

@@ -32,6 +32,7 @@ export const ProfileDto = Type.Object({
   status: Nullable(Str),
   visibility: Type.Union([Type.Literal('public'), Type.Literal('friends'), Type.Literal('private')]),
   invisible: Type.Boolean(),
+  searchable: Type.Boolean({ description: 'Found by name-prefix search and suggested to friends of friends' }),
 });
 
 export const MeResponse = Type.Object({ publicId: Str, handle: Str, discriminator: Str, fullHandle: Str, profile: ProfileDto });
@@ -169,7 +170,10 @@ export const PrivacyExport = Type.Object({
   notes: Type.Array(NoteResponse),
   notifications: Type.Array(NotificationDto),
   groups: Type.Array(Type.Object({ groupId: Str, name: Str, tag: Str, role: Str, joinedAt: Str }), { description: 'The groups the player belongs to, in every game, with their role' }),
+  recentPlayers: Type.Array(Type.Object({ ...UserSummary.properties, gameId: Str, matchId: Str, playedAt: Str }), { description: 'The player’s recent players in every game' }),
+  declinedRequests: Type.Array(Type.Object({ ...UserSummary.properties, declinedAt: Str }), { description: 'Friend requests the player declined (kept Social:Suggestions:DeclineDays)' }),
   partyId: Type.Optional(Str),
+  partyListing: Type.Optional(Type.Object({ mode: Type.Union([Str, Type.Null()]), region: Type.Union([Str, Type.Null()]), language: Type.Union([Str, Type.Null()]), metadata: Type.Union([FreeObject, Type.Null()]), listedAt: Str }, { description: 'The listing of the player’s party, when listed' })),
 });
 
 export const DeletedResponse = Type.Object({ state: Type.Literal('deleted') });

@@ -3,6 +3,7 @@ import type { App } from '@platform/kit';
 import { Type } from 'typebox';
 import type { Ctx } from '../context.js';
 import { searchUsers } from '../services/users.js';
+import { listSuggestions } from '../services/suggestions.js';
 import { UserSummary } from './schemas.js';
 import { CALLER, CallerHeaders, errorResponses, LIMITED, VALIDATED } from './responses.js';
 
@@ -13,7 +14,7 @@ export function userRoutes(app: App, ctx: Ctx): void {
       config: { caller: 'player' },
       schema: {
         tags: ['users'],
-        summary: 'Find users by exact Name#1234 or name prefix',
+        summary: 'Find players of the caller’s game by exact Name#1234 or name prefix (searchable players only)',
         headers: CallerHeaders,
         response: { 200: Type.Array(UserSummary), ...errorResponses(CALLER, VALIDATED, LIMITED, 'prefix_too_short') },
         querystring: Type.Object(
@@ -26,6 +27,36 @@ export function userRoutes(app: App, ctx: Ctx): void {
         ),
       },
     },
-    async (req) => searchUsers(ctx, req.user, req.query.handle, req.query.limit ?? 20, req.query.offset ?? 0),
+    async (req) => searchUsers(ctx, req.user, req.game, req.query.handle, req.query.limit ?? 20, req.query.offset ?? 0),
+  );
+
+  app.get(
+    '/v1/me/suggestions',
+    {
+      config: { caller: 'player' },
+      schema: {
+        tags: ['users'],
+        summary: 'People the caller may know: friends of friends (with mutual friends) and recent players of the game',
+        headers: CallerHeaders,
+        querystring: Type.Object(
+          {
+            limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, description: 'Default 20' })),
+            cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'nextCursor of the previous page' })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: Type.Object({ suggestions: Type.Array(Suggestion), nextCursor: Type.Union([Type.String(), Type.Null()]) }), ...errorResponses(CALLER, VALIDATED, 'invalid_cursor') },
+      },
+    },
+    async (req) => listSuggestions(ctx, req.user, req.game, req.query),
   );
 }
+
+const Suggestion = Type.Object({
+  ...UserSummary.properties,
+  source: Type.Union([Type.Literal('friendsOfFriends'), Type.Literal('recentPlayer'), Type.Literal('platform')], {
+    description: 'Why: friends of friends first (also when a recent player), then recent players; platform: platform friends (later)',
+  }),
+  mutualFriends: Type.Integer({ minimum: 0 }),
+  playedAt: Type.Optional(Type.String({ format: 'date-time', description: 'The latest match together, when a recent player' })),
+});

@@ -4,7 +4,10 @@ import { listBlocked, listFriends } from './friends.js';
 import { exportNotifications } from './notifications.js';
 import { removeMember } from './parties.js';
 import { clearPresence, notifyPresence } from './presence.js';
-import { fullHandle, rename, userSummary } from './users.js';
+import { fullHandle, profileDto, rename, userSummary } from './users.js';
+import { exportRecentPlayers } from './matches.js';
+import { listingOfParty } from './party-listings.js';
+import { declinesBy } from '../queries/suggestions.js';
 import { socialError } from './errors.js';
 import { filterText, reportFlagged, type FilterOutcome } from './text-filter.js';
 import { friendIds } from '../queries/friends.js';
@@ -21,6 +24,7 @@ export interface ProfilePatch {
   status?: string | null;
   visibility?: ProfileVisibility;
   invisible?: boolean;
+  searchable?: boolean;
 }
 
 async function notifyProfile(ctx: Ctx, u: UserRow): Promise<void> {
@@ -70,6 +74,7 @@ export async function updateProfile(ctx: Ctx, me: UserRow, patch: ProfilePatch, 
   if (patch.status !== undefined) columns.status = status?.text ?? null;
   if (patch.visibility !== undefined) columns.visibility = patch.visibility;
   if (patch.invisible !== undefined) columns.invisible = patch.invisible;
+  if (patch.searchable !== undefined) columns.searchable = patch.searchable;
   if (Object.keys(columns).length) u = await setProfileColumns(ctx.db, u.id, columns);
   if (patch.displayName !== undefined || patch.avatarUrl !== undefined || patch.status !== undefined) await notifyProfile(ctx, u);
   if (patch.invisible !== undefined && patch.invisible !== me.invisible) await notifyPresence(ctx, u);
@@ -91,16 +96,20 @@ export async function exportData(ctx: Ctx, me: UserRow, game: GameContext) {
   const mutes = await mutedUsers(ctx.db, me.id);
   const notes = await notesBy(ctx.db, me.id);
   const partyId = await currentPartyId(ctx.db, me.id);
+  const listing = partyId ? await listingOfParty(ctx.db, partyId) : undefined;
   return {
     user: { publicId: me.public_id, handle: me.display_name, discriminator: me.discriminator, fullHandle: fullHandle(me), createdAt: new Date(me.created_at).toISOString() },
-    profile: { displayName: me.display_name, avatarUrl: me.avatar_url, status: me.status, visibility: me.visibility, invisible: me.invisible },
+    profile: profileDto(me),
     friends: await listFriends(ctx, me, game),
     blocked: await listBlocked(ctx, me),
     muted: mutes.map((u) => userSummary(u)),
     notes: notes.map((n) => ({ subjectPublicId: n.public_id, subjectFullHandle: fullHandle(n), text: n.text, updatedAt: new Date(n.updated_at).toISOString() })),
     notifications: await exportNotifications(ctx, me),
     groups: await exportGroups(ctx, me),
+    recentPlayers: await exportRecentPlayers(ctx, me),
+    declinedRequests: (await declinesBy(ctx.db, me.id)).map((u) => ({ ...userSummary(u), declinedAt: new Date(u.declined_at).toISOString() })),
     ...(partyId ? { partyId } : {}),
+    ...(listing ? { partyListing: listing } : {}),
   };
 }
 

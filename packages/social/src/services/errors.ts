@@ -33,7 +33,7 @@ export const socialErrors = kitErrorCodes.extend({
   invalid_group_tag: { status: 400, description: 'A group tag that is not 2–5 letters or digits' },
   invalid_language: { status: 400, description: 'A language that is not a language tag (en, pt-BR, zh-Hant)' },
   invalid_member_limit: { status: 400, description: 'A member limit outside 2…Social:Groups:MaxMemberLimit, or below the group’s members' },
-  metadata_too_large: { status: 400, description: 'A group’s metadata over 2 KiB as JSON' },
+  metadata_too_large: { status: 400, description: 'A group’s or a party listing’s metadata over 2 KiB as JSON' },
   invalid_role: { status: 400, description: 'A role name that is not 2–24 lowercase letters, digits, "_" or "-", a built-in name where a defined role is meant, or a rank outside 1–49' },
   // 401, 403
   unauthorized: { status: 401, description: 'Missing or invalid credentials' },
@@ -41,6 +41,7 @@ export const socialErrors = kitErrorCodes.extend({
   invalid_game_credentials: { status: 401, description: 'The game key or secret is not valid' },
   invalid_client_key: { status: 401, description: 'The client key is unknown or was replaced' },
   forbidden: { status: 403, description: 'The internal route needs a token with the server role' },
+  game_secret_required: { status: 403, description: 'A game-server route called with a client key: it needs the game’s key and secret' },
   join_denied: { status: 403, description: 'The party’s gating refuses the caller' },
   not_leader: { status: 403, description: 'A leader-only party action' },
   not_friends: { status: 403, description: 'An invite or a direct message to a non-friend' },
@@ -74,6 +75,7 @@ export const socialErrors = kitErrorCodes.extend({
   group_invite_not_found: { status: 404, description: 'No such unexpired group invite to the caller' },
   role_not_found: { status: 404, description: 'No such role in the group' },
   ban_not_found: { status: 404, description: 'The player is not banned from the group' },
+  match_not_found: { status: 404, description: 'A report’s `match:<id>` context names no match of the game the reporter played in' },
   // 409, 410
   request_exists: { status: 409, description: 'A friend request to this user is pending already' },
   already_friends: { status: 409, description: 'Already friends' },

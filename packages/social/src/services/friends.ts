@@ -8,6 +8,7 @@ import type { Ctx, GameContext, UserRow } from '../context.js';
 import { readPresence, viewPresence, type VisibleState } from './presence.js';
 import { limitOutreach } from './limits.js';
 import { assertNotBlocked, fullHandle, resolveTarget, requireAddressableUser, requireUser, userSummary } from './users.js';
+import { recordDecline } from '../queries/suggestions.js';
 import { socialError } from './errors.js';
 import { limitGuestFriendRequests, type GuestCaller } from './guest-restrictions.js';
 import { publishNotification, storeNotification } from './notifications.js';
@@ -131,6 +132,8 @@ export async function declineRequest(ctx: Ctx, me: UserRow, fromPublicId: string
   const from = await requireRequester(ctx, fromPublicId);
   const id = await takeRequest(ctx.db, from.id, me.id);
   if (!id) throw socialError('request_not_found', 'No pending friend request from this user');
+  // Kept for a while so neither is suggested to the other (services/suggestions.ts).
+  await recordDecline(ctx.db, me.id, from.id, ctx.now());
   return requestSummary(id, from, 'incoming', 'declined');
 }
 

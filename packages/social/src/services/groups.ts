@@ -44,7 +44,7 @@ const METADATA_MAX_BYTES = 2048;
 const DESCRIPTION_MAX = 500;
 const TAG = /^[\p{L}\p{N}]{2,5}$/u;
 // A BCP 47 tag in its common shapes: a language, then script, region or variant subtags.
-const LANGUAGE = /^[a-zA-Z]{2,3}(-[a-zA-Z0-9]{2,8}){0,3}$/;
+export const LANGUAGE = /^[a-zA-Z]{2,3}(-[a-zA-Z0-9]{2,8}){0,3}$/;
 
 export interface GroupInput {
   name?: string;

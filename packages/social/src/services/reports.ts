@@ -9,6 +9,7 @@ import { assertGuestAllowed, type GuestCaller } from './guest-restrictions.js';
 import { socialError } from './errors.js';
 import { insertReport, lastMessagesOf, lockReportPair, mergeRepeat } from '../queries/reports.js';
 import { isPartyMember } from '../queries/parties.js';
+import { reportedMatch } from './matches.js';
 
 export const REPORT_REASONS = ['spam', 'harassment', 'cheating', 'offensive_name', 'inappropriate_content', 'other'] as const;
 
@@ -48,7 +49,7 @@ async function reportedGroup(ctx: Ctx, game: GameContext, context: string | unde
 }
 
 /** What the target looked like when the report was filed, what they last wrote in the named channel, the named group. */
-async function snapshotOf(ctx: Ctx, reporter: UserRow, target: UserRow, context: string | undefined, game: GameContext) {
+async function snapshotOf(ctx: Ctx, reporter: UserRow, target: UserRow, context: string | undefined, game: GameContext, match?: MatchSnapshot) {
   const channel = await reportedChannel(ctx, reporter, context);
   const group = await reportedGroup(ctx, game, context);
   const messages = channel ? await lastMessagesOf(ctx.db, { ...channel, author: target.id, limit: SNAPSHOT_MESSAGES }) : [];
@@ -59,8 +60,11 @@ async function snapshotOf(ctx: Ctx, reporter: UserRow, target: UserRow, context:
       ? { channel: { ...channel, messages: messages.map((x) => ({ messageId: x.id, body: x.body, sentAt: new Date(x.sent_at).toISOString() })) } }
       : {}),
     ...(group ? { group } : {}),
+    ...(match ? { match } : {}),
   };
 }
+
+type MatchSnapshot = Awaited<ReturnType<typeof reportedMatch>>;
 
 /** The snapshot stored with a report (moderators read it in the queue). */
 export type ReportSnapshot = Awaited<ReturnType<typeof snapshotOf>>;
@@ -83,6 +87,8 @@ export async function fileReport(
     },
   );
   if (target?.id === me.id) throw socialError('cannot_report_self', 'You cannot report yourself');
+  // Checked before the target is known to exist: the answer for a match tells nothing about the target.
+  const match = await reportedMatch(ctx, me, game, body.context);
   await limitOutreach(ctx, me.id);
   if (!target) return { status: 'received' as const };
   // A repeat of an open report of the same pair within the window is merged into it, not filed again (the
@@ -93,7 +99,7 @@ export async function fileReport(
   const merge = (db: Queryable) => mergeRepeat(db, { reporter: me.id, target: target.id, since, repeat: { reason: body.reason, context, at: at.toISOString() } });
   // A flood is one UPDATE per repeat; a first report takes its snapshot, then files it unless a repeat raced it.
   if (await merge(ctx.db)) return { status: 'received' as const };
-  const snapshot = await snapshotOf(ctx, me, target, body.context, game);
+  const snapshot = await snapshotOf(ctx, me, target, body.context, game, match);
   await ctx.db.transaction(async (tx) => {
     await lockReportPair(tx, me.id, target.id);
     if (!(await merge(tx))) await insertReport(tx, { reporter: me.id, target: target.id, reason: body.reason, context, gameId: game.gameId, snapshot, at });

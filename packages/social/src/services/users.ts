@@ -5,7 +5,7 @@
  */
 import { randomInt } from 'node:crypto';
 import { isUniqueViolation, randomToken, type Queryable } from '@platform/kit';
-import type { Ctx, UserRow } from '../context.js';
+import type { Ctx, GameContext, UserRow } from '../context.js';
 import { socialError } from './errors.js';
 import { limitSearch } from './limits.js';
 import { hasBlocked } from '../queries/relations.js';
@@ -132,8 +132,11 @@ export async function requireAddressableUser(db: Queryable, me: { id: string }, 
 
 // ------------------------------------------------------------ search
 
-/** Search by exact `Name#1234` or by name prefix; blocks hide both ways. */
-export async function searchUsers(ctx: Ctx, me: UserRow, handle: string, limit: number, offset: number) {
+/**
+ * Search by exact `Name#1234` or by name prefix, among the players seen in the caller's game (everyone without a
+ * game context); blocks hide both ways; a prefix finds only players who are `searchable`.
+ */
+export async function searchUsers(ctx: Ctx, me: UserRow, game: GameContext, handle: string, limit: number, offset: number) {
   const q = handle.trim();
   if (!q) throw socialError('validation_failed', 'handle must not be empty', { field: 'handle' });
   const exact = /^(.+)#(\d{4})$/.exec(q);
@@ -142,8 +145,8 @@ export async function searchUsers(ctx: Ctx, me: UserRow, handle: string, limit: 
   }
   await limitSearch(ctx, me.id);
   const rows = exact
-    ? await searchByHandle(ctx.db, me.id, exact[1].trim().toLowerCase(), exact[2])
-    : await searchByPrefix(ctx.db, me.id, q.toLowerCase(), limit, offset);
+    ? await searchByHandle(ctx.db, me.id, game.gameId, exact[1].trim().toLowerCase(), exact[2])
+    : await searchByPrefix(ctx.db, me.id, game.gameId, q.toLowerCase(), limit, offset);
   return rows.map((u) => userSummary(u, { friend: u.friend }));
 }
 
@@ -168,6 +171,7 @@ export function profileDto(u: UserRow) {
     status: u.status,
     visibility: u.visibility,
     invisible: u.invisible,
+    searchable: u.searchable,
   };
 }
 

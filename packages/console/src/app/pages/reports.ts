@@ -49,6 +49,13 @@ function snapshot(r: ReportView): Child {
     s.channel
       ? [h('p', null, `Their last messages in the ${s.channel.kind} channel, newest first:`), h('div', { id: 'snapshot-messages' }, s.channel.messages.map((m) => h('blockquote', null, h('span', { class: 'muted' }, when(m.sentAt)), ' ', m.body)))]
       : h('p', { class: 'muted' }, 'No channel copied.'),
+    // A report naming a match (context match:<id>): who played in it, as when the report was filed.
+    s.match
+      ? [
+          h('p', null, `Match ${s.match.matchId}, ended ${when(s.match.endedAt)}; its players:`),
+          h('ul', { id: 'snapshot-roster' }, s.match.roster.map((p) => h('li', null, p.fullHandle))),
+        ]
+      : null,
   ];
 }
 
