@@ -172,9 +172,11 @@ async function listingFigures(bench: SocialBench, groupId: string): Promise<{ re
   const members = await http.get(`/v1/groups/${groupId}/members?limit=50`, { headers: reader!.headers });
   const memberCursor = members.body.nextCursor as string | null;
   const results = [
+    { figure: 'baseline: GET /v1/me (the same caller, an authenticated read)', ...(await timed(bench, reader!, Array.from({ length: rounds }, () => '/v1/me'))) },
     { figure: 'search by name prefix (20 a page)', ...(await timed(bench, reader!, Array.from({ length: rounds }, (_, i) => `/v1/groups?limit=20&prefix=${encodeURIComponent(pick(prefixes, i))}`))) },
     { figure: 'search by tag (20 a page)', ...(await timed(bench, reader!, Array.from({ length: rounds }, (_, i) => `/v1/groups?limit=20&tag=T${i % 300}`))) },
     { figure: 'open groups by language (20 a page)', ...(await timed(bench, reader!, Array.from({ length: rounds }, (_, i) => `/v1/groups?limit=20&open=true&language=${pick(['en', 'de', 'ja'], i)}`))) },
+    { figure: 'open groups only (20 a page)', ...(await timed(bench, reader!, Array.from({ length: rounds }, () => '/v1/groups?limit=20&open=true'))) },
     { figure: 'first page, then the next by cursor', ...(await timed(bench, reader!, Array.from({ length: rounds }, (_, i) => (i % 2 ? `/v1/groups?limit=20&cursor=${encodeURIComponent(cursor)}` : '/v1/groups?limit=20')))) },
     { figure: `member page of the ${MEMBERS}-member group (50), first and next`, ...(await timed(bench, reader!, Array.from({ length: rounds }, (_, i) => `/v1/groups/${groupId}/members?limit=50${i % 2 && memberCursor ? `&cursor=${encodeURIComponent(memberCursor)}` : ''}`))) },
   ];
@@ -190,6 +192,7 @@ async function listingFigures(bench: SocialBench, groupId: string): Promise<{ re
     prefix: await explain((q) => searchGroups(q, { gameId: '', prefix: 'shadow k', openOnly: false, limit: 21 })),
     tag: await explain((q) => searchGroups(q, { gameId: '', tag: 'T7', openOnly: false, limit: 21 })),
     openLanguage: await explain((q) => searchGroups(q, { gameId: '', language: 'ja', openOnly: true, limit: 21 })),
+    openOnly: await explain((q) => searchGroups(q, { gameId: '', openOnly: true, afterKey: 'night', limit: 21 })),
     members: await explain((q) => memberPage(q, groupId, readerId, undefined, 51)),
   };
   return { results, plans };
@@ -200,6 +203,7 @@ const bench = await startSocialBench({
   SOCIAL_GROUPS_DEFAULT_MEMBER_LIMIT: String(MEMBERS),
   SOCIAL_GROUPS_MAX_MEMBER_LIMIT: String(Math.max(MEMBERS, 100)),
   SOCIAL_GROUPS_CREATED_PER_DAY: '1000',
+  SOCIAL_RATE_GROUP_SEARCHES_PER_MINUTE: '100000',
   SOCIAL_REALTIME_FRAMES_PER_SECOND: '10000',
 });
 let chat: Record<string, unknown>[] = [];
