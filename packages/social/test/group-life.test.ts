@@ -175,5 +175,12 @@ describe('groups: moderation, inbox, chat', () => {
     const report = (await h.req(mod, 'GET', '/v1/moderation/reports?limit=100')).body.reports.find((r: { context: string | null }) => r.context === `group:${g.groupId}`);
     assert.deepEqual(report.snapshot.channel.messages.map((m: { body: string }) => m.body), ['Raid at nine']);
     assert.equal(report.snapshot.group.name, g.name);
+    // The export lists the messages the player sent (only theirs), with the channel.
+    const mine = (await h.req(owner, 'GET', '/v1/me/export')).body.messages;
+    assert.deepEqual(
+      mine.map((m: { channel: string; channelId: string; body: string }) => [m.channel, m.channelId, m.body]),
+      [['group', g.groupId, 'Raid at nine']],
+    );
+    assert.deepEqual((await h.req(reader, 'GET', '/v1/me/export')).body.messages, []);
   });
 });

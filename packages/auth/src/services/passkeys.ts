@@ -36,7 +36,6 @@ import { assertUsable, finish, openSession, recordDevice, type DeviceInput, type
 
 export const MAX_PASSKEYS = 10;
 
-
 export interface PasskeyView {
   id: string;
   name: string;

@@ -10653,6 +10653,14 @@ export interface operations {
                             role: string;
                             tag: string;
                         }[];
+                        /** @description The chat messages the player sent that are still kept (Social:Chat:RetentionDays), newest first: direct, party and group */
+                        messages: {
+                            body: string;
+                            channel: "dm" | "party" | "group";
+                            channelId: string;
+                            messageId: string;
+                            sentAt: string;
+                        }[];
                         muted: {
                             avatarUrl?: string;
                             displayName: string;

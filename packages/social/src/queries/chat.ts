@@ -92,6 +92,15 @@ export async function channelHistory(
   return r.rows;
 }
 
+/** Every message a user sent that is still kept (the export), newest first, on the (from_user, sent_at) index. */
+export async function messagesBy(db: Queryable, userId: string): Promise<Omit<MessageRow, 'public_id'>[]> {
+  const r = await db.query<Omit<MessageRow, 'public_id'>>(
+    `SELECT id, channel, channel_id, body, sent_at FROM chat_messages WHERE from_user = $1 ORDER BY sent_at DESC, seq DESC`,
+    [userId],
+  );
+  return r.rows;
+}
+
 /** Deletes the messages sent before `cutoff`; returns how many. */
 export async function deleteMessagesBefore(db: Queryable, cutoff: Date): Promise<number> {
   return (await db.query('DELETE FROM chat_messages WHERE sent_at < $1', [cutoff])).rowCount;

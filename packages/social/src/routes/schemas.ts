@@ -170,6 +170,10 @@ export const PrivacyExport = Type.Object({
   notes: Type.Array(NoteResponse),
   notifications: Type.Array(NotificationDto),
   groups: Type.Array(Type.Object({ groupId: Str, name: Str, tag: Str, role: Str, joinedAt: Str }), { description: 'The groups the player belongs to, in every game, with their role' }),
+  messages: Type.Array(
+    Type.Object({ messageId: Str, channel: Type.Union([Type.Literal('dm'), Type.Literal('party'), Type.Literal('group')]), channelId: Str, body: Str, sentAt: Str }),
+    { description: 'The chat messages the player sent that are still kept (Social:Chat:RetentionDays), newest first: direct, party and group' },
+  ),
   recentPlayers: Type.Array(Type.Object({ ...UserSummary.properties, gameId: Str, matchId: Str, playedAt: Str }), { description: 'The player’s recent players in every game' }),
   declinedRequests: Type.Array(Type.Object({ ...UserSummary.properties, declinedAt: Str }), { description: 'Friend requests the player declined (kept Social:Suggestions:DeclineDays)' }),
   partyId: Type.Optional(Str),

@@ -12,6 +12,7 @@ import { socialError } from './errors.js';
 import { filterText, reportFlagged, type FilterOutcome } from './text-filter.js';
 import { friendIds } from '../queries/friends.js';
 import { notesBy } from '../queries/notes.js';
+import { messagesBy } from '../queries/chat.js';
 import { currentPartyId } from '../queries/parties.js';
 import { exportGroups, leaveAllGroups } from './groups.js';
 import { mutedUsers } from '../queries/relations.js';
@@ -106,6 +107,7 @@ export async function exportData(ctx: Ctx, me: UserRow, game: GameContext) {
     notes: notes.map((n) => ({ subjectPublicId: n.public_id, subjectFullHandle: fullHandle(n), text: n.text, updatedAt: new Date(n.updated_at).toISOString() })),
     notifications: await exportNotifications(ctx, me),
     groups: await exportGroups(ctx, me),
+    messages: (await messagesBy(ctx.db, me.id)).map((m) => ({ messageId: m.id, channel: m.channel, channelId: m.channel_id, body: m.body, sentAt: new Date(m.sent_at).toISOString() })),
     recentPlayers: await exportRecentPlayers(ctx, me),
     declinedRequests: (await declinesBy(ctx.db, me.id)).map((u) => ({ ...userSummary(u), declinedAt: new Date(u.declined_at).toISOString() })),
     ...(partyId ? { partyId } : {}),
