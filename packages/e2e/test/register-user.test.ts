@@ -230,7 +230,8 @@ describe('POST /games/register-user', () => {
     const path = `/internal/accounts/${g.body.account_id}`;
     const ok = await auth.call('GET', path, { headers: { 'x-internal-key': p.internalKey } });
     assert.equal(ok.status, 200);
-    assert.deepEqual(Object.keys(ok.body).sort(), ['created_at', 'display_name', 'id', 'is_guest', 'status']);
+    assert.deepEqual(Object.keys(ok.body).sort(), ['created_at', 'display_name', 'guest_standing', 'id', 'is_guest', 'status']);
+    assert.equal(ok.body.guest_standing, 'normal', 'a guest’s standing, the level only');
     assert.equal(ok.body.is_guest, true);
     const missing = await auth.call('GET', path);
     assert.equal(missing.status, 401);

@@ -4,11 +4,10 @@ import { listBlocked, listFriends } from './friends.js';
 import { exportNotifications } from './notifications.js';
 import { removeMember } from './parties.js';
 import { clearPresence, notifyPresence } from './presence.js';
-import { fullHandle, profileDto, rename, userSummary } from './users.js';
+import { assertAvatarUrl, fullHandle, profileDto, rename, userSummary } from './users.js';
 import { exportRecentPlayers } from './matches.js';
 import { listingOfParty } from './party-listings.js';
 import { declinesBy } from '../queries/suggestions.js';
-import { socialError } from './errors.js';
 import { filterText, reportFlagged, type FilterOutcome } from './text-filter.js';
 import { friendIds } from '../queries/friends.js';
 import { notesBy } from '../queries/notes.js';
@@ -44,17 +43,6 @@ async function notifyProfile(ctx: Ctx, u: UserRow): Promise<void> {
     friends.map((f) => ({ userId: f, data })),
     { actorId: u.id, actorPublicId: u.public_id },
   );
-}
-
-/** An avatar (a player's, a group's) is an https URL: 400 invalid_avatar_url otherwise. */
-export function assertAvatarUrl(url: string): void {
-  let ok = false;
-  try {
-    ok = new URL(url).protocol === 'https:';
-  } catch {
-    ok = false;
-  }
-  if (!ok) throw socialError('invalid_avatar_url', 'avatarUrl must be an https URL', { field: 'avatarUrl' });
 }
 
 /**

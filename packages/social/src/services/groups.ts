@@ -35,8 +35,8 @@ import { publishNotification, storeNotifications } from './notifications.js';
 import { authority, demand, groupDto, groupEvent, groupLimit, groupLimits, groupMemberDto, memberLeft, ownGameGroup, spaceOf, visibleGroup } from './group-access.js';
 import { assertGuestAllowed, type GuestCaller } from './guest-restrictions.js';
 import { filterText, reportFlagged } from './text-filter.js';
-import { assertAvatarUrl } from './account.js';
 import { readPresences, viewPresence } from './presence.js';
+import { assertAvatarUrl } from './users.js';
 import { limitGroupSearch } from './limits.js';
 
 

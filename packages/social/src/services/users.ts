@@ -185,3 +185,14 @@ export function userSummary(u: UserRow, opts: { friend?: boolean } = {}) {
   if (u.avatar_url && (u.visibility === 'public' || opts.friend)) out.avatarUrl = u.avatar_url;
   return out;
 }
+
+/** An avatar (a player's, a group's) is an https URL: 400 invalid_avatar_url otherwise. */
+export function assertAvatarUrl(url: string): void {
+  let ok = false;
+  try {
+    ok = new URL(url).protocol === 'https:';
+  } catch {
+    ok = false;
+  }
+  if (!ok) throw socialError('invalid_avatar_url', 'avatarUrl must be an https URL', { field: 'avatarUrl' });
+}
