@@ -63,38 +63,41 @@ function mapRefusal(res: JsonResponse): Error {
 export function createAuthAdmin(config: Pick<SocialConfig, 'authUrl' | 'jwksUrl' | 'ca' | 'authInternalKey' | 'guestStandingCacheSeconds'>): AuthAdmin {
   const base = authBaseUrl(config);
   const standings = new Map<string, { standing: GuestStanding | undefined; at: number }>();
+  /** One lookup (GET /internal/accounts/{id}) serves both questions; a guest's answer also refreshes its standing. */
+  async function lookupAccount(accountId: string): Promise<JsonResponse> {
+    const res = await requestJson('GET', `${base}/internal/accounts/${encodeURIComponent(accountId)}`, {
+      headers: { 'x-internal-key': config.authInternalKey! },
+      ca: config.ca,
+      timeoutMs: TIMEOUT_MS,
+    });
+    if (res.status < 500) keepStanding(accountId, res);
+    return res;
+  }
+  function keepStanding(accountId: string, res: JsonResponse): void {
+    const v = res.status === 200 ? res.body?.guest_standing : undefined;
+    const standing = typeof v === 'string' && STANDINGS.includes(v) ? (v as GuestStanding) : undefined;
+    standings.delete(accountId);
+    standings.set(accountId, { standing, at: Date.now() });
+    if (standings.size > STANDING_CACHE_MAX) standings.delete(standings.keys().next().value!);
+  }
   return {
     async guestStanding(accountId) {
       if (!base || !config.authInternalKey) return undefined;
       const hit = standings.get(accountId);
       if (hit && Date.now() - hit.at < config.guestStandingCacheSeconds * 1000) return hit.standing;
-      let standing: GuestStanding | undefined;
       try {
-        const res = await requestJson('GET', `${base}/internal/accounts/${encodeURIComponent(accountId)}`, {
-          headers: { 'x-internal-key': config.authInternalKey },
-          ca: config.ca,
-          timeoutMs: TIMEOUT_MS,
-        });
-        const v = res.status === 200 ? res.body?.guest_standing : undefined;
-        standing = typeof v === 'string' && STANDINGS.includes(v) ? (v as GuestStanding) : undefined;
-        if (res.status >= 500) return undefined; // not kept: asked again next time
+        // A 5xx is not kept: asked again next time.
+        if ((await lookupAccount(accountId)).status >= 500) return undefined;
       } catch {
         return undefined;
       }
-      standings.delete(accountId);
-      standings.set(accountId, { standing, at: Date.now() });
-      if (standings.size > STANDING_CACHE_MAX) standings.delete(standings.keys().next().value!);
-      return standing;
+      return standings.get(accountId)?.standing;
     },
     async activeAccount(accountId) {
       if (!base || !config.authInternalKey) return undefined;
       let res: JsonResponse;
       try {
-        res = await requestJson('GET', `${base}/internal/accounts/${encodeURIComponent(accountId)}`, {
-          headers: { 'x-internal-key': config.authInternalKey },
-          ca: config.ca,
-          timeoutMs: TIMEOUT_MS,
-        });
+        res = await lookupAccount(accountId);
       } catch {
         throw socialError('auth_unavailable', 'The auth service cannot be reached');
       }

@@ -34,13 +34,22 @@ async function blockedByOwner(db: Queryable, groupId: string, userId: string): P
   return owner ? blockedEitherWay(db, owner.user_id, userId) : false;
 }
 
-/** Adds a member under the group's lock: the member limit, the per-player limit, bans. */
-async function admit(ctx: Ctx, tx: Queryable, game: GameContext, g: GroupRow, user: UserRow): Promise<void> {
-  if (await memberOf(tx, g.id, user.id)) throw socialError('already_group_member', 'Already a member of the group');
-  if (await isBanned(tx, g.id, user.id)) throw socialError('group_banned', 'Banned from the group');
+/** What every way into a group checks: not a member already, not banned, under the player's group limit. */
+async function assertMayJoin(ctx: Ctx, tx: Queryable, game: GameContext, g: GroupRow, userId: string): Promise<void> {
+  if (await memberOf(tx, g.id, userId)) throw socialError('already_group_member', 'Already a member of the group');
+  if (await isBanned(tx, g.id, userId)) throw socialError('group_banned', 'Banned from the group');
+  if ((await membershipCount(tx, userId, g.game_id)) >= groupLimits(ctx, game).perPlayer) throw groupLimit();
+}
+
+/** Adds a member under the group's lock, after assertMayJoin: the member limit, then the row. */
+async function admitChecked(tx: Queryable, g: GroupRow, user: UserRow): Promise<void> {
   if (g.member_count >= g.member_limit) throw socialError('group_full', 'The group is full');
-  if ((await membershipCount(tx, user.id, g.game_id)) >= groupLimits(ctx, game).perPlayer) throw groupLimit();
   await insertGroupMember(tx, g.id, user.id, 'member');
+}
+
+async function admit(ctx: Ctx, tx: Queryable, game: GameContext, g: GroupRow, user: UserRow): Promise<void> {
+  await assertMayJoin(ctx, tx, game, g, user.id);
+  await admitChecked(tx, g, user);
 }
 
 /**
@@ -53,11 +62,11 @@ export async function joinGroup(ctx: Ctx, me: UserRow, game: GameContext, id: st
     if (await memberOf(tx, g.id, me.id)) throw socialError('already_group_member', 'Already a member of the group');
     if (await isBanned(tx, g.id, me.id)) throw socialError('group_banned', 'Banned from the group');
     if (g.join_policy === 'invite' || (await blockedByOwner(tx, g.id, me.id))) throw socialError('group_join_denied', 'You cannot join this group without an invite');
+    if ((await membershipCount(tx, me.id, g.game_id)) >= groupLimits(ctx, game).perPlayer) throw groupLimit();
     if (g.join_policy === 'open') {
-      await admit(ctx, tx, game, g, me);
+      await admitChecked(tx, g, me);
       return { state: 'joined' as const, g: { ...g, member_count: g.member_count + 1 } };
     }
-    if ((await membershipCount(tx, me.id, g.game_id)) >= groupLimits(ctx, game).perPlayer) throw groupLimit();
     if (!(await insertRequest(tx, g.id, me.id))) throw socialError('group_request_exists', 'Your join request is pending already');
     return { state: 'requested' as const, g };
   });

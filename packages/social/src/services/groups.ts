@@ -37,7 +37,7 @@ import { assertGuestAllowed, type GuestCaller } from './guest-restrictions.js';
 import { filterText, reportFlagged } from './text-filter.js';
 import { readPresences, viewPresence } from './presence.js';
 import { assertAvatarUrl } from './users.js';
-import { limitGroupSearch } from './limits.js';
+import { limitSearch } from './limits.js';
 
 
 const METADATA_MAX_BYTES = 2048;
@@ -216,7 +216,7 @@ export async function searchGameGroups(
   game: GameContext,
   q: { prefix?: string; tag?: string; language?: string; open?: boolean; limit?: number; cursor?: string },
 ) {
-  await limitGroupSearch(ctx, me.id);
+  await limitSearch(ctx, me.id, 'group');
   const limit = q.limit ?? 20;
   const afterKey = q.cursor === undefined ? undefined : ctx.cursors.open(CURSOR_KIND, q.cursor, spaceOf(game));
   if (q.cursor !== undefined && afterKey === undefined) throw badCursor();

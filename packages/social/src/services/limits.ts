@@ -21,15 +21,16 @@ export async function limitOutreach(ctx: Ctx, userId: string): Promise<void> {
 }
 
 /** Searches per user: one-letter prefixes must not list every public profile at speed. */
-export async function limitSearch(ctx: Ctx, userId: string): Promise<void> {
-  const d = await ctx.state.hit(`limit:search:${userId}`, ctx.config.searchesPerMinute, 60_000);
-  if (!d.allowed) ctx.metrics.rateLimited('search');
-  if (!d.allowed) throw rateLimited('Too many searches; slow down', d.retryAfterMs);
-}
+/** What a search looks for: players and groups are limited apart, each per player and minute. */
+const SEARCH_LIMITS = {
+  player: { key: 'search', metric: 'search', limit: (ctx: Ctx) => ctx.config.searchesPerMinute, message: 'Too many searches; slow down' },
+  group: { key: 'group-search', metric: 'group_search', limit: (ctx: Ctx) => ctx.config.groupSearchesPerMinute, message: 'Too many group searches; slow down' },
+} as const;
 
-/** Group searches per user: the game's group directory is public, but not to be copied at speed. */
-export async function limitGroupSearch(ctx: Ctx, userId: string): Promise<void> {
-  const d = await ctx.state.hit(`limit:group-search:${userId}`, ctx.config.groupSearchesPerMinute, 60_000);
-  if (!d.allowed) ctx.metrics.rateLimited('group_search');
-  if (!d.allowed) throw rateLimited('Too many group searches; slow down', d.retryAfterMs);
+export async function limitSearch(ctx: Ctx, userId: string, kind: keyof typeof SEARCH_LIMITS): Promise<void> {
+  const search = SEARCH_LIMITS[kind];
+  const d = await ctx.state.hit(`limit:${search.key}:${userId}`, search.limit(ctx), 60_000);
+  if (d.allowed) return;
+  ctx.metrics.rateLimited(search.metric);
+  throw rateLimited(search.message, d.retryAfterMs);
 }

@@ -143,7 +143,7 @@ export async function searchUsers(ctx: Ctx, me: UserRow, game: GameContext, hand
   if (!exact && [...q].length < ctx.config.searchMinPrefix) {
     throw socialError('prefix_too_short', `A name prefix needs at least ${ctx.config.searchMinPrefix} characters (or search an exact Name#1234)`, { field: 'handle' });
   }
-  await limitSearch(ctx, me.id);
+  await limitSearch(ctx, me.id, 'player');
   const rows = exact
     ? await searchByHandle(ctx.db, me.id, game.gameId, exact[1].trim().toLowerCase(), exact[2])
     : await searchByPrefix(ctx.db, me.id, game.gameId, q.toLowerCase(), limit, offset);
