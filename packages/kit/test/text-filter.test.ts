@@ -2,6 +2,7 @@
 // masking, list bounds and the per-game cache.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { DataSet, englishDataset } from 'obscenity';
 import { compileTextFilter, normaliseWordList, textFilters, wordListProblem, TEXT_FILTER_LIMITS } from '../src/index.js';
 
 describe('compileTextFilter', () => {
@@ -63,6 +64,54 @@ describe('compileTextFilter', () => {
   it('an allow word equal to a dataset word lets that word through', () => {
     const f = compileTextFilter({ allowList: ['damn', 'shit'] });
     assert.deepEqual(f.check('oh shit'), []);
+  });
+});
+
+describe('the screen before the matcher', () => {
+  /** The dataset's own words (each phrase's original word). */
+  const datasetWords: string[] = [];
+  new DataSet<{ originalWord?: string }>().addAll(englishDataset).removePhrasesIf((p) => {
+    if (p.metadata?.originalWord) datasetWords.push(p.metadata.originalWord);
+    return false;
+  });
+  const LEET: Record<string, string[]> = { a: ['4', '@'], e: ['3'], i: ['1', '!'], o: ['0'], s: ['5', '$'], t: ['7'], u: ['v'] };
+  const CLEAN = ['good', 'game', 'cockpit', 'assassin', 'scunthorpe', 'class', 'analysis', 'therapist', 'shiitake', 'grape', 'bass', 'hello'];
+
+  /** Texts with dataset and deny words in capitals, leetspeak, look-alikes, repeated letters and emoji around them. */
+  function corpus(words: readonly string[]): string[] {
+    let seed = 7;
+    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    const vary = (w: string) =>
+      [...w]
+        .map((ch) => {
+          const r = rnd(10);
+          if (r === 0 && LEET[ch]) return LEET[ch][rnd(LEET[ch].length)];
+          if (r === 1) return ch.toUpperCase();
+          if (r === 2) return ch + ch + ch;
+          if (r === 3 && /[a-z]/.test(ch)) return String.fromCodePoint(ch.codePointAt(0)! - 97 + 0xff41); // full width
+          return ch;
+        })
+        .join('');
+    const texts: string[] = [];
+    for (const w of words) {
+      texts.push(w, vary(w), `${CLEAN[rnd(CLEAN.length)]} ${vary(w)}! ${CLEAN[rnd(CLEAN.length)]} 🎮`, `${vary(w)}${CLEAN[rnd(CLEAN.length)]}`);
+    }
+    for (let i = 0; i < 300; i++) texts.push(Array.from({ length: 6 }, () => CLEAN[rnd(CLEAN.length)]).join(rnd(2) ? ' ' : ''));
+    return texts;
+  }
+
+  it('finds exactly what the matcher alone finds, on dataset words, deny words and clean text', () => {
+    assert.ok(datasetWords.length > 50, 'the dataset words were read');
+    const lists = { denyList: ['Griefer', '[noob]', 'why?', 'l33t h4x'], allowList: ['cockpit', 'scunthorpe'] };
+    const screened = compileTextFilter(lists);
+    const matcherOnly = compileTextFilter(lists, { screen: false });
+    let found = 0;
+    for (const text of corpus([...datasetWords, ...lists.denyList])) {
+      const expected = matcherOnly.check(text);
+      assert.deepEqual(screened.check(text), expected, text);
+      if (expected.length) found++;
+    }
+    assert.ok(found > datasetWords.length, `most varied words are found (${found})`);
   });
 });
 
