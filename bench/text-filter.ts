@@ -1,7 +1,7 @@
 /**
  * The text filter's cost on party chat (docs/social.md, "Text filter"; issue 30): deliveries/s of the `ws-fanout`
  * party chat (40 parties of 51, closed loop) with the game's filter on (mode mask, a deny list of 100 words)
- * against the same node and parties with the filter off, in alternating slices of one run (off, on, on, off). "Off":
+ * against the same node and parties with the filter off, in alternating slices of one run (off on on off on off off on). "Off":
  * the users' sockets opened with the client key of a game whose filter mode is `off`; "on": with the client key of a
  * game in mask mode, so each message goes through the filter (clean text, the common case: the match runs, nothing
  * is masked). Both sides do the same game-context work; only the filter differs. The
@@ -13,6 +13,8 @@ import { freePort, request, startProcess } from './lib.js';
 import { API_KEY, FANOUT_GROUPS, fanout, parties, startSocialNode, type FanoutResult, type Out, type SocketContext } from './sockets.js';
 
 const SLICE_SEC = Number(process.env.BENCH_FILTER_SLICE_SEC ?? 5);
+/** Balanced order (ABBA BAAB): a drift over the run (warm-up, the machine's other work) weighs on both sides alike. */
+const SLICES = ['off', 'on', 'on', 'off', 'on', 'off', 'off', 'on'] as const;
 /** A chat line of ordinary length; `{ts}` is the send time the clients read back. */
 const BODY = 'good game everyone, regroup at the north base and wait for the boss ts={ts}';
 const nodeArgs = process.env.BENCH_SERVICE_NODE_ARGS ? process.env.BENCH_SERVICE_NODE_ARGS.split(' ') : [];
@@ -58,18 +60,18 @@ export async function textFilterFigures(ctx: SocketContext): Promise<Out[]> {
     const common = { serverPids: [node.proc.pid], groups: [0, FANOUT_GROUPS] as [number, number], durationSec: SLICE_SEC, apiKey: API_KEY, frames };
     const urls = { off: `${node.ws}?clientKey=${encodeURIComponent(offKey)}`, on: `${node.ws}?clientKey=${encodeURIComponent(clientKey)}` };
     const slices: { filter: 'off' | 'on'; perSec: number; errors: number }[] = [];
-    for (const filter of ['off', 'on', 'on', 'off'] as const) {
+    for (const filter of SLICES) {
       const r: FanoutResult = await fanout({ ...common, url: urls[filter] });
       slices.push({ filter, perSec: r.perSec, errors: r.errors });
     }
-    const mean = (k: 'off' | 'on') => slices.filter((s) => s.filter === k).reduce((a, s) => a + s.perSec, 0) / 2;
+    const mean = (k: 'off' | 'on') => slices.filter((s) => s.filter === k).reduce((a, s) => a + s.perSec, 0) / (SLICES.length / 2);
     const [on, off] = [mean('on'), mean('off')];
     const errors = slices.reduce((n, s) => n + s.errors, 0);
     ctx.log(`party chat, text filter on ${Math.round(on)}/s, off ${Math.round(off)}/s (${Math.round((100 * on) / off)}%), ${errors} error frames`);
     return [
       {
         id: 'chat-filter',
-        figure: `party-chat deliveries / s with the game's text filter on (mask, 100 deny words; ${FANOUT_GROUPS} parties of 51, closed loop, slices off/on/on/off of ${SLICE_SEC} s)`,
+        figure: `party-chat deliveries / s with the game's text filter on (mask, 100 deny words; ${FANOUT_GROUPS} parties of 51, closed loop, slices ${SLICES.join('/')} of ${SLICE_SEC} s)`,
         value: on,
         unit: '/s',
         baselineName: 'the same node and parties, sockets of a game whose filter is off (the same game context work)',
