@@ -111,6 +111,12 @@ export const authVars = {
     default: [],
     description: 'Roles (moderator, admin) a token carries only when the account has an authenticator on (docs/auth.md, "Second factor (TOTP)"); without one, the account signs in as a player and can enrol',
   }),
+  recentSignInSeconds: vars.int('AUTH_RECENT_SIGN_IN_SECONDS', {
+    default: 900,
+    min: 60,
+    max: 86_400,
+    description: 'How recent the session\'s sign-in must be to add a passkey or an authenticator or remove a passkey (docs/auth.md, "Recent sign-in"); older sessions sign in again first',
+  }),
   // Passkeys (docs/auth.md, "Passkeys"): the relying party the browser binds each credential to.
   webauthnRpId: vars.optionalString('AUTH_WEBAUTHN_RP_ID', 'The WebAuthn relying-party id passkeys are bound to: the site\'s registrable domain (e.g. example.com), never an IP address; default the host of AUTH_PUBLIC_URL (or AUTH_ISSUER)'),
   webauthnOrigins: vars.list('AUTH_WEBAUTHN_ORIGINS', {

@@ -27,6 +27,7 @@ export const authErrors = kitErrorCodes.extend({
   forbidden: { status: 403, description: 'The admin role is required (admin endpoints, and sanctioning a moderator or admin)' },
   moderator_required: { status: 403, description: 'The moderator or admin role (or a server-role token) is required' },
   guest_restricted: { status: 403, description: 'A guest account may not use this feature until it upgrades (`feature`, and `unlocks`: what upgrading unlocks)' },
+  recent_sign_in_required: { status: 403, description: 'Adding a passkey or an authenticator, or removing a passkey, needs a sign-in within AUTH_RECENT_SIGN_IN_SECONDS (`max_age_seconds`): sign in again, then retry' },
   guest_creation_refused: { status: 403, description: 'Guest creation from this device or network is refused (sign in with an account instead)' },
   email_not_verified: { status: 403, description: 'AUTH_EMAIL_VERIFICATION=required and the email is not verified yet (after a correct password)' },
   account_not_found: { status: 404, description: 'No such account (or it is deleted)' },

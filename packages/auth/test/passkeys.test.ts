@@ -250,6 +250,28 @@ describe('passkeys', () => {
     assert.equal((await call('POST', '/login', undefined, { email: u.email, password: u.password })).statusCode, 200);
   });
 
+  it('a session that signed in long ago neither starts adding a passkey nor removes one (403 recent_sign_in_required); a fresh sign-in does', async () => {
+    const u = await withPasskey();
+    const age = () => h.tdb.db.query(`UPDATE sessions SET created_at = now() - interval '16 minutes' WHERE account_id = $1`, [u.account_id]);
+    await age();
+    // The access token is still good for everything else.
+    assert.equal((await call('GET', '/account/passkeys', u.access_token)).statusCode, 200);
+    const refused = assertError(await call('POST', '/account/passkeys/registration/options', u.access_token), 403, 'recent_sign_in_required');
+    assert.equal(refused.max_age_seconds, 900);
+    assertError(await call('DELETE', `/account/passkeys/${u.passkey.id}`, u.access_token), 403, 'recent_sign_in_required');
+    assert.equal((await call('GET', '/account/passkeys', u.access_token)).json().passkeys.length, 1, 'nothing removed');
+    // Signing in again (here with the passkey itself) opens a session that may.
+    const signedIn = (await call('POST', '/login/passkey', undefined, { credential: u.auth.get(await loginOptions()) })).json();
+    const fresh = signedIn.access_token as string;
+    assert.equal((await call('POST', '/account/passkeys/registration/options', fresh)).statusCode, 200);
+    assert.equal((await call('DELETE', `/account/passkeys/${u.passkey.id}`, fresh)).statusCode, 204);
+    // A refresh keeps the session's sign-in time: it does not make an old session recent.
+    await age();
+    const refreshed = await call('POST', '/refresh', undefined, { refresh_token: signedIn.refresh_token });
+    assert.equal(refreshed.statusCode, 200, refreshed.body);
+    assertError(await call('POST', '/account/passkeys/registration/options', refreshed.json().access_token), 403, 'recent_sign_in_required');
+  });
+
   it('bad input: malformed JSON, wrong types, unknown fields, NUL, oversized, wrong content type', async () => {
     const u = await withPasskey();
     const good = u.auth.get(await loginOptions());

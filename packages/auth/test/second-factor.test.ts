@@ -62,6 +62,16 @@ describe('second factor (TOTP)', () => {
     assert.equal(codes.some((c: string) => raw.includes(c)), false);
   });
 
+  it('a session that signed in long ago does not start an authenticator (403 recent_sign_in_required); a fresh sign-in does', async () => {
+    const u = await register(h.app);
+    await h.tdb.db.query(`UPDATE sessions SET created_at = now() - interval '16 minutes' WHERE account_id = $1`, [u.account_id]);
+    const refused = assertError(await call('POST', '/account/mfa/totp', u.access_token), 403, 'recent_sign_in_required');
+    assert.equal(refused.max_age_seconds, 900);
+    assert.deepEqual((await call('GET', '/account/mfa', u.access_token)).json().pending, false, 'nothing started');
+    const fresh = (await login(u)).json().access_token as string;
+    assert.equal((await call('POST', '/account/mfa/totp', fresh)).statusCode, 201);
+  });
+
   it('sign-in in two steps: 401 mfa_required with an mfa_token, then a code; a code is never accepted twice', async () => {
     const u = await enrolled();
     const first = await login(u);

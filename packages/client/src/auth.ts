@@ -230,7 +230,8 @@ export class AuthApi {
 
   /**
    * Starts adding an authenticator app (`POST /account/mfa/totp`): the secret and its `otpauth://` URI (show it as a
-   * QR code); nothing changes until {@link confirmTotp}.
+   * QR code); nothing changes until {@link confirmTotp}. A session that signed in more than 15 minutes ago (the
+   * deployment's `AUTH_RECENT_SIGN_IN_SECONDS`) is refused 403 `recent_sign_in_required`: sign in again, then retry.
    */
   startTotp(): Promise<TotpEnrolment> {
     return this.call('POST', '/account/mfa/totp');
@@ -252,8 +253,9 @@ export class AuthApi {
   /**
    * Adds a passkey to the signed-in account (not a guest: 403 `guest_restricted`): the service's options, the
    * ceremony (the browser's `navigator.credentials.create`, or `authenticator`), then `POST /account/passkeys/registration`.
-   * The account's other sessions end. Errors: 401 `invalid_passkey`, 409 `passkey_exists` / `passkey_limit`, and the
-   * client's `passkey_cancelled`, `passkey_failed`, `passkeys_not_supported`.
+   * The account's other sessions end. Errors: 401 `invalid_passkey`, 403 `recent_sign_in_required` (the session
+   * signed in too long ago: sign in again, then retry), 409 `passkey_exists` / `passkey_limit`, and the client's
+   * `passkey_cancelled`, `passkey_failed`, `passkeys_not_supported`.
    */
   async addPasskey(opts: { name?: string; authenticator?: PasskeyAuthenticator } = {}): Promise<Passkey> {
     const { public_key } = await this.call<{ public_key: PasskeyOptionsJSON }>('POST', '/account/passkeys/registration/options');
@@ -266,7 +268,10 @@ export class AuthApi {
     return (await this.call<{ passkeys: Passkey[] }>('GET', '/account/passkeys')).passkeys;
   }
 
-  /** Removes one of the account's passkeys (404 `passkey_not_found` for any other id); the other sessions end. */
+  /**
+   * Removes one of the account's passkeys (404 `passkey_not_found` for any other id); the other sessions end. Like
+   * adding one, it needs a recent sign-in (403 `recent_sign_in_required`).
+   */
   async removePasskey(id: string): Promise<void> {
     await this.call('DELETE', `/account/passkeys/${encodeURIComponent(id)}`);
   }

@@ -98,6 +98,12 @@ export const registryVars = {
       return bad.length ? `patterns must look like module.name (got ${bad.join(', ')})` : undefined;
     },
   ),
+  recentSignInSeconds: vars.int('REGISTRY_RECENT_SIGN_IN_SECONDS', {
+    default: 900,
+    min: 60,
+    max: 86_400,
+    description: 'How recent a developer token\'s sign-in must be to add a passkey or an authenticator, or remove a passkey (docs/registry.md, "Recent sign-in")',
+  }),
   secondFactorRoles: checked(
     vars.list('REGISTRY_SECOND_FACTOR_ROLES', {
       default: [],

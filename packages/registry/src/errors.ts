@@ -30,6 +30,7 @@ export const registryErrors = kitErrorCodes.extend({
   invalid_client_key: { status: 401, description: 'Unknown or replaced client key' },
   invalid_ticket: { status: 401, description: 'The platform ticket could not be verified' },
   forbidden: { status: 403, description: 'Only the super-admin may do this' },
+  recent_sign_in_required: { status: 403, description: 'Adding a passkey or an authenticator, or removing a passkey, needs a sign-in within REGISTRY_RECENT_SIGN_IN_SECONDS (`MaxAgeSeconds`): sign in again, then retry' },
   second_factor_required: { status: 403, description: 'The super-admin rights need a confirmed authenticator (REGISTRY_SECOND_FACTOR_ROLES)' },
   account_disabled: { status: 403, description: 'The player account is locked or banned' },
   game_not_found: { status: 404, description: 'No such game, or another developer’s' },

@@ -138,6 +138,27 @@ describe('developer passkeys', () => {
     assert.equal((await call('POST', '/developers/login', undefined, { Email: a.email, Password: PASSWORD })).statusCode, 200);
   });
 
+  it('a token signed in long ago neither adds a factor nor removes a passkey (403 recent_sign_in_required); a replacement token keeps its sign-in time', async () => {
+    const { call, withPasskey } = c();
+    const dev = await withPasskey();
+    // A node whose clock runs 20 minutes behind signs in: a token still valid here, whose sign-in is 20 minutes old.
+    const past = await h.build({}, { clock: () => Date.now() - 20 * 60 * 1000 });
+    const old = (await past.inject({ method: 'POST', url: '/developers/login/passkey', payload: { Credential: dev.auth.get((await past.inject({ method: 'POST', url: '/developers/login/passkey/options' })).json().PublicKey) } })).json().Token as string;
+    assert.equal((await call('GET', '/developers/me/passkeys', old)).statusCode, 200, 'the token is good for everything else');
+    const refused = assertError(await call('POST', '/developers/me/passkeys/registration/options', old), 403, 'recent_sign_in_required');
+    assert.equal(refused.MaxAgeSeconds, 900);
+    assertError(await call('POST', '/developers/me/mfa/totp', old), 403, 'recent_sign_in_required');
+    assertError(await call('DELETE', `/developers/me/passkeys/${dev.passkey.Id}`, old), 403, 'recent_sign_in_required');
+    assert.equal((await call('GET', '/developers/me/passkeys', old)).json().Passkeys.length, 1, 'nothing removed');
+    // The replacement token of a factor change keeps the sign-in's time (it does not make the session recent).
+    const authTime = (t: string) => JSON.parse(Buffer.from(t.split('.')[1], 'base64url').toString()).auth_time as number;
+    const fresh = (await call('POST', '/developers/me/mfa/totp', dev.token)).statusCode;
+    assert.equal(fresh, 201);
+    const removed = await call('DELETE', `/developers/me/passkeys/${dev.passkey.Id}`, dev.token);
+    assert.equal(removed.statusCode, 200, removed.body);
+    assert.equal(authTime(removed.json().Token), authTime(dev.token));
+  });
+
   it('sign-in with a passkey: discoverable options; a token; the counter and last use kept', async () => {
     const { call, loginOptions, withPasskey } = c();
     const a = await withPasskey();

@@ -96,6 +96,15 @@ export async function isLiveSessionOf(db: Queryable, accountId: string, sessionI
   return r.rowCount > 0;
 }
 
+/** Whether the live session of the account began (its sign-in) within the last `seconds`, by the database's clock. */
+export async function signedInWithin(db: Queryable, accountId: string, sessionId: string, seconds: number): Promise<boolean> {
+  const r = await db.query(
+    `SELECT 1 FROM sessions WHERE id = $1 AND account_id = $2 AND revoked_at IS NULL AND created_at > now() - make_interval(secs => $3)`,
+    [sessionId, accountId, seconds],
+  );
+  return r.rowCount > 0;
+}
+
 /** Ends every live session of the account except one; returns their ids. */
 export async function revokeAccountSessionsExcept(tx: Queryable, accountId: string, keepSessionId: string): Promise<string[]> {
   const r = await tx.query<{ id: string }>(

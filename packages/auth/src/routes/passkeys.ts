@@ -45,12 +45,12 @@ function accountPasskeyRoutes(app: App, c: AuthContext) {
       config: { caller: 'player' },
       schema: {
         tags: ['account'],
-        summary: 'Start adding a passkey: the options for navigator.credentials.create() (not for guests)',
+        summary: 'Start adding a passkey: the options for navigator.credentials.create() (not for guests; the session signed in recently)',
         security,
-        response: { 200: PublicKeyOptions, ...errorResponses(...ACCOUNT, 'guest_restricted', 'passkey_limit', 'passkeys_unavailable') },
+        response: { 200: PublicKeyOptions, ...errorResponses(...ACCOUNT, 'guest_restricted', 'recent_sign_in_required', 'passkey_limit', 'passkeys_unavailable') },
       },
     },
-    async (req) => registrationOptions(c, claimsOf(req).sub),
+    async (req) => registrationOptions(c, claimsOf(req).sub, claimsOf(req).sid),
   );
   app.post(
     '/account/passkeys/registration',
@@ -77,10 +77,10 @@ function accountPasskeyRoutes(app: App, c: AuthContext) {
       config: { caller: 'player' },
       schema: {
         tags: ['account'],
-        summary: 'Remove one of the account’s passkeys; ends the other sessions',
+        summary: 'Remove one of the account’s passkeys (the session signed in recently); ends the other sessions',
         security,
         params: Type.Object({ id: Type.String({ maxLength: 200 }) }),
-        response: { 204: Type.Null(), ...errorResponses(...ACCOUNT, 'passkey_not_found') },
+        response: { 204: Type.Null(), ...errorResponses(...ACCOUNT, 'recent_sign_in_required', 'passkey_not_found') },
       },
     },
     async (req, reply) => {

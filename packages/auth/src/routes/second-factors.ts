@@ -29,14 +29,16 @@ export async function secondFactorRoutes(app: App, c: AuthContext) {
       config: { caller: 'player' },
       schema: {
         tags: ['account'],
-        summary: 'Start adding an authenticator app: a pending secret and its otpauth:// URI (confirm with a code)',
+        summary: 'Start adding an authenticator app: a pending secret and its otpauth:// URI (confirm with a code; the session signed in recently)',
         security,
-        response: { 201: Type.Object({ secret: Type.String(), otpauth_uri: Type.String() }), ...errorResponses(...ACCOUNT, 'totp_enabled') },
+        response: { 201: Type.Object({ secret: Type.String(), otpauth_uri: Type.String() }), ...errorResponses(...ACCOUNT, 'recent_sign_in_required', 'totp_enabled') },
       },
     },
     async (req, reply) => {
+      const claims = claimsOf(req);
+      const started = await startTotp(c, claims.sub, claims.sid);
       reply.status(201);
-      return startTotp(c, claimsOf(req).sub);
+      return started;
     },
   );
   app.post(

@@ -11,6 +11,7 @@
  * - Registration: a signed-in account that is not a guest; at most MAX_PASSKEYS; adding or removing one ends the
  *   account's other sessions and is audited (`factor_added` / `factor_removed` with `factor: passkey`).
  */
+import { assertRecentSignIn } from './recent-sign-in.js';
 import { randomUUID } from 'node:crypto';
 import {
   guestRestrictionDetails,
@@ -70,7 +71,7 @@ export async function listPasskeys(ctx: AuthContext, accountId: string): Promise
 }
 
 /** The options of `navigator.credentials.create()` for a new passkey of this account. */
-export async function registrationOptions(ctx: AuthContext, accountId: string): Promise<{ public_key: Record<string, unknown> }> {
+export async function registrationOptions(ctx: AuthContext, accountId: string, sessionId: string | undefined): Promise<{ public_key: Record<string, unknown> }> {
   const rp = relyingParty(ctx);
   const account = await accountById(ctx.db, accountId);
   if (!account || account.status !== 'active') throw fail('invalid_token', 'The account is not active');
@@ -78,6 +79,8 @@ export async function registrationOptions(ctx: AuthContext, accountId: string): 
   if (account.is_guest) throw fail('guest_restricted', 'Guest accounts cannot add passkeys; link an email address or a platform first', guestRestrictionDetails('passkeys'));
   const existing = await passkeysOf(ctx.db, accountId);
   if (existing.length >= MAX_PASSKEYS) throw fail('passkey_limit', `An account may have ${MAX_PASSKEYS} passkeys; remove one first`);
+  // Checked when the ceremony starts: its challenge lives minutes, and only this account may spend it.
+  await assertRecentSignIn(ctx, accountId, sessionId);
   const options = await passkeyRegistrationOptions(rp, { handle: passkeyUserHandle(accountId), name: account.display_name || accountId, displayName: account.display_name || '' }, existing.map(stored));
   await challenges(ctx).keep(options.challenge, 'register', accountId);
   return { public_key: { ...options } };
@@ -126,6 +129,7 @@ export async function registerPasskey(
 
 /** Removes one of the account's passkeys (others' ids and any non-id: 404); the other sessions end; audited. */
 export async function removePasskey(ctx: AuthContext, accountId: string, currentSid: string | undefined, id: string, who: AuditContext): Promise<void> {
+  await assertRecentSignIn(ctx, accountId, currentSid);
   const gone = await ctx.db.transaction(async (tx) => {
     if (!(await deletePasskey(tx, accountId, id))) return false;
     await audit(tx, who, 'factor_removed', accountId, { factor: 'passkey', passkey_id: id });

@@ -12,6 +12,7 @@
  * - Lockout: five wrong codes in a row lock the factor for 15 minutes (423 `account_locked`, Retry-After), on top of
  *   the per-address rate limits of the sign-in routes.
  */
+import { assertRecentSignIn } from './recent-sign-in.js';
 import {
   newRecoveryCodes,
   newTotpSecret,
@@ -71,7 +72,8 @@ export async function mfaStatus(ctx: AuthContext, accountId: string): Promise<{ 
 }
 
 /** A pending secret for the authenticator app (replacing a pending one); 409 totp_enabled when one is on. */
-export async function startTotp(ctx: AuthContext, accountId: string): Promise<{ secret: string; otpauth_uri: string }> {
+export async function startTotp(ctx: AuthContext, accountId: string, sessionId: string | undefined): Promise<{ secret: string; otpauth_uri: string }> {
+  await assertRecentSignIn(ctx, accountId, sessionId);
   const account = await accountById(ctx.db, accountId);
   const { secret, otpauthUri } = newTotpSecret(ISSUER, account?.display_name || accountId);
   await ctx.db.transaction(async (tx) => {

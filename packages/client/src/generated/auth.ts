@@ -167,7 +167,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start adding an authenticator app: a pending secret and its otpauth:// URI (confirm with a code) */
+        /** Start adding an authenticator app: a pending secret and its otpauth:// URI (confirm with a code; the session signed in recently) */
         post: operations["postAccountMfaTotp"];
         delete?: never;
         options?: never;
@@ -236,7 +236,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove one of the account’s passkeys; ends the other sessions */
+        /** Remove one of the account’s passkeys (the session signed in recently); ends the other sessions */
         delete: operations["deleteAccountPasskeysById"];
         options?: never;
         head?: never;
@@ -269,7 +269,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start adding a passkey: the options for navigator.credentials.create() (not for guests) */
+        /** Start adding a passkey: the options for navigator.credentials.create() (not for guests; the session signed in recently) */
         post: operations["postAccountPasskeysRegistrationOptions"];
         delete?: never;
         options?: never;
@@ -2853,6 +2853,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description recent_sign_in_required: Adding a passkey or an authenticator, or removing a passkey, needs a sign-in within AUTH_RECENT_SIGN_IN_SECONDS (`max_age_seconds`): sign in again, then retry */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "recent_sign_in_required";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description totp_enabled: The account has a confirmed authenticator already (remove it first) */
             409: {
                 headers: {
@@ -3547,6 +3568,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description recent_sign_in_required: Adding a passkey or an authenticator, or removing a passkey, needs a sign-in within AUTH_RECENT_SIGN_IN_SECONDS (`max_age_seconds`): sign in again, then retry */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        code: "recent_sign_in_required";
+                        /** @description Human-readable explanation */
+                        message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        request_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description passkey_not_found: The account has no passkey with this id */
             404: {
                 headers: {
@@ -3921,7 +3963,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description guest_restricted: A guest account may not use this feature until it upgrades (`feature`, and `unlocks`: what upgrading unlocks) */
+            /** @description guest_restricted: A guest account may not use this feature until it upgrades (`feature`, and `unlocks`: what upgrading unlocks); recent_sign_in_required: Adding a passkey or an authenticator, or removing a passkey, needs a sign-in within AUTH_RECENT_SIGN_IN_SECONDS (`max_age_seconds`): sign in again, then retry */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3932,7 +3974,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "guest_restricted";
+                        code: "guest_restricted" | "recent_sign_in_required";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */

@@ -199,7 +199,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start adding an authenticator app: a pending secret and its otpauth:// URI (confirm with a code) */
+        /** Start adding an authenticator app: a pending secret and its otpauth:// URI (confirm with a code; the token signed in recently) */
         post: operations["postDevelopersMeMfaTotp"];
         delete?: never;
         options?: never;
@@ -268,7 +268,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove one of the developer’s passkeys; answers a new token (the others stop working) */
+        /** Remove one of the developer’s passkeys (the token signed in recently); answers a new token (the others stop working) */
         delete: operations["deleteDevelopersMePasskeysById"];
         options?: never;
         head?: never;
@@ -301,7 +301,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start adding a passkey: the options for navigator.credentials.create() */
+        /** Start adding a passkey: the options for navigator.credentials.create() (the token signed in recently) */
         post: operations["postDevelopersMePasskeysRegistrationOptions"];
         delete?: never;
         options?: never;
@@ -587,7 +587,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description forbidden: Only the super-admin may do this; second_factor_required: The super-admin rights need a confirmed authenticator (REGISTRY_SECOND_FACTOR_ROLES); account_disabled: The player account is locked or banned */
+            /** @description forbidden: Only the super-admin may do this; recent_sign_in_required: Adding a passkey or an authenticator, or removing a passkey, needs a sign-in within REGISTRY_RECENT_SIGN_IN_SECONDS (`MaxAgeSeconds`): sign in again, then retry; second_factor_required: The super-admin rights need a confirmed authenticator (REGISTRY_SECOND_FACTOR_ROLES); account_disabled: The player account is locked or banned */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -598,7 +598,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "forbidden" | "second_factor_required" | "account_disabled";
+                        Code: "forbidden" | "recent_sign_in_required" | "second_factor_required" | "account_disabled";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -725,7 +725,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description forbidden: Only the super-admin may do this; second_factor_required: The super-admin rights need a confirmed authenticator (REGISTRY_SECOND_FACTOR_ROLES); account_disabled: The player account is locked or banned */
+            /** @description forbidden: Only the super-admin may do this; recent_sign_in_required: Adding a passkey or an authenticator, or removing a passkey, needs a sign-in within REGISTRY_RECENT_SIGN_IN_SECONDS (`MaxAgeSeconds`): sign in again, then retry; second_factor_required: The super-admin rights need a confirmed authenticator (REGISTRY_SECOND_FACTOR_ROLES); account_disabled: The player account is locked or banned */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -736,7 +736,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "forbidden" | "second_factor_required" | "account_disabled";
+                        Code: "forbidden" | "recent_sign_in_required" | "second_factor_required" | "account_disabled";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -925,7 +925,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description forbidden: Only the super-admin may do this; second_factor_required: The super-admin rights need a confirmed authenticator (REGISTRY_SECOND_FACTOR_ROLES); account_disabled: The player account is locked or banned */
+            /** @description forbidden: Only the super-admin may do this; recent_sign_in_required: Adding a passkey or an authenticator, or removing a passkey, needs a sign-in within REGISTRY_RECENT_SIGN_IN_SECONDS (`MaxAgeSeconds`): sign in again, then retry; second_factor_required: The super-admin rights need a confirmed authenticator (REGISTRY_SECOND_FACTOR_ROLES); account_disabled: The player account is locked or banned */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -936,7 +936,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "forbidden" | "second_factor_required" | "account_disabled";
+                        Code: "forbidden" | "recent_sign_in_required" | "second_factor_required" | "account_disabled";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2394,6 +2394,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description forbidden: Only the super-admin may do this; recent_sign_in_required: Adding a passkey or an authenticator, or removing a passkey, needs a sign-in within REGISTRY_RECENT_SIGN_IN_SECONDS (`MaxAgeSeconds`): sign in again, then retry; second_factor_required: The super-admin rights need a confirmed authenticator (REGISTRY_SECOND_FACTOR_ROLES); account_disabled: The player account is locked or banned */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "forbidden" | "recent_sign_in_required" | "second_factor_required" | "account_disabled";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description email_taken: An account with this email exists; totp_enabled: The developer has a confirmed authenticator already (remove it first); totp_not_pending: No authenticator is waiting for confirmation (start with POST /developers/me/mfa/totp); passkey_exists: This authenticator’s passkey is registered already; passkey_limit: The developer has the most passkeys allowed (10); remove one first; version_exists: This module Version exists for the game; conflict: The auth service reported a conflict */
             409: {
                 headers: {
@@ -3016,6 +3037,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description forbidden: Only the super-admin may do this; recent_sign_in_required: Adding a passkey or an authenticator, or removing a passkey, needs a sign-in within REGISTRY_RECENT_SIGN_IN_SECONDS (`MaxAgeSeconds`): sign in again, then retry; second_factor_required: The super-admin rights need a confirmed authenticator (REGISTRY_SECOND_FACTOR_ROLES); account_disabled: The player account is locked or banned */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "forbidden" | "recent_sign_in_required" | "second_factor_required" | "account_disabled";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
             404: {
                 headers: {
@@ -3343,6 +3385,27 @@ export interface operations {
                          * @enum {string}
                          */
                         Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description forbidden: Only the super-admin may do this; recent_sign_in_required: Adding a passkey or an authenticator, or removing a passkey, needs a sign-in within REGISTRY_RECENT_SIGN_IN_SECONDS (`MaxAgeSeconds`): sign in again, then retry; second_factor_required: The super-admin rights need a confirmed authenticator (REGISTRY_SECOND_FACTOR_ROLES); account_disabled: The player account is locked or banned */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "forbidden" | "recent_sign_in_required" | "second_factor_required" | "account_disabled";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -5760,7 +5823,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description forbidden: Only the super-admin may do this; second_factor_required: The super-admin rights need a confirmed authenticator (REGISTRY_SECOND_FACTOR_ROLES); account_disabled: The player account is locked or banned */
+            /** @description forbidden: Only the super-admin may do this; recent_sign_in_required: Adding a passkey or an authenticator, or removing a passkey, needs a sign-in within REGISTRY_RECENT_SIGN_IN_SECONDS (`MaxAgeSeconds`): sign in again, then retry; second_factor_required: The super-admin rights need a confirmed authenticator (REGISTRY_SECOND_FACTOR_ROLES); account_disabled: The player account is locked or banned */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5771,7 +5834,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "forbidden" | "second_factor_required" | "account_disabled";
+                        Code: "forbidden" | "recent_sign_in_required" | "second_factor_required" | "account_disabled";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */

@@ -48,8 +48,8 @@ function ownPasskeyRoutes(app: App, ctx: Context): void {
       schema: {
         tags,
         security: bearer,
-        summary: 'Start adding a passkey: the options for navigator.credentials.create()',
-        response: { 200: PublicKeyOptions, 401: ErrorBody, 409: ErrorBody, 503: ErrorBody },
+        summary: 'Start adding a passkey: the options for navigator.credentials.create() (the token signed in recently)',
+        response: { 200: PublicKeyOptions, 401: ErrorBody, 403: ErrorBody, 409: ErrorBody, 503: ErrorBody },
       },
     },
     async (req) => registrationOptions(ctx, developerOf(req)),
@@ -70,7 +70,7 @@ function ownPasskeyRoutes(app: App, ctx: Context): void {
       },
     },
     async (req, reply) => {
-      const r = await registerPasskey(ctx, developerOf(req).id, { credential: asRegistration(req.body.Credential), name: req.body.Name }, req.log);
+      const r = await registerPasskey(ctx, developerOf(req), { credential: asRegistration(req.body.Credential), name: req.body.Name }, req.log);
       reply.status(201);
       return r;
     },
@@ -82,15 +82,15 @@ function ownPasskeyRoutes(app: App, ctx: Context): void {
       schema: {
         tags,
         security: bearer,
-        summary: 'Remove one of the developer’s passkeys; answers a new token (the others stop working)',
+        summary: 'Remove one of the developer’s passkeys (the token signed in recently); answers a new token (the others stop working)',
         params: Type.Object({ id: Type.String({ maxLength: 200 }) }),
-        response: { 200: Type.Object({ Token: FreshToken }), 401: ErrorBody, 404: ErrorBody },
+        response: { 200: Type.Object({ Token: FreshToken }), 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
       },
     },
     async (req) => {
       // Any id that is not one of this developer's passkeys (another's, unknown, not a uuid) is the same 404.
       if (!UUID.test(req.params.id)) throw fail('passkey_not_found', 'The developer has no passkey with this id');
-      return removePasskey(ctx, developerOf(req).id, req.params.id.toLowerCase(), req.log);
+      return removePasskey(ctx, developerOf(req), req.params.id.toLowerCase(), req.log);
     },
   );
 }

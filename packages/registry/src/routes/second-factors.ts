@@ -38,13 +38,14 @@ export function secondFactorRoutes(app: App, ctx: Context): void {
       schema: {
         tags: ['developers'],
         security: bearer,
-        summary: 'Start adding an authenticator app: a pending secret and its otpauth:// URI (confirm with a code)',
-        response: { 201: Type.Object({ Secret: Type.String({ description: 'Base32, for typing into the app' }), OtpauthUri: Type.String() }), 401: ErrorBody, 409: ErrorBody },
+        summary: 'Start adding an authenticator app: a pending secret and its otpauth:// URI (confirm with a code; the token signed in recently)',
+        response: { 201: Type.Object({ Secret: Type.String({ description: 'Base32, for typing into the app' }), OtpauthUri: Type.String() }), 401: ErrorBody, 403: ErrorBody, 409: ErrorBody },
       },
     },
     async (req, reply) => {
+      const started = await startTotp(ctx, developerOf(req));
       reply.status(201);
-      return startTotp(ctx, developerOf(req));
+      return started;
     },
   );
   app.post(
@@ -60,8 +61,9 @@ export function secondFactorRoutes(app: App, ctx: Context): void {
       },
     },
     async (req) => {
-      const id = developerOf(req).id;
-      const r = await confirmTotp(ctx, id, req.body.Code);
+      const developer = developerOf(req);
+      const id = developer.id;
+      const r = await confirmTotp(ctx, developer, req.body.Code);
       // The registry has no audit table: a factor change is a log line (the developer's id only, never a code).
       req.log.info({ developerId: id, event: 'factor_added', factor: 'totp' }, 'developer second factor added');
       return r;
@@ -80,8 +82,9 @@ export function secondFactorRoutes(app: App, ctx: Context): void {
       },
     },
     async (req) => {
-      const id = developerOf(req).id;
-      const r = await removeTotp(ctx, id, { code: req.body.Code, recoveryCode: req.body.RecoveryCode });
+      const developer = developerOf(req);
+      const id = developer.id;
+      const r = await removeTotp(ctx, developer, { code: req.body.Code, recoveryCode: req.body.RecoveryCode });
       req.log.info({ developerId: id, event: 'factor_removed', factor: 'totp' }, 'developer second factor removed');
       return r;
     },

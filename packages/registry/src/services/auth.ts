@@ -18,6 +18,8 @@ export interface Caller {
   role: Role;
   /** The stored role is held back until the developer enrols a second factor (docs/registry.md, "Second factor"). */
   secondFactorMissing: boolean;
+  /** When the developer signed in (epoch seconds; the token's `auth_time`). */
+  signedInAt: number;
 }
 
 const unauthorized = () =>
@@ -81,7 +83,20 @@ export async function authenticateDeveloper(ctx: Context, req: FastifyRequest): 
   if (!d || claims.generation !== d.token_generation) throw unauthorized();
   // A passkey counts: it is user-verified possession, a second factor in itself (decision 0028).
   const secondFactorMissing = !d.totp_on && !d.passkeys_on && ctx.config.secondFactorRoles.includes(d.role);
-  return { id: d.id, email: d.email, role: secondFactorMissing ? 'developer' : d.role, secondFactorMissing };
+  return { id: d.id, email: d.email, role: secondFactorMissing ? 'developer' : d.role, secondFactorMissing, signedInAt: claims.authTime };
+}
+
+/**
+ * Adding a factor or removing a passkey needs a recent sign-in (docs/registry.md, "Recent sign-in"; decision 0031):
+ * a developer token lives REGISTRY_TOKEN_TTL_SECONDS (12 hours by default), and one taken from a browser must not
+ * add the taker's passkey or authenticator, nor remove the owner's passkey.
+ */
+export function assertRecentSignIn(ctx: Context, caller: Pick<Caller, 'signedInAt'>): void {
+  const seconds = ctx.config.recentSignInSeconds;
+  if (ctx.tokens.now() - caller.signedInAt <= seconds) return;
+  throw fail('recent_sign_in_required', `Sign in again first: changing your sign-in factors needs a sign-in within the last ${Math.round(seconds / 60)} minutes`, {
+    MaxAgeSeconds: seconds,
+  });
 }
 
 export async function authenticateSuperAdmin(ctx: Context, req: FastifyRequest): Promise<Caller> {

@@ -28,11 +28,15 @@ import {
 } from '@platform/kit';
 import type { Context } from '../context.js';
 import { fail } from '../errors.js';
+import { assertRecentSignIn, type Caller } from './auth.js';
 import { developerQueries, type DeveloperRow } from '../queries/developers.js';
 import { passkeyQueries, type DeveloperPasskeyRow } from '../queries/passkeys.js';
 import { secondFactorQueries } from '../queries/second-factors.js';
 
 export const MAX_PASSKEYS = 10;
+
+/** The developer making the change, and when they signed in (the replacement token keeps that time). */
+type SignedIn = Pick<Caller, 'id' | 'signedInAt'>;
 
 type Log = Pick<FastifyBaseLogger, 'info' | 'warn'>;
 
@@ -64,9 +68,9 @@ function relyingParty(ctx: Context) {
 }
 
 /** A token under the developer's new generation (the others stopped working). */
-async function freshToken(ctx: Context, developerId: string, generation: number): Promise<string> {
-  const d = (await developerQueries(ctx.db).byId(developerId))!;
-  return ctx.tokens.issue({ developerId: d.id, role: d.role, generation });
+async function freshToken(ctx: Context, developer: SignedIn, generation: number): Promise<string> {
+  const d = (await developerQueries(ctx.db).byId(developer.id))!;
+  return ctx.tokens.issue({ developerId: d.id, role: d.role, generation, authTime: developer.signedInAt });
 }
 
 export async function listPasskeys(ctx: Context, developerId: string): Promise<{ Passkeys: PasskeyView[] }> {
@@ -74,10 +78,12 @@ export async function listPasskeys(ctx: Context, developerId: string): Promise<{
 }
 
 /** The options of `navigator.credentials.create()` for a new passkey of this developer. */
-export async function registrationOptions(ctx: Context, developer: { id: string; email: string }): Promise<{ PublicKey: Record<string, unknown> }> {
+export async function registrationOptions(ctx: Context, developer: SignedIn & { email: string }): Promise<{ PublicKey: Record<string, unknown> }> {
   const rp = relyingParty(ctx);
   const existing = await passkeyQueries(ctx.db).of(developer.id);
   if (existing.length >= MAX_PASSKEYS) throw limitReached();
+  // Checked when the ceremony starts: its challenge lives minutes, and only this developer may spend it.
+  assertRecentSignIn(ctx, developer);
   const d = await developerQueries(ctx.db).byId(developer.id);
   const options = await passkeyRegistrationOptions(rp, { handle: passkeyUserHandle(developer.id), name: developer.email, displayName: d?.display_name ?? '' }, existing.map(stored));
   await challenges(ctx).keep(options.challenge, 'register', developer.id);
@@ -85,7 +91,8 @@ export async function registrationOptions(ctx: Context, developer: { id: string;
 }
 
 /** Verifies the authenticator's attestation and stores the passkey; every other token ends; logged. */
-export async function registerPasskey(ctx: Context, developerId: string, input: { credential: RegistrationResponseJSON; name?: string }, log: Log): Promise<{ Passkey: PasskeyView; Token: string }> {
+export async function registerPasskey(ctx: Context, developer: SignedIn, input: { credential: RegistrationResponseJSON; name?: string }, log: Log): Promise<{ Passkey: PasskeyView; Token: string }> {
+  const developerId = developer.id;
   const rp = relyingParty(ctx);
   const spent = await challenges(ctx).spend(input.credential.response.clientDataJSON);
   if (!spent || spent.purpose !== 'register' || spent.subject !== developerId) throw invalid('The registration expired, was used already or is not this developer’s; start again');
@@ -106,18 +113,20 @@ export async function registerPasskey(ctx: Context, developerId: string, input: 
     throw err;
   }
   log.info({ developerId, event: 'factor_added', factor: 'passkey', passkeyId: result.row.id }, 'developer passkey added');
-  return { Passkey: viewOf(result.row), Token: await freshToken(ctx, developerId, result.generation) };
+  return { Passkey: viewOf(result.row), Token: await freshToken(ctx, developer, result.generation) };
 }
 
 /** Removes one of the developer's passkeys (others' ids and any non-id: 404); every other token ends; logged. */
-export async function removePasskey(ctx: Context, developerId: string, id: string, log: Log): Promise<{ Token: string }> {
+export async function removePasskey(ctx: Context, developer: SignedIn, id: string, log: Log): Promise<{ Token: string }> {
+  assertRecentSignIn(ctx, developer);
+  const developerId = developer.id;
   const generation = await ctx.db.transaction(async (tx) => {
     if (!(await passkeyQueries(tx).remove(developerId, id))) return undefined;
     return secondFactorQueries(tx).bumpTokenGeneration(developerId);
   });
   if (generation === undefined) throw fail('passkey_not_found', 'The developer has no passkey with this id');
   log.info({ developerId, event: 'factor_removed', factor: 'passkey', passkeyId: id }, 'developer passkey removed');
-  return { Token: await freshToken(ctx, developerId, generation) };
+  return { Token: await freshToken(ctx, developer, generation) };
 }
 
 /** Options for `navigator.credentials.get()`: discoverable (no developer named, none revealed), or the developer's own for a second step. */

@@ -28,6 +28,7 @@ import {
 import type { FastifyBaseLogger } from 'fastify';
 import type { Context } from '../context.js';
 import { fail } from '../errors.js';
+import { assertRecentSignIn, type Caller } from './auth.js';
 import { developerQueries, type DeveloperRow } from '../queries/developers.js';
 import { secondFactorQueries, type DeveloperTotpRow } from '../queries/second-factors.js';
 import { verifyAssertion } from './passkeys.js';
@@ -57,7 +58,8 @@ export async function mfaStatus(ctx: Context, developerId: string): Promise<{ To
 }
 
 /** A pending secret for the authenticator app (replacing a pending one); 409 totp_enabled when one is on. */
-export async function startTotp(ctx: Context, developer: { id: string; email: string }): Promise<{ Secret: string; OtpauthUri: string }> {
+export async function startTotp(ctx: Context, developer: Pick<Caller, 'id' | 'email' | 'signedInAt'>): Promise<{ Secret: string; OtpauthUri: string }> {
+  assertRecentSignIn(ctx, developer);
   const { secret, otpauthUri } = newTotpSecret(ISSUER, developer.email);
   await ctx.db.transaction(async (tx) => {
     const q = secondFactorQueries(tx);
@@ -68,12 +70,13 @@ export async function startTotp(ctx: Context, developer: { id: string; email: st
 }
 
 /** A token under the developer's current generation (after the factor changed, the caller's replacement). */
-async function tokenFor(ctx: Context, d: Pick<DeveloperRow, 'id' | 'role' | 'token_generation'>): Promise<string> {
-  return ctx.tokens.issue({ developerId: d.id, role: d.role, generation: d.token_generation });
+async function tokenFor(ctx: Context, d: Pick<DeveloperRow, 'id' | 'role' | 'token_generation'>, signedInAt: number): Promise<string> {
+  return ctx.tokens.issue({ developerId: d.id, role: d.role, generation: d.token_generation, authTime: signedInAt });
 }
 
 /** Confirms the pending secret with a code: on, recovery codes answered once, every other token ended. */
-export async function confirmTotp(ctx: Context, developerId: string, code: string): Promise<{ RecoveryCodes: string[]; Token: string }> {
+export async function confirmTotp(ctx: Context, developer: Pick<Caller, 'id' | 'signedInAt'>, code: string): Promise<{ RecoveryCodes: string[]; Token: string }> {
+  const developerId = developer.id;
   const codes = newRecoveryCodes();
   const generation = await ctx.db.transaction(async (tx) => {
     const q = secondFactorQueries(tx);
@@ -86,7 +89,7 @@ export async function confirmTotp(ctx: Context, developerId: string, code: strin
     return q.bumpTokenGeneration(developerId);
   });
   const d = (await developerQueries(ctx.db).byId(developerId))!;
-  return { RecoveryCodes: codes, Token: await tokenFor(ctx, { ...d, token_generation: generation }) };
+  return { RecoveryCodes: codes, Token: await tokenFor(ctx, { ...d, token_generation: generation }, developer.signedInAt) };
 }
 
 /**
@@ -124,7 +127,8 @@ const oneProof = (input: MfaProof) => {
 };
 
 /** Removes the factor (a current code or a recovery code proves the owner): off, every other token ended. */
-export async function removeTotp(ctx: Context, developerId: string, input: MfaProof): Promise<{ Token: string }> {
+export async function removeTotp(ctx: Context, developer: Pick<Caller, 'id' | 'signedInAt'>, input: MfaProof): Promise<{ Token: string }> {
+  const developerId = developer.id;
   oneProof(input);
   const row = await secondFactorQueries(ctx.db).totpOf(developerId);
   if (!row?.confirmed_at) throw fail('totp_not_enabled', 'The account has no authenticator');
@@ -135,7 +139,7 @@ export async function removeTotp(ctx: Context, developerId: string, input: MfaPr
     return q.bumpTokenGeneration(developerId);
   });
   const d = (await developerQueries(ctx.db).byId(developerId))!;
-  return { Token: await tokenFor(ctx, { ...d, token_generation: generation }) };
+  return { Token: await tokenFor(ctx, { ...d, token_generation: generation }, developer.signedInAt) };
 }
 
 /** The token of a sign-in waiting for its second step: the developer, five minutes (kit sealed-token.ts). */

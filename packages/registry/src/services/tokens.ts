@@ -21,12 +21,19 @@ export interface TokenClaims {
   role: Role;
   /** The developer's token generation at issue (claim `gen`; 0 when absent): an older one than the account's is refused. */
   generation: number;
+  /**
+   * When the developer signed in, epoch seconds (claim `auth_time`, OpenID Connect's name; a token without it: its
+   * `iat`). A token issued in place of another after a factor change keeps the sign-in's time.
+   */
+  authTime?: number;
 }
 
 export interface TokenService {
   issue(claims: TokenClaims): Promise<string>;
   /** Verifies signature, issuer, audience and expiry; throws 401 unauthorized. */
-  verify(token: string): Promise<TokenClaims>;
+  verify(token: string): Promise<TokenClaims & { authTime: number }>;
+  /** Now in epoch seconds, by the clock tokens are issued and checked with. */
+  now(): number;
 }
 
 export async function loadSigningKey(db: Queryable, masterKey: Buffer): Promise<{ kid: string; privateKey: KeyObject; publicKey: KeyObject }> {
@@ -63,9 +70,10 @@ export function tokenService(
 ): TokenService {
   const invalid = () => fail('unauthorized', 'A valid developer bearer token is required');
   return {
-    async issue({ developerId, role, generation }) {
+    now: () => Math.floor(opts.clock() / 1000),
+    async issue({ developerId, role, generation, authTime }) {
       const now = Math.floor(opts.clock() / 1000);
-      return new SignJWT({ role, gen: generation })
+      return new SignJWT({ role, gen: generation, auth_time: authTime ?? now })
         .setProtectedHeader({ alg: 'EdDSA', typ: 'JWT', kid: key.kid })
         .setIssuer(TOKEN_ISSUER)
         .setAudience(TOKEN_AUDIENCE)
@@ -86,8 +94,9 @@ export function tokenService(
         });
         const role = payload.role;
         const gen = payload.gen ?? 0;
-        if (typeof payload.sub !== 'string' || (role !== 'super-admin' && role !== 'developer') || !Number.isSafeInteger(gen)) throw invalid();
-        return { developerId: payload.sub, role, generation: gen as number };
+        const authTime = payload.auth_time ?? payload.iat ?? 0;
+        if (typeof payload.sub !== 'string' || (role !== 'super-admin' && role !== 'developer') || !Number.isSafeInteger(gen) || !Number.isSafeInteger(authTime)) throw invalid();
+        return { developerId: payload.sub, role, generation: gen as number, authTime: authTime as number };
       } catch {
         throw invalid();
       }
