@@ -31,10 +31,16 @@ if (!chosen.length) {
 // 9443): they run after the others, one at a time, so they never race.
 const parallel = chosen.filter((f) => !f.endsWith('.serial.test.ts')).sort();
 const serial = chosen.filter((f) => f.endsWith('.serial.test.ts')).sort();
+// TEST_TIMINGS=file: also write each file's test time there, slowest first (scripts/timing-reporter.mjs).
+let timingRuns = 0;
+const timings = () =>
+  process.env.TEST_TIMINGS
+    ? ['--test-reporter-destination=stdout', `--test-reporter=${path.join(root, 'scripts/timing-reporter.mjs')}`, `--test-reporter-destination=${process.env.TEST_TIMINGS}.${++timingRuns}`]
+    : [];
 const run = (list, concurrency) =>
   spawnSync(
     process.execPath,
-    ['--conditions=development', '--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-timeout=300000', '--test-reporter=spec', ...list],
+    ['--conditions=development', '--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-timeout=300000', '--test-reporter=spec', ...timings(), ...list],
     // Every response of a route is checked against its documented status and schema (kit response-contract.ts).
     {
       stdio: 'inherit',
