@@ -21,6 +21,7 @@ export {
   type ReportState,
   type ReportView,
   type RoleList,
+  type FactorReset,
   type Sanction,
   type SanctionInput,
   type StaffAppeal,

@@ -26,6 +26,8 @@ export interface ReportQuery {
 /** A sanction on an account (auth). `active`: in force now (not lifted, not expired). */
 export type Sanction = AuthResult<'/admin/sanctions/{sanctionId}/lift', 'post', SanctionShape>;
 export type RoleList = AuthBody<'/admin/accounts/{id}/roles', 'put'>['roles'];
+/** What an admin's factor reset removed (`resetFactors`). */
+export type FactorReset = AuthResult<'/admin/accounts/{id}/factors/reset', 'post', { totp_removed: boolean; passkeys_removed: number; sessions_revoked: number }>;
 export type SanctionInput = AuthBody<'/admin/accounts/{id}/sanctions', 'post'>;
 export type AccountSummary = AuthResult<'/admin/accounts', 'get', { accounts: AccountSummaryShape[] }>['accounts'][number];
 /** An account with its identities, latest sessions, audit trail, sanctions and guest abuse score. */
@@ -142,6 +144,13 @@ export class ModerationApi {
   /** Admins only: the account's whole role list (`player`, `moderator`, `admin`); tokens issued from now on carry it. */
   setRoles(accountId: string, roles: RoleList): Promise<AccountSummary> {
     return this.authed((token) => this.auth.request({ method: 'PUT', path: `/admin/accounts/${seg(accountId)}/roles`, body: { roles }, token }));
+  }
+  /**
+   * Admins only: removes the account's authenticator app and passkeys for an owner who lost them (after support
+   * checked who asks); every session of the account ends, the owner is emailed, and `reason` goes to the audit log.
+   */
+  resetFactors(accountId: string, reason: string): Promise<FactorReset> {
+    return this.authed((token) => this.auth.request({ method: 'POST', path: `/admin/accounts/${seg(accountId)}/factors/reset`, body: { reason }, token }));
   }
   /** The appeals queue: one status (`open` by default), oldest first, with each sanction; `next_cursor` pages on. */
   appeals(query: AppealQuery = {}): Promise<{ appeals: StaffAppeal[]; next_cursor: string | null }> {

@@ -10,6 +10,13 @@ import http from 'node:http';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 
+/**
+ * A node process compiles its sources through tsx on start: seconds on a quiet machine, and past 30 s on two cores
+ * shared with three test files' nodes, browsers and databases (a CI run saw it). Generous, since a node that will
+ * not start fails at once through its exit, not through this wait.
+ */
+const START_TIMEOUT_MS = 90_000;
+
 export const REPO_ROOT = path.resolve(import.meta.dirname, '../../..');
 
 export interface NodeSpec {
@@ -23,7 +30,7 @@ export interface NodeSpec {
   protocol: 'https' | 'http';
   /** PEM to trust for the health probe (self-signed nodes). */
   ca?: string;
-  /** Wait for /healthz this long on start. */
+  /** Wait for /healthz this long on start (default START_TIMEOUT_MS). */
   startTimeoutMs?: number;
 }
 
@@ -72,13 +79,13 @@ export class ServiceNode {
     child.stdout!.on('data', keep);
     child.stderr!.on('data', keep);
     this.exitPromise = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
-    const until = Date.now() + (this.spec.startTimeoutMs ?? 30_000);
+    const until = Date.now() + (this.spec.startTimeoutMs ?? START_TIMEOUT_MS);
     for (;;) {
       if (!this.running) throw new Error(`${this.name} exited during start (code ${child.exitCode}):\n${this.output.slice(-4000)}`);
       if ((await this.probe('/healthz').catch(() => 0)) === 200) return;
       if (Date.now() > until) {
         await this.kill();
-        throw new Error(`${this.name} did not answer /healthz within ${this.spec.startTimeoutMs ?? 30_000} ms:\n${this.output.slice(-4000)}`);
+        throw new Error(`${this.name} did not answer /healthz within ${this.spec.startTimeoutMs ?? START_TIMEOUT_MS} ms:\n${this.output.slice(-4000)}`);
       }
       await new Promise((r) => setTimeout(r, 100));
     }

@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { chromiumSkip, SoftAuthenticator } from '@platform/kit/testing';
 import { assertNothingKept, openConsole, startRig, type ConsoleRig } from './support.js';
-import { accountFlow, appealFlow, guestScoreFlow, moderatorFlow, staffAccount, staffSignIn } from './flows.js';
+import { accountFlow, appealFlow, guestScoreFlow, moderatorFlow, newPlayer, staffAccount, staffSignIn } from './flows.js';
 import { shows, PASSWORD } from './support.js';
 import { Secret, TOTP } from 'otpauth';
 
@@ -91,6 +91,26 @@ describe('web console in Chromium: moderation', { skip: chromiumSkip() }, () => 
   it('an admin looks an account up, applies a chat sanction, lifts it and grants the moderator role; a player is refused as staff', async () => {
     const tab = await openConsole(rig);
     await accountFlow(rig, tab);
+    await assertNothingKept(tab);
+    await tab.context.close();
+  });
+
+  it('an admin resets the second factors of a player who lost them: asked to confirm, the authenticator goes, audited', async () => {
+    const pat = await newPlayer(rig, 'Lost');
+    const { secret } = await pat.client.auth.startTotp();
+    await pat.client.auth.confirmTotp(new TOTP({ secret: Secret.fromBase32(secret) }).generate());
+    const admin = await staffAccount(rig, ['admin']);
+    const tab = await openConsole(rig);
+    await staffSignIn(tab, admin.email);
+    await tab.page.goto(`${rig.url}#/accounts/${pat.accountId}`);
+    await shows(tab.page, '#identities', pat.email);
+    await tab.page.fill('#account-factor-reset [name=reason]', 'Case 12: lost phone, identity checked');
+    await tab.page.click('#account-factor-reset button');
+    await tab.page.click('#confirm-yes');
+    await shows(tab.page, '#status', 'Second factors reset: authenticator removed, 0 passkey(s) removed');
+    await shows(tab.page, '#audit', 'Case 12: lost phone');
+    const { rows } = await rig.platform.authDb.query('SELECT 1 FROM totp_factors WHERE account_id = $1', [pat.accountId]);
+    assert.equal(rows.length, 0);
     await assertNothingKept(tab);
     await tab.context.close();
   });

@@ -52,6 +52,11 @@ export async function usePasskey(tx: Queryable, id: string, counter: number): Pr
 }
 
 /** Deletes one of the account's passkeys; false when the account has none with this id. */
+/** Removes every passkey of the account (an admin's factor reset); how many there were. */
+export async function deleteAllPasskeys(tx: Queryable, accountId: string): Promise<number> {
+  return (await tx.query('DELETE FROM passkeys WHERE account_id = $1', [accountId])).rowCount;
+}
+
 export async function deletePasskey(tx: Queryable, accountId: string, id: string): Promise<boolean> {
   return (await tx.query('DELETE FROM passkeys WHERE id = $1 AND account_id = $2', [id, accountId])).rowCount > 0;
 }

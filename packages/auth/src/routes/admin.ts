@@ -26,6 +26,7 @@ import { changeAccountStatus, findAccounts, GRANTABLE_ROLES, lookupAccount, setR
 import { createSanction, liftSanction, listSanctions, sanctionView } from '../services/sanctions.js';
 import { KEY_ROTATION_CHANNEL, keyTimings, rotateSigningKey } from '../services/keys.js';
 import { actorOf, claimsOf } from '../services/callers.js';
+import { resetFactors } from '../services/factor-reset.js';
 import { BUS_NOTICE_WIRE } from '../services/notice-wire.js';
 
 export async function adminRoutes(app: App, c: AuthContext) {
@@ -155,6 +156,25 @@ async function accountAdminRoutes(app: App, c: AuthContext) {
       const actor = actorOf(req);
       return setRoles(c, actor, accountId(req.params.id), req.body.roles, c.auditCtx(req));
     },
+  );
+
+  app.post(
+    '/admin/accounts/:id/factors/reset',
+    {
+      config: { caller: 'admin' },
+      schema: {
+        tags: ['admin'],
+        summary: 'Remove the account’s authenticator app and passkeys, for an owner who lost them (admin); every session ends, the owner is emailed',
+        security,
+        params: IdParam,
+        body: Type.Object({ reason: Type.String({ minLength: 1, maxLength: 1000, description: 'Why (the support case), kept in the audit log' }) }, { additionalProperties: false }),
+        response: {
+          200: Type.Object({ totp_removed: Type.Boolean(), passkeys_removed: Type.Integer({ minimum: 0 }), sessions_revoked: Type.Integer({ minimum: 0 }) }),
+          ...errorResponses(BEARER_ERRORS, BODY_ERRORS, COMMON_ERRORS, 'forbidden', 'account_not_found'),
+        },
+      },
+    },
+    async (req) => resetFactors(c, actorOf(req), accountId(req.params.id), req.body.reason, c.auditCtx(req)),
   );
 }
 

@@ -48,7 +48,7 @@ const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 type Tx = Queryable;
 
 /** What the mail templates need (product name, link base). */
-const mailContext = (config: AuthConfig): MailContext => ({ product: config.mailProductName, linkBase: config.linkBase });
+export const mailContext = (config: AuthConfig): MailContext => ({ product: config.mailProductName, linkBase: config.linkBase });
 const resetTtl = (config: AuthConfig) => config.passwordResetTtlMinutes * 60;
 const verifyTtl = (config: AuthConfig) => config.emailVerifyTtlHours * 3600;
 

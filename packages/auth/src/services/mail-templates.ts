@@ -84,6 +84,17 @@ export function emailChangeNoticeMail(ctx: MailContext, to: Recipient, next: str
   return mail('email_change_notice', to.address, `${ctx.product}: your email address is changing`, [greeting(to), '', ...lines], html(ctx, [greeting(to), ...lines]));
 }
 
+/** After an admin's reset of the sign-in factors: the owner learns it, so a reset they did not ask for is seen. */
+export function factorsResetMail(ctx: MailContext, to: string): OutgoingMail {
+  const hello = greeting({ address: to, verified: false });
+  const lines = [
+    `Support removed the authenticator app and the passkeys of your ${ctx.product} account, as asked, and every device was signed out.`,
+    'Sign in with your password, then add a second factor again.',
+    'If you did not ask for this, reset your password now and contact support.',
+  ];
+  return mail('factors_reset', to, `${ctx.product}: your second factors were reset`, [hello, '', ...lines], html(ctx, [hello, ...lines]));
+}
+
 /** After a reset: the owner learns that the password changed and every session ended. */
 export function passwordChangedMail(ctx: MailContext, to: string): OutgoingMail {
   const hello = greeting({ address: to, verified: false });

@@ -41,7 +41,9 @@ export type RevocationReason =
   | 'account_claimed'
   // a role was taken away (services/admin.ts): no session ends, the tokens issued before carry the old roles and
   // are refused everywhere; the client refreshes for a token with the new roles
-  | 'roles_changed';
+  | 'roles_changed'
+  // an admin reset the account's sign-in factors (services/factor-reset.ts): every session ends
+  | 'factors_reset';
 
 const ACCOUNT_SCOPE: ReadonlySet<RevocationReason> = new Set<RevocationReason>([
   'account_locked',
@@ -50,6 +52,7 @@ const ACCOUNT_SCOPE: ReadonlySet<RevocationReason> = new Set<RevocationReason>([
   'password_reset',
   'account_claimed',
   'roles_changed',
+  'factors_reset',
 ]);
 
 /** The notice, on the bus and (with `id` and `type` first) in the outbox; snake_case like every auth payload. */

@@ -66,6 +66,35 @@ function rolesSection(ui: Ui, accountId: string, roles: string[], reload: () => 
   return h('section', { class: 'card' }, h('h2', null, 'Roles (admin)'), form);
 }
 
+/**
+ * Admins: removes the account's authenticator app and passkeys for an owner who lost them (docs/auth.md, "Resetting
+ * lost factors"). Asks for the support case and a confirmation; every session of the account ends, the owner is
+ * emailed.
+ */
+function factorResetSection(ui: Ui, accountId: string, reload: () => void): HTMLElement | null {
+  if (!ui.s.staff?.roles.includes('admin')) return null;
+  const form = h(
+    'form',
+    { class: 'inline', id: 'account-factor-reset' },
+    h('label', null, 'Support case (why; kept in the audit trail)', h('input', { name: 'reason', required: true, maxLength: 1000 })),
+    h('button', { type: 'submit', class: 'danger' }, 'Reset second factors'),
+  );
+  onSubmit(form, (f) => {
+    void ui.attempt('Resetting the second factors', async () => {
+      const sure = await confirmDialog({
+        title: 'Reset this account’s second factors?',
+        body: 'Its authenticator app and every passkey are removed and every session ends; the owner is emailed. Do this only after checking who asks.',
+        confirm: 'Reset',
+      });
+      if (!sure) return;
+      const r = await ui.s.staff!.client.moderation.resetFactors(accountId, f.reason ?? '');
+      ui.say(`Second factors reset: authenticator ${r.totp_removed ? 'removed' : 'none'}, ${r.passkeys_removed} passkey(s) removed, ${r.sessions_revoked} session(s) ended.`);
+      reload();
+    });
+  });
+  return h('section', { class: 'card' }, h('h2', null, 'Lost second factors (admin)'), form);
+}
+
 const SUBJECTS: Record<string, string> = { account: 'this account', device: 'a device it signed in on', network: 'a network (/24 or /64)' };
 
 /** Staff only: the guest abuse score and its reasons (never shown to the player; docs/auth.md, "Guest abuse score"). */
@@ -101,6 +130,7 @@ export async function accountPage(ui: Ui, main: HTMLElement, accountId: string):
     h('p', { class: 'muted' }, 'Account ', h('code', null, a.account.id), ` · roles ${a.account.roles.join(', ')} · created ${when(a.account.created_at)}${a.account.email ? ` · ${a.account.email}` : ''}`),
     h('div', { class: 'columns' }, h('section', { class: 'card', id: 'sanctions' }, h('h2', null, 'Sanctions'), sanctionsTable(ui, a.sanctions, reload)), h('section', { class: 'card' }, h('h2', null, 'New sanction'), apply)),
     rolesSection(ui, accountId, a.account.roles, reload) ?? '',
+    factorResetSection(ui, accountId, reload) ?? '',
     guestScoreSection(a.guest_score),
     h('section', { class: 'card', id: 'identities' }, h('h2', null, 'Identities'), table(['Provider', 'User id', 'Email', 'Verified', 'Linked', 'Last sign-in'], a.identities.map((i) => [i.provider, h('code', null, i.provider_user_id), i.email ?? '—', i.verified ? 'yes' : 'no', when(i.linked_at), when(i.last_login_at)]))),
     h('section', { class: 'card', id: 'sessions' }, h('h2', null, 'Sessions (latest 50)'), table(['Method', 'Platform', 'Network', 'Started', 'Expires', 'Revoked'], a.sessions.map((s) => [s.auth_method, s.device_platform ?? '—', s.ip_cidr, when(s.created_at), when(s.expires_at), when(s.revoked_at)]))),
