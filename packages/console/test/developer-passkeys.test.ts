@@ -11,6 +11,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { chromiumSkip } from '@platform/kit/testing';
+import { Secret, TOTP } from 'otpauth';
+import { ADMIN_EMAIL, ADMIN_PASSWORD } from '@platform/e2e';
 import { assertNothingKept, openConsole, PASSWORD, shows, startRig, unique, type ConsoleRig } from './support.js';
 
 describe('web console in Chromium: developer passkeys', { skip: chromiumSkip() }, () => {
@@ -84,6 +86,34 @@ describe('web console in Chromium: developer passkeys', { skip: chromiumSkip() }
     await shows(page, '#status.error', 'invalid_passkey');
     await passwordSignIn();
     await shows(page, 'h1', 'Your games');
+    await assertNothingKept(tab);
+    await tab.context.close();
+  });
+
+  it('the super-admin resets the second factors of a developer who lost them (Developers page, confirmed): every token of theirs ends', async () => {
+    const registry = rig.platform.registry;
+    const email = `${unique('lost-dev')}@console.test`;
+    const dev = (await registry.call('POST', '/developers/register', { body: { Email: email, Password: PASSWORD, DisplayName: 'Lost Studio' } })).body;
+    const { Secret: secret } = (await registry.call('POST', '/developers/me/mfa/totp', { token: dev.Token })).body;
+    const on = await registry.call('POST', '/developers/me/mfa/totp/confirm', { token: dev.Token, body: { Code: new TOTP({ secret: Secret.fromBase32(secret) }).generate() } });
+    assert.equal(on.status, 200, JSON.stringify(on.body));
+    assert.equal((await registry.call('POST', '/developers/login', { body: { Email: email, Password: PASSWORD } })).status, 401, 'mfa_required');
+
+    const tab = await openConsole(rig);
+    const { page } = tab;
+    await page.fill('#dev-signin [name=email]', ADMIN_EMAIL);
+    await page.fill('#dev-signin [name=password]', ADMIN_PASSWORD);
+    await page.click('#dev-signin button');
+    await shows(page, 'h1', 'Every game');
+    await page.click('#nav a:has-text("Developers")');
+    await shows(page, '#developers', email);
+    await page.fill('#developer-factor-reset [name=id]', dev.DeveloperId);
+    await page.fill('#developer-factor-reset [name=reason]', 'Ticket 9: lost phone, identity checked');
+    await page.click('#developer-factor-reset button');
+    await page.click('#confirm-yes');
+    await shows(page, '#status', 'Second factors reset: authenticator removed, 0 passkey(s) removed');
+    assert.equal((await registry.call('GET', '/games', { token: on.body.Token })).status, 401, 'their tokens ended');
+    assert.equal((await registry.call('POST', '/developers/login', { body: { Email: email, Password: PASSWORD } })).status, 200, 'the password alone signs in');
     await assertNothingKept(tab);
     await tab.context.close();
   });

@@ -34,6 +34,7 @@ export const registryErrors = kitErrorCodes.extend({
   second_factor_required: { status: 403, description: 'The super-admin rights need a confirmed authenticator (REGISTRY_SECOND_FACTOR_ROLES)' },
   account_disabled: { status: 403, description: 'The player account is locked or banned' },
   game_not_found: { status: 404, description: 'No such game, or another developer’s' },
+  developer_not_found: { status: 404, description: 'No developer has this id (the super-admin’s factor reset)' },
   user_not_found: { status: 404, description: 'No platform account has this UserId' },
   totp_not_enabled: { status: 404, description: 'The developer has no confirmed authenticator' },
   passkey_not_found: { status: 404, description: 'Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid)' },

@@ -17,6 +17,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/developers/{id}/factors/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Remove a developer’s authenticator and passkeys, for one who lost them; every token of the developer stops working */
+        post: operations["postAdminDevelopersByIdFactorsReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/staff-roles": {
         parameters: {
             query?: never;
@@ -652,6 +669,206 @@ export interface operations {
             };
         };
     };
+    postAdminDevelopersByIdFactorsReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Why (the case), logged */
+                    Reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        PasskeysRemoved: number;
+                        TotpRemoved: boolean;
+                    };
+                };
+            };
+            /** @description validation_failed: A request part does not match its schema; the field is named; malformed_json: The body is empty or not JSON although Content-Type says JSON; bad_request: The request is malformed at the HTTP level (e.g. a wrong Content-Length); invalid_character: Text holds NUL or an unpaired UTF-16 surrogate, which cannot be stored; too_deep: JSON nested deeper than 32 levels; weak_password: Password length out of bounds; settings_too_large: Settings above 16 KiB serialised; invalid_version: Version is not SemVer 2.0.0 or is too long; wasm_required: A wasm build without WasmBase64; native_has_no_wasm: A native build with WasmBase64; invalid_base64: WasmBase64 is not canonical padded base64; invalid_wasm: Not a well-formed or valid wasm module; module_limits: The module exceeds the admission limits; imports_not_allowed: The module imports outside the allowlist; invalid_combination: register-user with a field combination that is not accepted; invalid_player_identity: The auth service refused the player identity; provider_not_configured: The platform provider is not configured on the auth service */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "validation_failed" | "malformed_json" | "bad_request" | "invalid_character" | "too_deep" | "weak_password" | "settings_too_large" | "invalid_version" | "wasm_required" | "native_has_no_wasm" | "invalid_base64" | "invalid_wasm" | "module_limits" | "imports_not_allowed" | "invalid_combination" | "invalid_player_identity" | "provider_not_configured";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description invalid_token: The access token is missing, malformed, expired or not signed by a known key; unauthorized: Missing, malformed, forged or expired developer bearer token; invalid_credentials: Wrong email or password; mfa_required: A correct password of a developer with a second factor: finish at POST /developers/login/mfa with MfaToken and a code or a passkey (Factors lists what the developer has); invalid_mfa_code: The authenticator code or recovery code is wrong or used already, or the MfaToken is not valid; invalid_passkey: A passkey ceremony failed: its challenge unknown, expired, spent or of another purpose or developer; the credential unknown here; a wrong signature, origin, relying party, user handle, no user verification, a counter gone backwards; invalid_api_key: Unknown game API key or wrong secret; invalid_client_key: Unknown or replaced client key; invalid_ticket: The platform ticket could not be verified */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "invalid_token" | "unauthorized" | "invalid_credentials" | "mfa_required" | "invalid_mfa_code" | "invalid_passkey" | "invalid_api_key" | "invalid_client_key" | "invalid_ticket";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description forbidden: Only the super-admin may do this; recent_sign_in_required: Adding a passkey or an authenticator, or removing a passkey, needs a sign-in within REGISTRY_RECENT_SIGN_IN_SECONDS (`MaxAgeSeconds`): sign in again, then retry; second_factor_required: The super-admin rights need a confirmed authenticator (REGISTRY_SECOND_FACTOR_ROLES); account_disabled: The player account is locked or banned */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "forbidden" | "recent_sign_in_required" | "second_factor_required" | "account_disabled";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; developer_not_found: No developer has this id (the super-admin’s factor reset); user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "route_not_found" | "game_not_found" | "developer_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description payload_too_large: The body exceeds the size limit; module_too_large: The decoded module is above the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "payload_too_large" | "module_too_large";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unsupported_media_type: The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "unsupported_media_type";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal_error: A bug: the request failed unexpectedly (logged with its request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "internal_error";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description database_unavailable: The database cannot be reached; retry later; state_unavailable: The shared state store (Redis) cannot be reached; retry later; key_set_unavailable: The token key set cannot be fetched; retry later; auth_unavailable: The auth service cannot be reached; passkeys_unavailable: No relying party: REGISTRY_PUBLIC_URL is on an IP address and REGISTRY_WEBAUTHN_RP_ID is unset; console_unavailable: The console's files are not in REGISTRY_CONSOLE_DIR (not built) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine-readable error code
+                         * @enum {string}
+                         */
+                        Code: "database_unavailable" | "state_unavailable" | "key_set_unavailable" | "auth_unavailable" | "passkeys_unavailable" | "console_unavailable";
+                        /** @description Human-readable explanation */
+                        Message: string;
+                        /** @description The request id (also in the x-request-id header) */
+                        RequestId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
     postAdminStaffRoles: {
         parameters: {
             query?: never;
@@ -746,7 +963,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; developer_not_found: No developer has this id (the super-admin’s factor reset); user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -757,7 +974,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
+                        Code: "route_not_found" | "game_not_found" | "developer_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -2730,7 +2947,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; developer_not_found: No developer has this id (the super-admin’s factor reset); user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2741,7 +2958,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
+                        Code: "route_not_found" | "game_not_found" | "developer_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3058,7 +3275,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; developer_not_found: No developer has this id (the super-admin’s factor reset); user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3069,7 +3286,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
+                        Code: "route_not_found" | "game_not_found" | "developer_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -3918,7 +4135,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; developer_not_found: No developer has this id (the super-admin’s factor reset); user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3929,7 +4146,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
+                        Code: "route_not_found" | "game_not_found" | "developer_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -4128,7 +4345,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; developer_not_found: No developer has this id (the super-admin’s factor reset); user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4139,7 +4356,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
+                        Code: "route_not_found" | "game_not_found" | "developer_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -4254,7 +4471,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; developer_not_found: No developer has this id (the super-admin’s factor reset); user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4265,7 +4482,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
+                        Code: "route_not_found" | "game_not_found" | "developer_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -4448,7 +4665,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; developer_not_found: No developer has this id (the super-admin’s factor reset); user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4459,7 +4676,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
+                        Code: "route_not_found" | "game_not_found" | "developer_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -4635,7 +4852,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; developer_not_found: No developer has this id (the super-admin’s factor reset); user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4646,7 +4863,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
+                        Code: "route_not_found" | "game_not_found" | "developer_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -4790,7 +5007,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; developer_not_found: No developer has this id (the super-admin’s factor reset); user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4801,7 +5018,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
+                        Code: "route_not_found" | "game_not_found" | "developer_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -5021,7 +5238,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; developer_not_found: No developer has this id (the super-admin’s factor reset); user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5032,7 +5249,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
+                        Code: "route_not_found" | "game_not_found" | "developer_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -5193,7 +5410,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; developer_not_found: No developer has this id (the super-admin’s factor reset); user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5204,7 +5421,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
+                        Code: "route_not_found" | "game_not_found" | "developer_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -5330,7 +5547,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; developer_not_found: No developer has this id (the super-admin’s factor reset); user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5341,7 +5558,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
+                        Code: "route_not_found" | "game_not_found" | "developer_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -5478,7 +5695,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; developer_not_found: No developer has this id (the super-admin’s factor reset); user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5489,7 +5706,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
+                        Code: "route_not_found" | "game_not_found" | "developer_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -5660,7 +5877,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; developer_not_found: No developer has this id (the super-admin’s factor reset); user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5671,7 +5888,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
+                        Code: "route_not_found" | "game_not_found" | "developer_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -5844,7 +6061,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
+            /** @description route_not_found: No route for this method and path; game_not_found: No such game, or another developer’s; developer_not_found: No developer has this id (the super-admin’s factor reset); user_not_found: No platform account has this UserId; totp_not_enabled: The developer has no confirmed authenticator; passkey_not_found: Removing a passkey that is not one of the developer’s (unknown, another developer’s, not a uuid) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5855,7 +6072,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        Code: "route_not_found" | "game_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
+                        Code: "route_not_found" | "game_not_found" | "developer_not_found" | "user_not_found" | "totp_not_enabled" | "passkey_not_found";
                         /** @description Human-readable explanation */
                         Message: string;
                         /** @description The request id (also in the x-request-id header) */

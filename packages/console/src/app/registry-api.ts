@@ -154,6 +154,9 @@ export class RegistryApi {
   setTextFilter = (id: string, update: TextFilterUpdate) => this.call<TextFilter>('PUT', `/games/${seg(id)}/text-filter`, update);
   players = (id: string) => this.call<Registration[]>('GET', `/games/${seg(id)}/users`);
   developers = () => this.call<Developer[]>('GET', '/admin/developers');
+  /** Super-admin: removes a developer's authenticator and passkeys (every token of theirs stops working). */
+  resetDeveloperFactors = (id: string, reason: string) =>
+    this.call<RegistryResult<'/admin/developers/{id}/factors/reset', 'post'>>('POST', `/admin/developers/${seg(id)}/factors/reset`, { Reason: reason });
   staffRole = (Account: string, Role: 'moderator' | 'admin', Granted: boolean) =>
     this.call<RegistryResult<'/admin/staff-roles', 'post'>>('POST', '/admin/staff-roles', { Account, Role, Granted });
 }

@@ -43,6 +43,10 @@ export function passkeyQueries(db: Queryable) {
       await db.query('UPDATE developer_passkeys SET counter = GREATEST(counter, $2), last_used_at = now() WHERE id = $1', [id, counter]);
     },
     /** Deletes one of the developer's passkeys; false when the developer has none with this id. */
+    /** Every passkey of the developer (the super-admin's factor reset); how many there were. */
+    async removeAll(developerId: string): Promise<number> {
+      return (await db.query('DELETE FROM developer_passkeys WHERE developer_id = $1', [developerId])).rowCount;
+    },
     async remove(developerId: string, id: string): Promise<boolean> {
       return (await db.query('DELETE FROM developer_passkeys WHERE id = $1 AND developer_id = $2', [id, developerId])).rowCount > 0;
     },

@@ -1,13 +1,35 @@
 import { Type } from 'typebox';
-import type { App } from '@platform/kit';
+import { UUID_PATTERN, type App } from '@platform/kit';
 import type { Context } from '../context.js';
 import { developerOf } from '../services/auth.js';
 import { listDevelopers } from '../services/developers.js';
 import { allUsers } from '../services/games.js';
 import { changeStaffRole } from '../services/staff-roles.js';
+import { resetDeveloperFactors } from '../services/factor-reset.js';
+import { fail } from '../errors.js';
 import { bearer, DeveloperView, ErrorBody, UserRegistrationView } from './schemas.js';
 
 export function adminRoutes(app: App, ctx: Context): void {
+  app.post(
+    '/admin/developers/:id/factors/reset',
+    {
+      config: { caller: 'superadmin' },
+      schema: {
+        tags: ['admin'],
+        summary: 'Remove a developer’s authenticator and passkeys, for one who lost them; every token of the developer stops working',
+        security: bearer,
+        params: Type.Object({ id: Type.String({ maxLength: 200 }) }),
+        body: Type.Object({ Reason: Type.String({ minLength: 1, maxLength: 1000, description: 'Why (the case), logged' }) }, { additionalProperties: false }),
+        response: { 200: Type.Object({ TotpRemoved: Type.Boolean(), PasskeysRemoved: Type.Integer({ minimum: 0 }) }), 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
+      },
+    },
+    async (req) => {
+      // Any id that is not a developer's (unknown, not a uuid) is the same 404.
+      if (!UUID_PATTERN.test(req.params.id)) throw fail('developer_not_found', 'No developer has this id');
+      return resetDeveloperFactors(ctx, developerOf(req), req.params.id.toLowerCase(), req.body.Reason, req.log);
+    },
+  );
+
   app.get(
     '/admin/developers',
     {

@@ -6,7 +6,7 @@
  * standard's, not PascalCase.
  */
 import { Type } from 'typebox';
-import { AssertionCredential, asAssertion, asRegistration, createRateLimiter, RegistrationCredential, WebauthnOptionsJSON, type App } from '@platform/kit';
+import { AssertionCredential, asAssertion, asRegistration, createRateLimiter, RegistrationCredential, UUID_PATTERN, WebauthnOptionsJSON, type App } from '@platform/kit';
 import type { Context } from '../context.js';
 import { fail } from '../errors.js';
 import { developerOf } from '../services/auth.js';
@@ -15,7 +15,6 @@ import { assertionOptions, listPasskeys, registerPasskey, registrationOptions, r
 import { mfaDeveloper } from '../services/second-factors.js';
 import { AuthResponse, bearer, ErrorBody } from './schemas.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const Timestamp = Type.String({ format: 'date-time' });
 const PublicKeyOptions = Type.Object({ PublicKey: WebauthnOptionsJSON }, { additionalProperties: false });
 const PasskeyView = Type.Object({
@@ -89,7 +88,7 @@ function ownPasskeyRoutes(app: App, ctx: Context): void {
     },
     async (req) => {
       // Any id that is not one of this developer's passkeys (another's, unknown, not a uuid) is the same 404.
-      if (!UUID.test(req.params.id)) throw fail('passkey_not_found', 'The developer has no passkey with this id');
+      if (!UUID_PATTERN.test(req.params.id)) throw fail('passkey_not_found', 'The developer has no passkey with this id');
       return removePasskey(ctx, developerOf(req), req.params.id.toLowerCase(), req.log);
     },
   );

@@ -1,6 +1,6 @@
 /** Super-admin: every developer account, and platform staff made without stopping anything. */
 import { h, onSubmit, table, when } from '../dom.js';
-import type { Ui } from '../ui.js';
+import { confirmDialog, type Ui } from '../ui.js';
 
 /** Grant or take away moderator or admin on a player account at auth (registry POST /admin/staff-roles). */
 function staffRoleForm(ui: Ui): HTMLElement {
@@ -22,6 +22,26 @@ function staffRoleForm(ui: Ui): HTMLElement {
   return form;
 }
 
+/** A developer who lost every second factor: the authenticator and passkeys go, every token of theirs ends. */
+function factorResetForm(ui: Ui): HTMLElement {
+  const form = h(
+    'form',
+    { class: 'inline', id: 'developer-factor-reset' },
+    h('label', null, 'Developer id', h('input', { name: 'id', required: true, maxLength: 64 })),
+    h('label', null, 'Reason (logged)', h('input', { name: 'reason', required: true, maxLength: 1000 })),
+    h('button', { type: 'submit', class: 'danger' }, 'Reset second factors'),
+  );
+  onSubmit(form, (f) => {
+    void ui.attempt('Resetting the developer’s second factors', async () => {
+      const sure = await confirmDialog({ title: 'Reset this developer’s second factors?', body: 'Their authenticator and every passkey are removed and every token of theirs stops working. Do this only after checking who asks.', confirm: 'Reset' });
+      if (!sure) return;
+      const r = await ui.s.registry.resetDeveloperFactors(f.id.trim(), f.reason ?? '');
+      ui.say(`Second factors reset: authenticator ${r.TotpRemoved ? 'removed' : 'none'}, ${r.PasskeysRemoved} passkey(s) removed.`);
+    });
+  });
+  return form;
+}
+
 export async function developersPage(ui: Ui, main: HTMLElement): Promise<void> {
   const developers = (await ui.attempt('Loading developers', () => ui.s.registry.developers())) ?? [];
   main.append(
@@ -35,5 +55,6 @@ export async function developersPage(ui: Ui, main: HTMLElement): Promise<void> {
       ),
     ),
     h('section', { class: 'card' }, h('h2', null, 'Platform staff'), staffRoleForm(ui)),
+    h('section', { class: 'card' }, h('h2', null, 'Lost second factors'), factorResetForm(ui)),
   );
 }
