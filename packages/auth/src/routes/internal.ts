@@ -12,6 +12,8 @@ import { audit } from '../services/audit.js';
 import { serviceToken } from '../services/outbox.js';
 import { BODY_ERRORS, COMMON_ERRORS, errorResponses, optionalBody } from './schemas.js';
 import { serviceOf } from '../services/callers.js';
+import { lookupPlatformAccounts, platformIdentities } from '../services/platform.js';
+import { PLATFORM_PROVIDERS } from '../providers/types.js';
 
 export async function internalRoutes(app: App, c: AuthContext) {
   const security = [{ internalKey: [] }];
@@ -81,7 +83,68 @@ export async function internalRoutes(app: App, c: AuthContext) {
     },
   );
 
+  await platformAccountRoutes(app, c, security);
   await staffRoleRoutes(app, c, security);
+}
+
+/** Provider user ids a lookup takes at most (a Steam friend list is at most 2,000: four calls). */
+export const LOOKUP_MAX_IDS = 500;
+const PlatformProviderName = Type.Union([Type.Literal('store_a'), Type.Literal('store_b'), Type.Literal('idp_a'), Type.Literal('idp_b')], {
+  description: `A platform provider (docs/auth-providers.md): ${PLATFORM_PROVIDERS.join(', ')}`,
+});
+
+/** Platform identities for service callers: social's platform friends (docs/social.md, "Platform friends"). */
+async function platformAccountRoutes(app: App, c: AuthContext, security: { internalKey: never[] }[]) {
+  app.get(
+    '/internal/accounts/:id/identities',
+    {
+      config: { caller: 'service:*' },
+      schema: {
+        tags: ['internal'],
+        summary: 'An account’s platform identities (service callers only)',
+        description:
+          'Requires X-Internal-Key. The platform providers’ user ids the account signed in or linked with (store_a: the steamid64 as a decimal string), oldest link first; ' +
+          'never an email or a guest identity. Deleted (and purged) accounts and unknown ids answer 404 account_not_found.',
+        security,
+        params: Type.Object({ id: Type.String({ maxLength: 200 }) }),
+        response: {
+          200: Type.Object({
+            id: Type.String({ format: 'uuid' }),
+            identities: Type.Array(Type.Object({ provider: Type.String(), provider_user_id: Type.String(), linked_at: Type.String({ format: 'date-time' }) })),
+          }),
+          ...errorResponses(COMMON_ERRORS, 'validation_failed', 'invalid_character', 'internal_key_required', 'invalid_internal_key', 'account_not_found'),
+        },
+      },
+    },
+    async (req) => platformIdentities(c, req.params.id),
+  );
+
+  app.post(
+    '/internal/platform-accounts/lookup',
+    {
+      config: { caller: 'service:*' },
+      schema: {
+        tags: ['internal'],
+        summary: 'Which of one provider’s user ids belong to active accounts (service callers only)',
+        description:
+          `Requires X-Internal-Key. At most ${LOOKUP_MAX_IDS} ids of one provider; the answer lists those owned by an active account with its id, ` +
+          'in no promised order. Unknown ids and deleted, locked or banned accounts are left out (an empty list is an answer, not an error).',
+        security,
+        body: Type.Object(
+          {
+            provider: PlatformProviderName,
+            provider_user_ids: Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { minItems: 1, maxItems: LOOKUP_MAX_IDS }),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object({ accounts: Type.Array(Type.Object({ provider_user_id: Type.String(), account_id: Type.String({ format: 'uuid' }) })) }),
+          ...errorResponses(BODY_ERRORS, COMMON_ERRORS, 'internal_key_required', 'invalid_internal_key'),
+        },
+      },
+    },
+    async (req) => lookupPlatformAccounts(c, req.body.provider, req.body.provider_user_ids),
+  );
 }
 
 /** The registry's super-admin making staff (docs/auth.md, "Internal endpoints and service callers"). */
