@@ -24,6 +24,7 @@ import { createAuthenticator, createServerVerifier, type Authenticator, type Pri
 import type { Ctx, GameContext, UserRow } from './context.js';
 import { socialError, socialErrors } from './services/errors.js';
 import { noteGamePlayed } from './services/user-games.js';
+import { refreshPlatformFriends, startPlatformFriends } from './services/platform-friends.js';
 import { createEventPublisher, replayRetention } from './services/events.js';
 import { createRevocations } from './services/revocations.js';
 import { createSanctions } from './services/sanctions.js';
@@ -189,6 +190,7 @@ function authenticateRequests(app: App, ctx: Ctx, auth: { authenticator: Authent
     if (!req.principal || req.routeOptions.config?.noProfile) return;
     req.user = await ensureUser(ctx, req.principal.accountId, req.principal.handleHint);
     await noteGamePlayed(ctx, req.user, req.game);
+    await refreshPlatformFriends(ctx, req.user, req.game);
   });
 }
 
@@ -222,6 +224,10 @@ export async function createApp(config: SocialConfig, deps: SocialDeps): Promise
   // One cursor key for every node: kept in the database, made by the first node to start (kit cursor.ts).
   const cursors = cursorSealer(await serviceSecret(deps.db, 'cursors'));
   const ctx: Ctx = { db: deps.db, state: deps.state, config, events, metrics, sanctions, authAdmin: createAuthAdmin(config), cursors, textFilters: textFilters(), now: deps.now ?? (() => new Date()) };
+
+  // Platform friends refreshed in the background (services/platform-friends.ts); the close waits for those running.
+  const platformFriends = startPlatformFriends(ctx, app.log);
+  app.addHook('onClose', () => platformFriends.settle());
 
   const keys =
     deps.keys ??

@@ -116,7 +116,7 @@ async function platformAccountRoutes(app: App, c: AuthContext, security: { inter
         },
       },
     },
-    async (req) => platformIdentities(c, req.params.id),
+    async (req) => platformIdentities(c.db, req.params.id),
   );
 
   app.post(
@@ -143,7 +143,7 @@ async function platformAccountRoutes(app: App, c: AuthContext, security: { inter
         },
       },
     },
-    async (req) => lookupPlatformAccounts(c, req.body.provider, req.body.provider_user_ids),
+    async (req) => lookupPlatformAccounts(c.db, req.body.provider, req.body.provider_user_ids),
   );
 }
 

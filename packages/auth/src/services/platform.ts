@@ -6,7 +6,6 @@
  * maps the friends' ids back to accounts (docs/social.md, "Platform friends"; decision 0030). Never an email.
  */
 import { AppError, UUID_PATTERN, type Queryable } from '@platform/kit';
-import type { AuthContext } from '../context.js';
 import { accountNotFound, fail } from '../errors.js';
 import { accountStatus, markGuestUpgraded } from '../queries/accounts.js';
 import { activeAccountsOfProviderUsers, platformIdentitiesOf, upsertPlatformIdentity } from '../queries/identities.js';
@@ -44,11 +43,11 @@ export async function linkPlatformIdentity(tx: Queryable, id: VerifiedPlatformId
 }
 
 /** The account's platform identities; 404 account_not_found for an unknown, malformed or deleted account. */
-export async function platformIdentities(ctx: AuthContext, accountId: string) {
+export async function platformIdentities(db: Queryable, accountId: string) {
   if (!UUID_PATTERN.test(accountId)) throw accountNotFound();
-  const status = await accountStatus(ctx.db, accountId);
+  const status = await accountStatus(db, accountId);
   if (status === undefined || status === 'deleted') throw accountNotFound();
-  const rows = await platformIdentitiesOf(ctx.db, accountId, PLATFORM_PROVIDERS);
+  const rows = await platformIdentitiesOf(db, accountId, PLATFORM_PROVIDERS);
   return {
     id: accountId,
     identities: rows.map((r) => ({ provider: r.provider, provider_user_id: r.provider_user_id, linked_at: r.linked_at.toISOString() })),
@@ -56,7 +55,7 @@ export async function platformIdentities(ctx: AuthContext, accountId: string) {
 }
 
 /** Which of one provider's user ids belong to an active account (unknown, deleted, locked and banned ones are left out). */
-export async function lookupPlatformAccounts(ctx: AuthContext, provider: string, providerUserIds: string[]) {
-  const rows = await activeAccountsOfProviderUsers(ctx.db, provider, [...new Set(providerUserIds)]);
+export async function lookupPlatformAccounts(db: Queryable, provider: string, providerUserIds: string[]) {
+  const rows = await activeAccountsOfProviderUsers(db, provider, [...new Set(providerUserIds)]);
   return { accounts: rows.map((r) => ({ provider_user_id: r.provider_user_id, account_id: r.account_id })) };
 }

@@ -1029,6 +1029,8 @@ export interface operations {
                         } | null;
                         /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
                         GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_chat" | "group_create")[] | null;
+                        /** @description What social does with the platform friends (Steam friends) of a player who also plays this game (docs/registry.md, "Platform friends"): off: nothing; suggest (the default): they appear in the player's suggestions (source platform); befriend: they become friends at once, both ways */
+                        PlatformFriends: "off" | "suggest" | "befriend";
                         TextFilter: {
                             AllowList: string[];
                             DenyList: string[];
@@ -1203,6 +1205,8 @@ export interface operations {
                         } | null;
                         /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
                         GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_chat" | "group_create")[] | null;
+                        /** @description What social does with the platform friends (Steam friends) of a player who also plays this game (docs/registry.md, "Platform friends"): off: nothing; suggest (the default): they appear in the player's suggestions (source platform); befriend: they become friends at once, both ways */
+                        PlatformFriends: "off" | "suggest" | "befriend";
                         TextFilter: {
                             AllowList: string[];
                             DenyList: string[];
@@ -3646,6 +3650,8 @@ export interface operations {
                         /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
                         GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_chat" | "group_create")[] | null;
                         LaunchCommand: string | null;
+                        /** @description What social does with the platform friends (Steam friends) of a player who also plays this game (docs/registry.md, "Platform friends"): off: nothing; suggest (the default): they appear in the player's suggestions (source platform); befriend: they become friends at once, both ways */
+                        PlatformFriends: "off" | "suggest" | "befriend";
                         /** @description Free-form JSON object, at most 16 KiB serialised */
                         Settings: {
                             [key: string]: unknown;
@@ -3800,6 +3806,8 @@ export interface operations {
                             /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
                             GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_chat" | "group_create")[] | null;
                             LaunchCommand: string | null;
+                            /** @description What social does with the platform friends (Steam friends) of a player who also plays this game (docs/registry.md, "Platform friends"): off: nothing; suggest (the default): they appear in the player's suggestions (source platform); befriend: they become friends at once, both ways */
+                            PlatformFriends: "off" | "suggest" | "befriend";
                             /** @description Free-form JSON object, at most 16 KiB serialised */
                             Settings: {
                                 [key: string]: unknown;
@@ -4011,6 +4019,8 @@ export interface operations {
                         /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
                         GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_chat" | "group_create")[] | null;
                         LaunchCommand: string | null;
+                        /** @description What social does with the platform friends (Steam friends) of a player who also plays this game (docs/registry.md, "Platform friends"): off: nothing; suggest (the default): they appear in the player's suggestions (source platform); befriend: they become friends at once, both ways */
+                        PlatformFriends: "off" | "suggest" | "befriend";
                         /** @description Free-form JSON object, at most 16 KiB serialised */
                         Settings: {
                             [key: string]: unknown;
@@ -4286,6 +4296,8 @@ export interface operations {
                     /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
                     GuestRestricted?: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_chat" | "group_create")[] | null;
                     LaunchCommand?: string | null;
+                    /** @description What social does with the platform friends (Steam friends) of a player who also plays this game (docs/registry.md, "Platform friends"): off: nothing; suggest (the default): they appear in the player's suggestions (source platform); befriend: they become friends at once, both ways */
+                    PlatformFriends?: "off" | "suggest" | "befriend";
                     /** @description Free-form JSON object, at most 16 KiB serialised */
                     Settings?: {
                         [key: string]: unknown;
@@ -4331,6 +4343,8 @@ export interface operations {
                         /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
                         GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_chat" | "group_create")[] | null;
                         LaunchCommand: string | null;
+                        /** @description What social does with the platform friends (Steam friends) of a player who also plays this game (docs/registry.md, "Platform friends"): off: nothing; suggest (the default): they appear in the player's suggestions (source platform); befriend: they become friends at once, both ways */
+                        PlatformFriends: "off" | "suggest" | "befriend";
                         /** @description Free-form JSON object, at most 16 KiB serialised */
                         Settings: {
                             [key: string]: unknown;
@@ -4904,6 +4918,8 @@ export interface operations {
                         /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
                         GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_chat" | "group_create")[] | null;
                         LaunchCommand: string | null;
+                        /** @description What social does with the platform friends (Steam friends) of a player who also plays this game (docs/registry.md, "Platform friends"): off: nothing; suggest (the default): they appear in the player's suggestions (source platform); befriend: they become friends at once, both ways */
+                        PlatformFriends: "off" | "suggest" | "befriend";
                         /** @description Free-form JSON object, at most 16 KiB serialised */
                         Settings: {
                             [key: string]: unknown;
@@ -5075,6 +5091,8 @@ export interface operations {
                             /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
                             GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_chat" | "group_create")[] | null;
                             LaunchCommand: string | null;
+                            /** @description What social does with the platform friends (Steam friends) of a player who also plays this game (docs/registry.md, "Platform friends"): off: nothing; suggest (the default): they appear in the player's suggestions (source platform); befriend: they become friends at once, both ways */
+                            PlatformFriends: "off" | "suggest" | "befriend";
                             /** @description Free-form JSON object, at most 16 KiB serialised */
                             Settings: {
                                 [key: string]: unknown;

@@ -764,7 +764,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** People the caller may know: friends of friends (with mutual friends) and recent players of the game */
+        /** People the caller may know: platform friends, friends of friends (with mutual friends) and recent players of the game */
         get: operations["getV1MeSuggestions"];
         put?: never;
         post?: never;
@@ -10871,6 +10871,23 @@ export interface operations {
                             mode: string | null;
                             region: string | null;
                         };
+                        /** @description When the player’s platform friends were last fetched in each game, and how it went */
+                        platformFriendRefreshes: {
+                            gameId: string;
+                            outcome: string;
+                            refreshedAt: string;
+                        }[];
+                        /** @description The player’s platform friends imported in each game (docs/social.md, "Platform friends"); befriendedAt: the friendship the game’s befriend mode made */
+                        platformFriends: {
+                            avatarUrl?: string;
+                            befriendedAt?: string;
+                            displayName: string;
+                            fullHandle: string;
+                            gameId: string;
+                            importedAt: string;
+                            provider: string;
+                            publicId: string;
+                        }[];
                         profile: {
                             avatarUrl: string | null;
                             displayName: string;
@@ -12325,7 +12342,7 @@ export interface operations {
                              */
                             playedAt?: string;
                             publicId: string;
-                            /** @description Why: friends of friends first (also when a recent player), then recent players; platform: platform friends (later) */
+                            /** @description Why: platform friends who play this game first (Steam friends, unless the game's PlatformFriends is off; docs/social.md, "Platform friends"), then friends of friends (also when a recent player), then recent players */
                             source: "friendsOfFriends" | "recentPlayer" | "platform";
                         }[];
                     };
