@@ -34,10 +34,17 @@ export async function playersOfGame(db: Queryable, accountIds: string[], gameId:
   return r.rows;
 }
 
-/** The import becomes exactly `friendIds` (rows no longer there go; befriended_at of kept rows stays). */
-export async function replaceImport(db: Database, userId: string, gameId: string, provider: string, friendIds: string[], at: Date): Promise<void> {
+/**
+ * The import becomes exactly `friendIds` (rows no longer there go; befriended_at of kept rows stays). With `visible`
+ * (the player's list was read, not a private profile) the other players' rows of the game naming the player and not
+ * in the list go too: a platform friendship is mutual, and the newer list says it ended.
+ */
+export async function replaceImport(db: Database, userId: string, gameId: string, provider: string, friendIds: string[], at: Date, visible: boolean): Promise<void> {
   await db.transaction(async (tx) => {
     await tx.query('DELETE FROM platform_friends WHERE user_id = $1 AND game_id = $2 AND NOT (friend_id = ANY($3::uuid[]))', [userId, gameId, friendIds]);
+    if (visible) {
+      await tx.query('DELETE FROM platform_friends WHERE friend_id = $1 AND game_id = $2 AND NOT (user_id = ANY($3::uuid[]))', [userId, gameId, friendIds]);
+    }
     if (friendIds.length) {
       await tx.query(
         `INSERT INTO platform_friends (user_id, game_id, friend_id, provider, imported_at)

@@ -103,7 +103,7 @@ async function importFriends(ctx: Ctx, me: UserRow, gameId: string, mode: Platfo
   const players = await playersOfGame(ctx.db, [...accounts.values()], gameId, me.id);
   const ids = players.map((p) => p.id);
   const at = ctx.now();
-  await replaceImport(ctx.db, me.id, gameId, provider, ids, at);
+  await replaceImport(ctx.db, me.id, gameId, provider, ids, at, list.visible);
   if (mode === 'befriend') await befriendAll(ctx, me, gameId, ids, at);
   return list.visible ? 'imported' : 'private';
 }
