@@ -132,6 +132,23 @@ describe('platform friends: Steam friends who play the game, suggested or befrie
     assert.equal(steam.refused(), 0, 'every call carried the key, the path and relationship=friend');
   });
 
+  it('a socket in the game context is a first contact too', async () => {
+    const s = await steamPlayer('S');
+    steam.answers.set(s.steamId, { friends: [a.steamId] });
+    const socket = await open(p.socialNodes[0], s.token, p.socialTls.cert, { 'x-platform-client-key': games.suggest.clientKey });
+    try {
+      const outcome = await eventually('the socket’s refresh', async () => {
+        const row = await refreshOf(s, games.suggest);
+        return row && row.outcome !== 'running' ? row.outcome : undefined;
+      });
+      assert.equal(outcome, 'imported');
+      assert.deepEqual(await suggested(s, games.suggest), [`${a.publicId}:platform`]);
+    } finally {
+      socket.ws.close();
+    }
+    assert.equal((await call(s, 'DELETE', '/v1/me')).status, 200);
+  });
+
   it('once per interval, agreed by every node; after it the next request refreshes, and an ended friendship is gone', async () => {
     const first = await refreshOf(a, games.suggest);
     const calls = steam.calls(a.steamId);
