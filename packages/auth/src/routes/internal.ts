@@ -3,9 +3,9 @@
  * services/internal.ts). Not for players or game clients.
  */
 import { Type } from 'typebox';
-import { serviceSubject, type App } from '@platform/kit';
+import { serviceSubject, UUID_PATTERN, type App } from '@platform/kit';
 import type { AuthContext } from '../context.js';
-import { accountNotFound } from '../errors.js';
+import { accountNotFound, fail } from '../errors.js';
 import { accountSummaryFor } from '../services/accounts.js';
 import { grantRoles } from '../services/admin.js';
 import { audit } from '../services/audit.js';
@@ -28,7 +28,9 @@ export async function internalRoutes(app: App, c: AuthContext) {
         description:
           'Requires X-Internal-Key (or an accepted client certificate on the mutual-TLS listener). The token is an ordinary access token (same format, key set, issuer and audience) with ' +
           'sub `service:<caller name>`, roles ["server"] and a random sid, valid for the access-token lifetime; verifiers ' +
-          'check it offline and require the role. No body (or an empty object). Audited as `login` with method `internal_key`.',
+          'check it offline and require the role. No body (or an empty object), or `{"game_id": "<uuid>"}`: the token then carries the claim `game`, ' +
+          'and social takes it as that game\'s server credential for match rosters (POST /v1/matches; docs/social.md, "Recent players"). ' +
+          'Audited as `login` with method `internal_key` (and the game).',
         security,
         response: {
           200: Type.Object({
@@ -37,6 +39,7 @@ export async function internalRoutes(app: App, c: AuthContext) {
             expires_in: Type.Integer(),
             sub: Type.String(),
             roles: Type.Array(Type.String()),
+            game: Type.Optional(Type.String({ format: 'uuid', description: 'The game the token was issued for (its `game` claim), when asked' })),
           }),
           ...errorResponses(BODY_ERRORS, COMMON_ERRORS, 'internal_key_required', 'invalid_internal_key'),
         },
@@ -44,10 +47,12 @@ export async function internalRoutes(app: App, c: AuthContext) {
     },
     async (req) => {
       const name = serviceOf(req);
-      optionalBody(req.body, {});
-      const token = await serviceToken(c.config, c.keys, name, c.config.accessTtlSeconds);
-      await audit(c.db, c.auditCtx(req), 'login', null, { method: 'internal_key', service: name, outcome: 'success' });
-      return { access_token: token, token_type: 'Bearer' as const, expires_in: c.config.accessTtlSeconds, sub: serviceSubject(name), roles: ['server'] };
+      const game = optionalBody<{ game_id: string }>(req.body, { game_id: 'string' }).game_id?.toLowerCase();
+      if (game !== undefined && !UUID_PATTERN.test(game)) throw fail('validation_failed', 'game_id must be a game id (a uuid)', { field: 'game_id' });
+      const token = await serviceToken(c.config, c.keys, name, c.config.accessTtlSeconds, game);
+      await audit(c.db, c.auditCtx(req), 'login', null, { method: 'internal_key', service: name, outcome: 'success', ...(game ? { game } : {}) });
+      const out = { access_token: token, token_type: 'Bearer' as const, expires_in: c.config.accessTtlSeconds, sub: serviceSubject(name), roles: ['server'] };
+      return game ? { ...out, game } : out;
     },
   );
 
