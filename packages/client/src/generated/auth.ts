@@ -824,7 +824,7 @@ export interface paths {
         put?: never;
         /**
          * A server-role access token for the calling service (client credentials)
-         * @description Requires X-Internal-Key (or an accepted client certificate on the mutual-TLS listener). The token is an ordinary access token (same format, key set, issuer and audience) with sub `service:<caller name>`, roles ["server"] and a random sid, valid for the access-token lifetime; verifiers check it offline and require the role. No body (or an empty object). Audited as `login` with method `internal_key`.
+         * @description Requires X-Internal-Key (or an accepted client certificate on the mutual-TLS listener). The token is an ordinary access token (same format, key set, issuer and audience) with sub `service:<caller name>`, roles ["server"] and a random sid, valid for the access-token lifetime; verifiers check it offline and require the role. No body (or an empty object), or `{"game_id": "<uuid>"}`: the token then carries the claim `game`, and social takes it as that game's server credential for match rosters (POST /v1/matches; docs/social.md, "Recent players"). Audited as `login` with method `internal_key` (and the game).
          */
         post: operations["postInternalServerToken"];
         delete?: never;
@@ -9683,6 +9683,11 @@ export interface operations {
                     "application/json": {
                         access_token: string;
                         expires_in: number;
+                        /**
+                         * Format: uuid
+                         * @description The game the token was issued for (its `game` claim), when asked
+                         */
+                        game?: string;
                         roles: string[];
                         sub: string;
                         /** @enum {string} */

@@ -595,7 +595,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A game server posts a match roster: its players become each other’s recent players (201 new, 200 known match) */
+        /**
+         * A game server posts a match roster: its players become each other’s recent players (201 new, 200 known match)
+         * @description The game server authenticates with the game’s key and secret, or with a server-role token issued for the game (its `game` claim: auth’s POST /internal/server-token with `game_id`); the roster is then that game’s. A player’s token, or a server token without a game: 403 `forbidden`; a client key: 403 `game_secret_required`.
+         */
         post: operations["postV1Matches"];
         delete?: never;
         options?: never;
@@ -10163,7 +10166,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description game_secret_required: A game-server route called with a client key: it needs the game’s key and secret */
+            /** @description forbidden: The internal route needs a token with the server role; game_secret_required: A game-server route called with a client key: it needs the game’s key and secret */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10174,7 +10177,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "game_secret_required";
+                        code: "forbidden" | "game_secret_required";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
