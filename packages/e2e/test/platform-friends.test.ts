@@ -46,6 +46,7 @@ describe('platform friends: Steam friends who play the game, suggested or befrie
         SOCIAL_PLATFORM_FRIENDS_STEAM_API_URL: steam.url,
         SOCIAL_PLATFORM_FRIENDS_TIMEOUT_MS: '1000',
         SOCIAL_PLATFORM_FRIENDS_REFRESH_SECONDS: '3600',
+        SOCIAL_FRIENDS_MAX: '2',
       },
     });
     node2 = await p.addSocialNode();
@@ -194,6 +195,30 @@ describe('platform friends: Steam friends who play the game, suggested or befrie
     assert.equal(await play(pl, games.befriend, fresh), 'imported');
     assert.deepEqual(await friendsOf(pl), []);
     assert.deepEqual(await suggested(pl, games.befriend), []);
+  });
+
+  it('befriend: a full friend list leaves the friend a suggestion; a recent decline neither befriends nor suggests', async () => {
+    const [l, m, n, o, j, k] = [await steamPlayer('L'), await steamPlayer('M'), await steamPlayer('N'), await steamPlayer('O'), await steamPlayer('J'), await steamPlayer('K')];
+    const befriend = async (x: Player, y: Player) => {
+      assert.equal((await p.social.call('POST', '/v1/friends/requests', { token: x.token, body: { toPublicId: y.publicId } })).status, 201);
+      assert.equal((await call(y, 'POST', `/v1/friends/requests/${x.publicId}/accept`)).status, 200);
+    };
+    // L has Social:Friends:Max (2) friends already.
+    await befriend(l, n);
+    await befriend(l, o);
+    steam.answers.set(l.steamId, { friends: [m.steamId] });
+    assert.equal(await play(m, games.befriend), 'imported');
+    assert.equal(await play(l, games.befriend), 'imported');
+    assert.deepEqual(await friendsOf(l), [n.publicId, o.publicId].sort());
+    assert.deepEqual(await suggested(l, games.befriend), [`${m.publicId}:platform`]);
+    // J declined K's request: no friendship, no suggestion, either way.
+    assert.equal((await p.social.call('POST', '/v1/friends/requests', { token: k.token, body: { toPublicId: j.publicId } })).status, 201);
+    assert.equal((await call(j, 'POST', `/v1/friends/requests/${k.publicId}/decline`)).status, 200);
+    steam.answers.set(j.steamId, { friends: [k.steamId] });
+    assert.equal(await play(k, games.befriend), 'imported');
+    assert.equal(await play(j, games.befriend), 'imported');
+    assert.deepEqual([await friendsOf(j), await friendsOf(k)], [[], []]);
+    assert.deepEqual([await suggested(j, games.befriend), await suggested(k, games.befriend)], [[], []]);
   });
 
   it('a private profile, a 500, a slow or malformed answer and a player without Steam never fail the request; counted', async () => {
