@@ -17,6 +17,8 @@ import { startSteamWebApi, type SteamWebApi } from './support/steam-web-api.js';
 const STEAM_KEY = `steam-web-api-key-${randomBytes(8).toString('hex')}`;
 const APP_ID = 480;
 const TICKET_KEY = randomBytes(32);
+/** Polls of 100 ms a background refresh is given (a minute: CI runs suites side by side on two cores). */
+const PATIENCE = 600;
 let steamAccount = 100_000 + Math.floor(Math.random() * 1_000_000);
 
 interface Player {
@@ -94,7 +96,7 @@ describe('platform friends: Steam friends who play the game, suggested or befrie
     return eventually(`${who.name}'s refresh`, async () => {
       const row = await refreshOf(who, game);
       return row && row.outcome !== 'running' ? row.outcome : undefined;
-    });
+    }, PATIENCE);
   }
   const suggested = async (who: Player, game: Game) => {
     const r = await call(who, 'GET', '/v1/me/suggestions', game);
@@ -141,7 +143,7 @@ describe('platform friends: Steam friends who play the game, suggested or befrie
       const outcome = await eventually('the socket’s refresh', async () => {
         const row = await refreshOf(s, games.suggest);
         return row && row.outcome !== 'running' ? row.outcome : undefined;
-      });
+      }, PATIENCE);
       assert.equal(outcome, 'imported');
       assert.deepEqual(await suggested(s, games.suggest), [`${a.publicId}:platform`]);
     } finally {
@@ -179,7 +181,7 @@ describe('platform friends: Steam friends who play the game, suggested or befrie
       assert.deepEqual(await friendsOf(pl), [q.publicId]);
       assert.deepEqual(await friendsOf(q), [pl.publicId]);
       assert.deepEqual(await friendsOf(r), []);
-      const added = await eventually('friendAdded', async () => qSocket.frames.find((f) => f.type === 'friendAdded'));
+      const added = await eventually('friendAdded', async () => qSocket.frames.find((f) => f.type === 'friendAdded'), PATIENCE);
       assert.deepEqual([added.data.publicId, added.data.source], [pl.publicId, 'platform']);
     } finally {
       qSocket.ws.close();
