@@ -110,6 +110,27 @@ describe('internal callers', () => {
     assertError(text, 400, 'validation_failed');
   });
 
+  it('POST /internal/server-token {game_id}: the token carries the game (social takes it for that game’s rosters); a bad game_id → 400', async () => {
+    const verify = createAccessTokenVerifier({ issuer: h.config.issuer, audience: h.config.audience, keys: staticKeyResolver(() => h.app.auth.keys.publicKeys()) });
+    const game = '6f1c2a44-3b1e-4c8e-9a57-0d2f4b7e8c11';
+    const r = await h.app.inject({ method: 'POST', url: '/internal/server-token', headers: { 'x-internal-key': MATCH_KEY }, payload: { game_id: game.toUpperCase() } });
+    assert.equal(r.statusCode, 200, r.body);
+    assert.equal(r.json().game, game);
+    const claims = await verify(r.json().access_token);
+    assert.deepEqual([claims.sub, claims.roles, claims.game], ['service:matchmaking', ['server'], game]);
+    const audited = await h.tdb.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM audit_log WHERE event = 'login' AND detail->>'game' = $1`, [game]);
+    assert.equal(audited.rows[0].n, 1);
+    // Without one, no claim (the tokens of before are unchanged).
+    const plain = await h.app.inject({ method: 'POST', url: '/internal/server-token', headers: { 'x-internal-key': MATCH_KEY } });
+    assert.equal((await verify(plain.json().access_token)).game, undefined);
+    assert.ok(!('game' in plain.json()));
+    for (const payload of [{ game_id: 'not-a-uuid' }, { game_id: '' }, { game_id: 5 }, { game_id: null }, { game_id: game, extra: 1 }]) {
+      assertError(await h.app.inject({ method: 'POST', url: '/internal/server-token', headers: { 'x-internal-key': MATCH_KEY }, payload }), 400, 'validation_failed');
+    }
+    const g = await guest(h.app);
+    assertError(await h.app.inject({ method: 'POST', url: '/internal/server-token', headers: bearer(g.access_token), payload: { game_id: game } }), 401, 'internal_key_required');
+  });
+
   it('an internal caller may name the player address; without a valid key the header is ignored', async () => {
     const fwd = (key?: string) =>
       h.app.inject({

@@ -9,6 +9,11 @@ export interface ServerEvents {
   friendRequestReceived: RequestSummary;
   /** A friend request the player sent was accepted: the two are friends now. */
   friendRequestAccepted: RequestSummary;
+  /**
+   * A friendship made without a request: the game imports platform friends with `befriend` (a Steam friend who plays
+   * the game); both players hear it, no inbox entry.
+   */
+  friendAdded: { publicId: string; fullHandle: string; displayName: string; source: 'platform' };
   /** A friendship of the player's ended. */
   friendRemoved: { publicId: string };
   /** A friend changed their name, avatar or status. */

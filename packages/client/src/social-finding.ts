@@ -27,7 +27,10 @@ export class SocialFindingApi {
   recentPlayers(query: PageQuery = {}): Promise<RecentPlayersPage> {
     return this.call('GET', '/v1/me/recent-players', { query });
   }
-  /** People the caller may know: friends of friends (most mutual friends first), then recent players of this game. */
+  /**
+   * People the caller may know: platform friends who play this game (Steam friends, `source: 'platform'`), then
+   * friends of friends (most mutual friends first), then recent players of this game.
+   */
   suggestions(query: PageQuery = {}): Promise<SuggestionsPage> {
     return this.call('GET', '/v1/me/suggestions', { query });
   }

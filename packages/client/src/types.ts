@@ -248,7 +248,7 @@ export type RecentPlayer = RecentPlayersPage['players'][number];
 export type PageQuery = QueryOf<SocialOp<'/v1/me/recent-players', 'get'>>;
 /** One page of suggestions; `nextCursor` while more remain. */
 export type SuggestionsPage = SocialResult<'/v1/me/suggestions', 'get'>;
-/** A suggested player: `source` (`friendsOfFriends`, `recentPlayer`, later `platform`), `mutualFriends`, `playedAt?`. */
+/** A suggested player: `source` (`platform`: a platform friend who plays the game, `friendsOfFriends`, `recentPlayer`), `mutualFriends`, `playedAt?`. */
 export type Suggestion = SuggestionsPage['suggestions'][number];
 export type SuggestionSource = Suggestion['source'];
 /** A party listing's attributes: `mode`, `region`, `language`, `metadata` (at most 1 KiB as JSON). */

@@ -55,6 +55,7 @@ export async function developerFlow(rig: ConsoleRig, tab: ConsoleTab, snap: Snap
 
   // Settings and cross-game visibility.
   await page.selectOption('#game-settings [name=visibility]', 'full');
+  await page.selectOption('#game-settings [name=platformFriends]', 'befriend');
   await page.fill('#game-settings [name=settings]', '{"maxPlayers": 8, "region": "eu"}');
   await page.click('#game-settings button');
   await shows(page, '#status', 'Settings saved.');
@@ -62,6 +63,7 @@ export async function developerFlow(rig: ConsoleRig, tab: ConsoleTab, snap: Snap
   const dev = await registry.call('POST', '/developers/login', { body: { Email: email, Password: PASSWORD } });
   const game = await registry.call('GET', `/games/${gameId}`, { token: dev.body.Token });
   assert.equal(game.body.CrossGameVisibility, 'full');
+  assert.equal(game.body.PlatformFriends, 'befriend');
   assert.deepEqual(game.body.Settings, { maxPlayers: 8, region: 'eu' });
   // Not JSON: refused in the page, nothing sent.
   await page.fill('#game-settings [name=settings]', '{not json');

@@ -48,6 +48,11 @@ export interface AccessClaims {
   format: TokenFormat;
   /** The `guest` claim: true for a guest account (not upgraded yet); false when the claim is absent. */
   guest: boolean;
+  /**
+   * The `game` claim: the game a server-role token was issued for (auth's POST /internal/server-token with
+   * `game_id`); social takes it as that game's server credential for match rosters. Absent on every other token.
+   */
+  game?: string;
 }
 
 export interface Ed25519Jwk {
@@ -317,6 +322,7 @@ function readClaims(p: Record<string, unknown>, kid: string, format: TokenFormat
     kid,
     format,
     guest: p.guest === true,
+    ...(typeof p.game === 'string' ? { game: p.game } : {}),
   };
 }
 
@@ -376,6 +382,8 @@ export interface AccessTokenInput {
   exp: number;
   /** A guest account: the token carries `guest: true` (omitted otherwise, so other tokens are unchanged). */
   guest?: boolean;
+  /** A server token for one game's servers: the token carries `game` (omitted otherwise). */
+  game?: string;
 }
 
 export interface SigningKey {
@@ -404,6 +412,7 @@ export function signAccessToken(format: TokenFormat, key: SigningKey, iss: strin
         exp: c.exp,
         jti: c.jti,
         ...(c.guest ? { guest: true } : {}),
+        ...(c.game ? { game: c.game } : {}),
       },
       key.privateKey,
     );
@@ -413,6 +422,6 @@ export function signAccessToken(format: TokenFormat, key: SigningKey, iss: strin
     const ms = Math.round(s * 1000);
     return new Date(ms).toISOString().replace(ms % 1000 ? /Z$/ : /\.\d{3}Z$/, '+00:00');
   };
-  const claims = { sub: c.sub, sid: c.sid, platform: c.platform, roles: c.roles, region: c.region, iss, aud, iat: iso(c.iat), exp: iso(c.exp), jti: c.jti, ...(c.guest ? { guest: true } : {}) };
+  const claims = { sub: c.sub, sid: c.sid, platform: c.platform, roles: c.roles, region: c.region, iss, aud, iat: iso(c.iat), exp: iso(c.exp), jti: c.jti, ...(c.guest ? { guest: true } : {}), ...(c.game ? { game: c.game } : {}) };
   return signPasetoV4Public(Buffer.from(JSON.stringify(claims)), key.privateKey, Buffer.from(JSON.stringify({ kid: key.kid })));
 }

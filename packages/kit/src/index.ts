@@ -21,6 +21,7 @@ export * from './uuid.js';
 export * from './game-credentials.js';
 export * from './guest-features.js';
 export * from './group-limits.js';
+export * from './platform-friends.js';
 export * from './wire.js';
 export * from './metrics.js';
 export * from './metrics-listener.js';

@@ -25,7 +25,7 @@ describe('client key', () => {
     assert.equal(view.ClientKey, g.clientKey);
     const r = await resolve(h.app, g.clientKey);
     assert.equal(r.statusCode, 200);
-    assert.deepEqual(r.json(), { Valid: true, GameId: g.gameId, CrossGameVisibility: 'isolated', GuestRestricted: null, GroupLimits: null, TextFilter: { Mode: 'mask', AllowList: [], DenyList: [], Version: 1 } });
+    assert.deepEqual(r.json(), { Valid: true, GameId: g.gameId, CrossGameVisibility: 'isolated', GuestRestricted: null, GroupLimits: null, PlatformFriends: 'suggest', TextFilter: { Mode: 'mask', AllowList: [], DenyList: [], Version: 1 } });
     await h.app.inject({ method: 'PATCH', url: `/games/${g.gameId}`, headers: bearer(dev.token), payload: { CrossGameVisibility: 'full' } });
     assert.equal((await resolve(h.app, g.clientKey)).json().CrossGameVisibility, 'full', 'a cached entry follows a visibility change');
     await h.app.inject({ method: 'PATCH', url: `/games/${g.gameId}`, headers: bearer(dev.token), payload: { GuestRestricted: [] } });

@@ -27,10 +27,11 @@ describe('games', () => {
     assert.equal(Game.CrossGameVisibility, 'isolated');
     assert.equal(Game.GuestRestricted, null);
     assert.equal(Game.GroupLimits, null);
+    assert.equal(Game.PlatformFriends, 'suggest');
     assert.match(Game.ApiKey, /^gk_[A-Za-z0-9_-]{32}$/);
     assert.match(ApiSecret, /^gs_[A-Za-z0-9_-]{43}$/);
     assert.equal(new Date(Game.CreatedAt).toISOString(), Game.CreatedAt);
-    assert.deepEqual(Object.keys(Game).sort(), ['ApiKey', 'ClientKey', 'CreatedAt', 'CrossGameVisibility', 'DeveloperId', 'DisplayName', 'GameId', 'GroupLimits', 'GuestRestricted', 'LaunchCommand', 'Settings', 'UpdatedAt']);
+    assert.deepEqual(Object.keys(Game).sort(), ['ApiKey', 'ClientKey', 'CreatedAt', 'CrossGameVisibility', 'DeveloperId', 'DisplayName', 'GameId', 'GroupLimits', 'GuestRestricted', 'LaunchCommand', 'PlatformFriends', 'Settings', 'UpdatedAt']);
     // The secret is stored only as its SHA-256 and never shown again.
     const row = (await h.db.query('SELECT api_secret_hash FROM games WHERE id = $1', [Game.GameId])).rows[0];
     assert.match(row.api_secret_hash, /^[0-9a-f]{64}$/);
@@ -181,6 +182,30 @@ describe('games', () => {
     assertError(await patch({ GroupLimits: { PerPlayer: 1 } }, b.token), 404, 'game_not_found');
     r = await patch({ GroupLimits: { PerPlayer: 3 } }, admin.token);
     assert.deepEqual(r.json().GroupLimits, { PerPlayer: 3 }, 'the super-admin sets it on any game');
+  });
+
+  it('PlatformFriends: off, suggest (default) or befriend; validate-key and validate-client-key carry it at once', async () => {
+    const g = await createGame(h.app, a.token);
+    const patch = (payload: unknown, token = a.token, id = g.gameId) => h.app.inject({ method: 'PATCH', url: `/games/${id}`, headers: bearer(token), payload: payload as object });
+    const validate = async () => (await h.app.inject({ method: 'POST', url: '/auth/validate-key', payload: { ApiKey: g.apiKey, ApiSecret: g.apiSecret } })).json();
+    const byClient = async () => (await h.app.inject({ method: 'POST', url: '/auth/validate-client-key', payload: { ClientKey: g.clientKey } })).json();
+    assert.equal((await validate()).PlatformFriends, 'suggest');
+    for (const mode of ['befriend', 'off', 'suggest']) {
+      const r = await patch({ PlatformFriends: mode });
+      assert.equal(r.statusCode, 200, r.body);
+      assert.equal(r.json().PlatformFriends, mode);
+      assert.equal((await validate()).PlatformFriends, mode, 'the cached context was dropped');
+      assert.equal((await byClient()).PlatformFriends, mode);
+    }
+    await patch({ PlatformFriends: 'befriend' });
+    assert.equal((await patch({ DisplayName: 'Friends' })).json().PlatformFriends, 'befriend', 'other fields leave it');
+    for (const bad of [{ PlatformFriends: null }, { PlatformFriends: 'Befriend' }, { PlatformFriends: '' }, { PlatformFriends: 1 }, { PlatformFriends: ['off'] }]) {
+      assertError(await patch(bad), 400, 'validation_failed');
+    }
+    assertError(await patch({ PlatformFriends: 'off\u0000' }), 400, 'invalid_character');
+    assert.equal((await h.app.inject({ method: 'GET', url: `/games/${g.gameId}`, headers: bearer(a.token) })).json().PlatformFriends, 'befriend', 'nothing kept from a refused patch');
+    assertError(await patch({ PlatformFriends: 'off' }, b.token), 404, 'game_not_found');
+    assert.equal((await patch({ PlatformFriends: 'off' }, admin.token)).json().PlatformFriends, 'off', 'the super-admin sets it on any game');
   });
 
   it('rejects bad patches', async () => {

@@ -40,7 +40,7 @@ describe('text filter settings', () => {
     assert.deepEqual(r.json(), expected);
     assert.deepEqual((await get(a.token, g.gameId)).json(), expected);
     const byKey = await h.app.inject({ method: 'POST', url: '/auth/validate-key', payload: { ApiKey: g.apiKey, ApiSecret: g.apiSecret } });
-    assert.deepEqual(byKey.json(), { Valid: true, GameId: g.gameId, CrossGameVisibility: 'isolated', GuestRestricted: null, GroupLimits: null, TextFilter: expected });
+    assert.deepEqual(byKey.json(), { Valid: true, GameId: g.gameId, CrossGameVisibility: 'isolated', GuestRestricted: null, GroupLimits: null, PlatformFriends: 'suggest', TextFilter: expected });
     const byClient = await h.app.inject({ method: 'POST', url: '/auth/validate-client-key', payload: { ClientKey: g.clientKey } });
     assert.deepEqual(byClient.json().TextFilter, expected);
     assert.equal((await put(a.token, g.gameId, { Mode: 'off', AllowList: [], DenyList: [] })).json().Version, 3);

@@ -20,7 +20,7 @@ describe('validate-key', () => {
     const g = await createGame(h.app, dev.token);
     const r = await validate(h.app, g.apiKey, g.apiSecret);
     assert.equal(r.statusCode, 200);
-    assert.deepEqual(r.json(), { Valid: true, GameId: g.gameId, CrossGameVisibility: 'isolated', GuestRestricted: null, GroupLimits: null, TextFilter: { Mode: 'mask', AllowList: [], DenyList: [], Version: 1 } });
+    assert.deepEqual(r.json(), { Valid: true, GameId: g.gameId, CrossGameVisibility: 'isolated', GuestRestricted: null, GroupLimits: null, PlatformFriends: 'suggest', TextFilter: { Mode: 'mask', AllowList: [], DenyList: [], Version: 1 } });
     // Cached now; still right.
     assert.deepEqual((await validate(h.app, g.apiKey, g.apiSecret)).json().Valid, true);
   });

@@ -3,6 +3,7 @@
  * authentication and tenancy; tests inject their own stores, clock, key
  * resolver and registry.
  */
+import type { FastifyRequest } from 'fastify';
 import type { DestinationStream } from 'pino';
 import {
   createAccessTokenVerifier,
@@ -12,6 +13,7 @@ import {
   remoteKeyResolver,
   installCallers,
   serviceSubject,
+  UUID_PATTERN,
   type App,
   type Database,
   type KeyResolver,
@@ -20,10 +22,11 @@ import {
   textFilters,
 } from '@platform/kit';
 import type { SocialConfig } from './config.js';
-import { createAuthenticator, createServerVerifier, type Authenticator, type Principal, type ServerVerifier } from './services/auth.js';
+import { ANY_SERVICE, createAuthenticator, createServerVerifier, type Authenticator, type Principal, type ServerVerifier } from './services/auth.js';
 import type { Ctx, GameContext, UserRow } from './context.js';
 import { socialError, socialErrors } from './services/errors.js';
 import { noteGamePlayed } from './services/user-games.js';
+import { refreshPlatformFriends, startPlatformFriends } from './services/platform-friends.js';
 import { createEventPublisher, replayRetention } from './services/events.js';
 import { createRevocations } from './services/revocations.js';
 import { createSanctions } from './services/sanctions.js';
@@ -108,7 +111,7 @@ function createShell(config: SocialConfig, deps: SocialDeps, metrics: SocialMetr
         accessToken: { type: 'apiKey', in: 'query', name: 'access_token', description: 'GET /v1/ws only (browsers): the access token as a query parameter' },
         gameKey: { type: 'apiKey', in: 'header', name: 'X-Platform-Game-Key', description: 'A game server (POST /v1/matches): the game\'s API key, with its secret' },
         gameSecret: { type: 'apiKey', in: 'header', name: 'X-Platform-Game-Secret', description: 'A game server (POST /v1/matches): the game\'s API secret' },
-        serverToken: { type: 'http', scheme: 'bearer', bearerFormat: 'PASETO v4.public or EdDSA JWT', description: 'An access token with the server role of the route\'s one caller: service:auth (auth notices), service:moderation (moderation notices)' },
+        serverToken: { type: 'http', scheme: 'bearer', bearerFormat: 'PASETO v4.public or EdDSA JWT', description: 'An access token with the server role of the route\'s one caller: service:auth (auth notices), service:moderation (moderation notices); for POST /v1/matches any server token issued for a game (its `game` claim)' },
       },
       tags: [
         { name: 'self', description: 'The caller: profile, name, privacy export and erasure' },
@@ -152,6 +155,16 @@ async function followKeyRotations(app: App, state: StateStore, keys: KeyResolver
 }
 
 /**
+ * The game of a server-role token issued for it (auth's POST /internal/server-token with `game_id`: the `game` claim);
+ * a token without the role (a player's) or without a game is 403 `forbidden`, a bad token 401 `unauthorized`.
+ */
+async function gameOfServerToken(headers: FastifyRequest['headers'], verifyServer: ServerVerifier): Promise<GameContext> {
+  const claims = await verifyServer(headers, ANY_SERVICE);
+  if (claims.game === undefined || !UUID_PATTERN.test(claims.game)) throw socialError('forbidden', 'This server token was not issued for a game');
+  return { gameId: claims.game.toLowerCase(), visibility: 'isolated' };
+}
+
+/**
  * Who may call is declared on each route (config.caller) and resolved once by the kit (installCallers), before the
  * body is read: `player` (an access token, or the API key with the acting account, plus the game context of the
  * tenancy headers) or `service:<name>` (a server token of exactly that identity). /v1/ws is `none` here: it reaches
@@ -166,12 +179,15 @@ function authenticateRequests(app: App, ctx: Ctx, auth: { authenticator: Authent
         req.game = await auth.tenancy.resolve(gameCredentials(req.headers));
         return req.principal;
       },
-      // A game server (POST /v1/matches): the game's key and secret, never a client key (public in every client).
+      // A game server (POST /v1/matches): the game's key and secret, or a server token issued for the game (its `game`
+      // claim); never a client key (public in every client) nor a player's token.
       async game(req) {
         const creds = gameCredentials(req.headers);
         if (creds.key === undefined && creds.secret === undefined) {
           if (creds.clientKey !== undefined) throw socialError('game_secret_required', 'This route needs the game’s key and secret, not a client key');
-          throw socialError('unauthorized', 'This route needs the game’s key and secret');
+          if (req.headers.authorization === undefined) throw socialError('unauthorized', 'This route needs the game’s key and secret, or a server token of the game');
+          req.game = await gameOfServerToken(req.headers, auth.verifyServer);
+          return req.game;
         }
         req.game = await auth.tenancy.resolve(creds);
         return req.game;
@@ -189,6 +205,7 @@ function authenticateRequests(app: App, ctx: Ctx, auth: { authenticator: Authent
     if (!req.principal || req.routeOptions.config?.noProfile) return;
     req.user = await ensureUser(ctx, req.principal.accountId, req.principal.handleHint);
     await noteGamePlayed(ctx, req.user, req.game);
+    await refreshPlatformFriends(ctx, req.user, req.game);
   });
 }
 
@@ -222,6 +239,10 @@ export async function createApp(config: SocialConfig, deps: SocialDeps): Promise
   // One cursor key for every node: kept in the database, made by the first node to start (kit cursor.ts).
   const cursors = cursorSealer(await serviceSecret(deps.db, 'cursors'));
   const ctx: Ctx = { db: deps.db, state: deps.state, config, events, metrics, sanctions, authAdmin: createAuthAdmin(config), cursors, textFilters: textFilters(), now: deps.now ?? (() => new Date()) };
+
+  // Platform friends refreshed in the background (services/platform-friends.ts); the close waits for those running.
+  const platformFriends = startPlatformFriends(ctx, app.log);
+  app.addHook('onClose', () => platformFriends.settle());
 
   const keys =
     deps.keys ??

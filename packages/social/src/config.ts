@@ -190,6 +190,32 @@ export const socialVars = {
     max: 3650,
     description: 'Social:Suggestions:DeclineDays — how long a declined friend request keeps the pair out of each other\'s suggestions',
   })),
+  // Platform friends (docs/social.md, "Platform friends"): off until a Steam Web API key is set.
+  steamApiKey: specSetting('Social:PlatformFriends:SteamApiKey', vars.optionalString(
+    'SOCIAL_PLATFORM_FRIENDS_STEAM_API_KEY',
+    'Social:PlatformFriends:SteamApiKey — the Steam Web API key for ISteamUser/GetFriendList (secret; never logged); unset: no platform friends are imported',
+  )),
+  steamApiUrl: specSetting('Social:PlatformFriends:SteamApiUrl', vars.url('SOCIAL_PLATFORM_FRIENDS_STEAM_API_URL', {
+    default: 'https://api.steampowered.com',
+    protocols: ['http', 'https'],
+    description: 'Social:PlatformFriends:SteamApiUrl — the Steam Web API base URL',
+  })),
+  steamProvider: specSetting('Social:PlatformFriends:SteamProvider', vars.string('SOCIAL_PLATFORM_FRIENDS_STEAM_PROVIDER', {
+    default: 'store_a',
+    description: 'Social:PlatformFriends:SteamProvider — the auth provider whose user ids are steamid64s (docs/auth-providers.md)',
+  })),
+  platformFriendsRefreshSeconds: specSetting('Social:PlatformFriends:RefreshSeconds', vars.int('SOCIAL_PLATFORM_FRIENDS_REFRESH_SECONDS', {
+    default: 86_400,
+    min: 60,
+    max: 30 * 86_400,
+    description: 'Social:PlatformFriends:RefreshSeconds — a player\'s platform friends are fetched again at their first request in a game after this long',
+  })),
+  platformFriendsTimeoutMs: specSetting('Social:PlatformFriends:TimeoutMs', vars.int('SOCIAL_PLATFORM_FRIENDS_TIMEOUT_MS', {
+    default: 5000,
+    min: 100,
+    max: 60_000,
+    description: 'Social:PlatformFriends:TimeoutMs — how long the platform\'s friends API is waited for',
+  })),
 };
 
 export type SocialConfig = ReturnType<typeof readConfig<typeof socialVars>> & { ca?: string };

@@ -1,5 +1,5 @@
 /** What every service function needs: stores, settings, events and a clock. */
-import type { CursorSealer, Database, GameCredentialRef, GroupLimits, GuestFeature, StateStore, TextFilters, TextFilterSettings } from '@platform/kit';
+import type { CursorSealer, Database, GameCredentialRef, GroupLimits, GuestFeature, PlatformFriendsMode, StateStore, TextFilters, TextFilterSettings } from '@platform/kit';
 import type { SocialConfig } from './config.js';
 import type { EventPublisher } from './services/events.js';
 import type { SocialMetrics } from './adapters/metrics.js';
@@ -38,6 +38,8 @@ export interface GameContext {
   credential?: GameCredentialRef & { checkedAt: number };
   /** The game's group limits (registry GroupLimits); a limit absent here, or null, is the deployment's. */
   groupLimits?: GroupLimits | null;
+  /** What the game does with a player's platform friends (registry PlatformFriends); absent: the default, suggest. */
+  platformFriends?: PlatformFriendsMode;
   /** The game's text filter as the registry answered it (absent: off; services/text-filter.ts takes newer ones). */
   textFilter?: TextFilterSettings;
 }

@@ -46,7 +46,7 @@ describe('social OpenAPI document and error codes', () => {
       const expected = path.startsWith('/v1/internal/')
         ? [{ serverToken: [] }]
         : path === '/v1/matches'
-          ? [{ gameKey: [], gameSecret: [] }]
+          ? [{ gameKey: [], gameSecret: [] }, { serverToken: [] }]
         : path === '/v1/ws'
           ? [{ bearer: [] }, { accessToken: [] }, { apiKey: [], userId: [] }]
           : path.startsWith('/v1/')

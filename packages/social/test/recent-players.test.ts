@@ -114,12 +114,13 @@ describe('recent players', () => {
     }
   });
 
-  it('only the game’s key and secret post a roster; bad input is refused', async () => {
+  it('only the game’s credentials post a roster; bad input is refused', async () => {
     const game = h.registry.addGame('isolated');
     const [a, b] = await h.users('Poster', 'Posted');
     const body = roster([a, b]);
     assertError(await post(undefined, body), 401, 'unauthorized');
-    assertError(await h.req(a, 'POST', '/v1/matches', { body }), 401, 'unauthorized');
+    // A player's token is not a game server's (a server token issued for the game is: match-server-token.test.ts).
+    assertError(await h.req(a, 'POST', '/v1/matches', { body }), 403, 'forbidden');
     assertError(await post(undefined, body, { 'x-platform-client-key': game.clientKey }), 403, 'game_secret_required');
     assertError(await post(undefined, body, { 'x-platform-game-key': game.key }), 400, 'incomplete_game_credentials');
     assertError(await post(undefined, body, { 'x-platform-game-key': game.key, 'x-platform-game-secret': 'wrong' }), 401, 'invalid_game_credentials');

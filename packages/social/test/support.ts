@@ -39,6 +39,8 @@ export interface KeySet {
       iatMs?: number;
       /** The `guest: true` claim of a guest account's token. */
       guest?: boolean;
+      /** The `game` claim of a server token issued for one game. */
+      game?: string;
     },
   ): Promise<string>;
   /** Replaces the served key with a new one (what a rotation does). */
@@ -71,6 +73,7 @@ export async function startKeySet(): Promise<KeySet> {
         iat: opts.iatMs !== undefined ? opts.iatMs / 1000 : now - (opts.iatOffsetSec ?? 5),
         exp: now + (opts.expOffsetSec ?? 600),
         guest: opts.guest,
+        game: opts.game,
       });
     },
     rotate() {

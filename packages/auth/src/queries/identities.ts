@@ -99,3 +99,24 @@ export async function claimPending(db: Queryable, identityId: string): Promise<b
 export async function deleteIdentities(tx: Queryable, identityIds: string[]): Promise<void> {
   await tx.query(`DELETE FROM identities WHERE id = ANY($1::uuid[])`, [identityIds]);
 }
+
+/** An account's platform identities (not email, not guest), oldest link first: service callers' platform lookups. */
+export async function platformIdentitiesOf(db: Queryable, accountId: string, providers: readonly string[]): Promise<IdentityRow[]> {
+  const r = await db.query<IdentityRow>(
+    `SELECT id, provider, provider_user_id, verified, linked_at, last_login_at FROM identities
+      WHERE account_id = $1 AND provider = ANY($2::text[]) ORDER BY linked_at, id`,
+    [accountId, [...providers]],
+  );
+  return r.rows;
+}
+
+/** Of one provider's user ids, those owned by an active account, with the account's id. */
+export async function activeAccountsOfProviderUsers(db: Queryable, provider: string, providerUserIds: string[]): Promise<{ provider_user_id: string; account_id: string }[]> {
+  const r = await db.query<{ provider_user_id: string; account_id: string }>(
+    `SELECT i.provider_user_id, i.account_id FROM identities i JOIN accounts a ON a.id = i.account_id
+      WHERE i.provider = $1 AND i.provider_user_id = ANY($2::text[]) AND a.status = 'active'
+      ORDER BY i.provider_user_id`,
+    [provider, providerUserIds],
+  );
+  return r.rows;
+}

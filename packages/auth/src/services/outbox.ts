@@ -61,7 +61,7 @@ export function backoffSeconds(attempts: number, maxSeconds: number): number {
  * current signing key: the callee verifies it offline against the key set
  * like any other token and requires the role.
  */
-export async function serviceToken(config: AuthConfig, keys: KeyCache, service = AUTH_SERVICE_NAME, ttlSeconds = SERVICE_TOKEN_TTL_SECONDS): Promise<string> {
+export async function serviceToken(config: AuthConfig, keys: KeyCache, service = AUTH_SERVICE_NAME, ttlSeconds = SERVICE_TOKEN_TTL_SECONDS, game?: string): Promise<string> {
   const iat = Math.floor(Date.now() / 1000);
   return signAccessToken(config.tokenFormat, keys.signingKey(), config.issuer, config.audience, {
     sub: serviceSubject(service),
@@ -72,6 +72,7 @@ export async function serviceToken(config: AuthConfig, keys: KeyCache, service =
     jti: randomUUID(),
     iat,
     exp: iat + ttlSeconds,
+    ...(game ? { game } : {}),
   });
 }
 

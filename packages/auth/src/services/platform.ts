@@ -1,13 +1,15 @@
 /**
  * Platform tickets, for sign-in and for linking: the contract with the external ticket verifiers (defined
  * once in src/providers, built from the configuration by buildApp unless a test injects its own), the
- * ticket check and the identity link both flows share.
+ * ticket check and the identity link both flows share; and platform identities for service callers (docs/auth.md,
+ * "Internal endpoints and service callers"): social reads a player's platform ids to fetch their platform friends and
+ * maps the friends' ids back to accounts (docs/social.md, "Platform friends"; decision 0030). Never an email.
  */
-import { AppError, type Queryable } from '@platform/kit';
-import { fail } from '../errors.js';
-import { markGuestUpgraded } from '../queries/accounts.js';
-import { upsertPlatformIdentity } from '../queries/identities.js';
-import type { PlatformVerifiers, VerifiedPlatformIdentity } from '../providers/types.js';
+import { AppError, UUID_PATTERN, type Queryable } from '@platform/kit';
+import { accountNotFound, fail } from '../errors.js';
+import { accountStatus, markGuestUpgraded } from '../queries/accounts.js';
+import { activeAccountsOfProviderUsers, platformIdentitiesOf, upsertPlatformIdentity } from '../queries/identities.js';
+import { PLATFORM_PROVIDERS, type PlatformVerifiers, type VerifiedPlatformIdentity } from '../providers/types.js';
 import { audit, type AuditContext } from './audit.js';
 
 export type { PlatformVerifiers, VerifiedPlatformIdentity } from '../providers/types.js';
@@ -38,4 +40,22 @@ export async function linkPlatformIdentity(tx: Queryable, id: VerifiedPlatformId
     await markGuestUpgraded(tx, accountId);
     await audit(tx, ctx, 'link', accountId, { provider: id.provider, identity_id: got.identityId });
   }
+}
+
+/** The account's platform identities; 404 account_not_found for an unknown, malformed or deleted account. */
+export async function platformIdentities(db: Queryable, accountId: string) {
+  if (!UUID_PATTERN.test(accountId)) throw accountNotFound();
+  const status = await accountStatus(db, accountId);
+  if (status === undefined || status === 'deleted') throw accountNotFound();
+  const rows = await platformIdentitiesOf(db, accountId, PLATFORM_PROVIDERS);
+  return {
+    id: accountId,
+    identities: rows.map((r) => ({ provider: r.provider, provider_user_id: r.provider_user_id, linked_at: r.linked_at.toISOString() })),
+  };
+}
+
+/** Which of one provider's user ids belong to an active account (unknown, deleted, locked and banned ones are left out). */
+export async function lookupPlatformAccounts(db: Queryable, provider: string, providerUserIds: string[]) {
+  const rows = await activeAccountsOfProviderUsers(db, provider, [...new Set(providerUserIds)]);
+  return { accounts: rows.map((r) => ({ provider_user_id: r.provider_user_id, account_id: r.account_id })) };
 }

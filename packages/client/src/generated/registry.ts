@@ -1246,6 +1246,8 @@ export interface operations {
                         } | null;
                         /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
                         GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_chat" | "group_create")[] | null;
+                        /** @description What social does with the platform friends (Steam friends) of a player who also plays this game (docs/registry.md, "Platform friends"): off: nothing; suggest (the default): they appear in the player's suggestions (source platform); befriend: they become friends at once, both ways */
+                        PlatformFriends: "off" | "suggest" | "befriend";
                         TextFilter: {
                             AllowList: string[];
                             DenyList: string[];
@@ -1420,6 +1422,8 @@ export interface operations {
                         } | null;
                         /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
                         GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_chat" | "group_create")[] | null;
+                        /** @description What social does with the platform friends (Steam friends) of a player who also plays this game (docs/registry.md, "Platform friends"): off: nothing; suggest (the default): they appear in the player's suggestions (source platform); befriend: they become friends at once, both ways */
+                        PlatformFriends: "off" | "suggest" | "befriend";
                         TextFilter: {
                             AllowList: string[];
                             DenyList: string[];
@@ -3926,6 +3930,8 @@ export interface operations {
                         /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
                         GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_chat" | "group_create")[] | null;
                         LaunchCommand: string | null;
+                        /** @description What social does with the platform friends (Steam friends) of a player who also plays this game (docs/registry.md, "Platform friends"): off: nothing; suggest (the default): they appear in the player's suggestions (source platform); befriend: they become friends at once, both ways */
+                        PlatformFriends: "off" | "suggest" | "befriend";
                         /** @description Free-form JSON object, at most 16 KiB serialised */
                         Settings: {
                             [key: string]: unknown;
@@ -4080,6 +4086,8 @@ export interface operations {
                             /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
                             GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_chat" | "group_create")[] | null;
                             LaunchCommand: string | null;
+                            /** @description What social does with the platform friends (Steam friends) of a player who also plays this game (docs/registry.md, "Platform friends"): off: nothing; suggest (the default): they appear in the player's suggestions (source platform); befriend: they become friends at once, both ways */
+                            PlatformFriends: "off" | "suggest" | "befriend";
                             /** @description Free-form JSON object, at most 16 KiB serialised */
                             Settings: {
                                 [key: string]: unknown;
@@ -4291,6 +4299,8 @@ export interface operations {
                         /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
                         GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_chat" | "group_create")[] | null;
                         LaunchCommand: string | null;
+                        /** @description What social does with the platform friends (Steam friends) of a player who also plays this game (docs/registry.md, "Platform friends"): off: nothing; suggest (the default): they appear in the player's suggestions (source platform); befriend: they become friends at once, both ways */
+                        PlatformFriends: "off" | "suggest" | "befriend";
                         /** @description Free-form JSON object, at most 16 KiB serialised */
                         Settings: {
                             [key: string]: unknown;
@@ -4566,6 +4576,8 @@ export interface operations {
                     /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
                     GuestRestricted?: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_chat" | "group_create")[] | null;
                     LaunchCommand?: string | null;
+                    /** @description What social does with the platform friends (Steam friends) of a player who also plays this game (docs/registry.md, "Platform friends"): off: nothing; suggest (the default): they appear in the player's suggestions (source platform); befriend: they become friends at once, both ways */
+                    PlatformFriends?: "off" | "suggest" | "befriend";
                     /** @description Free-form JSON object, at most 16 KiB serialised */
                     Settings?: {
                         [key: string]: unknown;
@@ -4611,6 +4623,8 @@ export interface operations {
                         /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
                         GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_chat" | "group_create")[] | null;
                         LaunchCommand: string | null;
+                        /** @description What social does with the platform friends (Steam friends) of a player who also plays this game (docs/registry.md, "Platform friends"): off: nothing; suggest (the default): they appear in the player's suggestions (source platform); befriend: they become friends at once, both ways */
+                        PlatformFriends: "off" | "suggest" | "befriend";
                         /** @description Free-form JSON object, at most 16 KiB serialised */
                         Settings: {
                             [key: string]: unknown;
@@ -5184,6 +5198,8 @@ export interface operations {
                         /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
                         GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_chat" | "group_create")[] | null;
                         LaunchCommand: string | null;
+                        /** @description What social does with the platform friends (Steam friends) of a player who also plays this game (docs/registry.md, "Platform friends"): off: nothing; suggest (the default): they appear in the player's suggestions (source platform); befriend: they become friends at once, both ways */
+                        PlatformFriends: "off" | "suggest" | "befriend";
                         /** @description Free-form JSON object, at most 16 KiB serialised */
                         Settings: {
                             [key: string]: unknown;
@@ -5355,6 +5371,8 @@ export interface operations {
                             /** @description The features refused to guest accounts in this game until they upgrade (docs/social.md, "Guest restrictions"): null uses the deployment's SOCIAL_GUEST_RESTRICTED; [] restricts nothing */
                             GuestRestricted: ("friend_requests_over_limit" | "reports" | "party_chat" | "party_create" | "group_chat" | "group_create")[] | null;
                             LaunchCommand: string | null;
+                            /** @description What social does with the platform friends (Steam friends) of a player who also plays this game (docs/registry.md, "Platform friends"): off: nothing; suggest (the default): they appear in the player's suggestions (source platform); befriend: they become friends at once, both ways */
+                            PlatformFriends: "off" | "suggest" | "befriend";
                             /** @description Free-form JSON object, at most 16 KiB serialised */
                             Settings: {
                                 [key: string]: unknown;

@@ -595,7 +595,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A game server posts a match roster: its players become each other’s recent players (201 new, 200 known match) */
+        /**
+         * A game server posts a match roster: its players become each other’s recent players (201 new, 200 known match)
+         * @description The game server authenticates with the game’s key and secret, or with a server-role token issued for the game (its `game` claim: auth’s POST /internal/server-token with `game_id`); the roster is then that game’s. A player’s token, or a server token without a game: 403 `forbidden`; a client key: 403 `game_secret_required`.
+         */
         post: operations["postV1Matches"];
         delete?: never;
         options?: never;
@@ -764,7 +767,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** People the caller may know: friends of friends (with mutual friends) and recent players of the game */
+        /** People the caller may know: platform friends, friends of friends (with mutual friends) and recent players of the game */
         get: operations["getV1MeSuggestions"];
         put?: never;
         post?: never;
@@ -10163,7 +10166,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description game_secret_required: A game-server route called with a client key: it needs the game’s key and secret */
+            /** @description forbidden: The internal route needs a token with the server role; game_secret_required: A game-server route called with a client key: it needs the game’s key and secret */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10174,7 +10177,7 @@ export interface operations {
                          * @description Stable machine-readable error code
                          * @enum {string}
                          */
-                        code: "game_secret_required";
+                        code: "forbidden" | "game_secret_required";
                         /** @description Human-readable explanation */
                         message: string;
                         /** @description The request id (also in the x-request-id header) */
@@ -10871,6 +10874,23 @@ export interface operations {
                             mode: string | null;
                             region: string | null;
                         };
+                        /** @description When the player’s platform friends were last fetched in each game, and how it went */
+                        platformFriendRefreshes: {
+                            gameId: string;
+                            outcome: string;
+                            refreshedAt: string;
+                        }[];
+                        /** @description The player’s platform friends imported in each game (docs/social.md, "Platform friends"); befriendedAt: the friendship the game’s befriend mode made */
+                        platformFriends: {
+                            avatarUrl?: string;
+                            befriendedAt?: string;
+                            displayName: string;
+                            fullHandle: string;
+                            gameId: string;
+                            importedAt: string;
+                            provider: string;
+                            publicId: string;
+                        }[];
                         profile: {
                             avatarUrl: string | null;
                             displayName: string;
@@ -12325,7 +12345,7 @@ export interface operations {
                              */
                             playedAt?: string;
                             publicId: string;
-                            /** @description Why: friends of friends first (also when a recent player), then recent players; platform: platform friends (later) */
+                            /** @description Why: platform friends who play this game first (Steam friends, unless the game's PlatformFriends is off; docs/social.md, "Platform friends"), then friends of friends (also when a recent player), then recent players */
                             source: "friendsOfFriends" | "recentPlayer" | "platform";
                         }[];
                     };

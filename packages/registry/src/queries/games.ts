@@ -1,4 +1,4 @@
-import type { Queryable, TextFilterMode } from '@platform/kit';
+import type { PlatformFriendsMode, Queryable, TextFilterMode } from '@platform/kit';
 
 /** A game's GroupLimits as the API shows them and the column keeps them (a limit left out: the deployment's). */
 export interface GroupLimitsView {
@@ -32,13 +32,15 @@ export interface GameRow {
   guest_restricted: string[] | null;
   /** The group limits its developers set, as the API shows them (PascalCase); null: the deployment's. */
   group_limits: GroupLimitsView | null;
+  /** What social does with a player's platform friends in this game (migration 0008; default 'suggest'). */
+  platform_friends: PlatformFriendsMode;
   created_at: Date;
   updated_at: Date;
 }
 
 /** What validate-key and validate-client-key answer with: the game context social works in. */
-export type GameContextRow = Pick<GameRow, 'id' | 'cross_game_visibility' | 'guest_restricted' | 'group_limits'> & TextFilterColumns;
-const CONTEXT_COLUMNS = 'id, cross_game_visibility, guest_restricted, group_limits, text_filter_mode, text_filter_allow, text_filter_deny, text_filter_version';
+export type GameContextRow = Pick<GameRow, 'id' | 'cross_game_visibility' | 'guest_restricted' | 'group_limits' | 'platform_friends'> & TextFilterColumns;
+const CONTEXT_COLUMNS = 'id, cross_game_visibility, guest_restricted, group_limits, platform_friends, text_filter_mode, text_filter_allow, text_filter_deny, text_filter_version';
 
 export interface GamePatch {
   displayName?: string;
@@ -49,9 +51,10 @@ export interface GamePatch {
   guestRestricted?: string[] | null;
   /** null: back to the deployment's limits. */
   groupLimits?: GroupLimitsView | null;
+  platformFriends?: PlatformFriendsMode;
 }
 
-const COLUMNS = 'id, developer_id, display_name, launch_command, api_key, client_key, api_secret_hash, settings, cross_game_visibility, guest_restricted, group_limits, created_at, updated_at';
+const COLUMNS = 'id, developer_id, display_name, launch_command, api_key, client_key, api_secret_hash, settings, cross_game_visibility, guest_restricted, group_limits, platform_friends, created_at, updated_at';
 /** The same columns of `games g`, where another relation of the statement has some of the same names. */
 const QUALIFIED = COLUMNS.split(', ').map((c) => `g.${c}`).join(', ');
 
@@ -107,6 +110,7 @@ export function gameQueries(db: Queryable) {
            cross_game_visibility = COALESCE($7, cross_game_visibility),
            guest_restricted = CASE WHEN $8::boolean THEN $9::text[] ELSE guest_restricted END,
            group_limits = CASE WHEN $10::boolean THEN $11::jsonb ELSE group_limits END,
+           platform_friends = COALESCE($12, platform_friends),
            updated_at = now()
          WHERE id = $1 AND ($2::uuid IS NULL OR developer_id = $2::uuid)
          RETURNING ${COLUMNS}`,
@@ -122,6 +126,7 @@ export function gameQueries(db: Queryable) {
           p.guestRestricted ?? null,
           p.groupLimits !== undefined,
           p.groupLimits ? JSON.stringify(p.groupLimits) : null,
+          p.platformFriends ?? null,
         ],
       );
       return r.rows[0];

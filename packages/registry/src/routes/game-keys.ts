@@ -3,7 +3,7 @@ import type { App } from '@platform/kit';
 import type { Context } from '../context.js';
 import type { RegistryErrorCode } from '../errors.js';
 import { validateClientKey, validateKey } from '../services/game-keys.js';
-import { CrossGameVisibility, ErrorBody, GroupLimits, GuestRestricted, TextFilterContext } from './schemas.js';
+import { CrossGameVisibility, ErrorBody, GroupLimits, GuestRestricted, PlatformFriends, TextFilterContext } from './schemas.js';
 
 export function validateKeyRoutes(app: App, ctx: Context): void {
   validationRoute(app, {
@@ -45,7 +45,7 @@ function validationRoute<B, C extends RegistryErrorCode>(
         summary: route.summary,
         body: route.body,
         response: {
-          200: Type.Object({ Valid: Type.Literal(true), GameId: Type.String({ format: 'uuid' }), CrossGameVisibility, GuestRestricted, GroupLimits, TextFilter: TextFilterContext }),
+          200: Type.Object({ Valid: Type.Literal(true), GameId: Type.String({ format: 'uuid' }), CrossGameVisibility, GuestRestricted, GroupLimits, PlatformFriends, TextFilter: TextFilterContext }),
           400: ErrorBody,
           401: Type.Object({ Valid: Type.Literal(false), Code: Type.Literal(route.code), Message: Type.String() }),
         },
@@ -65,6 +65,7 @@ function validationRoute<B, C extends RegistryErrorCode>(
         CrossGameVisibility: found.visibility,
         GuestRestricted: found.guestRestricted,
         GroupLimits: found.groupLimits,
+        PlatformFriends: found.platformFriends,
         TextFilter: { Mode: f.mode, AllowList: [...f.allowList], DenyList: [...f.denyList], Version: f.version },
       };
     },

@@ -10,6 +10,7 @@ import {
   CrossGameVisibility,
   GuestRestricted,
   GroupLimits,
+  PlatformFriends,
   ErrorBody,
   GameParams,
   GameView,
@@ -134,6 +135,7 @@ function gameWriteRoutes(app: App, ctx: Context): void {
             CrossGameVisibility: Type.Optional(CrossGameVisibility),
             GuestRestricted: Type.Optional(GuestRestricted),
             GroupLimits: Type.Optional(GroupLimits),
+            PlatformFriends: Type.Optional(PlatformFriends),
           },
           { additionalProperties: false },
         ),
@@ -149,6 +151,7 @@ function gameWriteRoutes(app: App, ctx: Context): void {
         crossGameVisibility: req.body.CrossGameVisibility,
         guestRestricted: req.body.GuestRestricted === null ? null : req.body.GuestRestricted && [...new Set(req.body.GuestRestricted)],
         groupLimits: req.body.GroupLimits,
+        platformFriends: req.body.PlatformFriends,
       });
     },
   );

@@ -61,6 +61,16 @@ export const GroupLimits = Type.Union(
   { description: "Limits of social's groups in this game (docs/registry.md, \"Group limits\"): a limit left out, or null, is the deployment's SOCIAL_GROUPS_* setting" },
 );
 
+/** What social does with a player's platform friends in this game (kit platform-friends.ts). */
+export const PlatformFriends = Type.Union(
+  [Type.Literal('off'), Type.Literal('suggest'), Type.Literal('befriend')],
+  {
+    description:
+      'What social does with the platform friends (Steam friends) of a player who also plays this game (docs/registry.md, "Platform friends"): ' +
+      'off: nothing; suggest (the default): they appear in the player\'s suggestions (source platform); befriend: they become friends at once, both ways',
+  },
+);
+
 export const Settings = Type.Object({}, { additionalProperties: true, description: 'Free-form JSON object, at most 16 KiB serialised' });
 
 export const AuthResponse = Type.Object({ Token: Type.String(), DeveloperId: Uuid, Email: Type.String(), Role });
@@ -78,6 +88,7 @@ export const GameView = Type.Object({
   CrossGameVisibility,
   GuestRestricted,
   GroupLimits,
+  PlatformFriends,
   CreatedAt: Timestamp,
   UpdatedAt: Timestamp,
 });

@@ -4,6 +4,7 @@
  * once; changes made on other nodes arrive through the state store's
  * `registry:game-invalidated` channel.
  */
+import type { PlatformFriendsMode } from '@platform/kit';
 import { defineWire, type StateStore, type TextFilterSettings, type Unsubscribe } from '@platform/kit';
 import type { CrossGameVisibility, GroupLimitsView } from '../queries/games.js';
 
@@ -36,6 +37,7 @@ export interface CachedKey {
   textFilter: TextFilterSettings;
   guestRestricted: string[] | null;
   groupLimits: GroupLimitsView | null;
+  platformFriends: PlatformFriendsMode;
 }
 
 export class ApiKeyCache {

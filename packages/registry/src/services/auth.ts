@@ -3,6 +3,7 @@
  * account on every request so a demoted or removed account loses its rights
  * at once (the role claim in the token is informative only).
  */
+import type { PlatformFriendsMode } from '@platform/kit';
 import { callerOf, type CallerResolver } from '@platform/kit';
 import type { FastifyRequest } from 'fastify';
 import { developerQueries } from '../queries/developers.js';
@@ -42,6 +43,8 @@ export interface ValidatedGame {
   guestRestricted: string[] | null;
   /** The game's group limits (null: the deployment's); carried to social by validate-key. */
   groupLimits: GroupLimitsView | null;
+  /** What social does with a player's platform friends in this game; carried to social by validate-key. */
+  platformFriends: PlatformFriendsMode;
 }
 
 /**

@@ -59,9 +59,9 @@ export const textFilterOf = (row: TextFilterColumns): TextFilterSettings => ({
 export async function validateClientKey(ctx: Context, clientKey: string): Promise<ValidatedGameContext | undefined> {
   const found = await ctx.keyCache.get(clientCacheKey(clientKey), async () => {
     const row = await gameQueries(ctx.db).byClientKey(clientKey);
-    return row && { gameId: row.id, secretHash: '', visibility: row.cross_game_visibility, guestRestricted: row.guest_restricted, groupLimits: row.group_limits, textFilter: textFilterOf(row) };
+    return row && { gameId: row.id, secretHash: '', visibility: row.cross_game_visibility, guestRestricted: row.guest_restricted, groupLimits: row.group_limits, platformFriends: row.platform_friends, textFilter: textFilterOf(row) };
   });
-  const result = found && { gameId: found.gameId, visibility: found.visibility, guestRestricted: found.guestRestricted, groupLimits: found.groupLimits, textFilter: found.textFilter };
+  const result = found && { gameId: found.gameId, visibility: found.visibility, guestRestricted: found.guestRestricted, groupLimits: found.groupLimits, platformFriends: found.platformFriends, textFilter: found.textFilter };
   ctx.metrics.keyValidated('client_key', result !== undefined);
   return result;
 }
@@ -70,12 +70,12 @@ export async function validateClientKey(ctx: Context, clientKey: string): Promis
 export async function validateKey(ctx: Context, apiKey: string, apiSecret: string): Promise<ValidatedGameContext | undefined> {
   const found = await ctx.keyCache.get(apiKey, async () => {
     const row = await gameQueries(ctx.db).byApiKey(apiKey);
-    return row && { gameId: row.id, secretHash: row.api_secret_hash, visibility: row.cross_game_visibility, guestRestricted: row.guest_restricted, groupLimits: row.group_limits, textFilter: textFilterOf(row) };
+    return row && { gameId: row.id, secretHash: row.api_secret_hash, visibility: row.cross_game_visibility, guestRestricted: row.guest_restricted, groupLimits: row.group_limits, platformFriends: row.platform_friends, textFilter: textFilterOf(row) };
   });
   const presented = sha256Hex(apiSecret);
   // Unknown keys compare against a fixed digest so both paths do the same work.
   const ok = safeEqual(presented, found?.secretHash ?? '0'.repeat(64));
-  const result = found && ok ? { gameId: found.gameId, visibility: found.visibility, guestRestricted: found.guestRestricted, groupLimits: found.groupLimits, textFilter: found.textFilter } : undefined;
+  const result = found && ok ? { gameId: found.gameId, visibility: found.visibility, guestRestricted: found.guestRestricted, groupLimits: found.groupLimits, platformFriends: found.platformFriends, textFilter: found.textFilter } : undefined;
   ctx.metrics.keyValidated('api_key', result !== undefined);
   return result;
 }

@@ -2,6 +2,7 @@
  * What a game and a player registration look like to callers, and the checks every game route shares (games.ts and
  * game-keys.ts both use them; their own module so neither imports the other both ways).
  */
+import type { PlatformFriendsMode } from '@platform/kit';
 import { UUID_PATTERN as UUID } from '@platform/kit';
 import type { CrossGameVisibility, GameRow, GroupLimitsView } from '../queries/games.js';
 import type { RegistrationRow } from '../queries/registrations.js';
@@ -21,6 +22,8 @@ export interface GameView {
   GuestRestricted: string[] | null;
   /** Limits of social's groups in this game; null: the deployment's. */
   GroupLimits: GroupLimitsView | null;
+  /** What social does with a player's platform friends in this game. */
+  PlatformFriends: PlatformFriendsMode;
   CreatedAt: string;
   UpdatedAt: string;
 }
@@ -44,6 +47,7 @@ export const gameView = (g: GameRow): GameView => ({
   CrossGameVisibility: g.cross_game_visibility,
   GuestRestricted: g.guest_restricted,
   GroupLimits: g.group_limits,
+  PlatformFriends: g.platform_friends,
   CreatedAt: new Date(g.created_at).toISOString(),
   UpdatedAt: new Date(g.updated_at).toISOString(),
 });

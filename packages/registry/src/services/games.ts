@@ -59,8 +59,10 @@ export async function updateGame(ctx: Context, caller: Caller, gameId: string, p
   }
   const g = await gameQueries(ctx.db).update(gameId, ownerOf(caller), { ...patch, displayName });
   if (!g) throw gameNotFound();
-  // A game context social caches (its visibility, guest restrictions, group limits) changed: the notice drops it everywhere.
-  if (patch.crossGameVisibility !== undefined || patch.guestRestricted !== undefined || patch.groupLimits !== undefined) {
+  // A game context social caches (its visibility, guest restrictions, group limits, platform friends) changed: the
+  // notice drops it everywhere.
+  const context = [patch.crossGameVisibility, patch.guestRestricted, patch.groupLimits, patch.platformFriends];
+  if (context.some((v) => v !== undefined)) {
     await ctx.notices.announce({ change: 'visibility_changed', gameId: g.id, apiKey: g.api_key, clientKey: g.client_key });
   }
   return gameView(g);

@@ -33,7 +33,20 @@ export interface AuthAdmin {
    * or cannot be reached (fails open: the guest restrictions still apply). Kept `Social:Guests:StandingCacheSeconds`.
    */
   guestStanding(accountId: string): Promise<GuestStanding | undefined>;
+  /**
+   * The account's user id at a platform provider (GET /internal/accounts/{id}/identities): undefined when it has
+   * none, the account is unknown or deleted, or no internal key is configured. Throws when auth cannot answer.
+   */
+  platformUserId(accountId: string, provider: string): Promise<string | undefined>;
+  /**
+   * Which of one provider's user ids belong to active accounts (POST /internal/platform-accounts/lookup, in batches
+   * of 500): provider user id → account id. Throws when auth cannot answer.
+   */
+  platformAccounts(provider: string, providerUserIds: string[]): Promise<Map<string, string>>;
 }
+
+/** Ids auth's lookup takes at once (its LOOKUP_MAX_IDS). */
+const LOOKUP_BATCH = 500;
 
 export type GuestStanding = 'normal' | 'slow' | 'refuse';
 const STANDINGS: readonly string[] = ['normal', 'slow', 'refuse'];
@@ -93,6 +106,7 @@ export function createAuthAdmin(config: Pick<SocialConfig, 'authUrl' | 'jwksUrl'
       }
       return standings.get(accountId)?.standing;
     },
+    ...platformLookups(base, config),
     async activeAccount(accountId) {
       if (!base || !config.authInternalKey) return undefined;
       let res: JsonResponse;
@@ -121,6 +135,41 @@ export function createAuthAdmin(config: Pick<SocialConfig, 'authUrl' | 'jwksUrl'
       }
       if (res.status === 201 && typeof res.body?.id === 'string') return res.body as AuthSanction;
       throw mapRefusal(res);
+    },
+  };
+}
+
+/** Platform identities for the platform friends (services/platform-friends.ts); both throw when auth cannot answer. */
+function platformLookups(base: string | undefined, config: Pick<SocialConfig, 'ca' | 'authInternalKey'>): Pick<AuthAdmin, 'platformUserId' | 'platformAccounts'> {
+  return {
+    async platformUserId(accountId, provider) {
+      if (!base || !config.authInternalKey) return undefined;
+      const res = await requestJson('GET', `${base}/internal/accounts/${encodeURIComponent(accountId)}/identities`, {
+        headers: { 'x-internal-key': config.authInternalKey },
+        ca: config.ca,
+        timeoutMs: TIMEOUT_MS,
+      });
+      if (res.status === 404) return undefined;
+      if (res.status !== 200 || !Array.isArray(res.body?.identities)) throw new Error(`auth answered ${res.status} to the identities read`);
+      const found = (res.body.identities as { provider?: unknown; provider_user_id?: unknown }[]).find((i) => i.provider === provider);
+      return typeof found?.provider_user_id === 'string' ? found.provider_user_id : undefined;
+    },
+    async platformAccounts(provider, providerUserIds) {
+      const out = new Map<string, string>();
+      if (!base || !config.authInternalKey) return out;
+      for (let i = 0; i < providerUserIds.length; i += LOOKUP_BATCH) {
+        const res = await requestJson('POST', `${base}/internal/platform-accounts/lookup`, {
+          body: { provider, provider_user_ids: providerUserIds.slice(i, i + LOOKUP_BATCH) },
+          headers: { 'x-internal-key': config.authInternalKey },
+          ca: config.ca,
+          timeoutMs: TIMEOUT_MS,
+        });
+        if (res.status !== 200 || !Array.isArray(res.body?.accounts)) throw new Error(`auth answered ${res.status} to the platform account lookup`);
+        for (const a of res.body.accounts as { provider_user_id?: unknown; account_id?: unknown }[]) {
+          if (typeof a.provider_user_id === 'string' && typeof a.account_id === 'string') out.set(a.provider_user_id, a.account_id);
+        }
+      }
+      return out;
     },
   };
 }

@@ -26,6 +26,8 @@ export interface SocialMetrics {
   rateLimited(limit: 'chat' | 'outreach' | 'search' | 'frames' | 'group_create' | 'group_search' | 'guest_slow'): void;
   /** Player text the game's text filter found something in, by the game's mode (services/text-filter.ts). */
   textFiltered(mode: 'mask' | 'reject' | 'flag'): void;
+  /** A platform friends refresh ended (services/platform-friends.ts), by outcome. */
+  platformFriendsRefreshed(outcome: 'imported' | 'private' | 'no_identity' | 'platform_failed' | 'auth_failed' | 'failed'): void;
   /** Events sent again to a resumed socket (the replay work calls it with the count replayed). */
   replayed(events: number): void;
   /** A resumed socket told to resync (its missed events no longer kept), or every socket after lost subscriptions. */
@@ -57,6 +59,11 @@ export function createSocialMetrics(db: Database): SocialMetrics {
   const dropped = metrics.counter('events_dropped_total', 'Event frames that reached no socket, by reason (docs/social-realtime.md, "Metrics")', ['reason']);
   const limited = metrics.counter('rate_limited_total', 'Requests and frames refused by a per-user limit, by limit', ['limit']);
   const filtered = metrics.counter('text_filtered_total', "Player texts (chat, names, status) the game's text filter matched, by the game's mode", ['mode']);
+  const platformFriends = metrics.counter(
+    'platform_friends_refreshes_total',
+    'Platform friends refreshes, by outcome: imported, private (a private profile: nothing to import), no_identity, platform_failed, auth_failed, failed',
+    ['outcome'],
+  );
   const replayed = metrics.counter('replayed_events_total', 'Events sent again to a resumed WebSocket');
   const resyncs = metrics.counter('resyncs_total', 'WebSockets told to resync (their missed events were no longer kept, or this node lost its subscriptions)');
   const bus = metrics.counter('bus_messages_total', 'Messages heard from the state store, by channel kind and whether a socket on this node was a recipient', ['channel', 'local']);
@@ -76,6 +83,7 @@ export function createSocialMetrics(db: Database): SocialMetrics {
     dropped: (reason) => dropped.inc({ reason }),
     rateLimited: (limit) => limited.inc({ limit }),
     textFiltered: (mode) => filtered.inc({ mode }),
+    platformFriendsRefreshed: (outcome) => platformFriends.inc({ outcome }),
     replayed: (events) => replayed.inc(events),
     resync: () => resyncs.inc(),
     upgradeShed: () => shed.inc(),

@@ -11,7 +11,7 @@
 import http from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
-import { gameSecretDigest, guestFeaturesOf, readGroupLimits, readTextFilterSettings, revokesCredential, sha256Hex, type GameCredentialRef, type GameCredentialsNotice, type GuestFeature } from '@platform/kit';
+import { gameSecretDigest, guestFeaturesOf, readGroupLimits, readPlatformFriends, readTextFilterSettings, revokesCredential, sha256Hex, type GameCredentialRef, type GameCredentialsNotice, type GuestFeature } from '@platform/kit';
 import { CROSS_GAME_VISIBILITY } from '../config.js';
 import { NO_GAME, type CrossGameVisibility, type GameContext } from '../context.js';
 import { socialError } from '../services/errors.js';
@@ -147,6 +147,7 @@ export function registryTenancy(opts: { registryUrl: string; cacheMs: number; ti
         visibility,
         guestRestricted: guestRestrictedOf(res.body.GuestRestricted),
         groupLimits: readGroupLimits(res.body.GroupLimits),
+        platformFriends: readPlatformFriends(res.body.PlatformFriends),
         ...(textFilter ? { textFilter } : {}),
       };
     } else if (res.status === 401 || res.status === 403 || (res.status === 200 && res.body?.Valid === false)) {

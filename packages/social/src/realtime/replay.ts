@@ -95,6 +95,7 @@ export function counterpartOf(env: EventEnvelope): string | undefined {
     case 'friendProfileChanged':
     case 'friendRequestReceived':
     case 'friendRequestAccepted':
+    case 'friendAdded':
       return data.publicId;
     case 'notification':
       return data.actor?.publicId;

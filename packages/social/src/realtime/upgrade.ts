@@ -16,6 +16,7 @@ import type { Ctx, GameContext, UserRow } from '../context.js';
 import { socialErrors, type SocialErrorCode } from '../services/errors.js';
 import { gameCredentials, type TenancyResolver } from '../adapters/registry-client.js';
 import { ensureUser } from '../services/users.js';
+import { refreshPlatformFriends } from '../services/platform-friends.js';
 import type { Log } from './connection.js';
 
 export const WS_PATH = '/v1/ws';
@@ -92,6 +93,8 @@ async function authenticate(deps: UpgradeDeps, req: IncomingMessage): Promise<{ 
   const clientKey = new URL(req.url ?? '/', 'http://localhost').searchParams.get('clientKey');
   const game = await deps.tenancy.resolve(gameCredentials(req.headers, clientKey));
   const user = await ensureUser(deps.ctx, principal.accountId, principal.handleHint);
+  // A socket in a game context is a first contact as a request is (docs/social.md, "Platform friends").
+  await refreshPlatformFriends(deps.ctx, user, game);
   return { user, game, principal };
 }
 

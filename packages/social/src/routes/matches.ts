@@ -34,9 +34,9 @@ export const RecentPlayer = Type.Object({
 });
 
 const GameServerHeaders = Type.Object({
-  // Required, checked by the route's caller (app.ts, `game`): absent ones answer 401, as any missing credentials.
-  'X-Platform-Game-Key': Type.Optional(Type.String({ description: 'The game’s API key (required)' })),
-  'X-Platform-Game-Secret': Type.Optional(Type.String({ description: 'The game’s API secret (required)' })),
+  // Checked by the route's caller (app.ts, `game`): the key and secret, or a game's server token; none answers 401.
+  'X-Platform-Game-Key': Type.Optional(Type.String({ description: 'The game’s API key (with the secret; or a server token of the game)' })),
+  'X-Platform-Game-Secret': Type.Optional(Type.String({ description: 'The game’s API secret' })),
   'X-Platform-Client-Key': Type.Optional(Type.String({ description: 'Refused here (403 game_secret_required): a client key is public' })),
 });
 
@@ -48,13 +48,16 @@ export function matchRoutes(app: App, ctx: Ctx): void {
       schema: {
         tags: ['matches'],
         summary: 'A game server posts a match roster: its players become each other’s recent players (201 new, 200 known match)',
-        security: [{ gameKey: [], gameSecret: [] }],
+        description:
+          'The game server authenticates with the game’s key and secret, or with a server-role token issued for the game (its `game` claim: auth’s POST /internal/server-token ' +
+          'with `game_id`); the roster is then that game’s. A player’s token, or a server token without a game: 403 `forbidden`; a client key: 403 `game_secret_required`.',
+        security: [{ gameKey: [], gameSecret: [] }, { serverToken: [] }],
         headers: GameServerHeaders,
         body: MatchBody,
         response: {
           200: MatchDto,
           201: MatchDto,
-          ...errorResponses(ANY_ROUTE, BODY, 'unauthorized', 'game_secret_required', 'incomplete_game_credentials', 'ambiguous_game_credentials', 'invalid_game_credentials', 'invalid_client_key', 'registry_unavailable', 'database_unavailable'),
+          ...errorResponses(ANY_ROUTE, BODY, 'unauthorized', 'forbidden', 'game_secret_required', 'incomplete_game_credentials', 'ambiguous_game_credentials', 'invalid_game_credentials', 'invalid_client_key', 'registry_unavailable', 'database_unavailable'),
         },
       },
     },

@@ -176,6 +176,11 @@ export const PrivacyExport = Type.Object({
   ),
   recentPlayers: Type.Array(Type.Object({ ...UserSummary.properties, gameId: Str, matchId: Str, playedAt: Str }), { description: 'The player’s recent players in every game' }),
   declinedRequests: Type.Array(Type.Object({ ...UserSummary.properties, declinedAt: Str }), { description: 'Friend requests the player declined (kept Social:Suggestions:DeclineDays)' }),
+  platformFriends: Type.Array(
+    Type.Object({ ...UserSummary.properties, gameId: Str, provider: Str, importedAt: Str, befriendedAt: Type.Optional(Str) }),
+    { description: 'The player’s platform friends imported in each game (docs/social.md, "Platform friends"); befriendedAt: the friendship the game’s befriend mode made' },
+  ),
+  platformFriendRefreshes: Type.Array(Type.Object({ gameId: Str, refreshedAt: Str, outcome: Str }), { description: 'When the player’s platform friends were last fetched in each game, and how it went' }),
   partyId: Type.Optional(Str),
   partyListing: Type.Optional(Type.Object({ mode: Type.Union([Str, Type.Null()]), region: Type.Union([Str, Type.Null()]), language: Type.Union([Str, Type.Null()]), metadata: Type.Union([FreeObject, Type.Null()]), listedAt: Str }, { description: 'The listing of the player’s party, when listed' })),
 });

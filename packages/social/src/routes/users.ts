@@ -36,7 +36,7 @@ export function userRoutes(app: App, ctx: Ctx): void {
       config: { caller: 'player' },
       schema: {
         tags: ['users'],
-        summary: 'People the caller may know: friends of friends (with mutual friends) and recent players of the game',
+        summary: 'People the caller may know: platform friends, friends of friends (with mutual friends) and recent players of the game',
         headers: CallerHeaders,
         querystring: Type.Object(
           {
@@ -55,7 +55,8 @@ export function userRoutes(app: App, ctx: Ctx): void {
 const Suggestion = Type.Object({
   ...UserSummary.properties,
   source: Type.Union([Type.Literal('friendsOfFriends'), Type.Literal('recentPlayer'), Type.Literal('platform')], {
-    description: 'Why: friends of friends first (also when a recent player), then recent players; platform: platform friends (later)',
+    description:
+      'Why: platform friends who play this game first (Steam friends, unless the game\'s PlatformFriends is off; docs/social.md, "Platform friends"), then friends of friends (also when a recent player), then recent players',
   }),
   mutualFriends: Type.Integer({ minimum: 0 }),
   playedAt: Type.Optional(Type.String({ format: 'date-time', description: 'The latest match together, when a recent player' })),

@@ -8,6 +8,7 @@ import { assertAvatarUrl, fullHandle, profileDto, rename, userSummary } from './
 import { exportRecentPlayers } from './matches.js';
 import { listingOfParty } from './party-listings.js';
 import { declinesBy } from '../queries/suggestions.js';
+import { exportPlatformFriends } from './platform-friends.js';
 import { filterText, reportFlagged, type FilterOutcome } from './text-filter.js';
 import { friendIds } from '../queries/friends.js';
 import { notesBy } from '../queries/notes.js';
@@ -98,6 +99,7 @@ export async function exportData(ctx: Ctx, me: UserRow, game: GameContext) {
     messages: (await messagesBy(ctx.db, me.id)).map((m) => ({ messageId: m.id, channel: m.channel, channelId: m.channel_id, body: m.body, sentAt: new Date(m.sent_at).toISOString() })),
     recentPlayers: await exportRecentPlayers(ctx, me),
     declinedRequests: (await declinesBy(ctx.db, me.id)).map((u) => ({ ...userSummary(u), declinedAt: new Date(u.declined_at).toISOString() })),
+    ...(await exportPlatformFriends(ctx, me)),
     ...(partyId ? { partyId } : {}),
     ...(listing ? { partyListing: listing } : {}),
   };
@@ -108,7 +110,7 @@ export async function exportData(ctx: Ctx, me: UserRow, game: GameContext) {
  * disbands) and every group (ownership passes on, an emptied group ends), tells friends (friendRemoved), then deletes the row: friendships,
  * requests, blocks and mutes both ways, notes by and about the user, invites,
  * the user's notifications and those the user caused in others' inboxes, and
- * the user's chat messages go with it (cascades); reports stay,
+ * the user's chat messages, and platform friend imports by and of the user go with it (cascades); reports stay,
  * anonymised, without the snapshot taken of the user. An account without a profile (already erased) answers the same.
  */
 export async function eraseAccount(ctx: Ctx, accountId: string): Promise<{ state: 'deleted' }> {

@@ -72,6 +72,9 @@ type Headers = Record<string, string | string[] | undefined>;
  */
 export type ServerVerifier = (headers: Headers, caller: string | undefined) => Promise<AccessClaims>;
 
+/** The `caller` of a ServerVerifier that accepts any server identity (`service:<name>`): a game's server token. */
+export const ANY_SERVICE = 'service:*';
+
 /**
  * Server-to-server notices: a token with the `server` role, of the route's one caller. A notice may be signed with a key that an
  * emergency rotation has just made (the key_rotation notice itself is), so an unknown kid here forces one
@@ -100,7 +103,8 @@ export function createServerVerifier(opts: { verifier?: AccessTokenVerifier; key
       }
     }
     if (!claims.roles.includes('server')) throw socialError('forbidden', 'The server role is required');
-    if (caller === undefined || claims.sub !== caller) throw socialError('forbidden', `This endpoint accepts ${caller ?? 'no caller'} only`);
+    const anyService = caller === ANY_SERVICE && claims.sub.startsWith('service:');
+    if (caller === undefined || (claims.sub !== caller && !anyService)) throw socialError('forbidden', `This endpoint accepts ${caller ?? 'no caller'} only`);
     return claims;
   };
 }

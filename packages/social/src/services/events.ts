@@ -15,6 +15,8 @@ export type EventType =
   | 'friendRequestReceived'
   | 'friendRequestAccepted'
   | 'friendRemoved'
+  /** A friendship made without a request: a game's platform friends `befriend` mode (services/platform-friends.ts). */
+  | 'friendAdded'
   | 'friendProfileChanged'
   | 'friendPresenceChanged'
   | 'partyInviteReceived'

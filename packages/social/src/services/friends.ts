@@ -62,6 +62,33 @@ const friendLimit = (who: string, max: number) => socialError('friend_limit_reac
 
 export const unfriend = deleteFriendship;
 
+/**
+ * A friendship a game's platform friends `befriend` mode makes (services/platform-friends.ts): at once, both ways,
+ * with the dm channel; a pending request between the two goes (it is answered). False when either has
+ * Social:Friends:Max already or they are friends (nothing made). Both hear `friendAdded` (source `platform`); no inbox
+ * entry (a first import may add dozens at once, and there is nothing to answer).
+ */
+export async function befriendFromPlatform(ctx: Ctx, me: UserRow, other: UserRow): Promise<boolean> {
+  const [lo, hi] = [me.id, other.id].sort();
+  const made = await ctx.db.transaction(async (tx) => {
+    await lockPair(tx, `friend:${lo}:${hi}`);
+    if (await areFriends(tx, me.id, other.id)) return false;
+    try {
+      await makeFriends(ctx, tx, me.id, other.id);
+    } catch (err) {
+      if ((err as { code?: string }).code === 'friend_limit_reached') return false;
+      throw err;
+    }
+    await deleteRequestsBetween(tx, me.id, other.id);
+    return true;
+  });
+  if (!made) return false;
+  const added = (u: UserRow) => ({ publicId: u.public_id, fullHandle: fullHandle(u), displayName: u.display_name, source: 'platform' as const });
+  await ctx.events.toUser(other.id, 'friendAdded', added(me), { actorId: me.id });
+  await ctx.events.toUser(me.id, 'friendAdded', added(other));
+  return true;
+}
+
 type Direction = 'incoming' | 'outgoing';
 type RequestState = 'pending' | 'accepted' | 'declined';
 const requestSummary = (requestId: string, other: UserRow, direction: Direction, state: RequestState) => ({

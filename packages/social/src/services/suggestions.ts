@@ -1,13 +1,15 @@
 /**
- * People the caller may know (docs/social.md, "Suggestions"; decision 0029): friends of friends with their count of
- * mutual friends, and recent players of the game of the request. `source` also has room for `platform` (platform
- * friends, issue 32 item 1). Cost: one statement reading at most 200 × 200 friendship rows and the caller's recent
- * players (at most Social:RecentPlayers:Max), keeping 200 candidates, whatever the page.
+ * People the caller may know (docs/social.md, "Suggestions"; decisions 0029, 0030): platform friends who play the
+ * game of the request (unless the game's PlatformFriends is `off`), friends of friends with their count of mutual
+ * friends, and recent players of the game. Cost: one statement reading at most 200 × 200 friendship rows, the
+ * caller's recent players (at most Social:RecentPlayers:Max) and platform friends (at most 2,000 per game either
+ * way), keeping 200 candidates, whatever the page.
  */
 import type { Ctx, GameContext, UserRow } from '../context.js';
 import { socialError } from './errors.js';
 import { userSummary } from './users.js';
 import { suggestionCandidates } from '../queries/suggestions.js';
+import { platformFriendsMode } from './platform-friends.js';
 
 export type SuggestionSource = 'friendsOfFriends' | 'recentPlayer' | 'platform';
 const CURSOR_KIND = 'suggestions';
@@ -26,6 +28,7 @@ export async function listSuggestions(ctx: Ctx, me: UserRow, game: GameContext, 
     gameId: game.gameId,
     playedSince: new Date(now - ctx.config.recentPlayersRetentionDays * 86_400_000),
     declinedSince: new Date(now - ctx.config.declineDays * 86_400_000),
+    platform: game.gameId !== null && platformFriendsMode(game) !== 'off',
   });
   const page = rows.slice(offset, offset + limit);
   return {

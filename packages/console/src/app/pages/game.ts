@@ -1,4 +1,4 @@
-/** One game: settings and cross-game visibility, guest restrictions, group limits, credentials (rotation), text filter, module builds, players, deletion. */
+/** One game: settings, cross-game visibility and platform friends, guest restrictions, group limits, credentials (rotation), text filter, module builds, players, deletion. */
 import { GAME_GUEST_FEATURES } from '@platform/client';
 import { h, onSubmit, replace, table, when } from '../dom.js';
 import type { GameView, TextFilter, Visibility } from '../registry-api.js';
@@ -9,6 +9,13 @@ const VISIBILITIES: { value: Visibility; label: string }[] = [
   { value: 'isolated', label: 'isolated — friends in other games see no rich presence from this game' },
   { value: 'summary', label: 'summary — other games see the activity summary' },
   { value: 'full', label: 'full — other games see all of it' },
+];
+
+type PlatformFriends = GameView['PlatformFriends'];
+const PLATFORM_FRIENDS: { value: PlatformFriends; label: string }[] = [
+  { value: 'off', label: 'off — platform friends are not imported' },
+  { value: 'suggest', label: 'suggest — platform friends who play appear in suggestions' },
+  { value: 'befriend', label: 'befriend — platform friends who play become friends at once' },
 ];
 
 function settingsSection(ui: Ui, game: GameView, reload: () => void): HTMLElement {
@@ -22,6 +29,12 @@ function settingsSection(ui: Ui, game: GameView, reload: () => void): HTMLElemen
       null,
       'Cross-game visibility',
       h('select', { name: 'visibility' }, VISIBILITIES.map((v) => h('option', { value: v.value, selected: v.value === game.CrossGameVisibility }, v.label))),
+    ),
+    h(
+      'label',
+      null,
+      'Platform friends (Steam friends who play this game)',
+      h('select', { name: 'platformFriends' }, PLATFORM_FRIENDS.map((v) => h('option', { value: v.value, selected: v.value === game.PlatformFriends }, v.label))),
     ),
     h('label', null, 'Settings (a JSON object, at most 16 KiB)', h('textarea', { name: 'settings', value: JSON.stringify(game.Settings, null, 2) })),
     h('button', { type: 'submit' }, 'Save settings'),
@@ -38,6 +51,7 @@ function settingsSection(ui: Ui, game: GameView, reload: () => void): HTMLElemen
         DisplayName: f.name,
         LaunchCommand: f.launch,
         CrossGameVisibility: f.visibility as Visibility,
+        PlatformFriends: f.platformFriends as PlatformFriends,
         Settings: settings,
       });
       ui.say('Settings saved.');
