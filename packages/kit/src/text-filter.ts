@@ -87,7 +87,7 @@ const patternSource = (p: ParsedPattern) => `${p.requireWordBoundaryAtStart ? '\
 /**
  * Whether `text` may hold a match: every blacklisted pattern in one regular expression, run once over the text
  * seen through the matcher's transformers. obscenity's matcher runs one `matchAll` per pattern (200+ with a deny
- * list) and costs ~100 µs a chat line; the screen costs ~20 µs, and most lines are clean, so the matcher runs only
+ * list) and costs ~100 µs a chat line; the screen costs ~8 µs, and most lines are clean, so the matcher runs only
  * when the screen finds something (it then decides, whitelist included). A screen may say yes where the matcher
  * finds nothing (a whitelisted term); it never says no where the matcher finds a match (kit test).
  */
