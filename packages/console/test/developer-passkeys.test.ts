@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { chromiumSkip } from '@platform/kit/testing';
 import { Secret, TOTP } from 'otpauth';
-import { ADMIN_EMAIL, ADMIN_PASSWORD } from '@platform/e2e';
+import { superAdminDevelopers } from './flows.js';
 import { assertNothingKept, openConsole, PASSWORD, shows, startRig, unique, type ConsoleRig } from './support.js';
 
 describe('web console in Chromium: developer passkeys', { skip: chromiumSkip() }, () => {
@@ -101,11 +101,7 @@ describe('web console in Chromium: developer passkeys', { skip: chromiumSkip() }
 
     const tab = await openConsole(rig);
     const { page } = tab;
-    await page.fill('#dev-signin [name=email]', ADMIN_EMAIL);
-    await page.fill('#dev-signin [name=password]', ADMIN_PASSWORD);
-    await page.click('#dev-signin button');
-    await shows(page, 'h1', 'Every game');
-    await page.click('#nav a:has-text("Developers")');
+    await superAdminDevelopers(tab);
     await shows(page, '#developers', email);
     await page.fill('#developer-factor-reset [name=id]', dev.DeveloperId);
     await page.fill('#developer-factor-reset [name=reason]', 'Ticket 9: lost phone, identity checked');

@@ -249,8 +249,8 @@ export async function accountFlow(rig: ConsoleRig, tab: ConsoleTab, snap: Snap =
   assert.deepEqual(rows[0].roles, ['player', 'moderator']);
 }
 
-/** The super-admin (the registry's seeded account) sees every developer. */
-export async function superAdminFlow(tab: ConsoleTab, developerEmail: string | undefined, snap: Snap = none, staffEmail?: string): Promise<void> {
+/** The super-admin (the registry's seeded account) signs in and opens the Developers page. */
+export async function superAdminDevelopers(tab: ConsoleTab): Promise<void> {
   const { page } = tab;
   await page.fill('#dev-signin [name=email]', ADMIN_EMAIL);
   await page.fill('#dev-signin [name=password]', ADMIN_PASSWORD);
@@ -258,6 +258,12 @@ export async function superAdminFlow(tab: ConsoleTab, developerEmail: string | u
   await shows(page, 'h1', 'Every game');
   await page.click('#nav a:has-text("Developers")');
   await shows(page, '#developers', ADMIN_EMAIL);
+}
+
+/** The super-admin sees every developer. */
+export async function superAdminFlow(tab: ConsoleTab, developerEmail: string | undefined, snap: Snap = none, staffEmail?: string): Promise<void> {
+  const { page } = tab;
+  await superAdminDevelopers(tab);
   if (developerEmail) await shows(page, '#developers', developerEmail);
   await snap('developers');
   if (staffEmail) {
