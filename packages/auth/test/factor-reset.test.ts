@@ -18,6 +18,7 @@ describe('factor reset (admin)', () => {
     AUTH_WEBAUTHN_RP_ID: 'example.test',
     AUTH_WEBAUTHN_ORIGINS: ORIGIN,
     AUTH_MAIL_PRODUCT_NAME: 'Space Race',
+    AUTH_INTERNAL_KEYS: `matchmaking:${'k'.repeat(40)}`,
   });
   const call = (method: 'GET' | 'POST', url: string, token?: string, payload?: unknown) =>
     h.app.inject({ method, url, headers: token === undefined ? {} : bearer(token), ...(payload === undefined ? {} : { payload: payload as object }) });
@@ -65,9 +66,13 @@ describe('factor reset (admin)', () => {
     assert.deepEqual(r.json(), { totp_removed: false, passkeys_removed: 0, sessions_revoked: 1 });
   });
 
-  it('only the admin role: no token, a player, a moderator are refused and nothing changes', async () => {
+  it('only the admin role: no token, a player, a moderator, another service\'s server token are refused and nothing changes', async () => {
     const u = await withFactors();
     const moderator = await withRoles(h, ['moderator']);
+    const server = await h.app.inject({ method: 'POST', url: '/internal/server-token', headers: { 'x-internal-key': 'k'.repeat(40) } });
+    assert.equal(server.statusCode, 200, server.body);
+    assertError(await reset(u.account_id, server.json().access_token), 403, 'forbidden');
+    assertError(await h.app.inject({ method: 'POST', url: `/admin/accounts/${u.account_id}/factors/reset`, headers: { 'x-internal-key': 'k'.repeat(40) }, payload: { reason: 'x' } }), 401, 'unauthenticated');
     assertError(await reset(u.account_id, undefined), 401, 'unauthenticated');
     assertError(await reset(u.account_id, u.access_token), 403, 'forbidden');
     assertError(await reset(u.account_id, moderator.token), 403, 'forbidden');
