@@ -55,6 +55,11 @@ const STANDING_CACHE_MAX = 10_000;
 
 const TIMEOUT_MS = 5000;
 
+/** One request to auth's internal API: the internal key, the trusted CA and the timeout said once. */
+function internalRequest(base: string, config: Pick<SocialConfig, 'ca' | 'authInternalKey'>, method: 'GET' | 'POST', path: string, body?: unknown): Promise<JsonResponse> {
+  return requestJson(method, `${base}${path}`, { ...(body === undefined ? {} : { body }), headers: { 'x-internal-key': config.authInternalKey! }, ca: config.ca, timeoutMs: TIMEOUT_MS });
+}
+
 /** Social:Auth:Url, or the JWKS URL's origin; undefined when neither is configured (API-key mode). */
 export function authBaseUrl(config: Pick<SocialConfig, 'authUrl' | 'jwksUrl'>): string | undefined {
   if (config.authUrl) return config.authUrl.replace(/\/+$/, '');
@@ -78,11 +83,7 @@ export function createAuthAdmin(config: Pick<SocialConfig, 'authUrl' | 'jwksUrl'
   const standings = new Map<string, { standing: GuestStanding | undefined; at: number }>();
   /** One lookup (GET /internal/accounts/{id}) serves both questions; a guest's answer also refreshes its standing. */
   async function lookupAccount(accountId: string): Promise<JsonResponse> {
-    const res = await requestJson('GET', `${base}/internal/accounts/${encodeURIComponent(accountId)}`, {
-      headers: { 'x-internal-key': config.authInternalKey! },
-      ca: config.ca,
-      timeoutMs: TIMEOUT_MS,
-    });
+    const res = await internalRequest(base!, config, 'GET', `/internal/accounts/${encodeURIComponent(accountId)}`);
     if (res.status < 500) keepStanding(accountId, res);
     return res;
   }
@@ -144,11 +145,7 @@ function platformLookups(base: string | undefined, config: Pick<SocialConfig, 'c
   return {
     async platformUserId(accountId, provider) {
       if (!base || !config.authInternalKey) return undefined;
-      const res = await requestJson('GET', `${base}/internal/accounts/${encodeURIComponent(accountId)}/identities`, {
-        headers: { 'x-internal-key': config.authInternalKey },
-        ca: config.ca,
-        timeoutMs: TIMEOUT_MS,
-      });
+      const res = await internalRequest(base, config, 'GET', `/internal/accounts/${encodeURIComponent(accountId)}/identities`);
       if (res.status === 404) return undefined;
       if (res.status !== 200 || !Array.isArray(res.body?.identities)) throw new Error(`auth answered ${res.status} to the identities read`);
       const found = (res.body.identities as { provider?: unknown; provider_user_id?: unknown }[]).find((i) => i.provider === provider);
@@ -158,12 +155,8 @@ function platformLookups(base: string | undefined, config: Pick<SocialConfig, 'c
       const out = new Map<string, string>();
       if (!base || !config.authInternalKey) return out;
       for (let i = 0; i < providerUserIds.length; i += LOOKUP_BATCH) {
-        const res = await requestJson('POST', `${base}/internal/platform-accounts/lookup`, {
-          body: { provider, provider_user_ids: providerUserIds.slice(i, i + LOOKUP_BATCH) },
-          headers: { 'x-internal-key': config.authInternalKey },
-          ca: config.ca,
-          timeoutMs: TIMEOUT_MS,
-        });
+        const body = { provider, provider_user_ids: providerUserIds.slice(i, i + LOOKUP_BATCH) };
+        const res = await internalRequest(base, config, 'POST', '/internal/platform-accounts/lookup', body);
         if (res.status !== 200 || !Array.isArray(res.body?.accounts)) throw new Error(`auth answered ${res.status} to the platform account lookup`);
         for (const a of res.body.accounts as { provider_user_id?: unknown; account_id?: unknown }[]) {
           if (typeof a.provider_user_id === 'string' && typeof a.account_id === 'string') out.set(a.provider_user_id, a.account_id);

@@ -35,7 +35,7 @@ export const RecentPlayer = Type.Object({
 
 const GameServerHeaders = Type.Object({
   // Checked by the route's caller (app.ts, `game`): the key and secret, or a game's server token; none answers 401.
-  'X-Platform-Game-Key': Type.Optional(Type.String({ description: 'The game’s API key (with the secret; or a server token of the game)' })),
+  'X-Platform-Game-Key': Type.Optional(Type.String({ description: 'The game’s API key, with the secret (a server token goes in Authorization instead)' })),
   'X-Platform-Game-Secret': Type.Optional(Type.String({ description: 'The game’s API secret' })),
   'X-Platform-Client-Key': Type.Optional(Type.String({ description: 'Refused here (403 game_secret_required): a client key is public' })),
 });

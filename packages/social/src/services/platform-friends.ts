@@ -12,7 +12,7 @@ import type { Ctx, GameContext, UserRow } from '../context.js';
 import { steamFriendList, SteamFriendsError } from '../adapters/steam-friends.js';
 import { befriendFromPlatform } from './friends.js';
 import { befriendable, claimRefresh, importsOf, markBefriended, playersOfGame, recordOutcome, refreshesOf, replaceImport } from '../queries/platform-friends.js';
-import { userById } from '../queries/users.js';
+import { usersByIds } from '../queries/users.js';
 import { userSummary } from './users.js';
 
 /** How a refresh ended (the metric's `outcome`, and the refresh row's). */
@@ -111,8 +111,11 @@ async function importFriends(ctx: Ctx, me: UserRow, gameId: string, mode: Platfo
 /** `befriend`: each importable friend becomes a friend (a full friend list or a block skips them; the row stays). */
 async function befriendAll(ctx: Ctx, me: UserRow, gameId: string, ids: string[], at: Date): Promise<void> {
   const declinedSince = new Date(at.getTime() - ctx.config.declineDays * 86_400_000);
-  for (const id of await befriendable(ctx.db, me.id, ids, declinedSince)) {
-    const other = await userById(ctx.db, id);
+  const order = await befriendable(ctx.db, me.id, ids, declinedSince);
+  // One read for the rows; the befriendable order is kept (a full friend list stops the later ones).
+  const rows = new Map((await usersByIds(ctx.db, order)).map((u) => [u.id, u]));
+  for (const id of order) {
+    const other = rows.get(id);
     if (other && (await befriendFromPlatform(ctx, me, other))) await markBefriended(ctx.db, me.id, gameId, id, at);
   }
 }
