@@ -1,5 +1,6 @@
 /**
- * `npm start` as the serial tests run it: the sources through tsx (scripts/start.ts) on the fixed ports, a fresh
+ * `npm start` as the serial tests run it: scripts/start.mjs, as `npm start` runs it (the build when current, else the
+ * sources through tsx), on the fixed ports, a fresh
  * DATA_DIR, cheap password hashing; with DATABASE_URL (CI) each service in a fresh schema (dropped by `stop`),
  * with Redis when REDIS_URL is set (under a fresh REDIS_KEY_PREFIX, deleted by `stop`). Resolves once the start banner is printed.
  */
@@ -28,7 +29,9 @@ export async function startNpmStart(dataDir: string, extraEnv: Record<string, st
     Object.assign(storage, { DATABASE_URL: process.env.DATABASE_URL }, redis);
   }
   const { DATABASE_URL: _d, REDIS_URL: _r, ...env } = process.env;
-  const child = spawn(process.execPath, ['--conditions=development', '--import', 'tsx', 'scripts/start.ts'], {
+  // As `npm start` runs: the test run's `--conditions=development` would send the build's imports to the sources.
+  env.NODE_OPTIONS = (env.NODE_OPTIONS ?? '').replace(/--conditions[= ]development/g, '').trim();
+  const child = spawn(process.execPath, ['scripts/start.mjs'], {
     cwd: root,
     env: { ...env, ...storage, DATA_DIR: dataDir, LOG_LEVEL: 'warn', AUTH_PASSWORD_MEMORY_KIB: '1024', AUTH_PASSWORD_TIME_COST: '1', ...extraEnv },
     stdio: ['ignore', 'pipe', 'pipe'],

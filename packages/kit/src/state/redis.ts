@@ -11,6 +11,7 @@ import { HIT_ALL_SCRIPT, INCR_SCRIPT, SET_ADD_SCRIPT, SET_HAS_SCRIPT } from './l
 import type { RateDecision, StateStore, StateStoreOptions, WindowHit } from './types.js';
 import { LOG_APPEND_SCRIPT, LOG_READ_SCRIPT } from './event-log-lua.js';
 import { checkAppends, withLogId, type LogReadResult } from './event-log.js';
+import { reviveOnEnd } from './redis-revive.js';
 
 function wrapRedisError(err: unknown): never {
   if (err instanceof AppError) throw err;
@@ -59,6 +60,8 @@ export async function openRedisStore(opts: StateStoreOptions, prefix: string): P
   });
   const c: Connection = { client, subscriber, handlers, sharded, k: (key: string) => prefix + key };
   const interruptions = watchInterruptions(subscriber, sharded, handlers);
+  // A cluster client retries on its own (clusterRetryStrategy); one Redis or Sentinel may end for good.
+  const revivals = sharded ? [] : [reviveOnEnd(client as Redis), reviveOnEnd(subscriber as Redis)];
   return {
     kind: 'redis',
     ...valueOps(c),
@@ -72,6 +75,7 @@ export async function openRedisStore(opts: StateStoreOptions, prefix: string): P
         await client.ping();
       }),
     async close() {
+      for (const stop of revivals) stop();
       interruptions.stop();
       handlers.clear();
       await Promise.allSettled([client.quit(), subscriber.quit()]);
