@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { openEmbeddedPostgres, type Database, type Env } from '@platform/kit';
+import { nodeCommand } from '@platform/kit/testing';
 import type { AuthApp } from '../src/app.js';
 import { buildApp } from '../src/service.js';
 import { readAuthConfig } from '../src/config.js';
@@ -22,7 +23,8 @@ function cli(env: Env, ...args: string[]) {
   const childEnv: Record<string, string | undefined> = { ...process.env };
   delete childEnv.DATABASE_URL;
   delete childEnv.REDIS_URL;
-  return spawnSync(process.execPath, ['--conditions=development', '--import', 'tsx', CLI, ...args], { env: { ...childEnv, ...FAST_ENV, ...env }, encoding: 'utf8' });
+  const command = nodeCommand(CLI, { ...childEnv, ...FAST_ENV, ...env });
+  return spawnSync(process.execPath, [...command.args, ...args], { env: command.env, encoding: 'utf8' });
 }
 
 /** The embedded stores of DATA_DIR (the service as the CLI finds it), an app on them, and how to close both. */

@@ -1,6 +1,6 @@
 /** @platform/cluster: run services as N node processes behind HAProxy, and break their stores on purpose. */
 export { freePort, waitForPort, eventually, sleep } from './ports.js';
-export { ServiceNode, stopAll, nodeCommand, REPO_ROOT, type NodeSpec } from './node-process.js';
+export { ServiceNode, stopAll, REPO_ROOT, type NodeSpec } from './node-process.js';
 export { ClusterClient, RetryExhaustedError, type ClientOptions, type JsonResponse, type RequestOptions } from './client.js';
 export { startAuthCluster, baseEnv, type AuthCluster, type AuthClusterOptions } from './auth-cluster.js';
 export { startSocialCluster, type SocialCluster, type SocialClusterOptions } from './social-cluster.js';

@@ -9,6 +9,7 @@ import https from 'node:https';
 import http from 'node:http';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
+import { nodeCommand } from '@platform/kit/testing';
 
 /**
  * A node process compiles its sources through tsx on start: seconds on a quiet machine, and past 30 s on two cores
@@ -35,19 +36,6 @@ export interface NodeSpec {
 }
 
 const MAX_LOG = 64 * 1024;
-
-/**
- * How to run a package's entry (`packages/<pkg>/src/<file>.ts`, relative to the repository root) as a process: from
- * its compiled build (`packages/<pkg>/dist/<file>.js`) when scripts/test.mjs found the build current
- * (PLATFORM_NODES_FROM_BUILD=1: about half the start-up CPU), else from the sources through tsx. The build resolves
- * @platform/* to their builds too, so `--conditions=development` is taken out of the process's NODE_OPTIONS.
- */
-export function nodeCommand(entry: string, env: Record<string, string | undefined>): { args: string[]; env: Record<string, string | undefined> } {
-  const built = entry.replace(/^(packages\/[^/]+)\/src\/(.+)\.ts$/, '$1/dist/$2.js');
-  if (process.env.PLATFORM_NODES_FROM_BUILD !== '1' || built === entry) return { args: ['--conditions=development', '--import', 'tsx', entry], env };
-  const nodeOptions = (env.NODE_OPTIONS ?? '').replace(/--conditions[= ]development/g, '').trim();
-  return { args: [built], env: { ...env, NODE_OPTIONS: nodeOptions } };
-}
 
 export class ServiceNode {
   private child: ChildProcess | undefined;

@@ -15,6 +15,7 @@ export * from './testing/stores.js';
 export * from './testing/harness.js';
 export * from './testing/ports.js';
 export * from './testing/soft-authenticator.js';
+export * from './testing/processes.js';
 
 /** A log destination that keeps every line, to prove what is (not) logged. */
 export function captureLogs(): { stream: Writable & { write(chunk: string): boolean }; text(): string; lines(): any[] } {

@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { ConfigError } from '@platform/kit';
 import { readRegistryConfig, startRegistry, DEFAULT_IMPORT_ALLOWLIST, loadOrCreateMasterKey } from '../src/index.js';
 import { harness } from './helpers.js';
+import { nodeCommand } from '@platform/kit/testing';
 
 const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 
@@ -49,8 +50,9 @@ describe('configuration', () => {
   });
 
   it('stops the process with a message naming the variable', () => {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', main], {
-      env: { ...process.env, REGISTRY_MODULE_MAX_BYTES: 'huge', DATA_DIR: mkdtempSync(path.join(tmpdir(), 'reg-')) },
+    const command = nodeCommand(main, { ...process.env, REGISTRY_MODULE_MAX_BYTES: 'huge', DATA_DIR: mkdtempSync(path.join(tmpdir(), 'reg-')) });
+    const r = spawnSync(process.execPath, command.args, {
+      env: command.env,
       encoding: 'utf8',
       timeout: 60_000,
     });

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { befriend, startHarness, type Game, type Harness } from './support.js';
+import { nodeCommand } from '@platform/kit/testing';
 
 const REGISTRY = 'http://127.0.0.1:3004';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -43,9 +44,10 @@ describe('tenancy with the real registry', async () => {
     if (!free) return;
     dir = mkdtempSync(path.join(tmpdir(), 'social-registry-'));
     const { DATABASE_URL: _d, REDIS_URL: _r, ...rest } = process.env;
-    child = spawn(process.execPath, ['--import', 'tsx', 'packages/registry/src/main.ts'], {
+    const command = nodeCommand('packages/registry/src/main.ts', { ...rest, DATA_DIR: dir, HOST: '127.0.0.1', LOG_LEVEL: 'silent', REGISTRY_ADMIN_PASSWORD: 'admin-password-for-tests' });
+    child = spawn(process.execPath, command.args, {
       cwd: root,
-      env: { ...rest, DATA_DIR: dir, HOST: '127.0.0.1', LOG_LEVEL: 'silent', REGISTRY_ADMIN_PASSWORD: 'admin-password-for-tests' },
+      env: command.env,
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';

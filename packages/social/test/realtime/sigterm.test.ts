@@ -9,6 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ISSUER, startKeySet, type KeySet } from '../support.js';
 import { connect } from './support.js';
+import { nodeCommand } from '@platform/kit/testing';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 
@@ -23,18 +24,19 @@ describe('realtime: SIGTERM on the real process', () => {
     keys = await startKeySet();
     dir = mkdtempSync(path.join(tmpdir(), 'social-sigterm-'));
     const { DATABASE_URL: _d, REDIS_URL: _r, ...rest } = process.env;
-    child = spawn(process.execPath, ['--import', 'tsx', 'packages/social/src/main.ts'], {
+    const command = nodeCommand('packages/social/src/main.ts', {
+      ...rest,
+      DATA_DIR: dir,
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      SOCIAL__LISTEN__PORT: '0',
+      SOCIAL__TLS__MODE: 'http',
+      SOCIAL__AUTH__JWKSURL: keys.url,
+      SOCIAL__AUTH__ISSUER: ISSUER,
+    });
+    child = spawn(process.execPath, command.args, {
       cwd: root,
-      env: {
-        ...rest,
-        DATA_DIR: dir,
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'info',
-        SOCIAL__LISTEN__PORT: '0',
-        SOCIAL__TLS__MODE: 'http',
-        SOCIAL__AUTH__JWKSURL: keys.url,
-        SOCIAL__AUTH__ISSUER: ISSUER,
-      },
+      env: command.env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout!.on('data', (c) => (output += c));
