@@ -30,6 +30,16 @@ import { closeRevokedSockets } from './revoked-sockets.js';
 export { CLOSE } from './connection.js';
 export { socketToken, WS_PATH } from './upgrade.js';
 
+/**
+ * The HTTP idle timeout (kit, `connectionTimeout`) gave the socket a timer, which ws clears at the upgrade
+ * (`setTimeout(0)`); Node keeps the cleared Timeout on the socket for its life, ~120 B a WebSocket. Dropped here.
+ */
+function dropSpentTimer(socket: Duplex): void {
+  const held = socket as unknown as Record<symbol, { _onTimeout?: unknown } | null>;
+  const key = Object.getOwnPropertySymbols(held).find((k) => k.description === 'timeout');
+  if (key && held[key] && held[key]._onTimeout === null) held[key] = null;
+}
+
 export interface Realtime {
   readonly tracker: PresenceTracker;
   /** Open sockets on this node. */
@@ -68,7 +78,8 @@ export function attachRealtime(app: App, ctx: Ctx, deps: { authenticator: Authen
     draining: () => draining,
     accept: (req, socket, head, user, game, release, principal) =>
       wss.handleUpgrade(req, socket, head, (ws) => {
-        ws.once('close', release);
+        dropSpentTimer(socket);
+        // The count is released by the TCP socket's close (upgrade.ts), which every WebSocket close comes with.
         const conn = connections.open(ws, user, game, principal, resumeFrom(req));
         // A revocation that arrived while this upgrade's token was being checked (API-key callers carry no token).
         if (principal.sid && deps.revocations?.revokedHere(principal)) closeConn(conn, CLOSE.sessionRevoked, 'session_revoked');

@@ -34,6 +34,9 @@ interface ConnectionDeps {
   draining(): boolean;
 }
 
+/** The settled start of every socket's promise chains: one for all (a promise each is memory held per socket). */
+const SETTLED: Promise<void> = Promise.resolve();
+
 function newConnection(deps: ConnectionDeps, id: string, ws: WebSocket, user: UserRow, game: GameContext, principal: Principal): Connection {
   return {
     id,
@@ -41,9 +44,9 @@ function newConnection(deps: ConnectionDeps, id: string, ws: WebSocket, user: Us
     user,
     game,
     principal,
-    partySync: Promise.resolve(),
-    setup: Promise.resolve(),
-    chain: Promise.resolve(),
+    partySync: SETTLED,
+    setup: SETTLED,
+    chain: SETTLED,
     alive: true,
     tokens: deps.ctx.config.wsFramesPerSecond,
     refilledAt: Date.now(),
@@ -74,15 +77,51 @@ async function cleanUp(deps: ConnectionDeps, conn: Connection): Promise<void> {
   if (!deps.draining()) await deps.tracker.disconnected(conn.user.id, conn.id);
 }
 
+/** Whether two reads of a user row say the same (so one object can serve both). */
+function sameRow(a: UserRow, b: UserRow): boolean {
+  for (const k of Object.keys(b) as (keyof UserRow)[]) {
+    const x = a[k];
+    const y = b[k];
+    if (x instanceof Date && y instanceof Date ? x.getTime() !== y.getTime() : x !== y) return false;
+  }
+  return Object.keys(a).length === Object.keys(b).length;
+}
+
+/**
+ * One user row object for a user's sockets on this node while it reads the same: a player's sockets (up to
+ * `MaxSocketsPerUser`) each held their own copy of the row read at their upgrade, ~370 B a socket (bench ws-idle,
+ * docs/benchmarks.md). A row read differently (a rename since) is kept as is, for its own socket.
+ */
+function createUserRows() {
+  const live = new Map<string, { row: UserRow; sockets: number }>();
+  return {
+    hold(row: UserRow): UserRow {
+      const held = live.get(row.id);
+      if (!held) {
+        live.set(row.id, { row, sockets: 1 });
+        return row;
+      }
+      held.sockets++;
+      if (!sameRow(held.row, row)) held.row = row;
+      return held.row;
+    },
+    release(id: string): void {
+      const held = live.get(id);
+      if (held && --held.sockets === 0) live.delete(id);
+    },
+  };
+}
+
 export function createConnections(deps: ConnectionDeps): Connections {
   const { log } = deps;
   const all = new Set<Connection>();
+  const rows = createUserRows();
   const cleanups = new Set<Promise<void>>();
   let seq = 0;
   return {
     all,
     open(ws, user, game, principal, resumeFrom) {
-      const conn = newConnection(deps, `${deps.tracker.nodeId}.${++seq}`, ws, user, game, principal);
+      const conn = newConnection(deps, `${deps.tracker.nodeId}.${++seq}`, ws, rows.hold(user), game, principal);
       all.add(conn);
       ws.on('pong', () => {
         conn.alive = true;
@@ -95,6 +134,7 @@ export function createConnections(deps: ConnectionDeps): Connections {
         deps.ctx.metrics.socketClosed(conn.closedWith ?? code);
         log.info({ socketId: conn.id, code }, 'websocket closed');
         all.delete(conn);
+        rows.release(conn.user.id);
         const p = cleanUp(deps, conn)
           .catch((err) => log.warn({ err, socketId: conn.id }, 'websocket cleanup failed'))
           .finally(() => cleanups.delete(p));

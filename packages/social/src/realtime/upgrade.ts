@@ -183,7 +183,8 @@ export function createUpgradeHandler(deps: UpgradeDeps): (req: IncomingMessage, 
       return refuse(refusal('too_many_sockets', 'Too many open sockets for this user; close one first', 5));
     }
     const release = counts.add(caller.user.id, address);
-    socket.once('close', release);
+    // `on`, not `once`: release uncounts once however often called, and a once-wrapper per socket is memory held.
+    socket.on('close', release);
     deps.accept(req, socket, head, caller.user, caller.game, release, caller.principal);
   };
 }
