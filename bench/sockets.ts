@@ -292,8 +292,10 @@ async function idleFigure(ctx: SocketContext, a: SocialNode | undefined, bareIdl
     unit: 'KB',
     baselineName: `bare ws server, ${bareIdle.opened} sockets`,
     baseline: bareIdle.perSocket / 1000,
-    goal: '19,000 sockets at ≤ 10 KB RSS each',
-    pass: svc ? svc.opened >= 19_000 && svc.perSocket <= 10_000 : null,
+    // Issue 29's goal. A few sockets of 19,000 may be shed at the burst (503 server_busy, a documented refusal): the
+    // figure is per socket opened, and the note says how many failed.
+    goal: '≤ 6.0 KB RSS a socket (issue 29)',
+    pass: svc ? svc.opened >= 0.99 * IDLE_SOCKETS && svc.perSocket <= 6_000 : null,
     note: pending ?? (svc && svc.failed ? `${svc.failed} sockets failed to open` : undefined),
     extra: { service: svc, baseline: bareIdle },
   };
