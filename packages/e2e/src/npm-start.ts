@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { dropRedisPrefix, testDatabase, type TestDatabase } from '@platform/kit/testing';
+import { dropRedisPrefix, testDatabase, withoutDevelopmentCondition, type TestDatabase } from '@platform/kit/testing';
 import { eventually } from './platform.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
@@ -30,7 +30,7 @@ export async function startNpmStart(dataDir: string, extraEnv: Record<string, st
   }
   const { DATABASE_URL: _d, REDIS_URL: _r, ...env } = process.env;
   // As `npm start` runs: the test run's `--conditions=development` would send the build's imports to the sources.
-  env.NODE_OPTIONS = (env.NODE_OPTIONS ?? '').replace(/--conditions[= ]development/g, '').trim();
+  env.NODE_OPTIONS = withoutDevelopmentCondition(env.NODE_OPTIONS);
   const child = spawn(process.execPath, ['scripts/start.mjs'], {
     cwd: root,
     env: { ...env, ...storage, DATA_DIR: dataDir, LOG_LEVEL: 'warn', AUTH_PASSWORD_MEMORY_KIB: '1024', AUTH_PASSWORD_TIME_COST: '1', ...extraEnv },

@@ -19,6 +19,10 @@ export function nodeCommand<E extends Record<string, string | undefined>>(entry:
   const match = /^packages\/([^/]+)\/src\/(.+)\.ts$/.exec(path.relative(REPO, own));
   const built = match ? path.join(REPO, 'packages', match[1], 'dist', `${match[2]}.js`) : undefined;
   if (process.env.PLATFORM_NODES_FROM_BUILD !== '1' || !built || !existsSync(built)) return { args: ['--conditions=development', '--import', 'tsx', entry], env };
-  const nodeOptions = (env.NODE_OPTIONS ?? process.env.NODE_OPTIONS ?? '').replace(/--conditions[= ]development/g, '').trim();
-  return { args: [built], env: { ...env, NODE_OPTIONS: nodeOptions } };
+  return { args: [built], env: { ...env, NODE_OPTIONS: withoutDevelopmentCondition(env.NODE_OPTIONS ?? process.env.NODE_OPTIONS) } };
+}
+
+/** NODE_OPTIONS without the test run's `--conditions=development` (which sends @platform/* imports to the sources). */
+export function withoutDevelopmentCondition(nodeOptions: string | undefined): string {
+  return (nodeOptions ?? '').replace(/--conditions[= ]development/g, '').trim();
 }

@@ -76,7 +76,7 @@ export function attachRealtime(app: App, ctx: Ctx, deps: { authenticator: Authen
     log,
     ...deps,
     draining: () => draining,
-    accept: (req, socket, head, user, game, release, principal) =>
+    accept: (req, socket, head, user, game, principal) =>
       wss.handleUpgrade(req, socket, head, (ws) => {
         dropSpentTimer(socket);
         // The count is released by the TCP socket's close (upgrade.ts), which every WebSocket close comes with.

@@ -74,8 +74,8 @@ export interface UpgradeDeps {
   authenticator: Authenticator;
   tenancy: TenancyResolver;
   draining(): boolean;
-  /** Completes the handshake; `release` uncounts the socket (call it once the socket closes). */
-  accept(req: IncomingMessage, socket: Duplex, head: Buffer, user: UserRow, game: GameContext, release: () => void, principal: Principal): void;
+  /** Completes the handshake (the socket is uncounted when it closes: here, on the TCP socket's close). */
+  accept(req: IncomingMessage, socket: Duplex, head: Buffer, user: UserRow, game: GameContext, principal: Principal): void;
   /** Completes the handshake only to send the refusal (an error frame) and close (browsers). */
   refuse(req: IncomingMessage, socket: Duplex, head: Buffer, refusal: Refusal): void;
   /** The refusal of a game credential revoked while the upgrade was checked (undefined: not revoked). */
@@ -182,9 +182,8 @@ export function createUpgradeHandler(deps: UpgradeDeps): (req: IncomingMessage, 
     if (counts.userFull(caller.user.id, config.wsMaxSocketsPerUser) || counts.addressFull(address, config.wsMaxSocketsPerAddress)) {
       return refuse(refusal('too_many_sockets', 'Too many open sockets for this user; close one first', 5));
     }
-    const release = counts.add(caller.user.id, address);
-    // `on`, not `once`: release uncounts once however often called, and a once-wrapper per socket is memory held.
-    socket.on('close', release);
-    deps.accept(req, socket, head, caller.user, caller.game, release, caller.principal);
+    // `on`, not `once`: the release uncounts once however often called, and a once-wrapper per socket is memory held.
+    socket.on('close', counts.add(caller.user.id, address));
+    deps.accept(req, socket, head, caller.user, caller.game, caller.principal);
   };
 }
